@@ -1,0 +1,555 @@
+//! The engine core: per-host LogGOPS clocks, the event loop, message matching,
+//! both rendezvous protocols and wide-area links, exactly as `LOGGP.md` states.
+//!
+//! The core knows nothing of where operations come from. A [`Frontend`] describes
+//! each operation and is told when one starts and when one is done; it answers by
+//! enabling the operations that become ready ([`Core::enable`]). The GOAL schedule
+//! executor is one front end; rank programs are another.
+
+mod noise;
+pub mod queue;
+
+use crate::error::{Error, Result};
+use crate::platform::{Layout, Level, LevelParams, Platform, Rendezvous, Wan};
+use crate::profile::{Recorder, RunResult};
+use crate::time::Time;
+use noise::NoiseState;
+use queue::{Event, EventKind, EventQueue};
+use std::collections::{HashMap, VecDeque};
+
+pub use crate::schedule::{OpId, OpKind, ANY};
+
+/// What the core needs to know about one operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpDesc {
+    pub kind: OpKind,
+    /// The rank (host) the operation runs on.
+    pub rank: u32,
+    /// Destination of a send, source of a receive (or [`ANY`]).
+    pub peer: i32,
+    /// Message tag (or [`ANY`] for a receive).
+    pub tag: i32,
+    /// Bytes of a send or receive; picoseconds of a calc (before CPU-speed scaling).
+    pub size: u64,
+    pub cpu: u8,
+    pub nic: u8,
+}
+
+/// A source of operations (GOAL schedule, rank programs) driving the core.
+pub trait Frontend {
+    fn op(&self, id: OpId) -> OpDesc;
+    /// `id` has started: operations that `irequires` it may be enabled now.
+    fn started(&mut self, core: &mut Core, id: OpId);
+    /// `id` is done: operations that `require` it may be enabled now.
+    fn done(&mut self, core: &mut Core, id: OpId);
+    /// After the event queue ran dry: `None` if every operation finished, else a
+    /// one-line description of the stuck ranks and what each is waiting for.
+    fn stuck(&self, core: &Core) -> Option<String>;
+}
+
+/// Protocol phase of a message in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum Phase {
+    /// An eager message (size ≤ S).
+    Eager = 0,
+    /// Handshake rendezvous: 1-byte request-to-send, sender → receiver.
+    Rts = 1,
+    /// Handshake rendezvous: 1-byte clear-to-send, receiver → sender.
+    Cts = 2,
+    /// Handshake rendezvous: the data, after the clear-to-send.
+    Data = 3,
+    /// LogGOPSim rendezvous: the data at once; the send completes when matched.
+    Direct = 4,
+}
+
+impl Phase {
+    fn from_u8(v: u8) -> Phase {
+        match v {
+            0 => Phase::Eager,
+            1 => Phase::Rts,
+            2 => Phase::Cts,
+            3 => Phase::Data,
+            _ => Phase::Direct,
+        }
+    }
+}
+
+const NO_OP: OpId = OpId::MAX;
+
+/// One application message and its protocol state.
+struct Msg {
+    src: u32,
+    dst: u32,
+    tag: i32,
+    size: u64,
+    send_op: OpId,
+    recv_op: OpId,
+    /// The phase it is in when it sits in an unexpected queue (Eager, Rts or Direct).
+    phase: Phase,
+    /// CPU and NIC indices of the send operation (LogGOPSim charges the receiver's
+    /// clocks of the same indices).
+    cpu: u8,
+    nic: u8,
+}
+
+#[derive(Clone, Copy)]
+struct Posted {
+    op: OpId,
+    src: i32,
+    tag: i32,
+}
+
+/// Options of one run that are not part of the platform.
+#[derive(Clone, Copy, Debug)]
+pub struct RunOptions {
+    pub seed: u64,
+    /// Collect the (src, dst) message and byte matrices.
+    pub matrix: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { seed: 0, matrix: true }
+    }
+}
+
+pub struct Core {
+    queue: EventQueue,
+    nhosts: usize,
+    ncpus: usize,
+    nnics: usize,
+    /// Next-free clocks: `cpu[host·ncpus + c]`, `nic_s/nic_r[host·nnics + n]`.
+    cpu: Vec<Time>,
+    nic_s: Vec<Time>,
+    nic_r: Vec<Time>,
+    posted: Vec<VecDeque<Posted>>,
+    unexpected: Vec<VecDeque<u32>>,
+    msgs: Vec<Msg>,
+    free_msgs: Vec<u32>,
+    node_params: LevelParams,
+    cluster_params: LevelParams,
+    layout: Layout,
+    wan: Option<Wan>,
+    link_free: Vec<Time>,
+    rendezvous: Rendezvous,
+    cpu_speed: f64,
+    noise: NoiseState,
+    /// Last arrival per (src, dst): keeps MPI's non-overtaking order when jitter
+    /// could reorder messages (only used then).
+    last_arrival: HashMap<(u32, u32), Time>,
+    rec: Recorder,
+    events: u64,
+    seed: u64,
+}
+
+impl Core {
+    pub fn new(platform: &Platform, nhosts: u32, ncpus: u8, nnics: u8, opts: &RunOptions) -> Result<Core> {
+        if nhosts == 0 {
+            return Err(Error::Input("a run needs at least 1 rank".into()));
+        }
+        let layout = Layout::new(platform, nhosts)?;
+        let n = nhosts as usize;
+        let (ncpus, nnics) = (ncpus.max(1) as usize, nnics.max(1) as usize);
+        let nclusters = layout.nclusters();
+        Ok(Core {
+            queue: EventQueue::default(),
+            nhosts: n,
+            ncpus,
+            nnics,
+            cpu: vec![0; n * ncpus],
+            nic_s: vec![0; n * nnics],
+            nic_r: vec![0; n * nnics],
+            posted: (0..n).map(|_| VecDeque::new()).collect(),
+            unexpected: (0..n).map(|_| VecDeque::new()).collect(),
+            msgs: Vec::new(),
+            free_msgs: Vec::new(),
+            node_params: platform.node.clone().unwrap_or_else(|| platform.cluster.clone()),
+            cluster_params: platform.cluster.clone(),
+            link_free: vec![0; if nclusters > 1 { nclusters * nclusters } else { 0 }],
+            layout,
+            wan: platform.wan.clone(),
+            rendezvous: platform.rendezvous,
+            cpu_speed: platform.cpu_speed,
+            noise: NoiseState::new(&platform.noise, opts.seed),
+            last_arrival: HashMap::new(),
+            rec: Recorder::new(n, nclusters, opts.matrix),
+            events: 0,
+            seed: opts.seed,
+        })
+    }
+
+    pub fn num_hosts(&self) -> usize {
+        self.nhosts
+    }
+
+    /// The host's largest CPU clock.
+    pub fn host_end(&self, host: u32) -> Time {
+        let c = host as usize * self.ncpus;
+        self.cpu[c..c + self.ncpus].iter().copied().max().unwrap_or(0)
+    }
+
+    /// Receives posted on `host` that no message has matched yet.
+    pub fn posted_ops(&self, host: u32) -> impl Iterator<Item = OpId> + '_ {
+        self.posted[host as usize].iter().map(|p| p.op)
+    }
+
+    /// Queue `id` as ready at its host's clock (a send also waits for its NIC).
+    #[inline]
+    pub fn enable(&mut self, id: OpId, d: &OpDesc) {
+        let c = self.cpu[self.ci(d.rank, d.cpu)];
+        let t = if d.kind == OpKind::Send { c.max(self.nic_s[self.ni(d.rank, d.nic)]) } else { c };
+        self.queue.push(t, EventKind::Ready, id, 0, 0);
+    }
+
+    /// Run until no event is left, then report the result or why it is stuck.
+    pub fn run<F: Frontend>(mut self, front: &mut F) -> Result<RunResult> {
+        while let Some(ev) = self.queue.pop() {
+            self.events += 1;
+            match ev.kind {
+                EventKind::Ready => {
+                    let d = front.op(ev.id);
+                    match d.kind {
+                        OpKind::Send => self.on_send(ev, &d, front),
+                        OpKind::Recv => self.on_recv(ev, &d, front),
+                        OpKind::Calc => self.on_calc(ev, &d, front),
+                    }
+                }
+                EventKind::Arrive => self.on_arrive(ev, front),
+                EventKind::Hop => self.on_hop(ev),
+                EventKind::Transmit => self.on_transmit(ev, front),
+            }
+        }
+        if let Some(why) = front.stuck(&self) {
+            return Err(Error::Deadlock(why));
+        }
+        self.check_unreceived()?;
+        let ends: Vec<Time> = (0..self.nhosts as u32).map(|h| self.host_end(h)).collect();
+        Ok(self.rec.finish(|r| ends[r as usize], self.events, self.seed))
+    }
+
+    // ---- clocks and parameters -------------------------------------------------
+
+    #[inline]
+    fn ci(&self, host: u32, cpu: u8) -> usize {
+        host as usize * self.ncpus + cpu as usize
+    }
+
+    #[inline]
+    fn ni(&self, host: u32, nic: u8) -> usize {
+        host as usize * self.nnics + nic as usize
+    }
+
+    #[inline]
+    fn params(&self, a: u32, b: u32) -> (LevelParams, Level) {
+        let level = self.layout.level(a, b);
+        let p = if level == Level::Node { &self.node_params } else { &self.cluster_params };
+        (p.clone(), level)
+    }
+
+    /// Sender side of a message of `wire` bytes starting at `t0` on `host`.
+    #[inline]
+    fn charge_send(&mut self, host: u32, c: usize, n: usize, t0: Time, wire: u64, p: &LevelParams) {
+        let k = wire.saturating_sub(1);
+        let busy = p.overhead + p.overhead_per_byte.cost(k);
+        let extra = self.noise.detour(host, t0, busy);
+        self.cpu[c] = t0 + busy + extra;
+        self.nic_s[n] = t0 + p.gap + p.gap_per_byte.cost(k);
+        let r = &mut self.rec.ranks[host as usize];
+        r.overhead_ps += busy;
+        r.noise_ps += extra;
+    }
+
+    fn alloc_msg(&mut self, m: Msg) -> u32 {
+        if let Some(id) = self.free_msgs.pop() {
+            self.msgs[id as usize] = m;
+            id
+        } else {
+            self.msgs.push(m);
+            (self.msgs.len() - 1) as u32
+        }
+    }
+
+    #[inline]
+    fn wire_bytes(&self, id: u32, phase: Phase) -> u64 {
+        match phase {
+            Phase::Rts | Phase::Cts => 1,
+            _ => self.msgs[id as usize].size,
+        }
+    }
+
+    /// (from, to) hosts of a message in `phase`.
+    #[inline]
+    fn ends(&self, id: u32, phase: Phase) -> (u32, u32) {
+        let m = &self.msgs[id as usize];
+        if phase == Phase::Cts {
+            (m.dst, m.src)
+        } else {
+            (m.src, m.dst)
+        }
+    }
+
+    /// A message leaves the sender's CPU at `t1` (= t0 + o): into the LAN, or onto
+    /// the first wide-area link of its route.
+    fn inject(&mut self, id: u32, phase: Phase, level: Level, t1: Time, p: &LevelParams) {
+        let (from, to) = self.ends(id, phase);
+        if level == Level::Wan {
+            let c = self.layout.cluster(from) as u16;
+            self.queue.push(t1, EventKind::Hop, id, phase as u8, c);
+        } else {
+            let ta = t1 + p.latency + self.noise.latency_jitter(from);
+            self.arrive_at(id, phase, from, to, ta);
+        }
+    }
+
+    fn arrive_at(&mut self, id: u32, phase: Phase, from: u32, to: u32, mut ta: Time) {
+        if self.noise.reorders() {
+            let last = self.last_arrival.entry((from, to)).or_insert(0);
+            ta = ta.max(*last);
+            *last = ta;
+        }
+        self.queue.push(ta, EventKind::Arrive, id, phase as u8, 0);
+    }
+
+    // ---- event handlers ----------------------------------------------------------
+
+    fn on_send<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
+        let host = d.rank;
+        let (c, n) = (self.ci(host, d.cpu), self.ni(host, d.nic));
+        let free = self.cpu[c].max(self.nic_s[n]);
+        if free > ev.time {
+            self.queue.defer(ev, free);
+            return;
+        }
+        let dst = d.peer as u32;
+        let (p, level) = self.params(host, dst);
+        let phase = if d.size <= p.eager_limit {
+            Phase::Eager
+        } else if self.rendezvous == Rendezvous::Handshake {
+            Phase::Rts
+        } else {
+            Phase::Direct
+        };
+        let wire = if phase == Phase::Rts { 1 } else { d.size };
+        self.charge_send(host, c, n, ev.time, wire, &p);
+        let id = self.alloc_msg(Msg {
+            src: host,
+            dst,
+            tag: d.tag,
+            size: d.size,
+            send_op: ev.id,
+            recv_op: NO_OP,
+            phase,
+            cpu: d.cpu,
+            nic: d.nic,
+        });
+        self.rec.sent(host, dst, d.size);
+        if phase == Phase::Rts {
+            self.rec.control_messages += 1;
+        }
+        self.inject(id, phase, level, ev.time + p.overhead, &p);
+        front.started(self, ev.id);
+        if phase == Phase::Eager {
+            front.done(self, ev.id);
+        }
+    }
+
+    fn on_recv<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
+        let host = d.rank;
+        front.started(self, ev.id);
+        let q = &self.unexpected[host as usize];
+        let pos = q.iter().position(|&m| {
+            let m = &self.msgs[m as usize];
+            (d.peer == ANY || m.src as i32 == d.peer) && (d.tag == ANY || m.tag == d.tag)
+        });
+        match pos {
+            Some(pos) => {
+                let m = self.unexpected[host as usize].remove(pos).expect("position is in range");
+                self.matched(m, ev.id, ev.time, front);
+            }
+            None => self.posted[host as usize].push_back(Posted { op: ev.id, src: d.peer, tag: d.tag }),
+        }
+    }
+
+    fn on_calc<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
+        let host = d.rank;
+        let c = self.ci(host, d.cpu);
+        if self.cpu[c] > ev.time {
+            self.queue.defer(ev, self.cpu[c]);
+            return;
+        }
+        let dur = if self.cpu_speed == 1.0 { d.size } else { (d.size as f64 / self.cpu_speed).round() as Time };
+        let extra = self.noise.detour(host, ev.time, dur);
+        self.cpu[c] = ev.time + dur + extra;
+        let r = &mut self.rec.ranks[host as usize];
+        r.compute_ps += dur;
+        r.noise_ps += extra;
+        front.started(self, ev.id);
+        front.done(self, ev.id);
+    }
+
+    /// A message reaches the wide-area link out of cluster `ev.aux`.
+    fn on_hop(&mut self, ev: Event) {
+        let phase = Phase::from_u8(ev.phase);
+        let (from, to) = self.ends(ev.id, phase);
+        let wire = self.wire_bytes(ev.id, phase);
+        let wan = self.wan.as_ref().expect("a wide-area hop needs a [wan] section");
+        let (latency, per_byte) = (wan.latency, wan.per_byte);
+        let at = ev.aux as usize;
+        let dst_cluster = self.layout.cluster(to);
+        let next = self.layout.next_hop(at, dst_cluster);
+        let link = self.layout.link_id(at, next);
+        let start = ev.time.max(self.link_free[link]);
+        let occupancy = per_byte.cost(wire);
+        self.link_free[link] = start + occupancy;
+        let w = &mut self.rec.wan[link];
+        w.0 += 1;
+        w.1 += wire;
+        w.2 += occupancy;
+        let t_next = start + occupancy + latency + self.noise.wan_jitter(link);
+        if next == dst_cluster {
+            self.arrive_at(ev.id, phase, from, to, t_next);
+        } else {
+            self.queue.push(t_next, EventKind::Hop, ev.id, phase as u8, next as u16);
+        }
+    }
+
+    fn on_arrive<F: Frontend>(&mut self, ev: Event, front: &mut F) {
+        let phase = Phase::from_u8(ev.phase);
+        let (from, host) = self.ends(ev.id, phase);
+        let (mcpu, mnic) = {
+            let m = &self.msgs[ev.id as usize];
+            (m.cpu, m.nic)
+        };
+        let (c, n) = (self.ci(host, mcpu), self.ni(host, mnic));
+        let free = self.cpu[c].max(self.nic_r[n]);
+        if free > ev.time {
+            self.queue.defer(ev, free);
+            return;
+        }
+        let (p, _) = self.params(from, host);
+        let k = self.wire_bytes(ev.id, phase).saturating_sub(1);
+        let busy = p.overhead + p.overhead_per_byte.cost(k).max(p.gap_per_byte.cost(k));
+        let extra = self.noise.detour(host, ev.time, busy);
+        self.cpu[c] = ev.time + busy + extra;
+        self.nic_r[n] = ev.time + p.gap + p.gap_per_byte.cost(k);
+        let r = &mut self.rec.ranks[host as usize];
+        r.overhead_ps += busy;
+        r.noise_ps += extra;
+        match phase {
+            Phase::Eager | Phase::Direct | Phase::Rts => {
+                let (src, tag) = {
+                    let m = &self.msgs[ev.id as usize];
+                    (m.src as i32, m.tag)
+                };
+                let q = &mut self.posted[host as usize];
+                let pos = q.iter().position(|r| (r.src == ANY || r.src == src) && (r.tag == ANY || r.tag == tag));
+                match pos {
+                    Some(pos) => {
+                        let recv = q.remove(pos).expect("position is in range").op;
+                        let now = ev.time;
+                        self.matched(ev.id, recv, now, front);
+                    }
+                    None => self.unexpected[host as usize].push_back(ev.id),
+                }
+            }
+            Phase::Cts => {
+                // Back at the sender: the data goes out as soon as its clocks allow.
+                let t = self.cpu[c];
+                self.queue.push(t, EventKind::Transmit, ev.id, Phase::Data as u8, 0);
+            }
+            Phase::Data => {
+                let (recv, size) = {
+                    let m = &self.msgs[ev.id as usize];
+                    (m.recv_op, m.size)
+                };
+                self.rec.received(host, size);
+                self.free_msgs.push(ev.id);
+                front.done(self, recv);
+            }
+        }
+    }
+
+    /// Message `id` (Eager, Direct or Rts) met receive `recv` at time `t`.
+    fn matched<F: Frontend>(&mut self, id: u32, recv: OpId, t: Time, front: &mut F) {
+        let (phase, src, dst, size, send_op, mcpu, mnic) = {
+            let m = &mut self.msgs[id as usize];
+            m.recv_op = recv;
+            (m.phase, m.src, m.dst, m.size, m.send_op, m.cpu, m.nic)
+        };
+        match phase {
+            Phase::Rts => {
+                // The receiver answers with a clear-to-send as soon as its clocks allow.
+                self.rec.control_messages += 1;
+                let rc = self.cpu[self.ci(dst, front.op(recv).cpu)];
+                self.queue.push(rc.max(t), EventKind::Transmit, id, Phase::Cts as u8, 0);
+            }
+            Phase::Direct => {
+                // LogGOPSim: the send completes now, its clocks advanced to this instant.
+                let (c, n) = (self.ci(src, mcpu), self.ni(src, mnic));
+                self.cpu[c] = self.cpu[c].max(t);
+                self.nic_s[n] = self.nic_s[n].max(t);
+                self.rec.received(dst, size);
+                self.free_msgs.push(id);
+                front.done(self, send_op);
+                front.done(self, recv);
+            }
+            _ => {
+                self.rec.received(dst, size);
+                self.free_msgs.push(id);
+                front.done(self, recv);
+            }
+        }
+    }
+
+    /// A protocol message (clear-to-send or rendezvous data) is sent under the send rules.
+    fn on_transmit<F: Frontend>(&mut self, ev: Event, front: &mut F) {
+        let phase = Phase::from_u8(ev.phase);
+        let (from, to) = self.ends(ev.id, phase);
+        let (cpu_idx, nic_idx, send_op) = {
+            let m = &self.msgs[ev.id as usize];
+            if phase == Phase::Cts {
+                let r = front.op(m.recv_op);
+                (r.cpu, r.nic, m.send_op)
+            } else {
+                (m.cpu, m.nic, m.send_op)
+            }
+        };
+        let (c, n) = (self.ci(from, cpu_idx), self.ni(from, nic_idx));
+        let free = self.cpu[c].max(self.nic_s[n]);
+        if free > ev.time {
+            self.queue.defer(ev, free);
+            return;
+        }
+        let (p, level) = self.params(from, to);
+        let wire = self.wire_bytes(ev.id, phase);
+        self.charge_send(from, c, n, ev.time, wire, &p);
+        self.inject(ev.id, phase, level, ev.time + p.overhead, &p);
+        if phase == Phase::Data {
+            front.done(self, send_op);
+        }
+    }
+
+    /// A run whose operations all finished may still have left messages nobody received.
+    fn check_unreceived(&self) -> Result<()> {
+        let mut total = 0usize;
+        let mut shown = Vec::new();
+        for (host, q) in self.unexpected.iter().enumerate() {
+            for &id in q {
+                total += 1;
+                if shown.len() < 4 {
+                    let m = &self.msgs[id as usize];
+                    shown.push(format!("rank {} → rank {host} ({} B, tag {})", m.src, m.size, m.tag));
+                }
+            }
+        }
+        if total == 0 {
+            return Ok(());
+        }
+        let more = if total > shown.len() { format!(" and {} more", total - shown.len()) } else { String::new() };
+        Err(Error::Deadlock(format!(
+            "{total} message(s) were sent but never received: {}{more}",
+            shown.join(", ")
+        )))
+    }
+}

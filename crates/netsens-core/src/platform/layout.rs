@@ -1,0 +1,116 @@
+//! Where each rank sits for one run: its node and cluster, and therefore which
+//! network level a message between two ranks uses.
+
+use super::{Platform, WanShape};
+use crate::error::{Error, Result};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// Both ends on one node (uses the node parameters when the platform has them).
+    Node,
+    /// Both ends in one cluster.
+    Cluster,
+    /// Ends in different clusters: cluster end-point costs, wide-area route.
+    Wan,
+}
+
+pub struct Layout {
+    ranks_per_node: u32,
+    /// Cluster of each rank; empty when there is a single cluster.
+    cluster_of: Vec<u16>,
+    nclusters: usize,
+    wan_shape: WanShape,
+    hub: usize,
+}
+
+impl Layout {
+    pub fn new(platform: &Platform, ranks: u32) -> Result<Layout> {
+        let rpn = platform.shape.ranks_per_node.max(1);
+        let mut cluster_of = Vec::new();
+        let mut nclusters = 1;
+        if let Some(sizes) = &platform.shape.clusters {
+            let total: u64 = sizes.iter().map(|&s| s as u64).sum();
+            if total != ranks as u64 {
+                return Err(Error::Input(format!(
+                    "the platform's clusters hold {total} ranks ({}) but the workload has {ranks} ranks",
+                    sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join("+")
+                )));
+            }
+            if sizes.len() > u16::MAX as usize {
+                return Err(Error::Input(format!("{} clusters; at most {} are supported", sizes.len(), u16::MAX)));
+            }
+            nclusters = sizes.len();
+            if nclusters > 1 {
+                cluster_of.reserve_exact(ranks as usize);
+                for (c, &n) in sizes.iter().enumerate() {
+                    cluster_of.extend(std::iter::repeat_n(c as u16, n as usize));
+                }
+                if platform.wan.is_none() {
+                    return Err(Error::Input(format!(
+                        "the platform has {nclusters} clusters but no [wan] section to join them"
+                    )));
+                }
+            }
+        }
+        if ranks % rpn != 0 && rpn > 1 {
+            return Err(Error::Input(format!(
+                "ranks_per_node = {rpn} does not divide the workload's {ranks} ranks"
+            )));
+        }
+        let (wan_shape, hub) = platform.wan.as_ref().map(|w| (w.shape, w.hub)).unwrap_or((WanShape::Full, 0));
+        Ok(Layout { ranks_per_node: rpn, cluster_of, nclusters, wan_shape, hub })
+    }
+
+    pub fn nclusters(&self) -> usize {
+        self.nclusters
+    }
+
+    #[inline]
+    pub fn cluster(&self, rank: u32) -> usize {
+        if self.cluster_of.is_empty() {
+            0
+        } else {
+            self.cluster_of[rank as usize] as usize
+        }
+    }
+
+    #[inline]
+    pub fn level(&self, a: u32, b: u32) -> Level {
+        if self.ranks_per_node > 1 && a / self.ranks_per_node == b / self.ranks_per_node {
+            Level::Node
+        } else if self.cluster(a) == self.cluster(b) {
+            Level::Cluster
+        } else {
+            Level::Wan
+        }
+    }
+
+    /// Directed link id of `from → to` (clusters).
+    #[inline]
+    pub fn link_id(&self, from: usize, to: usize) -> usize {
+        from * self.nclusters + to
+    }
+
+    /// Next cluster on the wide-area route from cluster `at` towards cluster `dst`.
+    pub fn next_hop(&self, at: usize, dst: usize) -> usize {
+        match self.wan_shape {
+            WanShape::Full => dst,
+            WanShape::Star => {
+                if at == self.hub || dst == self.hub {
+                    dst
+                } else {
+                    self.hub
+                }
+            }
+            WanShape::Ring => {
+                let n = self.nclusters;
+                let up = (dst + n - at) % n;
+                if up <= n - up {
+                    (at + 1) % n
+                } else {
+                    (at + n - 1) % n
+                }
+            }
+        }
+    }
+}

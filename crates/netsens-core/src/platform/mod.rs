@@ -1,0 +1,119 @@
+//! The platform: network parameters per level, machine shape, CPU speed, noise.
+//!
+//! `spec.rs` reads and validates TOML, `presets.rs` holds the named platforms,
+//! `layout.rs` places ranks on nodes and clusters for one run.
+
+mod layout;
+pub mod noise;
+pub mod presets;
+pub mod spec;
+
+pub use layout::{Layout, Level};
+pub use noise::Dist;
+
+use crate::time::{PerByte, Time};
+use serde::Serialize;
+
+/// LogGOPS parameters of one network level (LOGGP.md).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LevelParams {
+    /// L: wire latency, ps.
+    pub latency: Time,
+    /// o: CPU overhead per message, charged on each side, ps.
+    pub overhead: Time,
+    /// g: gap between messages on one NIC, ps.
+    pub gap: Time,
+    /// G: gap per byte.
+    pub gap_per_byte: PerByte,
+    /// O: CPU overhead per byte.
+    pub overhead_per_byte: PerByte,
+    /// S: eager/rendezvous threshold, bytes (a message of more than S bytes uses rendezvous).
+    pub eager_limit: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rendezvous {
+    /// MPI-like: request-to-send, clear-to-send, then the data.
+    Handshake,
+    /// LogGOPSim's shortcut: data travels at once, the send completes when matched.
+    Loggopsim,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WanShape {
+    /// One directed link per ordered pair of clusters.
+    Full,
+    /// Every route goes through the hub cluster (two links unless an end is the hub).
+    Star,
+    /// Clusters on a ring; the shorter way round (ties go upward).
+    Ring,
+}
+
+/// Wide-area links between clusters; every directed link is a FIFO.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Wan {
+    pub shape: WanShape,
+    /// L_w: one-way latency of each link, ps.
+    pub latency: Time,
+    /// G_w = 1/B: time per byte on each link.
+    pub per_byte: PerByte,
+    /// Hub cluster index for `star`.
+    pub hub: usize,
+}
+
+/// How ranks are placed: consecutive ranks fill nodes, nodes fill clusters.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Shape {
+    /// Ranks per cluster, in cluster order; `None` = one cluster holding every rank.
+    pub clusters: Option<Vec<u32>>,
+    /// Ranks sharing one node (1 = a node per rank).
+    pub ranks_per_node: u32,
+}
+
+/// Seeded variability (LOGGP.md "Noise"); all `Dist::None` means a noiseless run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Noise {
+    /// Extra latency added to every message, drawn per sending host's link.
+    pub latency_jitter: Dist,
+    /// Extra latency added on every wide-area link traversal, drawn per link.
+    pub wan_jitter: Dist,
+    /// Time between CPU detours on each host (OS noise); `None` disables detours.
+    pub detour_interval: Dist,
+    /// Length of one CPU detour.
+    pub detour_duration: Dist,
+}
+
+impl Noise {
+    pub fn none() -> Self {
+        Noise {
+            latency_jitter: Dist::None,
+            wan_jitter: Dist::None,
+            detour_interval: Dist::None,
+            detour_duration: Dist::None,
+        }
+    }
+
+    pub fn is_none(&self) -> bool {
+        self.latency_jitter.is_none()
+            && self.wan_jitter.is_none()
+            && (self.detour_interval.is_none() || self.detour_duration.is_none())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Platform {
+    /// Preset name or file the platform came from.
+    pub name: String,
+    /// Parameters between ranks on the same node; `None` = same as `cluster`.
+    pub node: Option<LevelParams>,
+    /// Parameters inside a cluster (and the end-point costs of wide-area messages).
+    pub cluster: LevelParams,
+    pub wan: Option<Wan>,
+    pub shape: Shape,
+    /// CPU speed relative to the machine the compute costs were charged for (2.0 = twice as fast).
+    pub cpu_speed: f64,
+    pub rendezvous: Rendezvous,
+    pub noise: Noise,
+}

@@ -1,0 +1,210 @@
+//! What a run measured: per-rank time breakdown, message and byte matrices,
+//! message-size histogram, wide-area traffic per link, event count.
+
+use crate::time::Time;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Dense matrices up to this many ranks; a sparse map above it.
+const DENSE_MATRIX_MAX_RANKS: usize = 1024;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RankStats {
+    pub rank: u32,
+    /// The rank's largest CPU clock at the end of the run.
+    pub end_ps: Time,
+    /// Time charged by computation (calc), after CPU-speed scaling.
+    pub compute_ps: Time,
+    /// CPU time spent in message overheads (o, k·O, and the receiver's max(k·O, k·G)).
+    pub overhead_ps: Time,
+    /// CPU time lost to noise detours.
+    pub noise_ps: Time,
+    /// end − compute − overhead − noise: time the rank waited.
+    pub wait_ps: Time,
+    pub sent_messages: u64,
+    pub sent_bytes: u64,
+    pub recv_messages: u64,
+    pub recv_bytes: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HistogramBin {
+    pub lo_bytes: u64,
+    pub hi_bytes: u64,
+    pub messages: u64,
+    pub bytes: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MatrixEntry {
+    pub src: u32,
+    pub dst: u32,
+    pub messages: u64,
+    pub bytes: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WanLinkStats {
+    pub from_cluster: usize,
+    pub to_cluster: usize,
+    pub messages: u64,
+    pub bytes: u64,
+    /// Time the link spent transmitting.
+    pub busy_ps: Time,
+}
+
+/// Everything a run reports. Times are picoseconds.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunResult {
+    pub makespan_ps: Time,
+    pub ranks: Vec<RankStats>,
+    /// Application messages (rendezvous control messages are counted apart).
+    pub messages: u64,
+    pub bytes: u64,
+    pub control_messages: u64,
+    pub events: u64,
+    pub histogram: Vec<HistogramBin>,
+    /// Non-zero (src, dst) cells; `None` when the matrix was not collected.
+    pub matrix: Option<Vec<MatrixEntry>>,
+    pub wan_links: Vec<WanLinkStats>,
+    pub seed: u64,
+}
+
+enum Matrix {
+    Off,
+    Dense { n: usize, cells: Vec<(u64, u64)> },
+    Sparse(HashMap<(u32, u32), (u64, u64)>),
+}
+
+/// Counters filled in by the engine while it runs.
+pub(crate) struct Recorder {
+    pub ranks: Vec<RankStats>,
+    pub control_messages: u64,
+    hist: [(u64, u64); 65],
+    matrix: Matrix,
+    /// Per directed wide-area link (from·C + to): messages, bytes, busy time.
+    pub wan: Vec<(u64, u64, Time)>,
+    nclusters: usize,
+}
+
+impl Recorder {
+    pub fn new(nranks: usize, nclusters: usize, matrix: bool) -> Self {
+        let matrix = if !matrix {
+            Matrix::Off
+        } else if nranks <= DENSE_MATRIX_MAX_RANKS {
+            Matrix::Dense { n: nranks, cells: vec![(0, 0); nranks * nranks] }
+        } else {
+            Matrix::Sparse(HashMap::new())
+        };
+        Recorder {
+            ranks: (0..nranks as u32).map(|rank| RankStats { rank, ..Default::default() }).collect(),
+            control_messages: 0,
+            hist: [(0, 0); 65],
+            matrix,
+            wan: if nclusters > 1 { vec![(0, 0, 0); nclusters * nclusters] } else { Vec::new() },
+            nclusters,
+        }
+    }
+
+    /// An application message of `bytes` leaves `src` for `dst`.
+    #[inline]
+    pub fn sent(&mut self, src: u32, dst: u32, bytes: u64) {
+        let r = &mut self.ranks[src as usize];
+        r.sent_messages += 1;
+        r.sent_bytes += bytes;
+        let bin = (u64::BITS - bytes.leading_zeros()) as usize;
+        self.hist[bin].0 += 1;
+        self.hist[bin].1 += bytes;
+        match &mut self.matrix {
+            Matrix::Off => {}
+            Matrix::Dense { n, cells } => {
+                let c = &mut cells[src as usize * *n + dst as usize];
+                c.0 += 1;
+                c.1 += bytes;
+            }
+            Matrix::Sparse(map) => {
+                let c = map.entry((src, dst)).or_insert((0, 0));
+                c.0 += 1;
+                c.1 += bytes;
+            }
+        }
+    }
+
+    #[inline]
+    pub fn received(&mut self, dst: u32, bytes: u64) {
+        let r = &mut self.ranks[dst as usize];
+        r.recv_messages += 1;
+        r.recv_bytes += bytes;
+    }
+
+    pub fn finish(mut self, cpu_end: impl Fn(u32) -> Time, events: u64, seed: u64) -> RunResult {
+        for r in &mut self.ranks {
+            r.end_ps = cpu_end(r.rank);
+            r.wait_ps = r.end_ps.saturating_sub(r.compute_ps + r.overhead_ps + r.noise_ps);
+        }
+        let histogram = self
+            .hist
+            .iter()
+            .enumerate()
+            .filter(|(_, &(m, _))| m > 0)
+            .map(|(i, &(messages, bytes))| HistogramBin {
+                lo_bytes: if i == 0 { 0 } else { 1u64 << (i - 1) },
+                hi_bytes: if i == 0 { 0 } else { (1u64 << (i - 1)).wrapping_mul(2).wrapping_sub(1) },
+                messages,
+                bytes,
+            })
+            .collect();
+        let matrix = match self.matrix {
+            Matrix::Off => None,
+            Matrix::Dense { n, cells } => Some(
+                cells
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.0 > 0)
+                    .map(|(i, &(messages, bytes))| MatrixEntry {
+                        src: (i / n) as u32,
+                        dst: (i % n) as u32,
+                        messages,
+                        bytes,
+                    })
+                    .collect(),
+            ),
+            Matrix::Sparse(map) => {
+                let mut v: Vec<_> = map
+                    .into_iter()
+                    .map(|((src, dst), (messages, bytes))| MatrixEntry { src, dst, messages, bytes })
+                    .collect();
+                v.sort_by_key(|e| (e.src, e.dst));
+                Some(v)
+            }
+        };
+        let c = self.nclusters;
+        let wan_links = self
+            .wan
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| w.0 > 0)
+            .map(|(i, &(messages, bytes, busy_ps))| WanLinkStats {
+                from_cluster: i / c,
+                to_cluster: i % c,
+                messages,
+                bytes,
+                busy_ps,
+            })
+            .collect();
+        let messages = self.ranks.iter().map(|r| r.sent_messages).sum();
+        let bytes = self.ranks.iter().map(|r| r.sent_bytes).sum();
+        RunResult {
+            makespan_ps: self.ranks.iter().map(|r| r.end_ps).max().unwrap_or(0),
+            ranks: self.ranks,
+            messages,
+            bytes,
+            control_messages: self.control_messages,
+            events,
+            histogram,
+            matrix,
+            wan_links,
+            seed,
+        }
+    }
+}

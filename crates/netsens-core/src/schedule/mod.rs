@@ -1,0 +1,265 @@
+//! The schedule front end: a GOAL-style dependency graph of send/recv/calc
+//! operations, stored as flat arrays (no object per operation), executed by the
+//! engine core through [`executor::ScheduleFrontend`].
+
+pub mod executor;
+pub mod goal;
+
+use crate::error::{Error, Result};
+use crate::time::Time;
+
+pub type OpId = u32;
+
+/// Wildcard source or tag of a receive (GOAL's `-1`).
+pub const ANY: i32 = -1;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum OpKind {
+    Send = 0,
+    Recv = 1,
+    Calc = 2,
+}
+
+/// A dependency edge is stored on its source op; the top bit marks `irequires`.
+const START_EDGE: u32 = 1 << 31;
+
+/// A finished schedule. Per op: 4 B kind/cpu/nic, 4 B rank, 4 B peer, 4 B tag,
+/// 8 B size (bytes, or ps for calc), 4 B edge offset, 4 B per outgoing edge.
+pub struct Schedule {
+    pub num_ranks: u32,
+    /// CPUs and NICs per host (the largest index used, plus one).
+    pub ncpus: u8,
+    pub nnics: u8,
+    pub(crate) meta: Vec<[u8; 4]>, // kind, cpu, nic, unused
+    pub(crate) rank: Vec<u32>,
+    pub(crate) peer: Vec<i32>,
+    pub(crate) tag: Vec<i32>,
+    pub(crate) size: Vec<u64>,
+    /// Edges out of op i: `edges[edge_start[i]..edge_start[i+1]]`, each the dependent
+    /// op, sorted by op id so that ops enabled together keep creation order.
+    pub(crate) edge_start: Vec<u32>,
+    pub(crate) edges: Vec<u32>,
+    /// Number of predecessors of each op (requires + irequires).
+    pub(crate) indegree: Vec<u32>,
+    /// Optional labels for error messages (GOAL label per op, empty when unlabeled).
+    pub(crate) labels: Option<Vec<Box<str>>>,
+}
+
+impl Schedule {
+    pub fn num_ops(&self) -> usize {
+        self.rank.len()
+    }
+
+    pub fn kind(&self, op: OpId) -> OpKind {
+        match self.meta[op as usize][0] {
+            0 => OpKind::Send,
+            1 => OpKind::Recv,
+            _ => OpKind::Calc,
+        }
+    }
+
+    /// Human-readable description of one op, for deadlock reports.
+    pub fn describe(&self, op: OpId) -> String {
+        let i = op as usize;
+        let label = self
+            .labels
+            .as_ref()
+            .map(|l| l[i].to_string())
+            .filter(|l| !l.is_empty())
+            .map(|l| format!("{l}: "))
+            .unwrap_or_default();
+        let tag = |t: i32| if t == ANY { "any".to_string() } else { t.to_string() };
+        match self.kind(op) {
+            OpKind::Send => format!("{label}send {}b to {} tag {}", self.size[i], self.peer[i], tag(self.tag[i])),
+            OpKind::Recv => {
+                let src = if self.peer[i] == ANY { "any".to_string() } else { self.peer[i].to_string() };
+                format!("{label}recv {}b from {} tag {}", self.size[i], src, tag(self.tag[i]))
+            }
+            OpKind::Calc => format!("{label}calc {}", crate::units::format_time(self.size[i])),
+        }
+    }
+
+    /// Approximate heap bytes held by the schedule (for the benchmarks).
+    pub fn heap_bytes(&self) -> usize {
+        self.meta.capacity() * 4
+            + self.rank.capacity() * 4
+            + self.peer.capacity() * 4
+            + self.tag.capacity() * 4
+            + self.size.capacity() * 8
+            + self.edge_start.capacity() * 4
+            + self.edges.capacity() * 4
+            + self.indegree.capacity() * 4
+    }
+}
+
+/// Builds a [`Schedule`] op by op. Ops of one rank may be added in any order
+/// relative to other ranks; dependencies must stay within a rank.
+pub struct ScheduleBuilder {
+    s: Schedule,
+    /// (from, to | START_EDGE) pairs, turned into the edge arrays by `build`.
+    pending_edges: Vec<(u32, u32)>,
+}
+
+impl ScheduleBuilder {
+    pub fn new(num_ranks: u32) -> Self {
+        ScheduleBuilder {
+            s: Schedule {
+                num_ranks,
+                ncpus: 1,
+                nnics: 1,
+                meta: Vec::new(),
+                rank: Vec::new(),
+                peer: Vec::new(),
+                tag: Vec::new(),
+                size: Vec::new(),
+                edge_start: Vec::new(),
+                edges: Vec::new(),
+                indegree: Vec::new(),
+                labels: None,
+            },
+            pending_edges: Vec::new(),
+        }
+    }
+
+    /// Reserve room for `ops` operations and `edges` dependencies.
+    pub fn reserve(&mut self, ops: usize, edges: usize) {
+        self.s.meta.reserve_exact(ops);
+        self.s.rank.reserve_exact(ops);
+        self.s.peer.reserve_exact(ops);
+        self.s.tag.reserve_exact(ops);
+        self.s.size.reserve_exact(ops);
+        self.pending_edges.reserve_exact(edges);
+    }
+
+    fn push(&mut self, kind: OpKind, rank: u32, peer: i32, tag: i32, size: u64, cpu: u8, nic: u8) -> OpId {
+        let id = self.s.rank.len() as OpId;
+        self.s.meta.push([kind as u8, cpu, nic, 0]);
+        self.s.rank.push(rank);
+        self.s.peer.push(peer);
+        self.s.tag.push(tag);
+        self.s.size.push(size);
+        self.s.ncpus = self.s.ncpus.max(cpu.saturating_add(1));
+        self.s.nnics = self.s.nnics.max(nic.saturating_add(1));
+        if let Some(labels) = self.s.labels.as_mut() {
+            labels.push("".into());
+        }
+        id
+    }
+
+    pub fn send(&mut self, rank: u32, dst: u32, bytes: u64, tag: i32, cpu: u8, nic: u8) -> OpId {
+        self.push(OpKind::Send, rank, dst as i32, tag, bytes, cpu, nic)
+    }
+
+    /// `src` and `tag` may be [`ANY`].
+    pub fn recv(&mut self, rank: u32, src: i32, bytes: u64, tag: i32, cpu: u8, nic: u8) -> OpId {
+        self.push(OpKind::Recv, rank, src, tag, bytes, cpu, nic)
+    }
+
+    pub fn calc(&mut self, rank: u32, duration: Time, cpu: u8) -> OpId {
+        self.push(OpKind::Calc, rank, 0, 0, duration, cpu, 0)
+    }
+
+    /// Attach a label to an op (kept for error messages).
+    pub fn label(&mut self, op: OpId, label: &str) {
+        let n = self.s.rank.len();
+        let labels = self.s.labels.get_or_insert_with(|| vec!["".into(); n]);
+        labels[op as usize] = label.into();
+    }
+
+    /// `op` starts only after `before` is done.
+    pub fn requires(&mut self, op: OpId, before: OpId) {
+        self.pending_edges.push((before, op));
+    }
+
+    /// `op` may start once `before` has started.
+    pub fn irequires(&mut self, op: OpId, before: OpId) {
+        self.pending_edges.push((before, op | START_EDGE));
+    }
+
+    pub fn num_ops(&self) -> usize {
+        self.s.rank.len()
+    }
+
+    /// Check peers and dependencies, reject cycles, and lay the edges out flat.
+    pub fn build(mut self) -> Result<Schedule> {
+        let s = &mut self.s;
+        let n = s.rank.len();
+        if s.num_ranks == 0 {
+            return Err(Error::Input("the schedule has 0 ranks; it needs at least 1".into()));
+        }
+        if n >= START_EDGE as usize {
+            return Err(Error::Input(format!("the schedule has {n} operations; at most {} are supported", START_EDGE - 1)));
+        }
+        for i in 0..n {
+            let kind = s.meta[i][0];
+            let peer = s.peer[i];
+            if kind != OpKind::Calc as u8 && (peer >= s.num_ranks as i32 || (peer < 0 && kind == OpKind::Send as u8)) {
+                return Err(Error::Input(format!(
+                    "rank {}: {} names rank {peer}, but the schedule has ranks 0..{}",
+                    s.rank[i],
+                    if kind == OpKind::Send as u8 { "a send" } else { "a receive" },
+                    s.num_ranks - 1
+                )));
+            }
+        }
+        // Counting sort of edges by source, then by dependent id (stable creation order).
+        self.pending_edges.sort_unstable_by_key(|&(from, to)| (from, to & !START_EDGE));
+        s.edge_start = Vec::with_capacity(n + 1);
+        s.edges = Vec::with_capacity(self.pending_edges.len());
+        s.indegree = vec![0; n];
+        let mut e = 0;
+        for from in 0..n as u32 {
+            s.edge_start.push(s.edges.len() as u32);
+            while e < self.pending_edges.len() && self.pending_edges[e].0 == from {
+                let to = self.pending_edges[e].1;
+                let to_id = (to & !START_EDGE) as usize;
+                if s.rank[to_id] != s.rank[from as usize] {
+                    return Err(Error::Input(format!(
+                        "a dependency links rank {} to rank {}; dependencies must stay within one rank",
+                        s.rank[to_id], s.rank[from as usize]
+                    )));
+                }
+                s.indegree[to_id] += 1;
+                s.edges.push(to);
+                e += 1;
+            }
+        }
+        s.edge_start.push(s.edges.len() as u32);
+        self.pending_edges = Vec::new();
+        check_acyclic(s)?;
+        Ok(self.s)
+    }
+}
+
+/// Kahn's algorithm over the whole graph; on a cycle, name a rank and an op in it.
+fn check_acyclic(s: &Schedule) -> Result<()> {
+    let n = s.rank.len();
+    let mut indeg = s.indegree.clone();
+    let mut stack: Vec<u32> = (0..n as u32).filter(|&i| indeg[i as usize] == 0).collect();
+    let mut seen = 0usize;
+    while let Some(op) = stack.pop() {
+        seen += 1;
+        let (a, b) = (s.edge_start[op as usize] as usize, s.edge_start[op as usize + 1] as usize);
+        for &to in &s.edges[a..b] {
+            let t = (to & !START_EDGE) as usize;
+            indeg[t] -= 1;
+            if indeg[t] == 0 {
+                stack.push(t as u32);
+            }
+        }
+    }
+    if seen == n {
+        return Ok(());
+    }
+    let stuck = (0..n).find(|&i| indeg[i] > 0).unwrap_or(0) as OpId;
+    Err(Error::Input(format!(
+        "the dependencies of rank {} form a cycle (it includes `{}`)",
+        s.rank[stuck as usize],
+        s.describe(stuck)
+    )))
+}
+
+pub(crate) fn edge_target(e: u32) -> (OpId, bool) {
+    (e & !START_EDGE, e & START_EDGE != 0)
+}

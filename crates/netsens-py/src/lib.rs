@@ -1,0 +1,129 @@
+//! `netsens._core`: the engine seen from Python. Thin on purpose: it parses,
+//! runs, and hands back JSON; errors become netsens's own exception classes
+//! carrying the engine's one-line message.
+
+use netsens_core::engine::RunOptions;
+use netsens_core::platform::{presets, Platform};
+use netsens_core::schedule::{executor::run_schedule, goal::parse_goal};
+use netsens_core::Error;
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use std::collections::HashMap;
+
+create_exception!(_core, NetsensError, PyException, "Base class of every netsens error.");
+create_exception!(_core, InputError, NetsensError, "Invalid input: a value, file, flag or schedule.");
+create_exception!(_core, DeadlockError, NetsensError, "The simulated program cannot finish.");
+
+fn to_py(e: Error) -> PyErr {
+    match e {
+        Error::Deadlock(m) => DeadlockError::new_err(m),
+        other => InputError::new_err(other.to_string()),
+    }
+}
+
+fn platform_with(spec: &str, overrides: Option<HashMap<String, String>>) -> Result<Platform, Error> {
+    let mut p = Platform::resolve(spec)?;
+    let mut keys: Vec<(String, String)> = overrides.unwrap_or_default().into_iter().collect();
+    keys.sort();
+    for (k, v) in keys {
+        p.set(&k, &v)?;
+    }
+    Ok(p)
+}
+
+fn run_text(
+    text: &str,
+    name: &str,
+    platform: &str,
+    overrides: Option<HashMap<String, String>>,
+    seed: u64,
+    matrix: bool,
+) -> Result<String, Error> {
+    let p = platform_with(platform, overrides)?;
+    let s = parse_goal(text, name)?;
+    let r = run_schedule(&s, &p, &RunOptions { seed, matrix })?;
+    let mut v = serde_json::to_value(&r).expect("results serialize");
+    let obj = v.as_object_mut().expect("a result is an object");
+    obj.insert("platform".into(), serde_json::to_value(&p).expect("platforms serialize"));
+    obj.insert("platform_name".into(), p.name.clone().into());
+    obj.insert(
+        "workload".into(),
+        serde_json::json!({"kind": "goal", "file": name, "ops": s.num_ops(), "ranks": s.num_ranks}),
+    );
+    Ok(v.to_string())
+}
+
+/// Run the GOAL file at `path`; returns the result as a JSON string.
+#[pyfunction]
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true))]
+fn run_goal(
+    py: Python<'_>,
+    path: &str,
+    platform: &str,
+    overrides: Option<HashMap<String, String>>,
+    seed: u64,
+    matrix: bool,
+) -> PyResult<String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| InputError::new_err(format!("cannot read GOAL file \"{path}\": {}", io_reason(&e))))?;
+    py.detach(|| run_text(&text, path, platform, overrides, seed, matrix)).map_err(to_py)
+}
+
+/// Run GOAL text (`name` labels it in errors); returns the result as a JSON string.
+#[pyfunction]
+#[pyo3(signature = (text, name="<goal>", platform="loggopsim", overrides=None, seed=0, matrix=true))]
+fn run_goal_text(
+    py: Python<'_>,
+    text: &str,
+    name: &str,
+    platform: &str,
+    overrides: Option<HashMap<String, String>>,
+    seed: u64,
+    matrix: bool,
+) -> PyResult<String> {
+    py.detach(|| run_text(text, name, platform, overrides, seed, matrix)).map_err(to_py)
+}
+
+/// The resolved platform as TOML with units on every value.
+#[pyfunction]
+#[pyo3(signature = (spec, overrides=None))]
+fn platform_toml(spec: &str, overrides: Option<HashMap<String, String>>) -> PyResult<String> {
+    platform_with(spec, overrides).map(|p| p.to_toml()).map_err(to_py)
+}
+
+/// The resolved platform as JSON (times in ps).
+#[pyfunction]
+#[pyo3(signature = (spec, overrides=None))]
+fn platform_json(spec: &str, overrides: Option<HashMap<String, String>>) -> PyResult<String> {
+    platform_with(spec, overrides)
+        .map(|p| serde_json::to_string(&p).expect("platforms serialize"))
+        .map_err(to_py)
+}
+
+/// (name, description) of every platform preset.
+#[pyfunction]
+fn presets_list() -> Vec<(String, String)> {
+    presets::list().into_iter().map(|(n, d)| (n.to_string(), d.to_string())).collect()
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("NetsensError", m.py().get_type::<NetsensError>())?;
+    m.add("InputError", m.py().get_type::<InputError>())?;
+    m.add("DeadlockError", m.py().get_type::<DeadlockError>())?;
+    m.add_function(wrap_pyfunction!(run_goal, m)?)?;
+    m.add_function(wrap_pyfunction!(run_goal_text, m)?)?;
+    m.add_function(wrap_pyfunction!(platform_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(platform_json, m)?)?;
+    m.add("presets", wrap_pyfunction!(presets_list, m)?)?;
+    Ok(())
+}
