@@ -31,7 +31,7 @@ impl PerByte {
     /// (exact whenever the cost is a whole number of picoseconds per byte).
     #[inline]
     pub fn cost(self, bytes: u64) -> Time {
-        if self.0 % 1000 == 0 {
+        if self.0.is_multiple_of(1000) {
             bytes * (self.0 / 1000)
         } else {
             ((bytes as u128 * self.0 as u128 + 500) / 1000) as Time

@@ -26,7 +26,10 @@ pub fn flat(params: LevelParams, rendezvous: Rendezvous) -> Platform {
         node: None,
         cluster: params,
         wan: None,
-        shape: Shape { clusters: None, ranks_per_node: 1 },
+        shape: Shape {
+            clusters: None,
+            ranks_per_node: 1,
+        },
         cpu_speed: 1.0,
         rendezvous,
         noise: Noise::none(),

@@ -12,8 +12,18 @@ use pyo3::prelude::*;
 use std::collections::HashMap;
 
 create_exception!(_core, NetsensError, PyException, "Base class of every netsens error.");
-create_exception!(_core, InputError, NetsensError, "Invalid input: a value, file, flag or schedule.");
-create_exception!(_core, DeadlockError, NetsensError, "The simulated program cannot finish.");
+create_exception!(
+    _core,
+    InputError,
+    NetsensError,
+    "Invalid input: a value, file, flag or schedule."
+);
+create_exception!(
+    _core,
+    DeadlockError,
+    NetsensError,
+    "The simulated program cannot finish."
+);
 
 fn to_py(e: Error) -> PyErr {
     match e {
@@ -26,9 +36,9 @@ fn platform_with(spec: &str, overrides: Option<HashMap<String, String>>) -> Resu
     let mut p = Platform::resolve(spec)?;
     let mut keys: Vec<(String, String)> = overrides.unwrap_or_default().into_iter().collect();
     keys.sort();
-    for (k, v) in keys {
-        p.set(&k, &v)?;
-    }
+    let pairs: Vec<(&str, &str)> = keys.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    // All at once: a new shape and its wide-area links are only valid together.
+    p.set_all(&pairs)?;
     Ok(p)
 }
 
@@ -45,7 +55,10 @@ fn run_text(
     let r = run_schedule(&s, &p, &RunOptions { seed, matrix })?;
     let mut v = serde_json::to_value(&r).expect("results serialize");
     let obj = v.as_object_mut().expect("a result is an object");
-    obj.insert("platform".into(), serde_json::to_value(&p).expect("platforms serialize"));
+    obj.insert(
+        "platform".into(),
+        serde_json::to_value(&p).expect("platforms serialize"),
+    );
     obj.insert("platform_name".into(), p.name.clone().into());
     obj.insert(
         "workload".into(),
@@ -67,7 +80,8 @@ fn run_goal(
 ) -> PyResult<String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| InputError::new_err(format!("cannot read GOAL file \"{path}\": {}", io_reason(&e))))?;
-    py.detach(|| run_text(&text, path, platform, overrides, seed, matrix)).map_err(to_py)
+    py.detach(|| run_text(&text, path, platform, overrides, seed, matrix))
+        .map_err(to_py)
 }
 
 /// Run GOAL text (`name` labels it in errors); returns the result as a JSON string.
@@ -82,7 +96,8 @@ fn run_goal_text(
     seed: u64,
     matrix: bool,
 ) -> PyResult<String> {
-    py.detach(|| run_text(text, name, platform, overrides, seed, matrix)).map_err(to_py)
+    py.detach(|| run_text(text, name, platform, overrides, seed, matrix))
+        .map_err(to_py)
 }
 
 /// The resolved platform as TOML with units on every value.
@@ -104,7 +119,10 @@ fn platform_json(spec: &str, overrides: Option<HashMap<String, String>>) -> PyRe
 /// (name, description) of every platform preset.
 #[pyfunction]
 fn presets_list() -> Vec<(String, String)> {
-    presets::list().into_iter().map(|(n, d)| (n.to_string(), d.to_string())).collect()
+    presets::list()
+        .into_iter()
+        .map(|(n, d)| (n.to_string(), d.to_string()))
+        .collect()
 }
 
 fn io_reason(e: &std::io::Error) -> String {

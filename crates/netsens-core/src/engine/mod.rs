@@ -198,7 +198,11 @@ impl Core {
     #[inline]
     pub fn enable(&mut self, id: OpId, d: &OpDesc) {
         let c = self.cpu[self.ci(d.rank, d.cpu)];
-        let t = if d.kind == OpKind::Send { c.max(self.nic_s[self.ni(d.rank, d.nic)]) } else { c };
+        let t = if d.kind == OpKind::Send {
+            c.max(self.nic_s[self.ni(d.rank, d.nic)])
+        } else {
+            c
+        };
         self.queue.push(t, EventKind::Ready, id, 0, 0);
     }
 
@@ -243,7 +247,11 @@ impl Core {
     #[inline]
     fn params(&self, a: u32, b: u32) -> (LevelParams, Level) {
         let level = self.layout.level(a, b);
-        let p = if level == Level::Node { &self.node_params } else { &self.cluster_params };
+        let p = if level == Level::Node {
+            &self.node_params
+        } else {
+            &self.cluster_params
+        };
         (p.clone(), level)
     }
 
@@ -364,10 +372,16 @@ impl Core {
         });
         match pos {
             Some(pos) => {
-                let m = self.unexpected[host as usize].remove(pos).expect("position is in range");
+                let m = self.unexpected[host as usize]
+                    .remove(pos)
+                    .expect("position is in range");
                 self.matched(m, ev.id, ev.time, front);
             }
-            None => self.posted[host as usize].push_back(Posted { op: ev.id, src: d.peer, tag: d.tag }),
+            None => self.posted[host as usize].push_back(Posted {
+                op: ev.id,
+                src: d.peer,
+                tag: d.tag,
+            }),
         }
     }
 
@@ -378,7 +392,11 @@ impl Core {
             self.queue.defer(ev, self.cpu[c]);
             return;
         }
-        let dur = if self.cpu_speed == 1.0 { d.size } else { (d.size as f64 / self.cpu_speed).round() as Time };
+        let dur = if self.cpu_speed == 1.0 {
+            d.size
+        } else {
+            (d.size as f64 / self.cpu_speed).round() as Time
+        };
         let extra = self.noise.detour(host, ev.time, dur);
         self.cpu[c] = ev.time + dur + extra;
         let r = &mut self.rec.ranks[host as usize];
@@ -443,7 +461,9 @@ impl Core {
                     (m.src as i32, m.tag)
                 };
                 let q = &mut self.posted[host as usize];
-                let pos = q.iter().position(|r| (r.src == ANY || r.src == src) && (r.tag == ANY || r.tag == tag));
+                let pos = q
+                    .iter()
+                    .position(|r| (r.src == ANY || r.src == src) && (r.tag == ANY || r.tag == tag));
                 match pos {
                     Some(pos) => {
                         let recv = q.remove(pos).expect("position is in range").op;
@@ -546,7 +566,11 @@ impl Core {
         if total == 0 {
             return Ok(());
         }
-        let more = if total > shown.len() { format!(" and {} more", total - shown.len()) } else { String::new() };
+        let more = if total > shown.len() {
+            format!(" and {} more", total - shown.len())
+        } else {
+            String::new()
+        };
         Err(Error::Deadlock(format!(
             "{total} message(s) were sent but never received: {}{more}",
             shown.join(", ")

@@ -20,13 +20,20 @@ pub struct ScheduleFrontend<'a> {
 
 impl<'a> ScheduleFrontend<'a> {
     pub fn new(s: &'a Schedule) -> Self {
-        ScheduleFrontend { s, remaining: s.indegree.clone(), done: 0 }
+        ScheduleFrontend {
+            s,
+            remaining: s.indegrees(),
+            done: 0,
+        }
     }
 
     /// Satisfy the edges of `id` of one kind (start edges or done edges).
     #[inline]
     fn release(&mut self, core: &mut Core, id: OpId, on_start: bool) {
-        let (a, b) = (self.s.edge_start[id as usize] as usize, self.s.edge_start[id as usize + 1] as usize);
+        let (a, b) = (
+            self.s.edge_start[id as usize] as usize,
+            self.s.edge_start[id as usize + 1] as usize,
+        );
         for i in a..b {
             let (to, is_start) = edge_target(self.s.edges[i]);
             if is_start == on_start {
@@ -116,7 +123,11 @@ impl Frontend for ScheduleFrontend<'_> {
             }
             lines.push(line);
         }
-        let more = if stuck_ranks > 6 { format!("; and {} more rank(s)", stuck_ranks - 6) } else { String::new() };
+        let more = if stuck_ranks > 6 {
+            format!("; and {} more rank(s)", stuck_ranks - 6)
+        } else {
+            String::new()
+        };
         Some(format!(
             "deadlock: {stuck_ranks} rank(s) cannot finish: {}{more}",
             lines.join("; ")
@@ -130,7 +141,7 @@ pub fn run_schedule(s: &Schedule, platform: &Platform, opts: &RunOptions) -> Res
     let mut front = ScheduleFrontend::new(s);
     // Operations without predecessors start at time 0, in creation order.
     for id in 0..s.num_ops() as OpId {
-        if s.indegree[id as usize] == 0 {
+        if front.remaining[id as usize] == 0 {
             let d = front.op(id);
             core.enable(id, &d);
         }

@@ -4,7 +4,9 @@
 
 pub mod executor;
 pub mod goal;
+pub mod patterns;
 
+use crate::engine::OpDesc;
 use crate::error::{Error, Result};
 use crate::time::Time;
 
@@ -25,7 +27,8 @@ pub enum OpKind {
 const START_EDGE: u32 = 1 << 31;
 
 /// A finished schedule. Per op: 4 B kind/cpu/nic, 4 B rank, 4 B peer, 4 B tag,
-/// 8 B size (bytes, or ps for calc), 4 B edge offset, 4 B per outgoing edge.
+/// 8 B size (bytes, or ps for calc), 4 B edge offset, 4 B per outgoing edge
+/// (the executor adds 4 B of countdown per op while it runs).
 pub struct Schedule {
     pub num_ranks: u32,
     /// CPUs and NICs per host (the largest index used, plus one).
@@ -40,8 +43,6 @@ pub struct Schedule {
     /// op, sorted by op id so that ops enabled together keep creation order.
     pub(crate) edge_start: Vec<u32>,
     pub(crate) edges: Vec<u32>,
-    /// Number of predecessors of each op (requires + irequires).
-    pub(crate) indegree: Vec<u32>,
     /// Optional labels for error messages (GOAL label per op, empty when unlabeled).
     pub(crate) labels: Option<Vec<Box<str>>>,
 }
@@ -71,13 +72,43 @@ impl Schedule {
             .unwrap_or_default();
         let tag = |t: i32| if t == ANY { "any".to_string() } else { t.to_string() };
         match self.kind(op) {
-            OpKind::Send => format!("{label}send {}b to {} tag {}", self.size[i], self.peer[i], tag(self.tag[i])),
+            OpKind::Send => format!(
+                "{label}send {}b to {} tag {}",
+                self.size[i],
+                self.peer[i],
+                tag(self.tag[i])
+            ),
             OpKind::Recv => {
-                let src = if self.peer[i] == ANY { "any".to_string() } else { self.peer[i].to_string() };
+                let src = if self.peer[i] == ANY {
+                    "any".to_string()
+                } else {
+                    self.peer[i].to_string()
+                };
                 format!("{label}recv {}b from {} tag {}", self.size[i], src, tag(self.tag[i]))
             }
             OpKind::Calc => format!("{label}calc {}", crate::units::format_time(self.size[i])),
         }
+    }
+
+    /// Everything stored about one op (a read-only view, for tests and front ends).
+    pub fn op_info(&self, op: OpId) -> OpInfo<'_> {
+        let i = op as usize;
+        OpInfo {
+            kind: self.kind(op),
+            rank: self.rank[i],
+            peer: self.peer[i],
+            tag: self.tag[i],
+            size: self.size[i],
+            cpu: self.meta[i][1],
+            nic: self.meta[i][2],
+            label: self.labels.as_ref().map(|l| &*l[i]).filter(|l| !l.is_empty()),
+        }
+    }
+
+    /// The ops that depend on `op`, in id order; `true` marks an `irequires` edge.
+    pub fn dependents(&self, op: OpId) -> impl Iterator<Item = (OpId, bool)> + '_ {
+        let (a, b) = (self.edge_start[op as usize], self.edge_start[op as usize + 1]);
+        self.edges[a as usize..b as usize].iter().map(|&e| edge_target(e))
     }
 
     /// Approximate heap bytes held by the schedule (for the benchmarks).
@@ -89,8 +120,24 @@ impl Schedule {
             + self.size.capacity() * 8
             + self.edge_start.capacity() * 4
             + self.edges.capacity() * 4
-            + self.indegree.capacity() * 4
     }
+}
+
+/// A read-only view of one op of a [`Schedule`] (see [`Schedule::op_info`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpInfo<'a> {
+    pub kind: OpKind,
+    pub rank: u32,
+    /// Destination of a send, source of a receive (may be [`ANY`]); 0 for a calc.
+    pub peer: i32,
+    /// May be [`ANY`] for a receive; 0 for a calc.
+    pub tag: i32,
+    /// Bytes for a send or receive, picoseconds for a calc.
+    pub size: u64,
+    pub cpu: u8,
+    pub nic: u8,
+    /// The GOAL label, if the op has one.
+    pub label: Option<&'a str>,
 }
 
 /// Builds a [`Schedule`] op by op. Ops of one rank may be added in any order
@@ -115,7 +162,6 @@ impl ScheduleBuilder {
                 size: Vec::new(),
                 edge_start: Vec::new(),
                 edges: Vec::new(),
-                indegree: Vec::new(),
                 labels: None,
             },
             pending_edges: Vec::new(),
@@ -132,7 +178,16 @@ impl ScheduleBuilder {
         self.pending_edges.reserve_exact(edges);
     }
 
-    fn push(&mut self, kind: OpKind, rank: u32, peer: i32, tag: i32, size: u64, cpu: u8, nic: u8) -> OpId {
+    fn push(&mut self, op: OpDesc) -> OpId {
+        let OpDesc {
+            kind,
+            rank,
+            peer,
+            tag,
+            size,
+            cpu,
+            nic,
+        } = op;
         let id = self.s.rank.len() as OpId;
         self.s.meta.push([kind as u8, cpu, nic, 0]);
         self.s.rank.push(rank);
@@ -148,16 +203,40 @@ impl ScheduleBuilder {
     }
 
     pub fn send(&mut self, rank: u32, dst: u32, bytes: u64, tag: i32, cpu: u8, nic: u8) -> OpId {
-        self.push(OpKind::Send, rank, dst as i32, tag, bytes, cpu, nic)
+        self.push(OpDesc {
+            kind: OpKind::Send,
+            rank,
+            peer: dst as i32,
+            tag,
+            size: bytes,
+            cpu,
+            nic,
+        })
     }
 
     /// `src` and `tag` may be [`ANY`].
     pub fn recv(&mut self, rank: u32, src: i32, bytes: u64, tag: i32, cpu: u8, nic: u8) -> OpId {
-        self.push(OpKind::Recv, rank, src, tag, bytes, cpu, nic)
+        self.push(OpDesc {
+            kind: OpKind::Recv,
+            rank,
+            peer: src,
+            tag,
+            size: bytes,
+            cpu,
+            nic,
+        })
     }
 
     pub fn calc(&mut self, rank: u32, duration: Time, cpu: u8) -> OpId {
-        self.push(OpKind::Calc, rank, 0, 0, duration, cpu, 0)
+        self.push(OpDesc {
+            kind: OpKind::Calc,
+            rank,
+            peer: 0,
+            tag: 0,
+            size: duration,
+            cpu,
+            nic: 0,
+        })
     }
 
     /// Attach a label to an op (kept for error messages).
@@ -189,7 +268,10 @@ impl ScheduleBuilder {
             return Err(Error::Input("the schedule has 0 ranks; it needs at least 1".into()));
         }
         if n >= START_EDGE as usize {
-            return Err(Error::Input(format!("the schedule has {n} operations; at most {} are supported", START_EDGE - 1)));
+            return Err(Error::Input(format!(
+                "the schedule has {n} operations; at most {} are supported",
+                START_EDGE - 1
+            )));
         }
         for i in 0..n {
             let kind = s.meta[i][0];
@@ -198,16 +280,20 @@ impl ScheduleBuilder {
                 return Err(Error::Input(format!(
                     "rank {}: {} names rank {peer}, but the schedule has ranks 0..{}",
                     s.rank[i],
-                    if kind == OpKind::Send as u8 { "a send" } else { "a receive" },
+                    if kind == OpKind::Send as u8 {
+                        "a send"
+                    } else {
+                        "a receive"
+                    },
                     s.num_ranks - 1
                 )));
             }
         }
         // Counting sort of edges by source, then by dependent id (stable creation order).
-        self.pending_edges.sort_unstable_by_key(|&(from, to)| (from, to & !START_EDGE));
+        self.pending_edges
+            .sort_unstable_by_key(|&(from, to)| (from, to & !START_EDGE));
         s.edge_start = Vec::with_capacity(n + 1);
         s.edges = Vec::with_capacity(self.pending_edges.len());
-        s.indegree = vec![0; n];
         let mut e = 0;
         for from in 0..n as u32 {
             s.edge_start.push(s.edges.len() as u32);
@@ -220,7 +306,6 @@ impl ScheduleBuilder {
                         s.rank[to_id], s.rank[from as usize]
                     )));
                 }
-                s.indegree[to_id] += 1;
                 s.edges.push(to);
                 e += 1;
             }
@@ -232,15 +317,29 @@ impl ScheduleBuilder {
     }
 }
 
+impl Schedule {
+    /// Number of predecessors (requires + irequires) of every op.
+    pub(crate) fn indegrees(&self) -> Vec<u32> {
+        let mut indeg = vec![0u32; self.num_ops()];
+        for &e in &self.edges {
+            indeg[edge_target(e).0 as usize] += 1;
+        }
+        indeg
+    }
+}
+
 /// Kahn's algorithm over the whole graph; on a cycle, name a rank and an op in it.
 fn check_acyclic(s: &Schedule) -> Result<()> {
     let n = s.rank.len();
-    let mut indeg = s.indegree.clone();
+    let mut indeg = s.indegrees();
     let mut stack: Vec<u32> = (0..n as u32).filter(|&i| indeg[i as usize] == 0).collect();
     let mut seen = 0usize;
     while let Some(op) = stack.pop() {
         seen += 1;
-        let (a, b) = (s.edge_start[op as usize] as usize, s.edge_start[op as usize + 1] as usize);
+        let (a, b) = (
+            s.edge_start[op as usize] as usize,
+            s.edge_start[op as usize + 1] as usize,
+        );
         for &to in &s.edges[a..b] {
             let t = (to & !START_EDGE) as usize;
             indeg[t] -= 1;

@@ -1,0 +1,253 @@
+//! `make bench`: engine throughput and memory.
+//!
+//! Prints, for a generated 1024-rank × 500-iteration neighbour exchange and for
+//! dissemination barriers of 2^17 and 2^20 ranks: events/s (median of repeats),
+//! peak heap, bytes per operation, and the ratio of the engine's events/s to a
+//! bare (time, seq) binary-heap push+pop loop over the same number of events,
+//! measured in the same run. Targets (issue 3): ≥ 8 M events/s on the exchange,
+//! ≤ 48 B per operation, the 2^20-rank barrier under 3 GiB.
+
+use netsens_core::engine::RunOptions;
+use netsens_core::platform::{LevelParams, Noise, Platform, Rendezvous, Shape};
+use netsens_core::schedule::{executor::run_schedule, patterns, Schedule};
+use netsens_core::time::{PerByte, NS};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::time::Instant;
+
+/// Counts live heap bytes and their peak, so memory figures are exact.
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(l) };
+        if !p.is_null() {
+            let now = LIVE.fetch_add(l.size(), Relaxed) + l.size();
+            PEAK.fetch_max(now, Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) };
+        LIVE.fetch_sub(l.size(), Relaxed);
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        let q = unsafe { System.realloc(p, l, new) };
+        if !q.is_null() {
+            if new > l.size() {
+                let now = LIVE.fetch_add(new - l.size(), Relaxed) + new - l.size();
+                PEAK.fetch_max(now, Relaxed);
+            } else {
+                LIVE.fetch_sub(l.size() - new, Relaxed);
+            }
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn reset_peak() -> usize {
+    let live = LIVE.load(Relaxed);
+    PEAK.store(live, Relaxed);
+    live
+}
+
+fn platform() -> Platform {
+    // LogGOPSim's defaults (LOGGP.md).
+    Platform {
+        name: "loggopsim".into(),
+        node: None,
+        cluster: LevelParams {
+            latency: 2500 * NS,
+            overhead: 1500 * NS,
+            gap: 1000 * NS,
+            gap_per_byte: PerByte::from_ps(6000),
+            overhead_per_byte: PerByte::ZERO,
+            eager_limit: 65535,
+        },
+        wan: None,
+        shape: Shape {
+            clusters: None,
+            ranks_per_node: 1,
+        },
+        cpu_speed: 1.0,
+        rendezvous: Rendezvous::Loggopsim,
+        noise: Noise::none(),
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+/// A bare (time, seq) binary heap doing `events` pop+push pairs with `width`
+/// entries in flight, the engine's queue discipline without any of its work.
+fn bare_heap_events_per_s(events: u64, width: usize) -> f64 {
+    let mut heap: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::with_capacity(width);
+    let mut seq = 0u64;
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for i in 0..width {
+        heap.push(Reverse((i as u64, seq, i as u32)));
+        seq += 1;
+    }
+    let t = Instant::now();
+    for _ in 0..events {
+        let Reverse((time, _, id)) = heap.pop().unwrap();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        heap.push(Reverse((time + (x & 0xFFFF), seq, id)));
+        seq += 1;
+    }
+    std::hint::black_box(&heap);
+    events as f64 / t.elapsed().as_secs_f64()
+}
+
+struct Measured {
+    events: u64,
+    events_per_s: f64,
+    wall_s: f64,
+    peak_bytes: usize,
+    ops: usize,
+    makespan_ps: u64,
+}
+
+fn measure(name: &str, build: impl Fn() -> Schedule, repeats: usize) -> Measured {
+    let base = reset_peak();
+    let t = Instant::now();
+    let s = build();
+    let build_s = t.elapsed().as_secs_f64();
+    let build_peak = PEAK.load(Relaxed) - base;
+    let ops = s.num_ops();
+    let mut rates = Vec::new();
+    let mut walls = Vec::new();
+    let mut peak = 0;
+    let mut events = 0;
+    let mut makespan = 0;
+    for _ in 0..repeats {
+        let before = reset_peak();
+        let t = Instant::now();
+        let r = run_schedule(&s, &platform(), &RunOptions { seed: 1, matrix: false }).expect("benchmark runs");
+        let wall = t.elapsed().as_secs_f64();
+        // Peak during the run, counting the schedule it runs on.
+        peak = peak.max(PEAK.load(Relaxed) - before + s.heap_bytes());
+        events = r.events;
+        makespan = r.makespan_ps;
+        rates.push(r.events as f64 / wall);
+        walls.push(wall);
+    }
+    eprintln!(
+        "  {name}: {ops} ops built in {build_s:.2} s (build peak {:.1} B/op)",
+        build_peak as f64 / ops as f64
+    );
+    Measured {
+        events,
+        events_per_s: median(rates),
+        wall_s: median(walls),
+        peak_bytes: peak,
+        ops,
+        makespan_ps: makespan,
+    }
+}
+
+fn report(name: &str, m: &Measured, heap_rate: f64) {
+    println!(
+        "{name:<34} {:>11} {:>9.2} {:>8.2} {:>10.1} {:>9.1} {:>9.2}x {:>14}",
+        m.events,
+        m.wall_s,
+        m.events_per_s / 1e6,
+        m.peak_bytes as f64 / (1 << 20) as f64,
+        m.peak_bytes as f64 / m.ops as f64,
+        m.events_per_s / heap_rate,
+        format!("{:.3} us", m.makespan_ps as f64 / 1e6),
+    );
+}
+
+/// (name, schedule generator, repeats, entries the baseline heap holds)
+type Case = (&'static str, Box<dyn Fn() -> Schedule>, usize, usize);
+
+fn main() {
+    // `cargo bench` passes --bench; a filter argument selects cases by substring.
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
+    let want = |n: &str| filter.as_deref().is_none_or(|f| n.contains(f));
+    println!("netsens engine benchmark (LogGOPSim default parameters; medians of repeats)");
+    println!(
+        "{:<34} {:>11} {:>9} {:>8} {:>10} {:>9} {:>10} {:>14}",
+        "case", "events", "wall s", "Mev/s", "peak MiB", "B/op", "vs heap", "makespan"
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "exchange 1024 ranks x 500 iters",
+            Box::new(|| patterns::ring_exchange(1024, 500, 64, 1000 * NS).unwrap()),
+            5,
+            4 * 1024,
+        ),
+        (
+            "dissemination 2^17 ranks",
+            Box::new(|| patterns::dissemination(1 << 17, 1).unwrap()),
+            3,
+            2 << 17,
+        ),
+        (
+            "dissemination 2^20 ranks",
+            Box::new(|| patterns::dissemination(1 << 20, 1).unwrap()),
+            1,
+            2 << 20,
+        ),
+    ];
+    let mut results = Vec::new();
+    for (name, build, repeats, width) in cases {
+        if !want(name) {
+            continue;
+        }
+        let m = measure(name, build, repeats);
+        // Baseline in the same run: the same number of events through a bare heap
+        // holding as many entries as the engine starts with.
+        let heap_rate = median((0..3).map(|_| bare_heap_events_per_s(m.events, width)).collect());
+        report(name, &m, heap_rate);
+        println!(
+            "{:<34} {:>11} {:>9} {:>8.2}",
+            "  bare (time, seq) heap",
+            m.events,
+            "",
+            heap_rate / 1e6
+        );
+        results.push((name, m));
+    }
+    println!();
+    for (name, m) in &results {
+        if name.starts_with("exchange") {
+            let ok = m.events_per_s >= 8e6;
+            println!(
+                "target exchange >= 8 M events/s: {:.2} M/s {}",
+                m.events_per_s / 1e6,
+                verdict(ok)
+            );
+        }
+        let ok = m.peak_bytes as f64 / m.ops as f64 <= 48.0;
+        println!(
+            "target <= 48 B/op ({name}): {:.1} B/op {}",
+            m.peak_bytes as f64 / m.ops as f64,
+            verdict(ok)
+        );
+        if name.contains("2^20") {
+            let gib = m.peak_bytes as f64 / (1u64 << 30) as f64;
+            println!("target 2^20-rank barrier < 3 GiB: {gib:.2} GiB {}", verdict(gib < 3.0));
+        }
+    }
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "(met)"
+    } else {
+        "(MISSED)"
+    }
+}
