@@ -577,3 +577,25 @@ impl Core {
         )))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::{presets, Dist};
+
+    #[test]
+    fn jitter_never_lets_a_message_overtake_an_earlier_one_of_the_same_pair() {
+        let mut p = presets::get("loggopsim").unwrap();
+        p.noise.latency_jitter = Dist::Uniform(0, 1000);
+        let mut core = Core::new(&p, 3, 1, 1, &RunOptions::default()).unwrap();
+        // Pair 0→1: the second message would arrive first (50 < 100); it is held to 100.
+        core.arrive_at(0, Phase::Eager, 0, 1, 100);
+        core.arrive_at(1, Phase::Eager, 0, 1, 50);
+        // Another pair is not held back.
+        core.arrive_at(2, Phase::Eager, 2, 1, 60);
+        let order: Vec<(Time, u32)> = std::iter::from_fn(|| core.queue.pop())
+            .map(|e| (e.time, e.id))
+            .collect();
+        assert_eq!(order, vec![(60, 2), (100, 0), (100, 1)]);
+    }
+}
