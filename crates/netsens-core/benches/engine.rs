@@ -72,10 +72,7 @@ fn platform() -> Platform {
             eager_limit: 65535,
         },
         wan: None,
-        shape: Shape {
-            clusters: None,
-            ranks_per_node: 1,
-        },
+        shape: Shape { clusters: None, ranks_per_node: 1 },
         cpu_speed: 1.0,
         rendezvous: Rendezvous::Loggopsim,
         noise: Noise::none(),
@@ -143,10 +140,7 @@ fn measure(name: &str, build: impl Fn() -> Schedule, repeats: usize) -> Measured
         rates.push(r.events as f64 / wall);
         walls.push(wall);
     }
-    eprintln!(
-        "  {name}: {ops} ops built in {build_s:.2} s (build peak {:.1} B/op)",
-        build_peak as f64 / ops as f64
-    );
+    eprintln!("  {name}: {ops} ops built in {build_s:.2} s (build peak {:.1} B/op)", build_peak as f64 / ops as f64);
     Measured {
         events,
         events_per_s: median(rates),
@@ -189,18 +183,8 @@ fn main() {
             5,
             4 * 1024,
         ),
-        (
-            "dissemination 2^17 ranks",
-            Box::new(|| patterns::dissemination(1 << 17, 1).unwrap()),
-            3,
-            2 << 17,
-        ),
-        (
-            "dissemination 2^20 ranks",
-            Box::new(|| patterns::dissemination(1 << 20, 1).unwrap()),
-            1,
-            2 << 20,
-        ),
+        ("dissemination 2^17 ranks", Box::new(|| patterns::dissemination(1 << 17, 1).unwrap()), 3, 2 << 17),
+        ("dissemination 2^20 ranks", Box::new(|| patterns::dissemination(1 << 20, 1).unwrap()), 1, 2 << 20),
     ];
     let mut results = Vec::new();
     for (name, build, repeats, width) in cases {
@@ -212,31 +196,17 @@ fn main() {
         // holding as many entries as the engine starts with.
         let heap_rate = median((0..3).map(|_| bare_heap_events_per_s(m.events, width)).collect());
         report(name, &m, heap_rate);
-        println!(
-            "{:<34} {:>11} {:>9} {:>8.2}",
-            "  bare (time, seq) heap",
-            m.events,
-            "",
-            heap_rate / 1e6
-        );
+        println!("{:<34} {:>11} {:>9} {:>8.2}", "  bare (time, seq) heap", m.events, "", heap_rate / 1e6);
         results.push((name, m));
     }
     println!();
     for (name, m) in &results {
         if name.starts_with("exchange") {
             let ok = m.events_per_s >= 8e6;
-            println!(
-                "target exchange >= 8 M events/s: {:.2} M/s {}",
-                m.events_per_s / 1e6,
-                verdict(ok)
-            );
+            println!("target exchange >= 8 M events/s: {:.2} M/s {}", m.events_per_s / 1e6, verdict(ok));
         }
         let ok = m.peak_bytes as f64 / m.ops as f64 <= 48.0;
-        println!(
-            "target <= 48 B/op ({name}): {:.1} B/op {}",
-            m.peak_bytes as f64 / m.ops as f64,
-            verdict(ok)
-        );
+        println!("target <= 48 B/op ({name}): {:.1} B/op {}", m.peak_bytes as f64 / m.ops as f64, verdict(ok));
         if name.contains("2^20") {
             let gib = m.peak_bytes as f64 / (1u64 << 30) as f64;
             println!("target 2^20-rank barrier < 3 GiB: {gib:.2} GiB {}", verdict(gib < 3.0));

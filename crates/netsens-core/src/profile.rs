@@ -92,28 +92,16 @@ impl Recorder {
         let matrix = if !matrix {
             Matrix::Off
         } else if nranks <= DENSE_MATRIX_MAX_RANKS {
-            Matrix::Dense {
-                n: nranks,
-                cells: vec![(0, 0); nranks * nranks],
-            }
+            Matrix::Dense { n: nranks, cells: vec![(0, 0); nranks * nranks] }
         } else {
             Matrix::Sparse(HashMap::new())
         };
         Recorder {
-            ranks: (0..nranks as u32)
-                .map(|rank| RankStats {
-                    rank,
-                    ..Default::default()
-                })
-                .collect(),
+            ranks: (0..nranks as u32).map(|rank| RankStats { rank, ..Default::default() }).collect(),
             control_messages: 0,
             hist: [(0, 0); 65],
             matrix,
-            wan: if nclusters > 1 {
-                vec![(0, 0, 0); nclusters * nclusters]
-            } else {
-                Vec::new()
-            },
+            wan: if nclusters > 1 { vec![(0, 0, 0); nclusters * nclusters] } else { Vec::new() },
             nclusters,
         }
     }
@@ -161,11 +149,7 @@ impl Recorder {
             .filter(|(_, &(m, _))| m > 0)
             .map(|(i, &(messages, bytes))| HistogramBin {
                 lo_bytes: if i == 0 { 0 } else { 1u64 << (i - 1) },
-                hi_bytes: if i == 0 {
-                    0
-                } else {
-                    (1u64 << (i - 1)).wrapping_mul(2).wrapping_sub(1)
-                },
+                hi_bytes: if i == 0 { 0 } else { (1u64 << (i - 1)).wrapping_mul(2).wrapping_sub(1) },
                 messages,
                 bytes,
             })
@@ -188,12 +172,7 @@ impl Recorder {
             Matrix::Sparse(map) => {
                 let mut v: Vec<_> = map
                     .into_iter()
-                    .map(|((src, dst), (messages, bytes))| MatrixEntry {
-                        src,
-                        dst,
-                        messages,
-                        bytes,
-                    })
+                    .map(|((src, dst), (messages, bytes))| MatrixEntry { src, dst, messages, bytes })
                     .collect();
                 v.sort_by_key(|e| (e.src, e.dst));
                 Some(v)

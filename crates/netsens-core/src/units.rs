@@ -96,9 +96,7 @@ fn split<'a>(param: &str, text: &'a str, example: &str) -> Result<(Decimal, &'a 
         && int.bytes().all(|b| b.is_ascii_digit())
         && frac.bytes().all(|b| b.is_ascii_digit());
     if !well_formed {
-        return Err(input_err!(
-            "{param}: \"{t}\" is not a number followed by a unit; {example}"
-        ));
+        return Err(input_err!("{param}: \"{t}\" is not a number followed by a unit; {example}"));
     }
     if negative {
         return Err(input_err!("{param}: \"{t}\" is negative; {example}"));
@@ -128,10 +126,7 @@ fn too_large(param: &str, text: &str) -> crate::error::Error {
 /// `d * factor`, required to be a whole number that fits in a u64.
 fn exact(param: &str, text: &str, d: &Decimal, factor: u64, what: &str) -> Result<u64> {
     let t = text.trim();
-    let n = d
-        .digits
-        .checked_mul(u128::from(factor))
-        .ok_or_else(|| too_large(param, t))?;
+    let n = d.digits.checked_mul(u128::from(factor)).ok_or_else(|| too_large(param, t))?;
     let den = 10u128.pow(d.scale);
     if n % den != 0 {
         return Err(input_err!("{param}: \"{t}\" is not a whole number of {what}"));
@@ -143,10 +138,7 @@ fn exact(param: &str, text: &str, d: &Decimal, factor: u64, what: &str) -> Resul
 pub fn parse_time(param: &str, text: &str) -> Result<Time> {
     let (d, unit) = split(param, text, TIME_EXAMPLE)?;
     let Some(factor) = time_unit_ps(unit) else {
-        return Err(input_err!(
-            "{param}: unknown unit \"{unit}\" in \"{}\"; {TIME_EXAMPLE}",
-            text.trim()
-        ));
+        return Err(input_err!("{param}: unknown unit \"{unit}\" in \"{}\"; {TIME_EXAMPLE}", text.trim()));
     };
     exact(param, text, &d, factor, "picoseconds")
 }
@@ -180,10 +172,7 @@ pub fn parse_per_byte(param: &str, text: &str) -> Result<PerByte> {
             .checked_mul(10u128.pow(d.scale))
             .and_then(|x| x.checked_mul(den))
             .ok_or_else(|| input_err!("{param}: \"{t}\" has too many decimal places"))?;
-        let bottom = d
-            .digits
-            .checked_mul(u128::from(num))
-            .ok_or_else(|| too_large(param, t))?;
+        let bottom = d.digits.checked_mul(u128::from(num)).ok_or_else(|| too_large(param, t))?;
         // Round to nearest: floor(top / bottom + 1/2).
         let fs = top / bottom + u128::from(top % bottom >= bottom - bottom / 2);
         if fs == 0 {
@@ -206,10 +195,7 @@ pub fn parse_per_byte(param: &str, text: &str) -> Result<PerByte> {
 pub fn parse_size(param: &str, text: &str) -> Result<u64> {
     let (d, unit) = split(param, text, SIZE_EXAMPLE)?;
     let Some(factor) = byte_unit(unit, true) else {
-        return Err(input_err!(
-            "{param}: unknown unit \"{unit}\" in \"{}\"; {SIZE_EXAMPLE}",
-            text.trim()
-        ));
+        return Err(input_err!("{param}: unknown unit \"{unit}\" in \"{}\"; {SIZE_EXAMPLE}", text.trim()));
     };
     exact(param, text, &d, factor, "bytes")
 }
@@ -255,13 +241,7 @@ pub fn format_per_byte(cost: PerByte) -> String {
     if fs == 0 {
         return "0ns/B".to_string();
     }
-    let units = [
-        (S * 1000, "s"),
-        (MS * 1000, "ms"),
-        (US * 1000, "us"),
-        (NS * 1000, "ns"),
-        (1000, "ps"),
-    ];
+    let units = [(S * 1000, "s"), (MS * 1000, "ms"), (US * 1000, "us"), (NS * 1000, "ns"), (1000, "ps")];
     format!("{}/B", shortest(fs, &units))
 }
 
@@ -293,16 +273,10 @@ pub fn format_bandwidth_approx(cost: PerByte) -> String {
         return "unlimited".to_string();
     }
     let bytes_per_s = FS_PER_S as f64 / fs as f64;
-    let (scale, unit) = [
-        (1e12, "TB/s"),
-        (1e9, "GB/s"),
-        (1e6, "MB/s"),
-        (1e3, "KB/s"),
-        (1.0, "B/s"),
-    ]
-    .into_iter()
-    .find(|&(scale, _)| bytes_per_s >= scale)
-    .unwrap_or((1.0, "B/s"));
+    let (scale, unit) = [(1e12, "TB/s"), (1e9, "GB/s"), (1e6, "MB/s"), (1e3, "KB/s"), (1.0, "B/s")]
+        .into_iter()
+        .find(|&(scale, _)| bytes_per_s >= scale)
+        .unwrap_or((1.0, "B/s"));
     let v = bytes_per_s / scale;
     let decimals = if v >= 1000.0 {
         0
@@ -314,10 +288,6 @@ pub fn format_bandwidth_approx(cost: PerByte) -> String {
         3
     };
     let text = format!("{v:.decimals$}");
-    let text = if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        &text
-    };
+    let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.') } else { &text };
     format!("{text}{unit}")
 }

@@ -26,10 +26,7 @@ pub fn flat(params: LevelParams, rendezvous: Rendezvous) -> Platform {
         node: None,
         cluster: params,
         wan: None,
-        shape: Shape {
-            clusters: None,
-            ranks_per_node: 1,
-        },
+        shape: Shape { clusters: None, ranks_per_node: 1 },
         cpu_speed: 1.0,
         rendezvous,
         noise: Noise::none(),
@@ -44,12 +41,8 @@ pub fn loggopsim_defaults(rendezvous: Rendezvous) -> Platform {
 pub fn two_clusters(params: LevelParams, per_cluster: u32, wan_latency: u64, wan_ps_per_byte: u64) -> Platform {
     let mut p = flat(params, Rendezvous::Handshake);
     p.shape.clusters = Some(vec![per_cluster, per_cluster]);
-    p.wan = Some(Wan {
-        shape: WanShape::Full,
-        latency: wan_latency,
-        per_byte: PerByte::from_ps(wan_ps_per_byte),
-        hub: 0,
-    });
+    p.wan =
+        Some(Wan { shape: WanShape::Full, latency: wan_latency, per_byte: PerByte::from_ps(wan_ps_per_byte), hub: 0 });
     p
 }
 
@@ -82,22 +75,7 @@ pub fn ping_pong(bytes: u64) -> Schedule {
     b.build().unwrap()
 }
 
-/// Dissemination barrier: in round k rank i sends to i+2^k and receives from i−2^k.
+/// The dissemination barrier of `schedule::patterns` (LOGGP.md vector 3's shape).
 pub fn dissemination(p: u32, bytes: u64) -> Schedule {
-    let mut b = ScheduleBuilder::new(p);
-    for i in 0..p {
-        let mut prev_recv = None;
-        let mut dist = 1;
-        while dist < p {
-            let s = b.send(i, (i + dist) % p, bytes, 0, 0, 0);
-            let r = b.recv(i, ((i + p - dist) % p) as i32, bytes, 0, 0, 0);
-            if let Some(pr) = prev_recv {
-                b.requires(s, pr);
-                b.requires(r, pr);
-            }
-            prev_recv = Some(r);
-            dist *= 2;
-        }
-    }
-    b.build().unwrap()
+    netsens_core::schedule::patterns::dissemination(p, bytes).unwrap()
 }

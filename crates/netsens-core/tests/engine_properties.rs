@@ -90,11 +90,7 @@ proptest! {
 fn noise_free_jitter_of_zero_is_the_noiseless_run() {
     let s = dissemination(8, 1);
     let quiet = run(&s, &loggopsim_defaults(Rendezvous::Handshake));
-    let r = run_schedule(
-        &s,
-        &loggopsim_defaults(Rendezvous::Handshake),
-        &RunOptions { seed: 99, matrix: true },
-    );
+    let r = run_schedule(&s, &loggopsim_defaults(Rendezvous::Handshake), &RunOptions { seed: 99, matrix: true });
     assert_eq!(quiet.makespan_ps, r.unwrap().makespan_ps);
 }
 
@@ -106,20 +102,11 @@ fn receive_nobody_sends_is_a_deadlock_naming_the_rank() {
     let r = b.recv(2, 1, 8, 5, 0, 0);
     let after = b.calc(2, 10, 0);
     b.requires(after, r);
-    let err = run_schedule(
-        &b.build().unwrap(),
-        &loggopsim_defaults(Rendezvous::Handshake),
-        &RunOptions::default(),
-    )
-    .unwrap_err();
-    let Error::Deadlock(msg) = err else {
-        panic!("expected a deadlock, got {err:?}")
-    };
+    let err = run_schedule(&b.build().unwrap(), &loggopsim_defaults(Rendezvous::Handshake), &RunOptions::default())
+        .unwrap_err();
+    let Error::Deadlock(msg) = err else { panic!("expected a deadlock, got {err:?}") };
     assert!(msg.contains("1 rank(s)"), "{msg}");
-    assert!(
-        msg.contains("rank 2 waits in `recv 8b from 1 tag 5` (no matching message), 1 op(s) behind"),
-        "{msg}"
-    );
+    assert!(msg.contains("rank 2 waits in `recv 8b from 1 tag 5` (no matching message), 1 op(s) behind"), "{msg}");
     assert!(!msg.contains('\n'));
 }
 
@@ -127,35 +114,19 @@ fn receive_nobody_sends_is_a_deadlock_naming_the_rank() {
 fn rendezvous_send_without_receiver_is_a_deadlock() {
     let mut b = ScheduleBuilder::new(2);
     b.send(0, 1, 1_000_000, 0, 0, 0);
-    let err = run_schedule(
-        &b.build().unwrap(),
-        &loggopsim_defaults(Rendezvous::Handshake),
-        &RunOptions::default(),
-    )
-    .unwrap_err();
-    let Error::Deadlock(msg) = err else {
-        panic!("expected a deadlock")
-    };
-    assert!(
-        msg.contains("rank 0 waits in `send 1000000b to 1 tag 0` (its receiver never matched it)"),
-        "{msg}"
-    );
+    let err = run_schedule(&b.build().unwrap(), &loggopsim_defaults(Rendezvous::Handshake), &RunOptions::default())
+        .unwrap_err();
+    let Error::Deadlock(msg) = err else { panic!("expected a deadlock") };
+    assert!(msg.contains("rank 0 waits in `send 1000000b to 1 tag 0` (its receiver never matched it)"), "{msg}");
 }
 
 #[test]
 fn eager_message_never_received_is_reported() {
     let mut b = ScheduleBuilder::new(2);
     b.send(0, 1, 8, 3, 0, 0);
-    let err = run_schedule(
-        &b.build().unwrap(),
-        &loggopsim_defaults(Rendezvous::Handshake),
-        &RunOptions::default(),
-    )
-    .unwrap_err();
-    assert_eq!(
-        err,
-        Error::Deadlock("1 message(s) were sent but never received: rank 0 → rank 1 (8 B, tag 3)".into())
-    );
+    let err = run_schedule(&b.build().unwrap(), &loggopsim_defaults(Rendezvous::Handshake), &RunOptions::default())
+        .unwrap_err();
+    assert_eq!(err, Error::Deadlock("1 message(s) were sent but never received: rank 0 → rank 1 (8 B, tag 3)".into()));
 }
 
 #[test]

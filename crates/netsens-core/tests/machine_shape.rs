@@ -19,16 +19,8 @@ fn deliver(p: u32, src: u32, dst: u32, platform: &Platform) -> u64 {
 fn wan_platform(shape: WanShape, clusters: u32) -> Platform {
     // o = 1500 ns, G = 0 on the LAN; links: L_w = 1 ms, 1 µs/B (so 1000 B take 1 ms).
     let mut p = flat(level(2500, 1500, 1000, 0, 0, 65535), Rendezvous::Handshake);
-    p.shape = Shape {
-        clusters: Some(vec![1; clusters as usize]),
-        ranks_per_node: 1,
-    };
-    p.wan = Some(Wan {
-        shape,
-        latency: MS,
-        per_byte: PerByte::from_ps(US),
-        hub: 0,
-    });
+    p.shape = Shape { clusters: Some(vec![1; clusters as usize]), ranks_per_node: 1 };
+    p.wan = Some(Wan { shape, latency: MS, per_byte: PerByte::from_ps(US), hub: 0 });
     p
 }
 
@@ -55,10 +47,7 @@ fn ranks_on_one_node_use_the_node_level() {
     // Node: L=100 o=200 g=50 G=0; cluster: loggopsim defaults. Ranks 0,1 share a node.
     let mut p = loggopsim_defaults(Rendezvous::Handshake);
     p.node = Some(level(100, 200, 50, 0, 0, 65535));
-    p.shape = Shape {
-        clusters: None,
-        ranks_per_node: 2,
-    };
+    p.shape = Shape { clusters: None, ranks_per_node: 2 };
     // Same node: 200 + 100 + 200 = 500 ns. Across nodes (1 → 2): 1500 + 2500 + 1500 = 5500 ns.
     let mut b = ScheduleBuilder::new(4);
     b.send(0, 1, 1, 0, 0, 0);
@@ -113,10 +102,7 @@ fn constant_jitter_adds_to_every_latency() {
 
 #[test]
 fn random_noise_is_seeded_and_keeps_message_order() {
-    let p = noisy(
-        Dist::Exponential(3 * US),
-        Some((Dist::Exponential(20 * US), Dist::Constant(5 * US))),
-    );
+    let p = noisy(Dist::Exponential(3 * US), Some((Dist::Exponential(20 * US), Dist::Constant(5 * US))));
     let s = dissemination(32, 64);
     let at = |seed| run_schedule(&s, &p, &RunOptions { seed, matrix: false }).unwrap();
     let (a, a2, b) = (at(1), at(1), at(2));
@@ -129,3 +115,13 @@ fn random_noise_is_seeded_and_keeps_message_order() {
 }
 
 use netsens_core::profile::RunResult;
+
+#[test]
+fn an_op_on_a_second_cpu_never_starts_before_what_it_requires() {
+    // cpu 0 computes 100 ns, then cpu 1 computes 50 ns: the second ends at 150 ns.
+    let mut b = ScheduleBuilder::new(1);
+    let first = b.calc(0, 100 * NS, 0);
+    let second = b.calc(0, 50 * NS, 1);
+    b.requires(second, first);
+    assert_eq!(run(&b.build().unwrap(), &loggopsim_defaults(Rendezvous::Handshake)).makespan_ps, 150 * NS);
+}

@@ -38,44 +38,20 @@ fn time_units() {
 
 #[test]
 fn time_errors() {
-    assert_eq!(
-        msg(parse_time("L", "5")),
-        r#"L: "5" has no unit; write a time such as 5us"#
-    );
+    assert_eq!(msg(parse_time("L", "5")), r#"L: "5" has no unit; write a time such as 5us"#);
     assert_eq!(
         msg(parse_time("L", "5 parsecs")),
         r#"L: unknown unit "parsecs" in "5 parsecs"; write a time such as 5us"#
     );
-    assert_eq!(
-        msg(parse_time("L", "5uss")),
-        r#"L: unknown unit "uss" in "5uss"; write a time such as 5us"#
-    );
-    assert_eq!(
-        msg(parse_time("L", "5US")),
-        r#"L: unknown unit "US" in "5US"; write a time such as 5us"#
-    );
-    assert_eq!(
-        msg(parse_time("L", "-5us")),
-        r#"L: "-5us" is negative; write a time such as 5us"#
-    );
-    assert_eq!(
-        msg(parse_time("L", "0.5ps")),
-        r#"L: "0.5ps" is not a whole number of picoseconds"#
-    );
-    assert_eq!(
-        msg(parse_time("L", "1.0005ns")),
-        r#"L: "1.0005ns" is not a whole number of picoseconds"#
-    );
+    assert_eq!(msg(parse_time("L", "5uss")), r#"L: unknown unit "uss" in "5uss"; write a time such as 5us"#);
+    assert_eq!(msg(parse_time("L", "5US")), r#"L: unknown unit "US" in "5US"; write a time such as 5us"#);
+    assert_eq!(msg(parse_time("L", "-5us")), r#"L: "-5us" is negative; write a time such as 5us"#);
+    assert_eq!(msg(parse_time("L", "0.5ps")), r#"L: "0.5ps" is not a whole number of picoseconds"#);
+    assert_eq!(msg(parse_time("L", "1.0005ns")), r#"L: "1.0005ns" is not a whole number of picoseconds"#);
     assert_eq!(msg(parse_time("L", "")), "L: empty value; write a time such as 5us");
-    assert_eq!(
-        msg(parse_time("L", "us")),
-        r#"L: "us" is not a number followed by a unit; write a time such as 5us"#
-    );
+    assert_eq!(msg(parse_time("L", "us")), r#"L: "us" is not a number followed by a unit; write a time such as 5us"#);
     assert!(msg(parse_time("L", "1.2.3us")).starts_with(r#"L: "1.2.3us" is not a number"#));
-    assert_eq!(
-        msg(parse_time("L", "99999999999s")),
-        r#"L: "99999999999s" is too large"#
-    );
+    assert_eq!(msg(parse_time("L", "99999999999s")), r#"L: "99999999999s" is too large"#);
     assert!(msg(parse_time("L", "6ns/B")).contains(r#"unknown unit "ns/B""#));
 }
 
@@ -121,26 +97,11 @@ fn per_byte_units() {
 #[test]
 fn per_byte_errors() {
     let example = "write a per-byte cost such as 6ns/B or a bandwidth such as 10Gbit/s";
-    assert_eq!(
-        msg(parse_per_byte("G", "5")),
-        format!(r#"G: "5" has no unit; {example}"#)
-    );
-    assert_eq!(
-        msg(parse_per_byte("G", "5x")),
-        format!(r#"G: unknown unit "x" in "5x"; {example}"#)
-    );
-    assert_eq!(
-        msg(parse_per_byte("G", "5Gb/s")),
-        format!(r#"G: unknown unit "Gb/s" in "5Gb/s"; {example}"#)
-    );
-    assert_eq!(
-        msg(parse_per_byte("G", "5xs/B")),
-        format!(r#"G: unknown unit "xs/B" in "5xs/B"; {example}"#)
-    );
-    assert_eq!(
-        msg(parse_per_byte("G", "-1MB/s")),
-        format!(r#"G: "-1MB/s" is negative; {example}"#)
-    );
+    assert_eq!(msg(parse_per_byte("G", "5")), format!(r#"G: "5" has no unit; {example}"#));
+    assert_eq!(msg(parse_per_byte("G", "5x")), format!(r#"G: unknown unit "x" in "5x"; {example}"#));
+    assert_eq!(msg(parse_per_byte("G", "5Gb/s")), format!(r#"G: unknown unit "Gb/s" in "5Gb/s"; {example}"#));
+    assert_eq!(msg(parse_per_byte("G", "5xs/B")), format!(r#"G: unknown unit "xs/B" in "5xs/B"; {example}"#));
+    assert_eq!(msg(parse_per_byte("G", "-1MB/s")), format!(r#"G: "-1MB/s" is negative; {example}"#));
     assert_eq!(
         msg(parse_per_byte("G", "0MB/s")),
         r#"G: bandwidth "0MB/s" is zero; write a positive bandwidth such as 10Gbit/s, or 0ns/B for no per-byte cost"#
@@ -176,26 +137,11 @@ fn size_units() {
 
 #[test]
 fn size_errors() {
-    assert_eq!(
-        msg(parse_size("S", "5")),
-        r#"S: "5" has no unit; write a size such as 64KiB"#
-    );
-    assert_eq!(
-        msg(parse_size("S", "5kg")),
-        r#"S: unknown unit "kg" in "5kg"; write a size such as 64KiB"#
-    );
-    assert_eq!(
-        msg(parse_size("S", "-5B")),
-        r#"S: "-5B" is negative; write a size such as 64KiB"#
-    );
-    assert_eq!(
-        msg(parse_size("S", "1.5B")),
-        r#"S: "1.5B" is not a whole number of bytes"#
-    );
-    assert_eq!(
-        msg(parse_size("S", "0.0001KB")),
-        r#"S: "0.0001KB" is not a whole number of bytes"#
-    );
+    assert_eq!(msg(parse_size("S", "5")), r#"S: "5" has no unit; write a size such as 64KiB"#);
+    assert_eq!(msg(parse_size("S", "5kg")), r#"S: unknown unit "kg" in "5kg"; write a size such as 64KiB"#);
+    assert_eq!(msg(parse_size("S", "-5B")), r#"S: "-5B" is negative; write a size such as 64KiB"#);
+    assert_eq!(msg(parse_size("S", "1.5B")), r#"S: "1.5B" is not a whole number of bytes"#);
+    assert_eq!(msg(parse_size("S", "0.0001KB")), r#"S: "0.0001KB" is not a whole number of bytes"#);
 }
 
 // ---------------------------------------------------------------- formatting
@@ -258,20 +204,7 @@ proptest! {
 
 #[test]
 fn round_trip_edges() {
-    for ps in [
-        0,
-        1,
-        999,
-        1_000,
-        1_001,
-        999_999,
-        US,
-        MS,
-        S,
-        S + 1,
-        u64::MAX,
-        u64::MAX - 1,
-    ] {
+    for ps in [0, 1, 999, 1_000, 1_001, 999_999, US, MS, S, S + 1, u64::MAX, u64::MAX - 1] {
         assert_eq!(parse_time("L", &format_time(ps)).unwrap(), ps, "{ps}");
     }
     for fs in [0, 1, 999, 1_000, 1_001, u64::MAX] {
@@ -300,10 +233,7 @@ fn dist_parse_and_display() {
         assert_eq!(dist.to_string(), text);
         assert_eq!(Dist::parse("noise.x", &dist.to_string()).unwrap(), dist);
     }
-    assert_eq!(
-        Dist::parse("n", " uniform( 1us ,2us ) ").unwrap(),
-        Dist::Uniform(US, 2 * US)
-    );
+    assert_eq!(Dist::parse("n", " uniform( 1us ,2us ) ").unwrap(), Dist::Uniform(US, 2 * US));
     assert!(Dist::None.is_none());
     assert!(!Dist::Constant(0).is_none());
 }
@@ -311,10 +241,7 @@ fn dist_parse_and_display() {
 #[test]
 fn dist_errors() {
     let e = msg(Dist::parse("noise.latency_jitter", "gamma(1us)"));
-    assert!(
-        e.starts_with(r#"noise.latency_jitter: unknown distribution "gamma" in "gamma(1us)"; write none,"#),
-        "{e}"
-    );
+    assert!(e.starts_with(r#"noise.latency_jitter: unknown distribution "gamma" in "gamma(1us)"; write none,"#), "{e}");
     assert_eq!(
         msg(Dist::parse("noise.latency_jitter", "exponential(5)")),
         r#"noise.latency_jitter: "5" has no unit; write a time such as 5us"#
@@ -336,12 +263,9 @@ fn draws(d: &Dist, seed: u64, n: usize) -> Vec<u64> {
 
 #[test]
 fn dist_sampling_is_deterministic() {
-    for d in [
-        Dist::Uniform(0, 5 * US),
-        Dist::Exponential(2 * US),
-        Dist::Normal(5 * US, US),
-        Dist::LogNormal(5 * US, US),
-    ] {
+    for d in
+        [Dist::Uniform(0, 5 * US), Dist::Exponential(2 * US), Dist::Normal(5 * US, US), Dist::LogNormal(5 * US, US)]
+    {
         assert_eq!(draws(&d, 42, 1000), draws(&d, 42, 1000), "{d}");
         assert_ne!(draws(&d, 42, 1000), draws(&d, 43, 1000), "{d}");
     }
@@ -372,9 +296,7 @@ fn dist_means() {
 
 #[test]
 fn dist_bounds_and_clamping() {
-    assert!(draws(&Dist::Uniform(US, 2 * US), 3, 10_000)
-        .iter()
-        .all(|&x| (US..=2 * US).contains(&x)));
+    assert!(draws(&Dist::Uniform(US, 2 * US), 3, 10_000).iter().all(|&x| (US..=2 * US).contains(&x)));
     // Normal(0, 1us): every negative draw clamps to 0, about half of them.
     let d = draws(&Dist::Normal(0, US), 3, 10_000);
     let zeros = d.iter().filter(|&&x| x == 0).count();
@@ -415,20 +337,11 @@ fn preset_values() {
         }
     );
     assert_eq!(p.rendezvous, Rendezvous::Loggopsim);
-    assert_eq!(
-        p.shape,
-        Shape {
-            clusters: None,
-            ranks_per_node: 1
-        }
-    );
+    assert_eq!(p.shape, Shape { clusters: None, ranks_per_node: 1 });
     assert!(p.wan.is_none() && p.node.is_none() && p.noise.is_none());
 
     let p = presets::get("now1997").unwrap();
-    assert_eq!(
-        (p.cluster.latency, p.cluster.overhead, p.cluster.gap),
-        (5_000_000, 2_900_000, 5_800_000)
-    );
+    assert_eq!((p.cluster.latency, p.cluster.overhead, p.cluster.gap), (5_000_000, 2_900_000, 5_800_000));
     assert_eq!(p.cluster.gap_per_byte, PerByte(26_315_789)); // 1e15 / 38e6, rounded
     assert_eq!(p.cluster.eager_limit, 65_536);
     assert_eq!(p.rendezvous, Rendezvous::Handshake);
@@ -444,18 +357,12 @@ fn preset_values() {
     assert_eq!(wan.per_byte, PerByte(1_818_181_818)); // 1e15 / 550_000
 
     let p = presets::get("ib100").unwrap();
-    assert_eq!(
-        (p.cluster.latency, p.cluster.overhead, p.cluster.gap),
-        (600_000, 200_000, 50_000)
-    );
+    assert_eq!((p.cluster.latency, p.cluster.overhead, p.cluster.gap), (600_000, 200_000, 50_000));
     assert_eq!(p.cluster.gap_per_byte, PerByte(80_000)); // 100 Gbit/s
     assert_eq!(p.cluster.eager_limit, 16_384);
 
     let p = presets::get("eth10g").unwrap();
-    assert_eq!(
-        (p.cluster.latency, p.cluster.overhead, p.cluster.gap),
-        (10 * US, 5 * US, 2 * US)
-    );
+    assert_eq!((p.cluster.latency, p.cluster.overhead, p.cluster.gap), (10 * US, 5 * US, 2 * US));
     assert_eq!(p.cluster.gap_per_byte, PerByte(800_000)); // 10 Gbit/s
     assert_eq!(p.cluster.overhead_per_byte, PerByte(100_000)); // 0.1 ns/B
 }
@@ -478,13 +385,7 @@ fn minimal_toml_defaults() {
     assert_eq!(p.cluster.eager_limit, 65_536);
     assert_eq!(p.rendezvous, Rendezvous::Handshake);
     assert_eq!(p.cpu_speed, 1.0);
-    assert_eq!(
-        p.shape,
-        Shape {
-            clusters: None,
-            ranks_per_node: 1
-        }
-    );
+    assert_eq!(p.shape, Shape { clusters: None, ranks_per_node: 1 });
     assert!(p.node.is_none() && p.wan.is_none());
     assert_eq!(p.noise, Noise::none());
     // The same numbers as the now1997 preset.
@@ -527,29 +428,9 @@ detour_duration = "constant(20us)"
     assert_eq!(p.cluster.eager_limit, 0);
     let node = p.node.clone().unwrap();
     assert_eq!(node.latency, 100_000);
-    assert_eq!(
-        LevelParams {
-            latency: p.cluster.latency,
-            ..node
-        },
-        p.cluster
-    ); // the rest inherited
-    assert_eq!(
-        p.shape,
-        Shape {
-            clusters: Some(vec![8, 8, 16]),
-            ranks_per_node: 4
-        }
-    );
-    assert_eq!(
-        p.wan,
-        Some(Wan {
-            shape: WanShape::Star,
-            latency: 3 * MS,
-            per_byte: PerByte(1_000_000_000),
-            hub: 2
-        })
-    );
+    assert_eq!(LevelParams { latency: p.cluster.latency, ..node }, p.cluster); // the rest inherited
+    assert_eq!(p.shape, Shape { clusters: Some(vec![8, 8, 16]), ranks_per_node: 4 });
+    assert_eq!(p.wan, Some(Wan { shape: WanShape::Star, latency: 3 * MS, per_byte: PerByte(1_000_000_000), hub: 2 }));
     assert_eq!(p.noise.latency_jitter, Dist::Exponential(200 * NS));
     assert_eq!(p.noise.wan_jitter, Dist::None);
     assert_eq!(p.noise.detour_duration, Dist::Constant(20 * US));
@@ -584,10 +465,7 @@ fn base_and_overrides() {
     assert_eq!(p.cluster.overhead, das.cluster.overhead);
     assert_eq!(p.shape, das.shape);
     // Without a name, the origin names the platform.
-    assert_eq!(
-        Platform::from_toml("base = \"ib100\"", "mine.toml").unwrap().name,
-        "mine.toml"
-    );
+    assert_eq!(Platform::from_toml("base = \"ib100\"", "mine.toml").unwrap().name, "mine.toml");
 }
 
 #[test]
@@ -598,10 +476,7 @@ fn toml_errors() {
     // Malformed TOML: one line, with the line number of the mistake.
     let e = err("name = \"x\"\n[cluster]\nL = \"5us\nG = 1\n");
     assert!(e.starts_with("platform.toml:3: malformed TOML: "), "{e}");
-    assert!(matches!(
-        Platform::from_toml("[cluster\n", "p.toml"),
-        Err(Error::Parse { line: 1, .. })
-    ));
+    assert!(matches!(Platform::from_toml("[cluster\n", "p.toml"), Err(Error::Parse { line: 1, .. })));
 
     assert_eq!(
         err("nmae = \"x\"\n"),
@@ -657,16 +532,12 @@ fn toml_errors() {
         ),
         "platform.toml: wan.hub: cluster 2 does not exist; the platform has 2 clusters (0..1)"
     );
-    assert!(
-        with_cluster("[wan]\nhub = 0\nlatency = \"1ms\"\nbandwidth = \"1MB/s\"\n")
-            .contains("wan.hub: a hub is only used with shape = \"star\"")
-    );
+    assert!(with_cluster("[wan]\nhub = 0\nlatency = \"1ms\"\nbandwidth = \"1MB/s\"\n")
+        .contains("wan.hub: a hub is only used with shape = \"star\""));
     assert!(with_cluster("[wan]\nlatency = \"1ms\"\n").starts_with("platform.toml: wan.bandwidth is missing"));
     assert!(with_cluster("[wan]\nbandwidth = \"1MB/s\"\n").starts_with("platform.toml: wan.latency is missing"));
-    assert!(
-        with_cluster("[wan]\nshape = \"mesh\"\nlatency = \"1ms\"\nbandwidth = \"1MB/s\"\n")
-            .contains("wan.shape: unknown wide-area shape \"mesh\"; write full, star or ring")
-    );
+    assert!(with_cluster("[wan]\nshape = \"mesh\"\nlatency = \"1ms\"\nbandwidth = \"1MB/s\"\n")
+        .contains("wan.shape: unknown wide-area shape \"mesh\"; write full, star or ring"));
 
     assert!(err(&format!("cpu_speed = 0\n{MINIMAL}")).contains("cpu_speed: \"0\" is not a positive number"));
     assert!(err(&format!("cpu_speed = \"fast\"\n{MINIMAL}")).contains("cpu_speed: \"fast\" is not a positive number"));
@@ -682,10 +553,8 @@ fn toml_errors() {
 
     assert!(with_cluster("[noise]\ndetour_interval = \"exponential(1ms)\"\n")
         .contains("noise.detour_interval is given without noise.detour_duration"));
-    assert!(
-        with_cluster("[noise]\ndetour_interval = \"constant(0ns)\"\ndetour_duration = \"constant(1us)\"\n")
-            .contains("noise.detour_interval: \"constant(0ns)\" has mean 0")
-    );
+    assert!(with_cluster("[noise]\ndetour_interval = \"constant(0ns)\"\ndetour_duration = \"constant(1us)\"\n")
+        .contains("noise.detour_interval: \"constant(0ns)\" has mean 0"));
     assert!(with_cluster("[noise]\nlatency_jitter = \"exp(1us)\"\n")
         .starts_with("platform.toml: noise.latency_jitter: unknown distribution \"exp\""));
     assert!(with_cluster("[noise]\njitter = \"none\"\n").contains("unknown key \"jitter\" in [noise]"));
@@ -700,14 +569,8 @@ fn examples_dir() -> std::path::PathBuf {
 #[test]
 fn resolve_presets_and_files() {
     assert_eq!(Platform::resolve("ib100").unwrap(), presets::get("ib100").unwrap());
-    assert_eq!(
-        msg(Platform::resolve("nope.toml")),
-        r#"platform file "nope.toml" not found"#
-    );
-    assert_eq!(
-        msg(Platform::resolve("dir/nope")),
-        r#"platform file "dir/nope" not found"#
-    );
+    assert_eq!(msg(Platform::resolve("nope.toml")), r#"platform file "nope.toml" not found"#);
+    assert_eq!(msg(Platform::resolve("dir/nope")), r#"platform file "dir/nope" not found"#);
     assert_eq!(
         msg(Platform::resolve("infiniband")),
         "unknown platform preset \"infiniband\"; known presets: loggopsim, now1997, das1998, ib100, eth10g (or give \
@@ -741,10 +604,7 @@ fn resolve_presets_and_files() {
     let spec = tmp.to_str().unwrap().to_string();
     let e = msg(Platform::resolve(&spec));
     std::fs::remove_file(&tmp).unwrap();
-    assert_eq!(
-        e,
-        format!("{spec}: cluster.L: \"5\" has no unit; write a time such as 5us")
-    );
+    assert_eq!(e, format!("{spec}: cluster.L: \"5\" has no unit; write a time such as 5us"));
 }
 
 // ---------------------------------------------------------------- set
@@ -792,13 +652,7 @@ fn set_overrides() {
     p.set("clusters", "8").unwrap();
     p.set("ranks_per_node", "4").unwrap();
     assert!(msg(p.set("ranks_per_node", "3")).contains("3 does not divide the size 8 of cluster 0"));
-    assert_eq!(
-        p.shape,
-        Shape {
-            clusters: Some(vec![8]),
-            ranks_per_node: 4
-        }
-    );
+    assert_eq!(p.shape, Shape { clusters: Some(vec![8]), ranks_per_node: 4 });
     p.set("clusters", "all").unwrap();
     assert_eq!(p.shape.clusters, None);
 }
@@ -807,29 +661,10 @@ fn set_overrides() {
 fn set_all_adds_wide_area_links() {
     let mut p = presets::get("ib100").unwrap();
     // Order does not matter: the shape comes before the links it needs.
-    p.set_all(&[
-        ("clusters", "4x8"),
-        ("ranks_per_node", "2"),
-        ("wan_bandwidth", "1MB/s"),
-        ("wan_latency", "3ms"),
-    ])
-    .unwrap();
-    assert_eq!(
-        p.shape,
-        Shape {
-            clusters: Some(vec![8; 4]),
-            ranks_per_node: 2
-        }
-    );
-    assert_eq!(
-        p.wan,
-        Some(Wan {
-            shape: WanShape::Full,
-            latency: 3 * MS,
-            per_byte: PerByte(1_000_000_000),
-            hub: 0
-        })
-    );
+    p.set_all(&[("clusters", "4x8"), ("ranks_per_node", "2"), ("wan_bandwidth", "1MB/s"), ("wan_latency", "3ms")])
+        .unwrap();
+    assert_eq!(p.shape, Shape { clusters: Some(vec![8; 4]), ranks_per_node: 2 });
+    assert_eq!(p.wan, Some(Wan { shape: WanShape::Full, latency: 3 * MS, per_byte: PerByte(1_000_000_000), hub: 0 }));
     p.set("wan_shape", "star").unwrap();
     p.set("wan_hub", "3").unwrap();
     assert!(msg(p.set("wan_hub", "4")).contains("wan.hub: cluster 4 does not exist"));
@@ -856,13 +691,5 @@ fn set_all_adds_wide_area_links() {
         ("wan_shape", "star"),
     ])
     .unwrap();
-    assert_eq!(
-        q.wan,
-        Some(Wan {
-            shape: WanShape::Star,
-            latency: MS,
-            per_byte: PerByte(1_000_000),
-            hub: 2
-        })
-    );
+    assert_eq!(q.wan, Some(Wan { shape: WanShape::Star, latency: MS, per_byte: PerByte(1_000_000), hub: 2 }));
 }

@@ -12,18 +12,8 @@ use pyo3::prelude::*;
 use std::collections::HashMap;
 
 create_exception!(_core, NetsensError, PyException, "Base class of every netsens error.");
-create_exception!(
-    _core,
-    InputError,
-    NetsensError,
-    "Invalid input: a value, file, flag or schedule."
-);
-create_exception!(
-    _core,
-    DeadlockError,
-    NetsensError,
-    "The simulated program cannot finish."
-);
+create_exception!(_core, InputError, NetsensError, "Invalid input: a value, file, flag or schedule.");
+create_exception!(_core, DeadlockError, NetsensError, "The simulated program cannot finish.");
 
 fn to_py(e: Error) -> PyErr {
     match e {
@@ -55,10 +45,7 @@ fn run_text(
     let r = run_schedule(&s, &p, &RunOptions { seed, matrix })?;
     let mut v = serde_json::to_value(&r).expect("results serialize");
     let obj = v.as_object_mut().expect("a result is an object");
-    obj.insert(
-        "platform".into(),
-        serde_json::to_value(&p).expect("platforms serialize"),
-    );
+    obj.insert("platform".into(), serde_json::to_value(&p).expect("platforms serialize"));
     obj.insert("platform_name".into(), p.name.clone().into());
     obj.insert(
         "workload".into(),
@@ -80,8 +67,7 @@ fn run_goal(
 ) -> PyResult<String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| InputError::new_err(format!("cannot read GOAL file \"{path}\": {}", io_reason(&e))))?;
-    py.detach(|| run_text(&text, path, platform, overrides, seed, matrix))
-        .map_err(to_py)
+    py.detach(|| run_text(&text, path, platform, overrides, seed, matrix)).map_err(to_py)
 }
 
 /// Run GOAL text (`name` labels it in errors); returns the result as a JSON string.
@@ -96,8 +82,7 @@ fn run_goal_text(
     seed: u64,
     matrix: bool,
 ) -> PyResult<String> {
-    py.detach(|| run_text(text, name, platform, overrides, seed, matrix))
-        .map_err(to_py)
+    py.detach(|| run_text(text, name, platform, overrides, seed, matrix)).map_err(to_py)
 }
 
 /// The resolved platform as TOML with units on every value.
@@ -111,18 +96,13 @@ fn platform_toml(spec: &str, overrides: Option<HashMap<String, String>>) -> PyRe
 #[pyfunction]
 #[pyo3(signature = (spec, overrides=None))]
 fn platform_json(spec: &str, overrides: Option<HashMap<String, String>>) -> PyResult<String> {
-    platform_with(spec, overrides)
-        .map(|p| serde_json::to_string(&p).expect("platforms serialize"))
-        .map_err(to_py)
+    platform_with(spec, overrides).map(|p| serde_json::to_string(&p).expect("platforms serialize")).map_err(to_py)
 }
 
 /// (name, description) of every platform preset.
 #[pyfunction]
 fn presets_list() -> Vec<(String, String)> {
-    presets::list()
-        .into_iter()
-        .map(|(n, d)| (n.to_string(), d.to_string()))
-        .collect()
+    presets::list().into_iter().map(|(n, d)| (n.to_string(), d.to_string())).collect()
 }
 
 fn io_reason(e: &std::io::Error) -> String {

@@ -141,6 +141,9 @@ pub struct Core {
     rec: Recorder,
     events: u64,
     seed: u64,
+    /// When the op being reported to the front end started (for `started`) or
+    /// finished (for `done`); ops it enables are ready no earlier.
+    release: Time,
 }
 
 impl Core {
@@ -176,6 +179,7 @@ impl Core {
             rec: Recorder::new(n, nclusters, opts.matrix),
             events: 0,
             seed: opts.seed,
+            release: 0,
         })
     }
 
@@ -194,15 +198,14 @@ impl Core {
         self.posted[host as usize].iter().map(|p| p.op)
     }
 
-    /// Queue `id` as ready at its host's clock (a send also waits for its NIC).
+    /// Queue `id` as ready at its host's clock (a send also waits for its NIC), and
+    /// never before the op that released it started or finished: on a host with
+    /// several CPUs the other CPU's clock may be behind (LogGOPSim would start the
+    /// op in the past).
     #[inline]
     pub fn enable(&mut self, id: OpId, d: &OpDesc) {
-        let c = self.cpu[self.ci(d.rank, d.cpu)];
-        let t = if d.kind == OpKind::Send {
-            c.max(self.nic_s[self.ni(d.rank, d.nic)])
-        } else {
-            c
-        };
+        let c = self.cpu[self.ci(d.rank, d.cpu)].max(self.release);
+        let t = if d.kind == OpKind::Send { c.max(self.nic_s[self.ni(d.rank, d.nic)]) } else { c };
         self.queue.push(t, EventKind::Ready, id, 0, 0);
     }
 
@@ -247,11 +250,7 @@ impl Core {
     #[inline]
     fn params(&self, a: u32, b: u32) -> (LevelParams, Level) {
         let level = self.layout.level(a, b);
-        let p = if level == Level::Node {
-            &self.node_params
-        } else {
-            &self.cluster_params
-        };
+        let p = if level == Level::Node { &self.node_params } else { &self.cluster_params };
         (p.clone(), level)
     }
 
@@ -319,6 +318,18 @@ impl Core {
         self.queue.push(ta, EventKind::Arrive, id, phase as u8, 0);
     }
 
+    #[inline]
+    fn started<F: Frontend>(&mut self, front: &mut F, id: OpId, at: Time) {
+        self.release = at;
+        front.started(self, id);
+    }
+
+    #[inline]
+    fn done<F: Frontend>(&mut self, front: &mut F, id: OpId, at: Time) {
+        self.release = at;
+        front.done(self, id);
+    }
+
     // ---- event handlers ----------------------------------------------------------
 
     fn on_send<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
@@ -356,15 +367,16 @@ impl Core {
             self.rec.control_messages += 1;
         }
         self.inject(id, phase, level, ev.time + p.overhead, &p);
-        front.started(self, ev.id);
+        let at = self.cpu[c];
+        self.started(front, ev.id, ev.time);
         if phase == Phase::Eager {
-            front.done(self, ev.id);
+            self.done(front, ev.id, at);
         }
     }
 
     fn on_recv<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
         let host = d.rank;
-        front.started(self, ev.id);
+        self.started(front, ev.id, ev.time);
         let q = &self.unexpected[host as usize];
         let pos = q.iter().position(|&m| {
             let m = &self.msgs[m as usize];
@@ -372,16 +384,10 @@ impl Core {
         });
         match pos {
             Some(pos) => {
-                let m = self.unexpected[host as usize]
-                    .remove(pos)
-                    .expect("position is in range");
-                self.matched(m, ev.id, ev.time, front);
+                let m = self.unexpected[host as usize].remove(pos).expect("position is in range");
+                self.matched(m, ev.id, ev.time, ev.time, front);
             }
-            None => self.posted[host as usize].push_back(Posted {
-                op: ev.id,
-                src: d.peer,
-                tag: d.tag,
-            }),
+            None => self.posted[host as usize].push_back(Posted { op: ev.id, src: d.peer, tag: d.tag }),
         }
     }
 
@@ -392,18 +398,14 @@ impl Core {
             self.queue.defer(ev, self.cpu[c]);
             return;
         }
-        let dur = if self.cpu_speed == 1.0 {
-            d.size
-        } else {
-            (d.size as f64 / self.cpu_speed).round() as Time
-        };
+        let dur = if self.cpu_speed == 1.0 { d.size } else { (d.size as f64 / self.cpu_speed).round() as Time };
         let extra = self.noise.detour(host, ev.time, dur);
         self.cpu[c] = ev.time + dur + extra;
         let r = &mut self.rec.ranks[host as usize];
         r.compute_ps += dur;
         r.noise_ps += extra;
-        front.started(self, ev.id);
-        front.done(self, ev.id);
+        self.started(front, ev.id, ev.time);
+        self.done(front, ev.id, self.cpu[c]);
     }
 
     /// A message reaches the wide-area link out of cluster `ev.aux`.
@@ -461,14 +463,12 @@ impl Core {
                     (m.src as i32, m.tag)
                 };
                 let q = &mut self.posted[host as usize];
-                let pos = q
-                    .iter()
-                    .position(|r| (r.src == ANY || r.src == src) && (r.tag == ANY || r.tag == tag));
+                let pos = q.iter().position(|r| (r.src == ANY || r.src == src) && (r.tag == ANY || r.tag == tag));
                 match pos {
                     Some(pos) => {
                         let recv = q.remove(pos).expect("position is in range").op;
                         let now = ev.time;
-                        self.matched(ev.id, recv, now, front);
+                        self.matched(ev.id, recv, now, self.cpu[c], front);
                     }
                     None => self.unexpected[host as usize].push_back(ev.id),
                 }
@@ -485,13 +485,14 @@ impl Core {
                 };
                 self.rec.received(host, size);
                 self.free_msgs.push(ev.id);
-                front.done(self, recv);
+                self.done(front, recv, self.cpu[c]);
             }
         }
     }
 
-    /// Message `id` (Eager, Direct or Rts) met receive `recv` at time `t`.
-    fn matched<F: Frontend>(&mut self, id: u32, recv: OpId, t: Time, front: &mut F) {
+    /// Message `id` (Eager, Direct or Rts) met receive `recv` at time `t`; a data
+    /// message completes the receive at `recv_done`.
+    fn matched<F: Frontend>(&mut self, id: u32, recv: OpId, t: Time, recv_done: Time, front: &mut F) {
         let (phase, src, dst, size, send_op, mcpu, mnic) = {
             let m = &mut self.msgs[id as usize];
             m.recv_op = recv;
@@ -511,13 +512,13 @@ impl Core {
                 self.nic_s[n] = self.nic_s[n].max(t);
                 self.rec.received(dst, size);
                 self.free_msgs.push(id);
-                front.done(self, send_op);
-                front.done(self, recv);
+                self.done(front, send_op, t);
+                self.done(front, recv, recv_done);
             }
             _ => {
                 self.rec.received(dst, size);
                 self.free_msgs.push(id);
-                front.done(self, recv);
+                self.done(front, recv, recv_done);
             }
         }
     }
@@ -546,7 +547,7 @@ impl Core {
         self.charge_send(from, c, n, ev.time, wire, &p);
         self.inject(ev.id, phase, level, ev.time + p.overhead, &p);
         if phase == Phase::Data {
-            front.done(self, send_op);
+            self.done(front, send_op, self.cpu[c]);
         }
     }
 
@@ -566,15 +567,8 @@ impl Core {
         if total == 0 {
             return Ok(());
         }
-        let more = if total > shown.len() {
-            format!(" and {} more", total - shown.len())
-        } else {
-            String::new()
-        };
-        Err(Error::Deadlock(format!(
-            "{total} message(s) were sent but never received: {}{more}",
-            shown.join(", ")
-        )))
+        let more = if total > shown.len() { format!(" and {} more", total - shown.len()) } else { String::new() };
+        Err(Error::Deadlock(format!("{total} message(s) were sent but never received: {}{more}", shown.join(", "))))
     }
 }
 
@@ -593,9 +587,7 @@ mod tests {
         core.arrive_at(1, Phase::Eager, 0, 1, 50);
         // Another pair is not held back.
         core.arrive_at(2, Phase::Eager, 2, 1, 60);
-        let order: Vec<(Time, u32)> = std::iter::from_fn(|| core.queue.pop())
-            .map(|e| (e.time, e.id))
-            .collect();
+        let order: Vec<(Time, u32)> = std::iter::from_fn(|| core.queue.pop()).map(|e| (e.time, e.id)).collect();
         assert_eq!(order, vec![(60, 2), (100, 0), (100, 1)]);
     }
 }

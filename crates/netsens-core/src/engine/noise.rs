@@ -56,11 +56,7 @@ impl NoiseState {
     fn draw(&mut self, dist_is_wan: bool, id: u64) -> Time {
         let seed = self.seed;
         let rng = self.streams.entry(id).or_insert_with(|| Self::stream(seed, id));
-        let dist: &Dist = if dist_is_wan {
-            &self.spec.wan_jitter
-        } else {
-            &self.spec.latency_jitter
-        };
+        let dist: &Dist = if dist_is_wan { &self.spec.wan_jitter } else { &self.spec.latency_jitter };
         dist.sample(rng)
     }
 

@@ -59,14 +59,7 @@ impl EventQueue {
     pub fn push(&mut self, time: Time, kind: EventKind, id: u32, phase: u8, aux: u16) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Event {
-            time,
-            seq,
-            id,
-            kind,
-            phase,
-            aux,
-        });
+        self.heap.push(Event { time, seq, id, kind, phase, aux });
     }
 
     /// Put an event back at a later time, keeping its place among equals.

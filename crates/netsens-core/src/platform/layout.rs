@@ -37,11 +37,7 @@ impl Layout {
                 )));
             }
             if sizes.len() > u16::MAX as usize {
-                return Err(Error::Input(format!(
-                    "{} clusters; at most {} are supported",
-                    sizes.len(),
-                    u16::MAX
-                )));
+                return Err(Error::Input(format!("{} clusters; at most {} are supported", sizes.len(), u16::MAX)));
             }
             nclusters = sizes.len();
             if nclusters > 1 {
@@ -57,22 +53,10 @@ impl Layout {
             }
         }
         if rpn > 1 && !ranks.is_multiple_of(rpn) {
-            return Err(Error::Input(format!(
-                "ranks_per_node = {rpn} does not divide the workload's {ranks} ranks"
-            )));
+            return Err(Error::Input(format!("ranks_per_node = {rpn} does not divide the workload's {ranks} ranks")));
         }
-        let (wan_shape, hub) = platform
-            .wan
-            .as_ref()
-            .map(|w| (w.shape, w.hub))
-            .unwrap_or((WanShape::Full, 0));
-        Ok(Layout {
-            ranks_per_node: rpn,
-            cluster_of,
-            nclusters,
-            wan_shape,
-            hub,
-        })
+        let (wan_shape, hub) = platform.wan.as_ref().map(|w| (w.shape, w.hub)).unwrap_or((WanShape::Full, 0));
+        Ok(Layout { ranks_per_node: rpn, cluster_of, nclusters, wan_shape, hub })
     }
 
     pub fn nclusters(&self) -> usize {

@@ -51,36 +51,20 @@ impl Dist {
             return Err(input_err!("{param}: \"{t}\" is not a distribution; {DIST_EXAMPLE}"));
         };
         let Some(inner) = rest.strip_suffix(')') else {
-            return Err(input_err!(
-                "{param}: \"{t}\" is missing its closing parenthesis; {DIST_EXAMPLE}"
-            ));
+            return Err(input_err!("{param}: \"{t}\" is missing its closing parenthesis; {DIST_EXAMPLE}"));
         };
         let name = name.trim();
         let arity = match name {
             "constant" | "exponential" => 1,
             "uniform" | "normal" | "lognormal" => 2,
-            _ => {
-                return Err(input_err!(
-                    "{param}: unknown distribution \"{name}\" in \"{t}\"; {DIST_EXAMPLE}"
-                ))
-            }
+            _ => return Err(input_err!("{param}: unknown distribution \"{name}\" in \"{t}\"; {DIST_EXAMPLE}")),
         };
-        let args: Vec<&str> = if inner.trim().is_empty() {
-            Vec::new()
-        } else {
-            inner.split(',').collect()
-        };
+        let args: Vec<&str> = if inner.trim().is_empty() { Vec::new() } else { inner.split(',').collect() };
         if args.len() != arity {
             let what = if arity == 1 { "1 time" } else { "2 times" };
-            return Err(input_err!(
-                "{param}: {name} takes {what}, got {} in \"{t}\"; {DIST_EXAMPLE}",
-                args.len()
-            ));
+            return Err(input_err!("{param}: {name} takes {what}, got {} in \"{t}\"; {DIST_EXAMPLE}", args.len()));
         }
-        let args = args
-            .iter()
-            .map(|a| parse_time(param, a))
-            .collect::<Result<Vec<Time>>>()?;
+        let args = args.iter().map(|a| parse_time(param, a)).collect::<Result<Vec<Time>>>()?;
         Ok(match name {
             "constant" => Dist::Constant(args[0]),
             "exponential" => Dist::Exponential(args[0]),

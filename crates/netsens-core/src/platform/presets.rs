@@ -7,26 +7,11 @@ use super::{LevelParams, Noise, Platform, Rendezvous, Shape, Wan, WanShape};
 use crate::time::{PerByte, Time, NS, US};
 
 const PRESETS: &[(&str, &str)] = &[
-    (
-        "loggopsim",
-        "LogGOPSim's defaults: L=2.5us o=1.5us g=1us G=6ns/B S=65535B, its own rendezvous",
-    ),
-    (
-        "now1997",
-        "Berkeley NOW, Myrinet + Active Messages (Martin et al., ISCA'97): L=5us o=2.9us g=5.8us 38MB/s",
-    ),
-    (
-        "das1998",
-        "DAS, 4 Myrinet clusters of 8 joined by 0.55MB/s, 1.375ms ATM links (Plaat, Bal, Hofman 1998)",
-    ),
-    (
-        "ib100",
-        "100 Gbit/s InfiniBand (EDR/HDR100 class), typical MPI figures: L=600ns o=200ns",
-    ),
-    (
-        "eth10g",
-        "10 Gbit/s Ethernet with a kernel TCP stack, typical MPI-over-TCP figures: L=10us o=5us",
-    ),
+    ("loggopsim", "LogGOPSim's defaults: L=2.5us o=1.5us g=1us G=6ns/B S=65535B, its own rendezvous"),
+    ("now1997", "Berkeley NOW, Myrinet + Active Messages (Martin et al., ISCA'97): L=5us o=2.9us g=5.8us 38MB/s"),
+    ("das1998", "DAS, 4 Myrinet clusters of 8 joined by 0.55MB/s, 1.375ms ATM links (Plaat, Bal, Hofman 1998)"),
+    ("ib100", "100 Gbit/s InfiniBand (EDR/HDR100 class), typical MPI figures: L=600ns o=200ns"),
+    ("eth10g", "10 Gbit/s Ethernet with a kernel TCP stack, typical MPI-over-TCP figures: L=10us o=5us"),
 ];
 
 /// (name, one-line description) of every preset.
@@ -42,14 +27,7 @@ pub fn get(name: &str) -> Option<Platform> {
         // S=65535 bytes), with its own rendezvous protocol.
         "loggopsim" => single(
             name,
-            level(
-                2500 * NS,
-                1500 * NS,
-                1000 * NS,
-                PerByte::from_ps(6000),
-                PerByte::ZERO,
-                65535,
-            ),
+            level(2500 * NS, 1500 * NS, 1000 * NS, PerByte::from_ps(6000), PerByte::ZERO, 65535),
             Rendezvous::Loggopsim,
         ),
         // Berkeley NOW baseline of Martin, Vahdat, Culler, Anderson, "Effects of
@@ -61,14 +39,7 @@ pub fn get(name: &str) -> Option<Platform> {
         // suite's message sizes so that messages stay eager as on the NOW.
         "now1997" => single(
             name,
-            level(
-                5 * US,
-                2900 * NS,
-                5800 * NS,
-                bandwidth(38_000_000),
-                PerByte::ZERO,
-                64 * 1024,
-            ),
+            level(5 * US, 2900 * NS, 5800 * NS, bandwidth(38_000_000), PerByte::ZERO, 64 * 1024),
             Rendezvous::Handshake,
         ),
         // DAS as used by Plaat, Bal, Hofman, "Bandwidth and latency sensitivity of
@@ -80,16 +51,8 @@ pub fn get(name: &str) -> Option<Platform> {
         // level over TCP, and one-way latency 1.375 ms (the paper's 2.5–3 ms round trip
         // between the furthest sites: midpoint 2.75 ms, halved).
         "das1998" => Platform {
-            shape: Shape {
-                clusters: Some(vec![8; 4]),
-                ranks_per_node: 1,
-            },
-            wan: Some(Wan {
-                shape: WanShape::Full,
-                latency: 1375 * US,
-                per_byte: bandwidth(550_000),
-                hub: 0,
-            }),
+            shape: Shape { clusters: Some(vec![8; 4]), ranks_per_node: 1 },
+            wan: Some(Wan { shape: WanShape::Full, latency: 1375 * US, per_byte: bandwidth(550_000), hub: 0 }),
             ..single(
                 name,
                 level(14 * US, 2 * US, 2 * US, bandwidth(50_000_000), PerByte::ZERO, 64 * 1024),
@@ -102,14 +65,7 @@ pub fn get(name: &str) -> Option<Platform> {
         // measurement of one machine.
         "ib100" => single(
             name,
-            level(
-                600 * NS,
-                200 * NS,
-                50 * NS,
-                PerByte::from_ps(80),
-                PerByte::ZERO,
-                16 * 1024,
-            ),
+            level(600 * NS, 200 * NS, 50 * NS, PerByte::from_ps(80), PerByte::ZERO, 16 * 1024),
             Rendezvous::Handshake,
         ),
         // 10 Gbit/s Ethernet with a kernel TCP stack: representative published
@@ -118,14 +74,7 @@ pub fn get(name: &str) -> Option<Platform> {
         // 64 KiB), not a measurement of one machine.
         "eth10g" => single(
             name,
-            level(
-                10 * US,
-                5 * US,
-                2 * US,
-                PerByte::from_ps(800),
-                PerByte::from_ps(100),
-                64 * 1024,
-            ),
+            level(10 * US, 5 * US, 2 * US, PerByte::from_ps(800), PerByte::from_ps(100), 64 * 1024),
             Rendezvous::Handshake,
         ),
         _ => return None,
@@ -134,14 +83,7 @@ pub fn get(name: &str) -> Option<Platform> {
 }
 
 fn level(l: Time, o: Time, g: Time, big_g: PerByte, big_o: PerByte, s: u64) -> LevelParams {
-    LevelParams {
-        latency: l,
-        overhead: o,
-        gap: g,
-        gap_per_byte: big_g,
-        overhead_per_byte: big_o,
-        eager_limit: s,
-    }
+    LevelParams { latency: l, overhead: o, gap: g, gap_per_byte: big_g, overhead_per_byte: big_o, eager_limit: s }
 }
 
 /// 1 / (`bytes_per_s` B/s) in fs/B, rounded to nearest (as `parse_per_byte` does).
@@ -157,10 +99,7 @@ fn single(name: &str, cluster: LevelParams, rendezvous: Rendezvous) -> Platform 
         node: None,
         cluster,
         wan: None,
-        shape: Shape {
-            clusters: None,
-            ranks_per_node: 1,
-        },
+        shape: Shape { clusters: None, ranks_per_node: 1 },
         cpu_speed: 1.0,
         rendezvous,
         noise: Noise::none(),

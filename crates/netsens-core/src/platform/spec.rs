@@ -47,17 +47,7 @@ use crate::units::{
 use std::fmt::Write as _;
 use toml::{Table, Value};
 
-const TOP_KEYS: &[&str] = &[
-    "name",
-    "base",
-    "rendezvous",
-    "cpu_speed",
-    "cluster",
-    "node",
-    "shape",
-    "wan",
-    "noise",
-];
+const TOP_KEYS: &[&str] = &["name", "base", "rendezvous", "cpu_speed", "cluster", "node", "shape", "wan", "noise"];
 const LEVEL_KEYS: &[&str] = &["L", "o", "g", "G", "O", "S"];
 const SHAPE_KEYS: &[&str] = &["clusters", "ranks_per_node"];
 const WAN_KEYS: &[&str] = &["shape", "latency", "bandwidth", "hub"];
@@ -112,15 +102,8 @@ fn path(section: &str, key: &str) -> String {
 fn check_keys(table: &Table, section: &str, accepted: &[&str]) -> Result<()> {
     for key in table.keys() {
         if !accepted.contains(&key.as_str()) {
-            let place = if section.is_empty() {
-                String::new()
-            } else {
-                format!(" in [{section}]")
-            };
-            return Err(input_err!(
-                "unknown key \"{key}\"{place}; accepted keys: {}",
-                accepted.join(", ")
-            ));
+            let place = if section.is_empty() { String::new() } else { format!(" in [{section}]") };
+            return Err(input_err!("unknown key \"{key}\"{place}; accepted keys: {}", accepted.join(", ")));
         }
     }
     Ok(())
@@ -131,10 +114,7 @@ fn section<'a>(doc: &'a Table, name: &str) -> Result<Option<&'a Table>> {
     match doc.get(name) {
         None => Ok(None),
         Some(Value::Table(t)) => Ok(Some(t)),
-        Some(v) => Err(input_err!(
-            "{name}: expected a section [{name}], found a {}",
-            v.type_str()
-        )),
+        Some(v) => Err(input_err!("{name}: expected a section [{name}], found a {}", v.type_str())),
     }
 }
 
@@ -145,10 +125,7 @@ fn text(p: &str, v: &Value, example: &str) -> Result<String> {
         Value::String(s) => Ok(s.clone()),
         Value::Integer(i) => Ok(i.to_string()),
         Value::Float(f) => Ok(f.to_string()),
-        other => Err(input_err!(
-            "{p}: expected a string such as \"{example}\", found a {}",
-            other.type_str()
-        )),
+        other => Err(input_err!("{p}: expected a string such as \"{example}\", found a {}", other.type_str())),
     }
 }
 
@@ -156,10 +133,7 @@ fn text(p: &str, v: &Value, example: &str) -> Result<String> {
 fn string<'a>(p: &str, v: &'a Value, example: &str) -> Result<&'a str> {
     match v {
         Value::String(s) => Ok(s),
-        other => Err(input_err!(
-            "{p}: expected a string such as \"{example}\", found a {}",
-            other.type_str()
-        )),
+        other => Err(input_err!("{p}: expected a string such as \"{example}\", found a {}", other.type_str())),
     }
 }
 
@@ -167,14 +141,9 @@ fn string<'a>(p: &str, v: &'a Value, example: &str) -> Result<&'a str> {
 fn count(p: &str, v: &Value, example: &str) -> Result<u64> {
     match v {
         Value::Integer(i) if *i >= 0 => Ok(*i as u64),
-        Value::Integer(i) => Err(input_err!(
-            "{p}: {i} is negative; write a whole number such as {example}"
-        )),
+        Value::Integer(i) => Err(input_err!("{p}: {i} is negative; write a whole number such as {example}")),
         Value::String(s) => parse_count(p, s, example),
-        other => Err(input_err!(
-            "{p}: expected a whole number such as {example}, found a {}",
-            other.type_str()
-        )),
+        other => Err(input_err!("{p}: expected a whole number such as {example}, found a {}", other.type_str())),
     }
 }
 
@@ -188,9 +157,7 @@ fn parse_rendezvous(p: &str, s: &str) -> Result<Rendezvous> {
     match s.trim() {
         "handshake" => Ok(Rendezvous::Handshake),
         "loggopsim" => Ok(Rendezvous::Loggopsim),
-        other => Err(input_err!(
-            "{p}: unknown rendezvous protocol \"{other}\"; write handshake or loggopsim"
-        )),
+        other => Err(input_err!("{p}: unknown rendezvous protocol \"{other}\"; write handshake or loggopsim")),
     }
 }
 
@@ -199,9 +166,7 @@ fn parse_wan_shape(p: &str, s: &str) -> Result<WanShape> {
         "full" => Ok(WanShape::Full),
         "star" => Ok(WanShape::Star),
         "ring" => Ok(WanShape::Ring),
-        other => Err(input_err!(
-            "{p}: unknown wide-area shape \"{other}\"; write full, star or ring"
-        )),
+        other => Err(input_err!("{p}: unknown wide-area shape \"{other}\"; write full, star or ring")),
     }
 }
 
@@ -232,11 +197,7 @@ pub fn parse_clusters(p: &str, s: &str) -> Result<Option<Vec<u32>>> {
     };
     let sizes = if let Some((n, m)) = t.split_once('x') {
         let n = match n.trim().parse::<u32>() {
-            Ok(0) => {
-                return Err(input_err!(
-                    "{p}: the number of clusters must be positive, got 0 in \"{t}\""
-                ))
-            }
+            Ok(0) => return Err(input_err!("{p}: the number of clusters must be positive, got 0 in \"{t}\"")),
             Ok(n) => n,
             Err(_) => return Err(input_err!("{p}: \"{t}\" is not a list of cluster sizes; {example}")),
         };
@@ -251,10 +212,7 @@ pub fn parse_clusters(p: &str, s: &str) -> Result<Option<Vec<u32>>> {
 fn check_total(p: &str, sizes: &[u32]) -> Result<()> {
     let total: u64 = sizes.iter().map(|&n| u64::from(n)).sum();
     if total > u64::from(u32::MAX) {
-        return Err(input_err!(
-            "{p}: {total} ranks in all is too many (at most {})",
-            u32::MAX
-        ));
+        return Err(input_err!("{p}: {total} ranks in all is too many (at most {})", u32::MAX));
     }
     Ok(())
 }
@@ -266,10 +224,7 @@ fn clusters_value(p: &str, v: &Value) -> Result<Option<Vec<u32>>> {
         match x {
             Value::Integer(i) if *i > 0 && *i <= i64::from(u32::MAX) => Ok(*i as u32),
             Value::Integer(i) => Err(input_err!("{p}: cluster sizes must be positive whole numbers, got {i}")),
-            other => Err(input_err!(
-                "{p}: cluster sizes must be whole numbers, found a {}",
-                other.type_str()
-            )),
+            other => Err(input_err!("{p}: cluster sizes must be whole numbers, found a {}", other.type_str())),
         }
     };
     match v {
@@ -281,10 +236,7 @@ fn clusters_value(p: &str, v: &Value) -> Result<Option<Vec<u32>>> {
             check_total(p, &sizes)?;
             Ok(Some(sizes))
         }
-        other => Err(input_err!(
-            "{p}: expected \"4x8\" or a list such as [8, 8, 16], found a {}",
-            other.type_str()
-        )),
+        other => Err(input_err!("{p}: expected \"4x8\" or a list such as [8, 8, 16], found a {}", other.type_str())),
     }
 }
 
@@ -338,11 +290,7 @@ fn wan(table: &Table, start: Option<&Wan>) -> Result<Wan> {
     let latency = match (table.get("latency"), start) {
         (Some(v), _) => parse_time("wan.latency", &text("wan.latency", v, "3ms")?)?,
         (None, Some(w)) => w.latency,
-        (None, None) => {
-            return Err(input_err!(
-                "wan.latency is missing; write a time such as latency = \"3ms\""
-            ))
-        }
+        (None, None) => return Err(input_err!("wan.latency is missing; write a time such as latency = \"3ms\"")),
     };
     let per_byte = match (table.get("bandwidth"), start) {
         (Some(v), _) => parse_per_byte("wan.bandwidth", &text("wan.bandwidth", v, "1MB/s")?)?,
@@ -364,12 +312,7 @@ fn wan(table: &Table, start: Option<&Wan>) -> Result<Wan> {
             _ => 0,
         },
     };
-    Ok(Wan {
-        shape,
-        latency,
-        per_byte,
-        hub,
-    })
+    Ok(Wan { shape, latency, per_byte, hub })
 }
 
 fn noise(table: &Table, start: Noise) -> Result<Noise> {
@@ -397,10 +340,7 @@ fn from_table(doc: &Table, origin: &str) -> Result<Platform> {
         Some(v) => {
             let name = string("base", v, "now1997")?;
             Some(presets::get(name).ok_or_else(|| {
-                input_err!(
-                    "base: unknown platform preset \"{name}\"; known presets: {}",
-                    preset_names()
-                )
+                input_err!("base: unknown platform preset \"{name}\"; known presets: {}", preset_names())
             })?)
         }
     };
@@ -437,13 +377,7 @@ fn from_table(doc: &Table, origin: &str) -> Result<Platform> {
         Some(t) => Some(level(t, "node", Some(base_node.unwrap_or(&cluster)), "")?),
         None => base_node.cloned(),
     };
-    let base_shape = base.as_ref().map_or(
-        Shape {
-            clusters: None,
-            ranks_per_node: 1,
-        },
-        |b| b.shape.clone(),
-    );
+    let base_shape = base.as_ref().map_or(Shape { clusters: None, ranks_per_node: 1 }, |b| b.shape.clone());
     let shape = match section(doc, "shape")? {
         Some(t) => {
             check_keys(t, "shape", SHAPE_KEYS)?;
@@ -470,16 +404,7 @@ fn from_table(doc: &Table, origin: &str) -> Result<Platform> {
         Some(t) => noise(t, base_noise)?,
         None => base_noise,
     };
-    let p = Platform {
-        name,
-        node,
-        cluster,
-        wan,
-        shape,
-        cpu_speed,
-        rendezvous,
-        noise,
-    };
+    let p = Platform { name, node, cluster, wan, shape, cpu_speed, rendezvous, noise };
     p.validate()?;
     Ok(p)
 }
@@ -499,12 +424,8 @@ fn write_level(out: &mut String, section: &str, l: &LevelParams) {
     let _ = writeln!(out, "L = \"{}\"", format_time(l.latency));
     let _ = writeln!(out, "o = \"{}\"", format_time(l.overhead));
     let _ = writeln!(out, "g = \"{}\"", format_time(l.gap));
-    let _ = writeln!(
-        out,
-        "G = \"{}\"  # ~{}",
-        format_per_byte(l.gap_per_byte),
-        format_bandwidth_approx(l.gap_per_byte)
-    );
+    let _ =
+        writeln!(out, "G = \"{}\"  # ~{}", format_per_byte(l.gap_per_byte), format_bandwidth_approx(l.gap_per_byte));
     let _ = writeln!(out, "O = \"{}\"", format_per_byte(l.overhead_per_byte));
     let _ = writeln!(out, "S = \"{}\"", format_size(l.eager_limit));
 }
@@ -513,15 +434,9 @@ impl Platform {
     /// Parse and validate a platform TOML document; `origin` names it in errors.
     pub fn from_toml(text: &str, origin: &str) -> Result<Platform> {
         let doc: Table = text.parse().map_err(|e: toml::de::Error| {
-            let line = e
-                .span()
-                .map_or(1, |s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            let line = e.span().map_or(1, |s| text[..s.start.min(text.len())].matches('\n').count() + 1);
             let msg = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
-            Error::Parse {
-                file: origin.to_string(),
-                line,
-                msg: format!("malformed TOML: {msg}"),
-            }
+            Error::Parse { file: origin.to_string(), line, msg: format!("malformed TOML: {msg}") }
         })?;
         from_table(&doc, origin).map_err(|e| with_origin(origin, e))
     }
@@ -539,10 +454,7 @@ impl Platform {
             return Platform::from_toml(&text, spec);
         }
         presets::get(spec).ok_or_else(|| {
-            input_err!(
-                "unknown platform preset \"{spec}\"; known presets: {} (or give a .toml file)",
-                preset_names()
-            )
+            input_err!("unknown platform preset \"{spec}\"; known presets: {} (or give a .toml file)", preset_names())
         })
     }
 
@@ -570,9 +482,7 @@ impl Platform {
         let mut p = self.clone();
         if p.wan.is_none() {
             let last = |k: &str| overrides.iter().rev().find(|(key, _)| *key == k).map(|(_, v)| *v);
-            let uses_wan = overrides
-                .iter()
-                .find(|(k, _)| k.starts_with("wan_") && SET_KEYS.contains(k));
+            let uses_wan = overrides.iter().find(|(k, _)| k.starts_with("wan_") && SET_KEYS.contains(k));
             match (last("wan_latency"), last("wan_bandwidth"), uses_wan) {
                 (Some(l), Some(b), _) => {
                     p.wan = Some(Wan {
@@ -670,12 +580,7 @@ impl Platform {
             "wan_jitter" => self.noise.wan_jitter = Dist::parse(key, value)?,
             "detour_interval" => self.noise.detour_interval = Dist::parse(key, value)?,
             "detour_duration" => self.noise.detour_duration = Dist::parse(key, value)?,
-            _ => {
-                return Err(input_err!(
-                    "unknown platform parameter \"{key}\"; accepted: {}",
-                    SET_KEYS.join(", ")
-                ))
-            }
+            _ => return Err(input_err!("unknown platform parameter \"{key}\"; accepted: {}", SET_KEYS.join(", "))),
         }
         Ok(())
     }
@@ -686,10 +591,7 @@ impl Platform {
     /// duration given together with a positive mean interval. Errors name TOML fields.
     pub fn validate(&self) -> Result<()> {
         if !(self.cpu_speed.is_finite() && self.cpu_speed > 0.0) {
-            return Err(input_err!(
-                "cpu_speed: must be a finite number above 0, got {}",
-                self.cpu_speed
-            ));
+            return Err(input_err!("cpu_speed: must be a finite number above 0, got {}", self.cpu_speed));
         }
         let rpn = self.shape.ranks_per_node;
         if rpn == 0 {
@@ -701,9 +603,7 @@ impl Platform {
             }
             for (i, &n) in sizes.iter().enumerate() {
                 if n == 0 {
-                    return Err(input_err!(
-                        "shape.clusters: cluster {i} has 0 ranks; sizes must be positive"
-                    ));
+                    return Err(input_err!("shape.clusters: cluster {i} has 0 ranks; sizes must be positive"));
                 }
                 if n % rpn != 0 {
                     return Err(input_err!(
@@ -734,14 +634,10 @@ impl Platform {
         let nz = &self.noise;
         match (nz.detour_interval.is_none(), nz.detour_duration.is_none()) {
             (false, true) => {
-                return Err(input_err!(
-                    "noise.detour_interval is given without noise.detour_duration; give both"
-                ))
+                return Err(input_err!("noise.detour_interval is given without noise.detour_duration; give both"))
             }
             (true, false) => {
-                return Err(input_err!(
-                    "noise.detour_duration is given without noise.detour_interval; give both"
-                ))
+                return Err(input_err!("noise.detour_duration is given without noise.detour_interval; give both"))
             }
             (false, false) if nz.detour_interval.mean_ps() <= 0.0 => {
                 return Err(input_err!(

@@ -20,20 +20,13 @@ pub struct ScheduleFrontend<'a> {
 
 impl<'a> ScheduleFrontend<'a> {
     pub fn new(s: &'a Schedule) -> Self {
-        ScheduleFrontend {
-            s,
-            remaining: s.indegrees(),
-            done: 0,
-        }
+        ScheduleFrontend { s, remaining: s.indegrees(), done: 0 }
     }
 
     /// Satisfy the edges of `id` of one kind (start edges or done edges).
     #[inline]
     fn release(&mut self, core: &mut Core, id: OpId, on_start: bool) {
-        let (a, b) = (
-            self.s.edge_start[id as usize] as usize,
-            self.s.edge_start[id as usize + 1] as usize,
-        );
+        let (a, b) = (self.s.edge_start[id as usize] as usize, self.s.edge_start[id as usize + 1] as usize);
         for i in a..b {
             let (to, is_start) = edge_target(self.s.edges[i]);
             if is_start == on_start {
@@ -123,15 +116,8 @@ impl Frontend for ScheduleFrontend<'_> {
             }
             lines.push(line);
         }
-        let more = if stuck_ranks > 6 {
-            format!("; and {} more rank(s)", stuck_ranks - 6)
-        } else {
-            String::new()
-        };
-        Some(format!(
-            "deadlock: {stuck_ranks} rank(s) cannot finish: {}{more}",
-            lines.join("; ")
-        ))
+        let more = if stuck_ranks > 6 { format!("; and {} more rank(s)", stuck_ranks - 6) } else { String::new() };
+        Some(format!("deadlock: {stuck_ranks} rank(s) cannot finish: {}{more}", lines.join("; ")))
     }
 }
 

@@ -31,13 +31,7 @@ pub fn parse_goal(text: &str, file: &str) -> Result<Schedule> {
     let mut p = Parser::new(text);
     match p.run() {
         Ok(()) => {}
-        Err((line, msg)) => {
-            return Err(Error::Parse {
-                file: file.to_string(),
-                line,
-                msg,
-            })
-        }
+        Err((line, msg)) => return Err(Error::Parse { file: file.to_string(), line, msg }),
     }
     let builder = p.builder.take().expect("run() leaves a builder on success");
     builder.build().map_err(|e| match e {
@@ -74,11 +68,7 @@ struct Tok<'a> {
     line: usize,
 }
 
-const NO_TOK: Tok<'static> = Tok {
-    kind: Kind::Word,
-    text: "",
-    line: 0,
-};
+const NO_TOK: Tok<'static> = Tok { kind: Kind::Word, text: "", line: 0 };
 
 /// One statement: up to [`MAX_TOKENS`] tokens (extra ones are dropped; see there).
 struct Stmt<'a> {
@@ -245,11 +235,7 @@ impl<'a> Lexer<'a> {
                 self.pos += 1;
             }
             if st.n < MAX_TOKENS {
-                st.toks[st.n] = Tok {
-                    kind,
-                    text: &self.text[start..self.pos],
-                    line: self.line,
-                };
+                st.toks[st.n] = Tok { kind, text: &self.text[start..self.pos], line: self.line };
                 st.n += 1;
             }
             if kind == Kind::LBrace || kind == Kind::RBrace {
@@ -382,24 +368,18 @@ impl<'a> Parser<'a> {
     }
 
     fn run(&mut self) -> PResult<()> {
-        let mut st = Stmt {
-            toks: [NO_TOK; MAX_TOKENS],
-            n: 0,
-            end_line: 1,
-        };
+        let mut st = Stmt { toks: [NO_TOK; MAX_TOKENS], n: 0, end_line: 1 };
         while self.lex.statement(&mut st)? {
             self.statement(&st)?;
         }
         match self.state {
-            State::Start => Err((
-                1,
-                "no \"num_ranks <n>\" line; a GOAL file starts with one, e.g. \"num_ranks 2\"".into(),
-            )),
+            State::Start => {
+                Err((1, "no \"num_ranks <n>\" line; a GOAL file starts with one, e.g. \"num_ranks 2\"".into()))
+            }
             State::Top => Ok(()),
-            State::AwaitBrace(r, line) => Err((
-                line,
-                format!("expected \"{{\" after \"rank {r}\", found the end of the file"),
-            )),
+            State::AwaitBrace(r, line) => {
+                Err((line, format!("expected \"{{\" after \"rank {r}\", found the end of the file")))
+            }
             State::Block(r, line) => Err((
                 line,
                 format!(
@@ -425,28 +405,21 @@ impl<'a> Parser<'a> {
                     self.open_block(rank, first.line);
                     Ok(())
                 } else {
-                    Err((
-                        first.line,
-                        format!("expected \"{{\" after \"rank {rank}\", found {}", st.found(0)),
-                    ))
+                    Err((first.line, format!("expected \"{{\" after \"rank {rank}\", found {}", st.found(0))))
                 }
             }
             State::Start => {
                 if first.kind == Kind::Word && first.text == "num_ranks" {
                     self.num_ranks(st)
                 } else {
-                    Err((
-                        first.line,
-                        format!("expected \"num_ranks <n>\" before anything else, found {}", st.found(0)),
-                    ))
+                    Err((first.line, format!("expected \"num_ranks <n>\" before anything else, found {}", st.found(0))))
                 }
             }
             State::Top => match first.kind {
                 Kind::Word if first.text == "rank" => self.rank_header(st),
-                Kind::Word if first.text == "num_ranks" => Err((
-                    first.line,
-                    format!("\"num_ranks\" given twice (first on line {})", self.num_ranks_line),
-                )),
+                Kind::Word if first.text == "num_ranks" => {
+                    Err((first.line, format!("\"num_ranks\" given twice (first on line {})", self.num_ranks_line)))
+                }
                 Kind::Word if self.looks_like_op(st) => Err((
                     first.line,
                     format!(
@@ -482,10 +455,7 @@ impl<'a> Parser<'a> {
 
     fn end(&self, st: &Stmt<'a>, i: usize, after: &str) -> PResult<()> {
         if i < st.n {
-            Err((
-                st.line_at(i),
-                format!("unexpected {} after {after}; expected the end of the line", st.found(i)),
-            ))
+            Err((st.line_at(i), format!("unexpected {} after {after}; expected the end of the line", st.found(i))))
         } else {
             Ok(())
         }
@@ -499,18 +469,12 @@ impl<'a> Parser<'a> {
             }
             Some(Num::Val(n)) => n as u32,
             Some(Num::TooBig) => {
-                return Err((
-                    st.line_at(1),
-                    format!("num_ranks {} is too large (at most {MAX_I32})", st.found(1)),
-                ))
+                return Err((st.line_at(1), format!("num_ranks {} is too large (at most {MAX_I32})", st.found(1))))
             }
             _ => {
                 return Err((
                     st.line_at(1),
-                    format!(
-                        "expected the number of ranks after \"num_ranks\", found {}",
-                        st.found(1)
-                    ),
+                    format!("expected the number of ranks after \"num_ranks\", found {}", st.found(1)),
                 ))
             }
         };
@@ -532,37 +496,20 @@ impl<'a> Parser<'a> {
             Some(Num::Val(_)) | Some(Num::TooBig) => {
                 return Err((
                     st.line_at(1),
-                    format!(
-                        "rank {} is out of range: {}",
-                        st.toks[1].text,
-                        ranks_desc(self.num_ranks)
-                    ),
+                    format!("rank {} is out of range: {}", st.toks[1].text, ranks_desc(self.num_ranks)),
                 ))
             }
-            _ => {
-                return Err((
-                    st.line_at(1),
-                    format!("expected a rank number after \"rank\", found {}", st.found(1)),
-                ))
-            }
+            _ => return Err((st.line_at(1), format!("expected a rank number after \"rank\", found {}", st.found(1)))),
         };
         if let Some(&first) = self.blocks.get(&r) {
-            return Err((
-                line,
-                format!("rank {r} has a second block (the first opened on line {first})"),
-            ));
+            return Err((line, format!("rank {r} has a second block (the first opened on line {first})")));
         }
         match st.get(2) {
             None => {
                 self.state = State::AwaitBrace(r, line);
             }
             Some(t) if t.kind == Kind::LBrace => self.open_block(r, line),
-            Some(t) => {
-                return Err((
-                    t.line,
-                    format!("expected \"{{\" after \"rank {r}\", found {}", st.found(2)),
-                ))
-            }
+            Some(t) => return Err((t.line, format!("expected \"{{\" after \"rank {r}\", found {}", st.found(2)))),
         }
         Ok(())
     }
@@ -615,10 +562,7 @@ impl<'a> Parser<'a> {
                 let before = match st.word(2) {
                     Some(b) => b,
                     None => {
-                        return Err((
-                            st.line_at(2),
-                            format!("expected a label after \"{kw}\", found {}", st.found(2)),
-                        ))
+                        return Err((st.line_at(2), format!("expected a label after \"{kw}\", found {}", st.found(2))))
                     }
                 };
                 self.end(st, 3, "the dependency")?;
@@ -654,12 +598,7 @@ impl<'a> Parser<'a> {
         let (a, b) = match (self.labels.get(op), self.labels.get(before)) {
             (Some(&(a, _)), Some(&(b, _))) => (a, b),
             _ if !last => {
-                self.deferred.push(Dep {
-                    start,
-                    op,
-                    before,
-                    line,
-                });
+                self.deferred.push(Dep { start, op, before, line });
                 return Ok(());
             }
             (None, _) => return Err((line, self.unknown_label(op, rank))),
@@ -684,13 +623,7 @@ impl<'a> Parser<'a> {
         let list = match names.len() {
             0 => format!("rank {rank} has no labels"),
             1..=5 => format!("rank {rank} has labels {}", names.join(", ")),
-            n => format!(
-                "rank {rank} has {n} labels: {}, {}, {}, ..., {}",
-                names[0],
-                names[1],
-                names[2],
-                names[n - 1]
-            ),
+            n => format!("rank {rank} has {n} labels: {}, {}, {}, ..., {}", names[0], names[1], names[2], names[n - 1]),
         };
         format!("unknown label {} ({list})", quote(name))
     }
@@ -702,10 +635,7 @@ impl<'a> Parser<'a> {
             _ => {
                 return Err((
                     st.line_at(i),
-                    format!(
-                        "expected an operation (send, recv or calc) after the label, found {}",
-                        st.found(i)
-                    ),
+                    format!("expected an operation (send, recv or calc) after the label, found {}", st.found(i)),
                 ))
             }
         };
@@ -725,21 +655,15 @@ impl<'a> Parser<'a> {
             let ps = match ns.checked_mul(NS) {
                 Some(ps) => ps,
                 None => {
-                    return Err((
-                        st.line_at(i + 1),
-                        format!("calc {ns} is too long (at most {} ns)", u64::MAX / NS),
-                    ))
+                    return Err((st.line_at(i + 1), format!("calc {ns} is too long (at most {} ns)", u64::MAX / NS)))
                 }
             };
             let opts = self.options(st, i + 2, "calc", false)?;
             return Ok(self.builder().calc(rank, ps, opts.cpu));
         }
         let send = kw == "send";
-        let (what, dir, peer_word) = if send {
-            ("a send", "to", "a destination rank")
-        } else {
-            ("a receive", "from", "a source rank or -1")
-        };
+        let (what, dir, peer_word) =
+            if send { ("a send", "to", "a destination rank") } else { ("a receive", "from", "a source rank or -1") };
         let size = self.size(st, i + 1, kw)?;
         if st.word(i + 2) != Some(dir) {
             return Err((
@@ -760,23 +684,14 @@ impl<'a> Parser<'a> {
                 Num::Val(r) if r < self.num_ranks as u64 => r as i32,
                 Num::Val(_) | Num::TooBig => {
                     let verb = if send { "send to" } else { "receive from" };
-                    return Err((
-                        st.line_at(p),
-                        format!("{verb} rank {w}, but {}", ranks_desc(self.num_ranks)),
-                    ));
+                    return Err((st.line_at(p), format!("{verb} rank {w}, but {}", ranks_desc(self.num_ranks))));
                 }
                 Num::Invalid => {
-                    return Err((
-                        st.line_at(p),
-                        format!("expected {peer_word} after \"{dir}\", found {}", st.found(p)),
-                    ))
+                    return Err((st.line_at(p), format!("expected {peer_word} after \"{dir}\", found {}", st.found(p))))
                 }
             },
             None => {
-                return Err((
-                    st.line_at(p),
-                    format!("expected {peer_word} after \"{dir}\", found {}", st.found(p)),
-                ))
+                return Err((st.line_at(p), format!("expected {peer_word} after \"{dir}\", found {}", st.found(p))))
             }
         };
         let opts = self.options(st, p + 1, kw, true)?;
@@ -791,13 +706,7 @@ impl<'a> Parser<'a> {
     /// `<int>b` (or `B`).
     fn size(&self, st: &Stmt<'a>, i: usize, kw: &str) -> PResult<u64> {
         let bad = |extra: &str| {
-            Err((
-                st.line_at(i),
-                format!(
-                    "expected a size such as \"8b\" after \"{kw}\", found {}{extra}",
-                    st.found(i)
-                ),
-            ))
+            Err((st.line_at(i), format!("expected a size such as \"8b\" after \"{kw}\", found {}{extra}", st.found(i))))
         };
         let Some(w) = st.word(i) else { return bad("") };
         let digits = match w.strip_suffix(['b', 'B']) {
@@ -807,10 +716,7 @@ impl<'a> Parser<'a> {
         };
         match uint(digits) {
             Num::Val(v) => Ok(v),
-            Num::TooBig => Err((
-                st.line_at(i),
-                format!("size {} is too large (at most {} bytes)", quote(w), u64::MAX),
-            )),
+            Num::TooBig => Err((st.line_at(i), format!("size {} is too large (at most {} bytes)", quote(w), u64::MAX))),
             Num::Invalid => bad(""),
         }
     }
@@ -857,10 +763,7 @@ impl<'a> Parser<'a> {
                 Some(w) => match uint(w) {
                     Num::Val(v) if v <= max => v,
                     Num::Val(_) | Num::TooBig => {
-                        return Err((
-                            st.line_at(i + 1),
-                            format!("{} {w} is too large (at most {max})", t.text),
-                        ))
+                        return Err((st.line_at(i + 1), format!("{} {w} is too large (at most {max})", t.text)))
                     }
                     Num::Invalid => return Err(expected_number(st, i)),
                 },
@@ -879,15 +782,8 @@ impl<'a> Parser<'a> {
 
 fn expected_number(st: &Stmt<'_>, i: usize) -> (usize, String) {
     let key = st.toks[i].text;
-    let what = if key == "tag" {
-        "a tag (a number, or -1 in a receive)"
-    } else {
-        "a number"
-    };
-    (
-        st.line_at(i + 1),
-        format!("expected {what} after \"{key}\", found {}", st.found(i + 1)),
-    )
+    let what = if key == "tag" { "a tag (a number, or -1 in a receive)" } else { "a number" };
+    (st.line_at(i + 1), format!("expected {what} after \"{key}\", found {}", st.found(i + 1)))
 }
 
 struct Opts {

@@ -72,18 +72,9 @@ impl Schedule {
             .unwrap_or_default();
         let tag = |t: i32| if t == ANY { "any".to_string() } else { t.to_string() };
         match self.kind(op) {
-            OpKind::Send => format!(
-                "{label}send {}b to {} tag {}",
-                self.size[i],
-                self.peer[i],
-                tag(self.tag[i])
-            ),
+            OpKind::Send => format!("{label}send {}b to {} tag {}", self.size[i], self.peer[i], tag(self.tag[i])),
             OpKind::Recv => {
-                let src = if self.peer[i] == ANY {
-                    "any".to_string()
-                } else {
-                    self.peer[i].to_string()
-                };
+                let src = if self.peer[i] == ANY { "any".to_string() } else { self.peer[i].to_string() };
                 format!("{label}recv {}b from {} tag {}", self.size[i], src, tag(self.tag[i]))
             }
             OpKind::Calc => format!("{label}calc {}", crate::units::format_time(self.size[i])),
@@ -179,15 +170,7 @@ impl ScheduleBuilder {
     }
 
     fn push(&mut self, op: OpDesc) -> OpId {
-        let OpDesc {
-            kind,
-            rank,
-            peer,
-            tag,
-            size,
-            cpu,
-            nic,
-        } = op;
+        let OpDesc { kind, rank, peer, tag, size, cpu, nic } = op;
         let id = self.s.rank.len() as OpId;
         self.s.meta.push([kind as u8, cpu, nic, 0]);
         self.s.rank.push(rank);
@@ -203,40 +186,16 @@ impl ScheduleBuilder {
     }
 
     pub fn send(&mut self, rank: u32, dst: u32, bytes: u64, tag: i32, cpu: u8, nic: u8) -> OpId {
-        self.push(OpDesc {
-            kind: OpKind::Send,
-            rank,
-            peer: dst as i32,
-            tag,
-            size: bytes,
-            cpu,
-            nic,
-        })
+        self.push(OpDesc { kind: OpKind::Send, rank, peer: dst as i32, tag, size: bytes, cpu, nic })
     }
 
     /// `src` and `tag` may be [`ANY`].
     pub fn recv(&mut self, rank: u32, src: i32, bytes: u64, tag: i32, cpu: u8, nic: u8) -> OpId {
-        self.push(OpDesc {
-            kind: OpKind::Recv,
-            rank,
-            peer: src,
-            tag,
-            size: bytes,
-            cpu,
-            nic,
-        })
+        self.push(OpDesc { kind: OpKind::Recv, rank, peer: src, tag, size: bytes, cpu, nic })
     }
 
     pub fn calc(&mut self, rank: u32, duration: Time, cpu: u8) -> OpId {
-        self.push(OpDesc {
-            kind: OpKind::Calc,
-            rank,
-            peer: 0,
-            tag: 0,
-            size: duration,
-            cpu,
-            nic: 0,
-        })
+        self.push(OpDesc { kind: OpKind::Calc, rank, peer: 0, tag: 0, size: duration, cpu, nic: 0 })
     }
 
     /// Attach a label to an op (kept for error messages).
@@ -280,18 +239,13 @@ impl ScheduleBuilder {
                 return Err(Error::Input(format!(
                     "rank {}: {} names rank {peer}, but the schedule has ranks 0..{}",
                     s.rank[i],
-                    if kind == OpKind::Send as u8 {
-                        "a send"
-                    } else {
-                        "a receive"
-                    },
+                    if kind == OpKind::Send as u8 { "a send" } else { "a receive" },
                     s.num_ranks - 1
                 )));
             }
         }
         // Counting sort of edges by source, then by dependent id (stable creation order).
-        self.pending_edges
-            .sort_unstable_by_key(|&(from, to)| (from, to & !START_EDGE));
+        self.pending_edges.sort_unstable_by_key(|&(from, to)| (from, to & !START_EDGE));
         s.edge_start = Vec::with_capacity(n + 1);
         s.edges = Vec::with_capacity(self.pending_edges.len());
         let mut e = 0;
@@ -336,10 +290,7 @@ fn check_acyclic(s: &Schedule) -> Result<()> {
     let mut seen = 0usize;
     while let Some(op) = stack.pop() {
         seen += 1;
-        let (a, b) = (
-            s.edge_start[op as usize] as usize,
-            s.edge_start[op as usize + 1] as usize,
-        );
+        let (a, b) = (s.edge_start[op as usize] as usize, s.edge_start[op as usize + 1] as usize);
         for &to in &s.edges[a..b] {
             let t = (to & !START_EDGE) as usize;
             indeg[t] -= 1;
