@@ -1,0 +1,82 @@
+# netsens build, test and run entry points. Works as root, non-interactively, on a
+# fresh Debian 12 with Rust installed; every Python package goes into .venv/.
+#
+#   make install   .venv/ with netsens installed (editable, release-built native module)
+#   make run       install, then the default study (a GOAL example and an L sweep)
+#   make test      install, lint, Rust tests, Python tests
+#   make lint      rustfmt --check, clippy -D warnings, ruff check + ruff format --check
+#   make bench     the engine benchmarks (the bench prints its own report)
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-builtin-rules
+
+# rustup installs into ~/.cargo/bin, which non-login shells may not have on PATH.
+export PATH := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin:$(PATH)
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+MATURIN_REQ := maturin>=1.9.4,<2
+EXAMPLE_GOAL := examples/goal/dissemination16.goal
+PY_SOURCES := python tests scripts
+
+# Debian packages the build needs beyond a fresh Debian 12 with Rust. `python3 -m
+# venv` needs python3-venv (Debian ships ensurepip separately). `make deps` installs
+# whichever are missing, and does nothing when all are present.
+SYSTEM_PACKAGES := python3-venv
+MISSING_PACKAGES = $(shell command -v dpkg-query >/dev/null || exit 0; \
+	for p in $(SYSTEM_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done)
+
+# The native module is rebuilt when any of these change, or when it is missing.
+RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml)
+CORE_MODULE := $(wildcard python/netsens/_core*.so)
+BUILD_STAMP := $(VENV)/.netsens-built
+
+.PHONY: help deps install run test lint bench FORCE
+.DELETE_ON_ERROR:
+
+help:
+	@sed -n 's/^#   //p' $(MAKEFILE_LIST)
+
+deps:
+ifneq ($(strip $(MISSING_PACKAGES)),)
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(MISSING_PACKAGES)
+endif
+
+$(BIN)/python: | deps
+	$(PYTHON) -m venv $(VENV)
+
+$(BIN)/maturin: | $(BIN)/python
+	$(BIN)/python -m pip install --quiet '$(MATURIN_REQ)'
+
+# maturin develop installs the dependencies and the dev extra from pyproject.toml,
+# then netsens itself in editable mode (python/ is used in place).
+$(BUILD_STAMP): $(BIN)/maturin pyproject.toml $(RUST_INPUTS) $(if $(CORE_MODULE),,FORCE)
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras dev
+	touch $@
+
+install: $(BUILD_STAMP)
+
+run: install
+	$(BIN)/netsens run --goal $(EXAMPLE_GOAL)
+	$(BIN)/python scripts/default_study.py --goal $(EXAMPLE_GOAL) --out results/default_study.txt
+
+lint: install
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(BIN)/ruff check $(PY_SOURCES)
+	$(BIN)/ruff format --check $(PY_SOURCES)
+
+test: install lint
+	cargo test --workspace --release
+	$(BIN)/pytest -q tests
+
+bench:
+	cargo bench -p netsens-core --bench engine
+
+FORCE:

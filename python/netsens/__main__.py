@@ -1,0 +1,5 @@
+"""``python -m netsens`` runs the command line, exactly like the ``netsens`` script."""
+
+from netsens.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,275 @@
+"""The ``netsens`` command line.
+
+``netsens run`` replays a GOAL schedule on a platform and prints where the time went
+(or, with ``--json``, the whole result as one JSON object); ``netsens platform list``
+and ``netsens platform show`` describe the platforms. The LogGOPS parameters are flags
+spelled as LogGOPSim spells them and case-sensitive: ``--g`` (gap per message) and
+``--G`` (gap per byte) are different options.
+
+Every user error (a bad value, a missing file, a schedule that cannot finish, a usage
+mistake) ends as exactly one line on stderr, ``netsens: error: ...``, with exit code 2;
+Ctrl-C ends with exit code 130. Neither prints a traceback.
+"""
+
+import os
+import statistics
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from netsens import __version__
+from netsens.engine import platform_toml, presets, run_goal, run_goal_json
+from netsens.errors import NetsensError
+from netsens.units import format_bytes, format_time
+
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+# Up to this many ranks `run` prints one row per rank, beyond it min/median/max.
+MAX_RANK_ROWS = 16
+
+UNITS_HELP = """\b
+Every value needs its unit (a bare number is an error):
+  time      5us  2.5us  1500ns  3ms  40ps      (us or µs)
+  per byte  6ns/B  40ps/B, or a bandwidth: 1MB/s  10Gbit/s  12.5GB/s  100MiB/s
+  size      100B  65535B  64KiB  1MB"""
+
+
+def _presets_help() -> str:
+    lines = ["\b", "Platform presets (netsens platform show NAME prints one in full):"]
+    lines += [f"  {name:<10} {description}" for name, description in presets()]
+    return "\n".join(lines)
+
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+EPILOG = f"{UNITS_HELP}\n\n{_presets_help()}"
+
+# (flag, override key, metavar, help); the key is also the click destination, given
+# explicitly because click would otherwise lowercase `--G` into `g`.
+NETWORK_OPTIONS = [
+    ("--L", "L", "TIME", "Latency L: wire time of a message, e.g. 5us."),
+    ("--o", "o", "TIME", "CPU overhead o per message, paid at each end, e.g. 1us."),
+    ("--g", "g", "TIME", "Gap g between two messages on one NIC, e.g. 2us."),
+    ("--G", "G", "PER_BYTE", "Gap G per byte on the NIC, e.g. 6ps/B or 10Gbit/s."),
+    ("--O", "O", "PER_BYTE", "CPU overhead O per byte, e.g. 0ns/B."),
+    ("--S", "S", "SIZE", "Eager limit S: larger messages use rendezvous, e.g. 64KiB."),
+]
+SHAPE_OPTIONS = [
+    ("--clusters", "clusters", "SHAPE", "Clusters joined by wide-area links, e.g. 4x8."),
+    ("--ranks-per-node", "ranks_per_node", "N", "Ranks sharing one node, e.g. 2."),
+    ("--cpu-speed", "cpu_speed", "X", "CPU speed scale, e.g. 2 (twice as fast)."),
+    ("--wan-latency", "wan_latency", "TIME", "Latency of each wide-area link, e.g. 3ms."),
+    ("--wan-bandwidth", "wan_bandwidth", "BANDWIDTH", "Bandwidth of each wide-area link, 1MB/s."),
+]
+CHOICE_OPTIONS = [
+    (
+        "--rendezvous",
+        "rendezvous",
+        ("handshake", "loggopsim"),
+        "Protocol above S: MPI-like request/clear-to-send, or LogGOPSim's shortcut.",
+    ),
+    ("--wan-shape", "wan_shape", ("full", "star", "ring"), "How clusters are linked."),
+]
+OVERRIDE_KEYS = [key for _, key, *_ in NETWORK_OPTIONS + SHAPE_OPTIONS + CHOICE_OPTIONS]
+
+
+def platform_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the flags that override a platform's parameters (see ``overrides_from``)."""
+    for flag, key, choices, text in reversed(CHOICE_OPTIONS):
+        command = click.option(flag, key, type=click.Choice(choices), help=text)(command)
+    for flag, key, metavar, text in reversed(NETWORK_OPTIONS + SHAPE_OPTIONS):
+        command = click.option(flag, key, metavar=metavar, help=text)(command)
+    return command
+
+
+def overrides_from(params: dict[str, Any]) -> dict[str, str]:
+    """The platform overrides among a command's parameters, the unset ones left out."""
+    return {key: params[key] for key in OVERRIDE_KEYS if params.get(key) is not None}
+
+
+def _check_seed(value: int) -> int:
+    if not 0 <= value < 2**64:
+        raise click.BadParameter(f"{value} is not between 0 and 2^64-1")
+    return value
+
+
+@click.group(context_settings=CONTEXT, epilog=EPILOG)
+@click.version_option(__version__, "-V", "--version", prog_name="netsens")
+def cli() -> None:
+    """Simulate how a parallel program responds to its network.
+
+    netsens replays a program's communication in virtual time under the LogGOPS
+    model: latency L, CPU overhead o per message, gap g between messages, gap G
+    per byte, CPU overhead O per byte, and the eager/rendezvous threshold S. Dial
+    them one at a time on a platform (a preset or a TOML file) and see where the
+    time goes. Runs are deterministic: the same inputs and seed give the same result.
+    """
+
+
+@cli.command(epilog=EPILOG)
+@click.option(
+    "--goal",
+    required=True,
+    metavar="FILE",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="GOAL schedule to replay (LogGOPSim's format; its times are nanoseconds).",
+)
+@click.option(
+    "--platform",
+    default="loggopsim",
+    show_default=True,
+    metavar="PRESET|FILE.toml",
+    help="Platform preset name or TOML file.",
+)
+@platform_options
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    metavar="N",
+    callback=lambda _ctx, _param, value: _check_seed(value),
+    help="Seed of the noise streams, 0 to 2^64-1.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the whole result as one JSON object (times in ps) and nothing else.",
+)
+@click.option(
+    "--matrix/--no-matrix",
+    default=True,
+    show_default=True,
+    help="Include the (src, dst) message matrix in the --json output.",
+)
+def run(goal: Path, platform: str, seed: int, as_json: bool, matrix: bool, **params: Any) -> None:
+    """Replay a GOAL schedule on a platform; report where the time went.
+
+    \b
+    A GOAL file (LogGOPSim's schedule format) lists each rank's operations;
+    times in it are nanoseconds (calc 1500 is 1.5 us):
+      num_ranks 2
+      rank 0 {
+      l1: calc 1500
+      l2: send 8b to 1 tag 0
+      l2 requires l1
+      }
+      rank 1 {
+      l1: recv 8b from 0 tag 0
+      }
+
+    The flags below override the platform's values; for example
+    `netsens run --goal ping.goal --L 5us --G 1ns/B` reruns with a slower network.
+    """
+    overrides = overrides_from(params)
+    if as_json:
+        click.echo(run_goal_json(goal, platform, overrides, seed, matrix))
+    else:
+        _print_run(run_goal(goal, platform, overrides, seed, matrix=False))
+
+
+def _print_run(result: dict[str, Any]) -> None:
+    console = Console(highlight=False)
+    ranks = result["ranks"]
+    workload = result["workload"]
+    console.print(
+        f"{Path(workload['file']).name}: {len(ranks)} ranks on platform "
+        f"[bold]{result['platform_name']}[/bold], seed {result['seed']}"
+    )
+    summary = Table.grid(padding=(0, 2))
+    summary.add_column(style="bold")
+    summary.add_column(justify="right")
+    summary.add_row("makespan", format_time(result["makespan_ps"]))
+    summary.add_row("messages", f"{result['messages']:,}")
+    summary.add_row("bytes", format_bytes(result["bytes"]))
+    summary.add_row("events", f"{result['events']:,}")
+    console.print(summary)
+    console.print(_rank_table(ranks))
+
+
+def _rank_table(ranks: Sequence[dict[str, int]]) -> Table:
+    columns = ["end_ps", "compute_ps", "overhead_ps", "wait_ps"]
+    if any(r.get("noise_ps", 0) for r in ranks):
+        columns.append("noise_ps")
+    per_rank = len(ranks) <= MAX_RANK_ROWS
+    table = Table(title="per rank" if per_rank else f"over {len(ranks)} ranks")
+    table.add_column("rank" if per_rank else "", justify="right" if per_rank else "left")
+    for column in columns:
+        table.add_column(column.removesuffix("_ps"), justify="right")
+    if per_rank:
+        for r in ranks:
+            table.add_row(str(r["rank"]), *(format_time(r[c]) for c in columns))
+    else:
+        for label, pick in (("min", min), ("median", statistics.median_low), ("max", max)):
+            table.add_row(label, *(format_time(pick(r[c] for r in ranks)) for c in columns))
+    return table
+
+
+@cli.group("platform", context_settings=CONTEXT, epilog=EPILOG)
+def platform_group() -> None:
+    """List the platform presets or show one platform with units."""
+
+
+@platform_group.command("list")
+def platform_list() -> None:
+    """List the platform presets with a one-line description each."""
+    table = Table("preset", "description", box=None, pad_edge=False)
+    for name, description in presets():
+        table.add_row(name, description)
+    Console(highlight=False).print(table)
+
+
+@platform_group.command("show", epilog=EPILOG)
+@click.argument("spec", metavar="PRESET|FILE.toml")
+@platform_options
+def platform_show(spec: str, **params: Any) -> None:
+    """Print a platform as TOML, every value with its unit, after any overrides.
+
+    The output is a valid platform file: save it, edit it, and pass it back
+    with `netsens run --platform FILE.toml`.
+    """
+    click.echo(platform_toml(spec, overrides_from(params)), nl=False)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def _fail(message: str) -> int:
+    click.echo(f"netsens: error: {_one_line(message)}", err=True)
+    return EXIT_USER_ERROR
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line on ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        with cli.make_context("netsens", args) as ctx:
+            cli.invoke(ctx)
+    except click.exceptions.NoArgsIsHelpError as e:
+        click.echo(e.ctx.get_help())
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.UsageError as e:
+        hint = f" (see '{e.ctx.command_path} --help')" if e.ctx else ""
+        return _fail(e.format_message() + hint)
+    except click.ClickException as e:
+        return _fail(e.format_message())
+    except NetsensError as e:
+        return _fail(str(e))
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly, as other tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except OSError as e:
+        return _fail(f"{e.strerror or e}: {e.filename}" if e.filename else str(e))
+    except KeyboardInterrupt:
+        click.echo("netsens: interrupted", err=True)
+        return EXIT_INTERRUPTED
+    return 0

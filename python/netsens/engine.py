@@ -1,0 +1,65 @@
+"""The engine seen from Python: thin wrappers over ``netsens._core`` that return dicts.
+
+A run result holds every time as integer picoseconds (keys end in ``_ps``): the
+makespan, a per-rank breakdown, message and byte counts, the size histogram, the
+(src, dst) matrix, wide-area traffic, and the resolved platform, workload and seed.
+Overrides map a parameter name (``L o g G O S`` are case-sensitive, or ``rendezvous``,
+``cpu_speed``, ``clusters``, ``ranks_per_node``, ``wan_latency``, ``wan_bandwidth``,
+``wan_shape``) to a value with its unit, such as ``{"L": "5us", "S": "64KiB"}``.
+"""
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from netsens import _core
+
+PathLike = str | os.PathLike[str]
+
+
+def run_goal(
+    path: PathLike,
+    platform: PathLike = "loggopsim",
+    overrides: Mapping[str, str] | None = None,
+    seed: int = 0,
+    matrix: bool = True,
+) -> dict[str, Any]:
+    """Replay the GOAL schedule at ``path`` on ``platform`` (a preset name or a TOML file)."""
+    return json.loads(run_goal_json(path, platform, overrides, seed, matrix))
+
+
+def run_goal_json(
+    path: PathLike,
+    platform: PathLike = "loggopsim",
+    overrides: Mapping[str, str] | None = None,
+    seed: int = 0,
+    matrix: bool = True,
+) -> str:
+    """``run_goal``'s result as the engine's JSON text, unparsed."""
+    return _core.run_goal(os.fspath(path), os.fspath(platform), dict(overrides or {}), seed, matrix)
+
+
+def run_goal_text(
+    text: str,
+    name: str = "<goal>",
+    platform: PathLike = "loggopsim",
+    overrides: Mapping[str, str] | None = None,
+    seed: int = 0,
+    matrix: bool = True,
+) -> dict[str, Any]:
+    """Replay GOAL ``text``; ``name`` labels it in error messages."""
+    result = _core.run_goal_text(
+        text, name, os.fspath(platform), dict(overrides or {}), seed, matrix
+    )
+    return json.loads(result)
+
+
+def platform_toml(spec: PathLike, overrides: Mapping[str, str] | None = None) -> str:
+    """The resolved platform as TOML, every value with its unit."""
+    return _core.platform_toml(os.fspath(spec), dict(overrides or {}))
+
+
+def presets() -> list[tuple[str, str]]:
+    """(name, one-line description) of every platform preset."""
+    return list(_core.presets())
