@@ -301,31 +301,61 @@ def test_console_script_is_installed():
 
 PING = DATA / "ping1.goal"
 BAD_INPUTS = {
-    "bare number": ["run", "--goal", PING, "--L", "5"],
-    "unknown unit": ["run", "--goal", PING, "--L", "5parsecs"],
-    "time for a per-byte cost": ["run", "--goal", PING, "--G", "6ns"],
-    "negative size": ["run", "--goal", PING, "--S=-1B"],
-    "zero ranks per node": ["run", "--goal", PING, "--ranks-per-node", "0"],
-    "zero-rank clusters": ["run", "--goal", PING, "--clusters", "0x8"],
-    "unknown preset": ["run", "--goal", PING, "--platform", "nosuch"],
-    "unknown preset shown": ["platform", "show", "nosuch"],
-    "malformed platform TOML": ["run", "--goal", PING, "--platform", BAD / "malformed.toml"],
-    "GOAL unknown label": ["run", "--goal", BAD / "unknown_label.goal"],
-    "GOAL dependency cycle": ["run", "--goal", BAD / "cycle.goal"],
-    "receive nobody sends": ["run", "--goal", BAD / "unmatched_recv.goal"],
-    "truncated GOAL": ["run", "--goal", BAD / "truncated.goal"],
-    "num_ranks 0": ["run", "--goal", BAD / "zero_ranks.goal"],
-    "missing GOAL file": ["run", "--goal", DATA / "no-such-file.goal"],
-    "missing --goal": ["run"],
-    "unknown flag": ["run", "--goal", PING, "--bogus", "1us"],
-    "unknown rendezvous": ["run", "--goal", PING, "--rendezvous", "eager"],
-    "negative seed": ["run", "--goal", PING, "--seed", "-1"],
-    "unknown command": ["simulate"],
+    "bare number": (
+        ["run", "--goal", PING, "--L", "5"],
+        'L: "5" has no unit; write a time such as 5us',
+    ),
+    "unknown unit": (["run", "--goal", PING, "--L", "5parsecs"], 'unknown unit "parsecs"'),
+    "time for a per-byte cost": (
+        ["run", "--goal", PING, "--G", "6ns"],
+        '"6ns" is a time, not a per-byte cost',
+    ),
+    "negative size": (["run", "--goal", PING, "--S=-1B"], 'S: "-1B" is negative'),
+    "zero ranks per node": (
+        ["run", "--goal", PING, "--ranks-per-node", "0"],
+        "ranks_per_node: must be at least 1, got 0",
+    ),
+    "zero-rank clusters": (["run", "--goal", PING, "--clusters", "0x8"], "must be positive, got 0"),
+    "unknown preset": (
+        ["run", "--goal", PING, "--platform", "nosuch"],
+        'unknown platform preset "nosuch"; known presets: loggopsim',
+    ),
+    "unknown preset shown": (["platform", "show", "nosuch"], 'unknown platform preset "nosuch"'),
+    "malformed platform TOML": (
+        ["run", "--goal", PING, "--platform", BAD / "malformed.toml"],
+        "malformed.toml:2: malformed TOML",
+    ),
+    "GOAL unknown label": (
+        ["run", "--goal", BAD / "unknown_label.goal"],
+        'unknown_label.goal:7: unknown label "l9"',
+    ),
+    "GOAL dependency cycle": (
+        ["run", "--goal", BAD / "cycle.goal"],
+        "the dependencies of rank 0 form a cycle",
+    ),
+    "receive nobody sends": (
+        ["run", "--goal", BAD / "unmatched_recv.goal"],
+        "deadlock: 1 rank(s) cannot finish: rank 0 waits in `l1: recv 1b from 1 tag 0`",
+    ),
+    "truncated GOAL": (["run", "--goal", BAD / "truncated.goal"], "truncated.goal:9:"),
+    "num_ranks 0": (
+        ["run", "--goal", BAD / "zero_ranks.goal"],
+        "zero_ranks.goal:2: num_ranks must be at least 1",
+    ),
+    "missing GOAL file": (["run", "--goal", DATA / "no-such-file.goal"], "does not exist"),
+    "missing --goal": (["run"], "Missing option '--goal'"),
+    "unknown flag": (["run", "--goal", PING, "--bogus", "1us"], "No such option '--bogus'"),
+    "unknown rendezvous": (
+        ["run", "--goal", PING, "--rendezvous", "eager"],
+        "'eager' is not one of",
+    ),
+    "negative seed": (["run", "--goal", PING, "--seed", "-1"], "-1 is not between 0 and 2^64-1"),
+    "unknown command": (["simulate"], "No such command 'simulate'"),
 }
 
 
-@pytest.mark.parametrize("args", BAD_INPUTS.values(), ids=BAD_INPUTS.keys())
-def test_bad_input_is_one_line_and_exit_2(args):
+@pytest.mark.parametrize(("args", "says"), BAD_INPUTS.values(), ids=BAD_INPUTS.keys())
+def test_bad_input_is_one_line_and_exit_2(args, says):
     proc = netsens(*args)
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == ""
@@ -333,6 +363,7 @@ def test_bad_input_is_one_line_and_exit_2(args):
     lines = proc.stderr.splitlines()
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith("netsens: error: ")
+    assert says in lines[0]
 
 
 def test_deadlock_names_the_stuck_rank():

@@ -32,7 +32,8 @@ impl Layout {
             let total: u64 = sizes.iter().map(|&s| s as u64).sum();
             if total != ranks as u64 {
                 return Err(Error::Input(format!(
-                    "the platform's clusters hold {total} ranks ({}) but the workload has {ranks} ranks",
+                    "the platform's clusters hold {total} ranks ({}) but the workload has {ranks} ranks; \
+                     set the shape to match (e.g. --clusters or [shape] clusters)",
                     sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join("+")
                 )));
             }
