@@ -14,16 +14,18 @@ Ctrl-C ends with exit code 130. Neither prints a traceback.
 import os
 import statistics
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from netsens import __version__
-from netsens.engine import platform_toml, presets, run_goal, run_goal_json
+from netsens.engine import ProgressFn, platform_toml, presets, run_goal, run_goal_json
 from netsens.errors import NetsensError
 from netsens.units import format_bytes, format_time
 
@@ -168,10 +170,44 @@ def run(goal: Path, platform: str, seed: int, as_json: bool, matrix: bool, **par
     `netsens run --goal ping.goal --L 5us --G 1ns/B` reruns with a slower network.
     """
     overrides = overrides_from(params)
+    with _progress_bar() as progress:
+        if as_json:
+            output = run_goal_json(goal, platform, overrides, seed, matrix, progress)
+        else:
+            result = run_goal(goal, platform, overrides, seed, matrix=False, progress=progress)
     if as_json:
-        click.echo(run_goal_json(goal, platform, overrides, seed, matrix))
+        click.echo(output)
     else:
-        _print_run(run_goal(goal, platform, overrides, seed, matrix=False))
+        _print_run(result)
+
+
+@contextmanager
+def _progress_bar() -> Iterator[ProgressFn | None]:
+    """A progress bar on stderr for long runs (the engine reports every 2^20 events);
+    nothing when stderr is not a terminal, so pipes and CI logs stay clean."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    columns = (
+        TextColumn("simulating"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[events]} events, virtual time {task.fields[now]}"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("run", total=None, events="0", now="0 ns")
+
+        def update(events: int, now_ps: int, ops_done: int, ops_total: int) -> None:
+            bar.update(
+                task,
+                completed=ops_done,
+                total=ops_total or None,
+                events=f"{events:,}",
+                now=format_time(now_ps),
+            )
+
+        yield update
 
 
 def _print_run(result: dict[str, Any]) -> None:

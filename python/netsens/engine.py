@@ -10,12 +10,15 @@ Overrides map a parameter name (``L o g G O S`` are case-sensitive, or ``rendezv
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from netsens import _core
 
 PathLike = str | os.PathLike[str]
+# Called every 2^20 events with (events, virtual time in ps, ops finished, ops in all);
+# an exception raised in it stops the run and propagates.
+ProgressFn = Callable[[int, int, int, int], None]
 
 
 def run_goal(
@@ -24,9 +27,10 @@ def run_goal(
     overrides: Mapping[str, str] | None = None,
     seed: int = 0,
     matrix: bool = True,
+    progress: ProgressFn | None = None,
 ) -> dict[str, Any]:
     """Replay the GOAL schedule at ``path`` on ``platform`` (a preset name or a TOML file)."""
-    return json.loads(run_goal_json(path, platform, overrides, seed, matrix))
+    return json.loads(run_goal_json(path, platform, overrides, seed, matrix, progress))
 
 
 def run_goal_json(
@@ -35,9 +39,12 @@ def run_goal_json(
     overrides: Mapping[str, str] | None = None,
     seed: int = 0,
     matrix: bool = True,
+    progress: ProgressFn | None = None,
 ) -> str:
     """``run_goal``'s result as the engine's JSON text, unparsed."""
-    return _core.run_goal(os.fspath(path), os.fspath(platform), dict(overrides or {}), seed, matrix)
+    return _core.run_goal(
+        os.fspath(path), os.fspath(platform), dict(overrides or {}), seed, matrix, progress
+    )
 
 
 def run_goal_text(
@@ -47,10 +54,11 @@ def run_goal_text(
     overrides: Mapping[str, str] | None = None,
     seed: int = 0,
     matrix: bool = True,
+    progress: ProgressFn | None = None,
 ) -> dict[str, Any]:
     """Replay GOAL ``text``; ``name`` labels it in error messages."""
     result = _core.run_goal_text(
-        text, name, os.fspath(platform), dict(overrides or {}), seed, matrix
+        text, name, os.fspath(platform), dict(overrides or {}), seed, matrix, progress
     )
     return json.loads(result)
 

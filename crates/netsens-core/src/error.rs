@@ -15,6 +15,9 @@ pub enum Error {
     /// their pending operations.
     #[error("{0}")]
     Deadlock(String),
+    /// The caller asked the run to stop (Ctrl-C).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

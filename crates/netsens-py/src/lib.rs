@@ -2,12 +2,12 @@
 //! runs, and hands back JSON; errors become netsens's own exception classes
 //! carrying the engine's one-line message.
 
-use netsens_core::engine::RunOptions;
+use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::{presets, Platform};
-use netsens_core::schedule::{executor::run_schedule, goal::parse_goal};
+use netsens_core::schedule::{executor::run_schedule_with_progress, goal::parse_goal};
 use netsens_core::Error;
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
 use pyo3::prelude::*;
 use std::collections::HashMap;
 
@@ -32,6 +32,9 @@ fn platform_with(spec: &str, overrides: Option<HashMap<String, String>>) -> Resu
     Ok(p)
 }
 
+/// Runs without the GIL; every `PROGRESS_EVERY` events it takes the GIL back to let
+/// Ctrl-C through and to call the optional `progress(events, now_ps, ops_done, ops_total)`.
+/// An exception from either stops the run and is re-raised.
 fn run_text(
     text: &str,
     name: &str,
@@ -39,10 +42,26 @@ fn run_text(
     overrides: Option<HashMap<String, String>>,
     seed: u64,
     matrix: bool,
-) -> Result<String, Error> {
-    let p = platform_with(platform, overrides)?;
-    let s = parse_goal(text, name)?;
-    let r = run_schedule(&s, &p, &RunOptions { seed, matrix })?;
+    progress: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    let p = platform_with(platform, overrides).map_err(to_py)?;
+    let s = parse_goal(text, name).map_err(to_py)?;
+    let mut raised: Option<PyErr> = None;
+    let mut hook = |pr: Progress| {
+        let outcome = Python::attach(|py| {
+            py.check_signals()?;
+            if let Some(cb) = &progress {
+                cb.call1(py, (pr.events, pr.now_ps, pr.ops_done, pr.ops_total))?;
+            }
+            Ok::<(), PyErr>(())
+        });
+        outcome.map_err(|e| raised = Some(e)).is_ok()
+    };
+    let r = match run_schedule_with_progress(&s, &p, &RunOptions { seed, matrix }, &mut hook) {
+        Ok(r) => r,
+        Err(Error::Interrupted) => return Err(raised.unwrap_or_else(|| PyKeyboardInterrupt::new_err(()))),
+        Err(e) => return Err(to_py(e)),
+    };
     let mut v = serde_json::to_value(&r).expect("results serialize");
     let obj = v.as_object_mut().expect("a result is an object");
     obj.insert("platform".into(), serde_json::to_value(&p).expect("platforms serialize"));
@@ -54,9 +73,15 @@ fn run_text(
     Ok(v.to_string())
 }
 
+fn read_goal(path: &str) -> PyResult<String> {
+    std::fs::read_to_string(path)
+        .map_err(|e| InputError::new_err(format!("cannot read GOAL file \"{path}\": {}", io_reason(&e))))
+}
+
 /// Run the GOAL file at `path`; returns the result as a JSON string.
 #[pyfunction]
-#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true))]
+#[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None))]
 fn run_goal(
     py: Python<'_>,
     path: &str,
@@ -64,15 +89,16 @@ fn run_goal(
     overrides: Option<HashMap<String, String>>,
     seed: u64,
     matrix: bool,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| InputError::new_err(format!("cannot read GOAL file \"{path}\": {}", io_reason(&e))))?;
-    py.detach(|| run_text(&text, path, platform, overrides, seed, matrix)).map_err(to_py)
+    let text = read_goal(path)?;
+    py.detach(|| run_text(&text, path, platform, overrides, seed, matrix, progress))
 }
 
 /// Run GOAL text (`name` labels it in errors); returns the result as a JSON string.
 #[pyfunction]
-#[pyo3(signature = (text, name="<goal>", platform="loggopsim", overrides=None, seed=0, matrix=true))]
+#[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
+#[pyo3(signature = (text, name="<goal>", platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None))]
 fn run_goal_text(
     py: Python<'_>,
     text: &str,
@@ -81,8 +107,9 @@ fn run_goal_text(
     overrides: Option<HashMap<String, String>>,
     seed: u64,
     matrix: bool,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
-    py.detach(|| run_text(text, name, platform, overrides, seed, matrix)).map_err(to_py)
+    py.detach(|| run_text(text, name, platform, overrides, seed, matrix, progress))
 }
 
 /// The resolved platform as TOML with units on every value.

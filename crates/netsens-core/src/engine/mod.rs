@@ -45,7 +45,24 @@ pub trait Frontend {
     /// After the event queue ran dry: `None` if every operation finished, else a
     /// one-line description of the stuck ranks and what each is waiting for.
     fn stuck(&self, core: &Core) -> Option<String>;
+    /// (operations finished, operations in all) for progress reports; (0, 0) if unknown.
+    fn completed(&self) -> (u64, u64) {
+        (0, 0)
+    }
 }
+
+/// How far a run has come, handed to the progress hook.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub events: u64,
+    /// Virtual time of the latest event.
+    pub now_ps: Time,
+    pub ops_done: u64,
+    pub ops_total: u64,
+}
+
+/// Events between two calls of the progress hook.
+pub const PROGRESS_EVERY: u64 = 1 << 20;
 
 /// Protocol phase of a message in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -210,9 +227,25 @@ impl Core {
     }
 
     /// Run until no event is left, then report the result or why it is stuck.
-    pub fn run<F: Frontend>(mut self, front: &mut F) -> Result<RunResult> {
+    pub fn run<F: Frontend>(self, front: &mut F) -> Result<RunResult> {
+        self.run_with_progress(front, &mut |_| true)
+    }
+
+    /// As [`Core::run`], calling `progress` every [`PROGRESS_EVERY`] events; when it
+    /// returns false the run stops with [`Error::Interrupted`].
+    pub fn run_with_progress<F: Frontend>(
+        mut self,
+        front: &mut F,
+        progress: &mut dyn FnMut(Progress) -> bool,
+    ) -> Result<RunResult> {
         while let Some(ev) = self.queue.pop() {
             self.events += 1;
+            if self.events.is_multiple_of(PROGRESS_EVERY) {
+                let (ops_done, ops_total) = front.completed();
+                if !progress(Progress { events: self.events, now_ps: ev.time, ops_done, ops_total }) {
+                    return Err(Error::Interrupted);
+                }
+            }
             match ev.kind {
                 EventKind::Ready => {
                     let d = front.op(ev.id);

@@ -2,7 +2,7 @@
 //! predecessors and enables it when they reach zero.
 
 use super::{edge_target, OpId, OpKind, Schedule};
-use crate::engine::{Core, Frontend, OpDesc, RunOptions};
+use crate::engine::{Core, Frontend, OpDesc, Progress, RunOptions};
 use crate::error::Result;
 use crate::platform::Platform;
 use crate::profile::RunResult;
@@ -69,6 +69,10 @@ impl Frontend for ScheduleFrontend<'_> {
         self.release(core, id, false);
     }
 
+    fn completed(&self) -> (u64, u64) {
+        (self.done as u64, self.s.num_ops() as u64)
+    }
+
     fn stuck(&self, core: &Core) -> Option<String> {
         if self.done == self.s.num_ops() {
             return None;
@@ -123,6 +127,16 @@ impl Frontend for ScheduleFrontend<'_> {
 
 /// Run a schedule on a platform.
 pub fn run_schedule(s: &Schedule, platform: &Platform, opts: &RunOptions) -> Result<RunResult> {
+    run_schedule_with_progress(s, platform, opts, &mut |_| true)
+}
+
+/// Run a schedule, reporting progress (see [`Core::run_with_progress`]).
+pub fn run_schedule_with_progress(
+    s: &Schedule,
+    platform: &Platform,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<RunResult> {
     let mut core = Core::new(platform, s.num_ranks, s.ncpus, s.nnics, opts)?;
     let mut front = ScheduleFrontend::new(s);
     // Operations without predecessors start at time 0, in creation order.
@@ -132,5 +146,5 @@ pub fn run_schedule(s: &Schedule, platform: &Platform, opts: &RunOptions) -> Res
             core.enable(id, &d);
         }
     }
-    core.run(&mut front)
+    core.run_with_progress(&mut front, progress)
 }
