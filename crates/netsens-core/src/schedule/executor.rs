@@ -44,17 +44,7 @@ impl<'a> ScheduleFrontend<'a> {
 impl Frontend for ScheduleFrontend<'_> {
     #[inline]
     fn op(&self, id: OpId) -> OpDesc {
-        let i = id as usize;
-        let m = self.s.meta[i];
-        OpDesc {
-            kind: self.s.kind(id),
-            rank: self.s.rank[i],
-            peer: self.s.peer[i],
-            tag: self.s.tag[i],
-            size: self.s.size[i],
-            cpu: m[1],
-            nic: m[2],
-        }
+        self.s.op(id)
     }
 
     #[inline]
@@ -84,7 +74,7 @@ impl Frontend for ScheduleFrontend<'_> {
             if rem == DONE {
                 continue;
             }
-            let e = per_rank.entry(self.s.rank[i]).or_default();
+            let e = per_rank.entry(self.s.ops[i].rank).or_default();
             if rem == 0 {
                 e.0.push(i as OpId);
             } else {

@@ -23,22 +23,22 @@ pub enum OpKind {
     Calc = 2,
 }
 
+// The per-op record the memory budget (≤ 48 B per op, issue 3) is built on.
+const _: () = assert!(std::mem::size_of::<OpDesc>() == 24);
+
 /// A dependency edge is stored on its source op; the top bit marks `irequires`.
 const START_EDGE: u32 = 1 << 31;
 
-/// A finished schedule. Per op: 4 B kind/cpu/nic, 4 B rank, 4 B peer, 4 B tag,
-/// 8 B size (bytes, or ps for calc), 4 B edge offset, 4 B per outgoing edge
-/// (the executor adds 4 B of countdown per op while it runs).
+/// A finished schedule. Per op: a 24-byte record (kind, cpu, nic, rank, peer, tag,
+/// size), 4 B edge offset, 4 B per outgoing edge (the executor adds 4 B of
+/// countdown per op while it runs). One record per op keeps an event's look-up to
+/// one cache line.
 pub struct Schedule {
     pub num_ranks: u32,
     /// CPUs and NICs per host (the largest index used, plus one).
     pub ncpus: u8,
     pub nnics: u8,
-    pub(crate) meta: Vec<[u8; 4]>, // kind, cpu, nic, unused
-    pub(crate) rank: Vec<u32>,
-    pub(crate) peer: Vec<i32>,
-    pub(crate) tag: Vec<i32>,
-    pub(crate) size: Vec<u64>,
+    pub(crate) ops: Vec<OpDesc>,
     /// Edges out of op i: `edges[edge_start[i]..edge_start[i+1]]`, each the dependent
     /// op, sorted by op id so that ops enabled together keep creation order.
     pub(crate) edge_start: Vec<u32>,
@@ -49,15 +49,16 @@ pub struct Schedule {
 
 impl Schedule {
     pub fn num_ops(&self) -> usize {
-        self.rank.len()
+        self.ops.len()
     }
 
     pub fn kind(&self, op: OpId) -> OpKind {
-        match self.meta[op as usize][0] {
-            0 => OpKind::Send,
-            1 => OpKind::Recv,
-            _ => OpKind::Calc,
-        }
+        self.ops[op as usize].kind
+    }
+
+    #[inline]
+    pub fn op(&self, op: OpId) -> OpDesc {
+        self.ops[op as usize]
     }
 
     /// Human-readable description of one op, for deadlock reports.
@@ -70,28 +71,27 @@ impl Schedule {
             .filter(|l| !l.is_empty())
             .map(|l| format!("{l}: "))
             .unwrap_or_default();
-        let tag = |t: i32| if t == ANY { "any".to_string() } else { t.to_string() };
-        match self.kind(op) {
-            OpKind::Send => format!("{label}send {}b to {} tag {}", self.size[i], self.peer[i], tag(self.tag[i])),
-            OpKind::Recv => {
-                let src = if self.peer[i] == ANY { "any".to_string() } else { self.peer[i].to_string() };
-                format!("{label}recv {}b from {} tag {}", self.size[i], src, tag(self.tag[i]))
-            }
-            OpKind::Calc => format!("{label}calc {}", crate::units::format_time(self.size[i])),
+        let any = |v: i32| if v == ANY { "any".to_string() } else { v.to_string() };
+        let o = &self.ops[i];
+        match o.kind {
+            OpKind::Send => format!("{label}send {}b to {} tag {}", o.size, o.peer, any(o.tag)),
+            OpKind::Recv => format!("{label}recv {}b from {} tag {}", o.size, any(o.peer), any(o.tag)),
+            OpKind::Calc => format!("{label}calc {}", crate::units::format_time(o.size)),
         }
     }
 
     /// Everything stored about one op (a read-only view, for tests and front ends).
     pub fn op_info(&self, op: OpId) -> OpInfo<'_> {
         let i = op as usize;
+        let o = &self.ops[i];
         OpInfo {
-            kind: self.kind(op),
-            rank: self.rank[i],
-            peer: self.peer[i],
-            tag: self.tag[i],
-            size: self.size[i],
-            cpu: self.meta[i][1],
-            nic: self.meta[i][2],
+            kind: o.kind,
+            rank: o.rank,
+            peer: o.peer,
+            tag: o.tag,
+            size: o.size,
+            cpu: o.cpu,
+            nic: o.nic,
             label: self.labels.as_ref().map(|l| &*l[i]).filter(|l| !l.is_empty()),
         }
     }
@@ -104,13 +104,7 @@ impl Schedule {
 
     /// Approximate heap bytes held by the schedule (for the benchmarks).
     pub fn heap_bytes(&self) -> usize {
-        self.meta.capacity() * 4
-            + self.rank.capacity() * 4
-            + self.peer.capacity() * 4
-            + self.tag.capacity() * 4
-            + self.size.capacity() * 8
-            + self.edge_start.capacity() * 4
-            + self.edges.capacity() * 4
+        self.ops.capacity() * std::mem::size_of::<OpDesc>() + self.edge_start.capacity() * 4 + self.edges.capacity() * 4
     }
 }
 
@@ -146,11 +140,7 @@ impl ScheduleBuilder {
                 num_ranks,
                 ncpus: 1,
                 nnics: 1,
-                meta: Vec::new(),
-                rank: Vec::new(),
-                peer: Vec::new(),
-                tag: Vec::new(),
-                size: Vec::new(),
+                ops: Vec::new(),
                 edge_start: Vec::new(),
                 edges: Vec::new(),
                 labels: None,
@@ -161,24 +151,15 @@ impl ScheduleBuilder {
 
     /// Reserve room for `ops` operations and `edges` dependencies.
     pub fn reserve(&mut self, ops: usize, edges: usize) {
-        self.s.meta.reserve_exact(ops);
-        self.s.rank.reserve_exact(ops);
-        self.s.peer.reserve_exact(ops);
-        self.s.tag.reserve_exact(ops);
-        self.s.size.reserve_exact(ops);
+        self.s.ops.reserve_exact(ops);
         self.pending_edges.reserve_exact(edges);
     }
 
     fn push(&mut self, op: OpDesc) -> OpId {
-        let OpDesc { kind, rank, peer, tag, size, cpu, nic } = op;
-        let id = self.s.rank.len() as OpId;
-        self.s.meta.push([kind as u8, cpu, nic, 0]);
-        self.s.rank.push(rank);
-        self.s.peer.push(peer);
-        self.s.tag.push(tag);
-        self.s.size.push(size);
-        self.s.ncpus = self.s.ncpus.max(cpu.saturating_add(1));
-        self.s.nnics = self.s.nnics.max(nic.saturating_add(1));
+        let id = self.s.ops.len() as OpId;
+        self.s.ncpus = self.s.ncpus.max(op.cpu.saturating_add(1));
+        self.s.nnics = self.s.nnics.max(op.nic.saturating_add(1));
+        self.s.ops.push(op);
         if let Some(labels) = self.s.labels.as_mut() {
             labels.push("".into());
         }
@@ -200,7 +181,7 @@ impl ScheduleBuilder {
 
     /// Attach a label to an op (kept for error messages).
     pub fn label(&mut self, op: OpId, label: &str) {
-        let n = self.s.rank.len();
+        let n = self.s.ops.len();
         let labels = self.s.labels.get_or_insert_with(|| vec!["".into(); n]);
         labels[op as usize] = label.into();
     }
@@ -216,13 +197,13 @@ impl ScheduleBuilder {
     }
 
     pub fn num_ops(&self) -> usize {
-        self.s.rank.len()
+        self.s.ops.len()
     }
 
     /// Check peers and dependencies, reject cycles, and lay the edges out flat.
     pub fn build(mut self) -> Result<Schedule> {
         let s = &mut self.s;
-        let n = s.rank.len();
+        let n = s.ops.len();
         if s.num_ranks == 0 {
             return Err(Error::Input("the schedule has 0 ranks; it needs at least 1".into()));
         }
@@ -232,19 +213,23 @@ impl ScheduleBuilder {
                 START_EDGE - 1
             )));
         }
-        for i in 0..n {
-            let kind = s.meta[i][0];
-            let peer = s.peer[i];
-            if kind != OpKind::Calc as u8 && (peer >= s.num_ranks as i32 || (peer < 0 && kind == OpKind::Send as u8)) {
+        for o in &s.ops {
+            let bad = match o.kind {
+                OpKind::Calc => false,
+                OpKind::Send => o.peer < 0 || o.peer as u32 >= s.num_ranks,
+                OpKind::Recv => o.peer != ANY && (o.peer < 0 || o.peer as u32 >= s.num_ranks),
+            };
+            if bad || o.rank >= s.num_ranks {
                 return Err(Error::Input(format!(
-                    "rank {}: {} names rank {peer}, but the schedule has ranks 0..{}",
-                    s.rank[i],
-                    if kind == OpKind::Send as u8 { "a send" } else { "a receive" },
+                    "rank {}: {} names rank {}, but the schedule has ranks 0..{}",
+                    o.rank,
+                    if o.kind == OpKind::Send { "a send" } else { "a receive" },
+                    if bad { o.peer as i64 } else { o.rank as i64 },
                     s.num_ranks - 1
                 )));
             }
         }
-        // Counting sort of edges by source, then by dependent id (stable creation order).
+        // Edges grouped by source, each group in dependent-id order (creation order).
         self.pending_edges.sort_unstable_by_key(|&(from, to)| (from, to & !START_EDGE));
         s.edge_start = Vec::with_capacity(n + 1);
         s.edges = Vec::with_capacity(self.pending_edges.len());
@@ -254,10 +239,10 @@ impl ScheduleBuilder {
             while e < self.pending_edges.len() && self.pending_edges[e].0 == from {
                 let to = self.pending_edges[e].1;
                 let to_id = (to & !START_EDGE) as usize;
-                if s.rank[to_id] != s.rank[from as usize] {
+                let (rank_to, rank_from) = (s.ops[to_id].rank, s.ops[from as usize].rank);
+                if rank_to != rank_from {
                     return Err(Error::Input(format!(
-                        "a dependency links rank {} to rank {}; dependencies must stay within one rank",
-                        s.rank[to_id], s.rank[from as usize]
+                        "a dependency links rank {rank_to} to rank {rank_from}; dependencies must stay within one rank"
                     )));
                 }
                 s.edges.push(to);
@@ -284,7 +269,7 @@ impl Schedule {
 
 /// Kahn's algorithm over the whole graph; on a cycle, name a rank and an op in it.
 fn check_acyclic(s: &Schedule) -> Result<()> {
-    let n = s.rank.len();
+    let n = s.ops.len();
     let mut indeg = s.indegrees();
     let mut stack: Vec<u32> = (0..n as u32).filter(|&i| indeg[i as usize] == 0).collect();
     let mut seen = 0usize;
@@ -302,11 +287,29 @@ fn check_acyclic(s: &Schedule) -> Result<()> {
     if seen == n {
         return Ok(());
     }
-    let stuck = (0..n).find(|&i| indeg[i] > 0).unwrap_or(0) as OpId;
+    // Every op left has a predecessor that is left too; following one predecessor
+    // per op n times ends on a cycle (not merely downstream of one).
+    let mut pred = vec![u32::MAX; n];
+    for from in 0..n {
+        let (a, b) = (s.edge_start[from] as usize, s.edge_start[from + 1] as usize);
+        for &to in &s.edges[a..b] {
+            let t = (to & !START_EDGE) as usize;
+            if indeg[from] > 0 && indeg[t] > 0 {
+                pred[t] = from as u32;
+            }
+        }
+    }
+    let mut op = (0..n).find(|&i| indeg[i] > 0).unwrap_or(0);
+    for _ in 0..n {
+        if pred[op] == u32::MAX {
+            break;
+        }
+        op = pred[op] as usize;
+    }
     Err(Error::Input(format!(
         "the dependencies of rank {} form a cycle (it includes `{}`)",
-        s.rank[stuck as usize],
-        s.describe(stuck)
+        s.ops[op].rank,
+        s.describe(op as OpId)
     )))
 }
 
