@@ -380,3 +380,32 @@ def test_interrupt_is_one_line_and_exit_130(monkeypatch, capsys):
     monkeypatch.setattr(cli, "run_goal", interrupted)
     assert cli.main(["run", "--goal", str(PING)]) == 130
     assert capsys.readouterr().err == "netsens: interrupted\n"
+
+
+def test_wide_area_example_of_loggp_md(tmp_path):
+    # Two clusters of 2 ranks, L_w = 3 ms, B = 1 MB/s (1 us/B), o = 1500 ns, G = 0:
+    # 0 -> 2 (1000 B) reaches the link at 1500 ns, occupies it 1 ms, arrives at
+    # 1500 ns + 1 ms + 3 ms = 4.0015 ms; the receive is done o later, at 4.003 ms.
+    # 1 -> 3, also sent at 0, waits for the link: arrives 5.0015 ms, done 5.003 ms.
+    goal = tmp_path / "wan.goal"
+    goal.write_text(
+        "num_ranks 4\n"
+        "rank 0 {\nsend 1000b to 2\n}\nrank 1 {\nsend 1000b to 3\n}\n"
+        "rank 2 {\nrecv 1000b from 0\n}\nrank 3 {\nrecv 1000b from 1\n}\n"
+    )
+    result = run_json(
+        goal,
+        "--clusters",
+        "2x2",
+        "--wan-latency",
+        "3ms",
+        "--wan-bandwidth",
+        "1MB/s",
+        "--G",
+        "0ns/B",
+    )
+    ends = [r["end_ps"] for r in result["ranks"]]
+    assert ends[2] == 4_003_000_000
+    assert ends[3] == 5_003_000_000
+    (link,) = result["wan_links"]
+    assert (link["from_cluster"], link["to_cluster"], link["bytes"]) == (0, 1, 2000)

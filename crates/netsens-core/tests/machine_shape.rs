@@ -125,3 +125,21 @@ fn an_op_on_a_second_cpu_never_starts_before_what_it_requires() {
     b.requires(second, first);
     assert_eq!(run(&b.build().unwrap(), &loggopsim_defaults(Rendezvous::Handshake)).makespan_ps, 150 * NS);
 }
+
+#[test]
+fn a_second_nic_sends_without_waiting_for_the_first_ones_gap() {
+    // g = 4000 ns. One NIC: the second send waits for nic_s = 4000 → cpu 5500 (vector 4).
+    // Two NICs: the second send only waits for the CPU: starts 1500 → cpu 3000.
+    let sender_end = |second_nic: u8| {
+        let mut b = ScheduleBuilder::new(2);
+        b.send(0, 1, 1, 0, 0, 0);
+        b.send(0, 1, 1, 0, 0, second_nic);
+        b.recv(1, 0, 1, 0, 0, 0);
+        b.recv(1, 0, 1, 0, 0, 0);
+        let mut p = loggopsim_defaults(Rendezvous::Handshake);
+        p.cluster.gap = 4000 * NS;
+        end_ns(&run(&b.build().unwrap(), &p), 0)
+    };
+    assert_eq!(sender_end(0), 5500);
+    assert_eq!(sender_end(1), 3000);
+}

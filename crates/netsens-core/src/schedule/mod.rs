@@ -82,18 +82,7 @@ impl Schedule {
 
     /// Everything stored about one op (a read-only view, for tests and front ends).
     pub fn op_info(&self, op: OpId) -> OpInfo<'_> {
-        let i = op as usize;
-        let o = &self.ops[i];
-        OpInfo {
-            kind: o.kind,
-            rank: o.rank,
-            peer: o.peer,
-            tag: o.tag,
-            size: o.size,
-            cpu: o.cpu,
-            nic: o.nic,
-            label: self.labels.as_ref().map(|l| &*l[i]).filter(|l| !l.is_empty()),
-        }
+        OpInfo { op: self.op(op), label: self.labels.as_ref().map(|l| &*l[op as usize]).filter(|l| !l.is_empty()) }
     }
 
     /// The ops that depend on `op`, in id order; `true` marks an `irequires` edge.
@@ -108,21 +97,18 @@ impl Schedule {
     }
 }
 
-/// A read-only view of one op of a [`Schedule`] (see [`Schedule::op_info`]).
+/// A read-only view of one op of a [`Schedule`]: its record and its GOAL label.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpInfo<'a> {
-    pub kind: OpKind,
-    pub rank: u32,
-    /// Destination of a send, source of a receive (may be [`ANY`]); 0 for a calc.
-    pub peer: i32,
-    /// May be [`ANY`] for a receive; 0 for a calc.
-    pub tag: i32,
-    /// Bytes for a send or receive, picoseconds for a calc.
-    pub size: u64,
-    pub cpu: u8,
-    pub nic: u8,
-    /// The GOAL label, if the op has one.
+    pub op: OpDesc,
     pub label: Option<&'a str>,
+}
+
+impl std::ops::Deref for OpInfo<'_> {
+    type Target = OpDesc;
+    fn deref(&self) -> &OpDesc {
+        &self.op
+    }
 }
 
 /// Builds a [`Schedule`] op by op. Ops of one rank may be added in any order
