@@ -259,7 +259,7 @@ fn example_dissemination16() {
                     assert!(next.is_empty());
                 }
             }
-            OpKind::Calc => panic!("no calc in a barrier"),
+            other => panic!("no {other:?} in a barrier"),
         }
     }
     assert_eq!(sends, 64);

@@ -7,6 +7,7 @@
 //! executor is one front end; rank programs are another.
 
 mod noise;
+mod op;
 pub mod queue;
 
 use crate::error::{Error, Result};
@@ -17,23 +18,7 @@ use noise::NoiseState;
 use queue::{Event, EventKind, EventQueue};
 use std::collections::{HashMap, VecDeque};
 
-pub use crate::schedule::{OpId, OpKind, ANY};
-
-/// What the core needs to know about one operation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OpDesc {
-    pub kind: OpKind,
-    /// The rank (host) the operation runs on.
-    pub rank: u32,
-    /// Destination of a send, source of a receive (or [`ANY`]).
-    pub peer: i32,
-    /// Message tag (or [`ANY`] for a receive).
-    pub tag: i32,
-    /// Bytes of a send or receive; picoseconds of a calc (before CPU-speed scaling).
-    pub size: u64,
-    pub cpu: u8,
-    pub nic: u8,
-}
+pub use op::{any_tag_in, tag_matches, OpDesc, OpId, OpKind, ANY, CONTEXT_SHIFT};
 
 /// A source of operations (GOAL schedule, rank programs) driving the core.
 pub trait Frontend {
@@ -45,6 +30,13 @@ pub trait Frontend {
     /// After the event queue ran dry: `None` if every operation finished, else a
     /// one-line description of the stuck ranks and what each is waiting for.
     fn stuck(&self, core: &Core) -> Option<String>;
+    /// The message of send `send` met receive `recv` (a front end moves its payload).
+    fn matched(&mut self, _send: OpId, _recv: OpId) {}
+    /// One-sided op `op` (store, put or get) is processed by its target now; returns
+    /// the compute a handler charges to the target's CPU (ps, before CPU-speed scaling).
+    fn delivered(&mut self, _op: OpId) -> Time {
+        0
+    }
     /// (operations finished, operations in all) for progress reports; (0, 0) if unknown.
     fn completed(&self) -> (u64, u64) {
         (0, 0)
@@ -78,6 +70,16 @@ enum Phase {
     Data = 3,
     /// LogGOPSim rendezvous: the data at once; the send completes when matched.
     Direct = 4,
+    /// A store or active message: one way, processed by the target on arrival.
+    OneWay = 5,
+    /// A put's data; the target answers with `PutAck`.
+    PutData = 6,
+    /// 1-byte acknowledgement of a put, target → origin.
+    PutAck = 7,
+    /// 1-byte request of a get; the target answers with `GetReply`.
+    GetReq = 8,
+    /// A get's data, target → origin.
+    GetReply = 9,
 }
 
 impl Phase {
@@ -87,7 +89,12 @@ impl Phase {
             1 => Phase::Rts,
             2 => Phase::Cts,
             3 => Phase::Data,
-            _ => Phase::Direct,
+            4 => Phase::Direct,
+            5 => Phase::OneWay,
+            6 => Phase::PutData,
+            7 => Phase::PutAck,
+            8 => Phase::GetReq,
+            _ => Phase::GetReply,
         }
     }
 }
@@ -253,6 +260,7 @@ impl Core {
                         OpKind::Send => self.on_send(ev, &d, front),
                         OpKind::Recv => self.on_recv(ev, &d, front),
                         OpKind::Calc => self.on_calc(ev, &d, front),
+                        OpKind::Store | OpKind::Put | OpKind::Get => self.on_one_sided(ev, &d, front),
                     }
                 }
                 EventKind::Arrive => self.on_arrive(ev, front),
@@ -313,7 +321,7 @@ impl Core {
     #[inline]
     fn wire_bytes(&self, id: u32, phase: Phase) -> u64 {
         match phase {
-            Phase::Rts | Phase::Cts => 1,
+            Phase::Rts | Phase::Cts | Phase::PutAck | Phase::GetReq => 1,
             _ => self.msgs[id as usize].size,
         }
     }
@@ -322,10 +330,9 @@ impl Core {
     #[inline]
     fn ends(&self, id: u32, phase: Phase) -> (u32, u32) {
         let m = &self.msgs[id as usize];
-        if phase == Phase::Cts {
-            (m.dst, m.src)
-        } else {
-            (m.src, m.dst)
+        match phase {
+            Phase::Cts | Phase::PutAck | Phase::GetReply => (m.dst, m.src),
+            _ => (m.src, m.dst),
         }
     }
 
@@ -349,6 +356,16 @@ impl Core {
             *last = ta;
         }
         self.queue.push(ta, EventKind::Arrive, id, phase as u8, 0);
+    }
+
+    /// Computation time on this platform's CPUs.
+    #[inline]
+    fn scaled(&self, cost: Time) -> Time {
+        if self.cpu_speed == 1.0 {
+            cost
+        } else {
+            (cost as f64 / self.cpu_speed).round() as Time
+        }
     }
 
     #[inline]
@@ -407,13 +424,56 @@ impl Core {
         }
     }
 
+    /// A store, put or get leaves its origin under the send rules (always eager:
+    /// one-sided messages have no rendezvous).
+    fn on_one_sided<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
+        let host = d.rank;
+        let (c, n) = (self.ci(host, d.cpu), self.ni(host, d.nic));
+        let free = self.cpu[c].max(self.nic_s[n]);
+        if free > ev.time {
+            self.queue.defer(ev, free);
+            return;
+        }
+        let dst = d.peer as u32;
+        let (p, level) = self.params(host, dst);
+        let phase = match d.kind {
+            OpKind::Store => Phase::OneWay,
+            OpKind::Put => Phase::PutData,
+            _ => Phase::GetReq,
+        };
+        let id = self.alloc_msg(Msg {
+            src: host,
+            dst,
+            tag: d.tag,
+            size: d.size,
+            send_op: ev.id,
+            recv_op: NO_OP,
+            phase,
+            cpu: d.cpu,
+            nic: d.nic,
+        });
+        let wire = self.wire_bytes(id, phase);
+        self.charge_send(host, c, n, ev.time, wire, &p);
+        if phase == Phase::GetReq {
+            self.rec.control_messages += 1;
+        } else {
+            self.rec.sent(host, dst, d.size);
+        }
+        self.inject(id, phase, level, ev.time + p.overhead, &p);
+        let at = self.cpu[c];
+        self.started(front, ev.id, ev.time);
+        if phase == Phase::OneWay {
+            self.done(front, ev.id, at);
+        }
+    }
+
     fn on_recv<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
         let host = d.rank;
         self.started(front, ev.id, ev.time);
         let q = &self.unexpected[host as usize];
         let pos = q.iter().position(|&m| {
             let m = &self.msgs[m as usize];
-            (d.peer == ANY || m.src as i32 == d.peer) && (d.tag == ANY || m.tag == d.tag)
+            (d.peer == ANY || m.src as i32 == d.peer) && tag_matches(d.tag, m.tag)
         });
         match pos {
             Some(pos) => {
@@ -431,7 +491,7 @@ impl Core {
             self.queue.defer(ev, self.cpu[c]);
             return;
         }
-        let dur = if self.cpu_speed == 1.0 { d.size } else { (d.size as f64 / self.cpu_speed).round() as Time };
+        let dur = self.scaled(d.size);
         let extra = self.noise.detour(host, ev.time, dur);
         self.cpu[c] = ev.time + dur + extra;
         let r = &mut self.rec.ranks[host as usize];
@@ -496,7 +556,7 @@ impl Core {
                     (m.src as i32, m.tag)
                 };
                 let q = &mut self.posted[host as usize];
-                let pos = q.iter().position(|r| (r.src == ANY || r.src == src) && (r.tag == ANY || r.tag == tag));
+                let pos = q.iter().position(|r| (r.src == ANY || r.src == src) && tag_matches(r.tag, tag));
                 match pos {
                     Some(pos) => {
                         let recv = q.remove(pos).expect("position is in range").op;
@@ -520,6 +580,44 @@ impl Core {
                 self.free_msgs.push(ev.id);
                 self.done(front, recv, self.cpu[c]);
             }
+            Phase::OneWay | Phase::PutData | Phase::GetReq => {
+                // The target's handler runs now, after the arrival's own costs.
+                let (op, size) = {
+                    let m = &self.msgs[ev.id as usize];
+                    (m.send_op, m.size)
+                };
+                let handler = self.scaled(front.delivered(op));
+                if handler > 0 {
+                    let extra = self.noise.detour(host, self.cpu[c], handler);
+                    self.cpu[c] += handler + extra;
+                    let r = &mut self.rec.ranks[host as usize];
+                    r.compute_ps += handler;
+                    r.noise_ps += extra;
+                }
+                match phase {
+                    Phase::OneWay => {
+                        self.rec.received(host, size);
+                        self.free_msgs.push(ev.id);
+                    }
+                    Phase::PutData => {
+                        self.rec.received(host, size);
+                        self.rec.control_messages += 1;
+                        self.queue.push(self.cpu[c], EventKind::Transmit, ev.id, Phase::PutAck as u8, 0);
+                    }
+                    _ => self.queue.push(self.cpu[c], EventKind::Transmit, ev.id, Phase::GetReply as u8, 0),
+                }
+            }
+            Phase::PutAck | Phase::GetReply => {
+                let (op, size) = {
+                    let m = &self.msgs[ev.id as usize];
+                    (m.send_op, m.size)
+                };
+                if phase == Phase::GetReply {
+                    self.rec.received(host, size);
+                }
+                self.free_msgs.push(ev.id);
+                self.done(front, op, self.cpu[c]);
+            }
         }
     }
 
@@ -531,6 +629,7 @@ impl Core {
             m.recv_op = recv;
             (m.phase, m.src, m.dst, m.size, m.send_op, m.cpu, m.nic)
         };
+        front.matched(send_op, recv);
         match phase {
             Phase::Rts => {
                 // The receiver answers with a clear-to-send as soon as its clocks allow.
@@ -578,6 +677,9 @@ impl Core {
         let (p, level) = self.params(from, to);
         let wire = self.wire_bytes(ev.id, phase);
         self.charge_send(from, c, n, ev.time, wire, &p);
+        if phase == Phase::GetReply {
+            self.rec.sent(from, to, wire);
+        }
         self.inject(ev.id, phase, level, ev.time + p.overhead, &p);
         if phase == Phase::Data {
             self.done(front, send_op, self.cpu[c]);

@@ -10,18 +10,7 @@ use crate::engine::OpDesc;
 use crate::error::{Error, Result};
 use crate::time::Time;
 
-pub type OpId = u32;
-
-/// Wildcard source or tag of a receive (GOAL's `-1`).
-pub const ANY: i32 = -1;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum OpKind {
-    Send = 0,
-    Recv = 1,
-    Calc = 2,
-}
+pub use crate::engine::{OpId, OpKind, ANY};
 
 // The per-op record the memory budget (≤ 48 B per op, issue 3) is built on.
 const _: () = assert!(std::mem::size_of::<OpDesc>() == 24);
@@ -77,6 +66,9 @@ impl Schedule {
             OpKind::Send => format!("{label}send {}b to {} tag {}", o.size, o.peer, any(o.tag)),
             OpKind::Recv => format!("{label}recv {}b from {} tag {}", o.size, any(o.peer), any(o.tag)),
             OpKind::Calc => format!("{label}calc {}", crate::units::format_time(o.size)),
+            OpKind::Store => format!("{label}store {}b to {}", o.size, o.peer),
+            OpKind::Put => format!("{label}put {}b to {}", o.size, o.peer),
+            OpKind::Get => format!("{label}get {}b from {}", o.size, o.peer),
         }
     }
 
@@ -202,7 +194,7 @@ impl ScheduleBuilder {
         for o in &s.ops {
             let bad = match o.kind {
                 OpKind::Calc => false,
-                OpKind::Send => o.peer < 0 || o.peer as u32 >= s.num_ranks,
+                OpKind::Send | OpKind::Store | OpKind::Put | OpKind::Get => o.peer < 0 || o.peer as u32 >= s.num_ranks,
                 OpKind::Recv => o.peer != ANY && (o.peer < 0 || o.peer as u32 >= s.num_ranks),
             };
             if bad || o.rank >= s.num_ranks {
