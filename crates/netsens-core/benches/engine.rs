@@ -131,7 +131,8 @@ fn measure(name: &str, build: impl Fn() -> Schedule, repeats: usize) -> Measured
     for _ in 0..repeats {
         let before = reset_peak();
         let t = Instant::now();
-        let r = run_schedule(&s, &platform(), &RunOptions { seed: 1, matrix: false }).expect("benchmark runs");
+        let r = run_schedule(&s, &platform(), &RunOptions { seed: 1, matrix: false, ..Default::default() })
+            .expect("benchmark runs");
         let wall = t.elapsed().as_secs_f64();
         // Peak during the run, counting the schedule it runs on.
         peak = peak.max(PEAK.load(Relaxed) - before + s.heap_bytes());

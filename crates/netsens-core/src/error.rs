@@ -15,6 +15,9 @@ pub enum Error {
     /// their pending operations.
     #[error("{0}")]
     Deadlock(String),
+    /// A rank program found its answer wrong (or failed otherwise).
+    #[error("the program failed: {0}")]
+    Program(String),
     /// The caller asked the run to stop (Ctrl-C).
     #[error("interrupted")]
     Interrupted,

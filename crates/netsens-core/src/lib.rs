@@ -9,6 +9,7 @@ pub mod engine;
 pub mod error;
 pub mod platform;
 pub mod profile;
+pub mod program;
 pub mod schedule;
 pub mod time;
 pub mod units;

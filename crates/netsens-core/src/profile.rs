@@ -53,6 +53,24 @@ pub struct WanLinkStats {
     pub busy_ps: Time,
 }
 
+/// Time one rank spent in one phase (between its `phase` markers).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PhaseStats {
+    pub rank: u32,
+    pub phase: String,
+    pub elapsed_ps: Time,
+    pub compute_ps: Time,
+    pub overhead_ps: Time,
+}
+
+/// How often one rank used one primitive (send, store, get, bcast, ...).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PrimitiveCount {
+    pub rank: u32,
+    pub primitive: String,
+    pub count: u64,
+}
+
 /// Everything a run reports. Times are picoseconds.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunResult {
@@ -68,6 +86,9 @@ pub struct RunResult {
     pub matrix: Option<Vec<MatrixEntry>>,
     pub wan_links: Vec<WanLinkStats>,
     pub seed: u64,
+    /// Rank programs only: time per phase per rank, and counts per primitive per rank.
+    pub phases: Vec<PhaseStats>,
+    pub primitives: Vec<PrimitiveCount>,
 }
 
 enum Matrix {
@@ -205,6 +226,8 @@ impl Recorder {
             matrix,
             wan_links,
             seed,
+            phases: Vec::new(),
+            primitives: Vec::new(),
         }
     }
 }

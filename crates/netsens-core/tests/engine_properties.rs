@@ -90,7 +90,11 @@ proptest! {
 fn noise_free_jitter_of_zero_is_the_noiseless_run() {
     let s = dissemination(8, 1);
     let quiet = run(&s, &loggopsim_defaults(Rendezvous::Handshake));
-    let r = run_schedule(&s, &loggopsim_defaults(Rendezvous::Handshake), &RunOptions { seed: 99, matrix: true });
+    let r = run_schedule(
+        &s,
+        &loggopsim_defaults(Rendezvous::Handshake),
+        &RunOptions { seed: 99, matrix: true, ..Default::default() },
+    );
     assert_eq!(quiet.makespan_ps, r.unwrap().makespan_ps);
 }
 

@@ -89,7 +89,7 @@ fn zero_noise_is_exactly_the_noiseless_run() {
     let s = dissemination(16, 8);
     let quiet = run(&s, &loggopsim_defaults(Rendezvous::Handshake));
     let zero = noisy(Dist::Constant(0), Some((Dist::Constant(MS), Dist::Constant(0))));
-    let r = run_schedule(&s, &zero, &RunOptions { seed: 7, matrix: true }).unwrap();
+    let r = run_schedule(&s, &zero, &RunOptions { seed: 7, matrix: true, ..Default::default() }).unwrap();
     assert_eq!(r, RunResult { seed: 7, ..quiet });
 }
 
@@ -104,7 +104,7 @@ fn constant_jitter_adds_to_every_latency() {
 fn random_noise_is_seeded_and_keeps_message_order() {
     let p = noisy(Dist::Exponential(3 * US), Some((Dist::Exponential(20 * US), Dist::Constant(5 * US))));
     let s = dissemination(32, 64);
-    let at = |seed| run_schedule(&s, &p, &RunOptions { seed, matrix: false }).unwrap();
+    let at = |seed| run_schedule(&s, &p, &RunOptions { seed, matrix: false, ..Default::default() }).unwrap();
     let (a, a2, b) = (at(1), at(1), at(2));
     assert_eq!(a, a2);
     assert_ne!(a.makespan_ps, b.makespan_ps);

@@ -57,7 +57,7 @@ fn run_text(
         });
         outcome.map_err(|e| raised = Some(e)).is_ok()
     };
-    let r = match run_schedule_with_progress(&s, &p, &RunOptions { seed, matrix }, &mut hook) {
+    let r = match run_schedule_with_progress(&s, &p, &RunOptions { seed, matrix, ..Default::default() }, &mut hook) {
         Ok(r) => r,
         Err(Error::Interrupted) => return Err(raised.unwrap_or_else(|| PyKeyboardInterrupt::new_err(()))),
         Err(e) => return Err(to_py(e)),

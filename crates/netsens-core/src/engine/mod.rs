@@ -34,7 +34,7 @@ pub trait Frontend {
     fn matched(&mut self, _send: OpId, _recv: OpId) {}
     /// One-sided op `op` (store, put or get) is processed by its target now; returns
     /// the compute a handler charges to the target's CPU (ps, before CPU-speed scaling).
-    fn delivered(&mut self, _op: OpId) -> Time {
+    fn delivered(&mut self, _core: &mut Core, _op: OpId) -> Time {
         0
     }
     /// (operations finished, operations in all) for progress reports; (0, 0) if unknown.
@@ -130,11 +130,14 @@ pub struct RunOptions {
     pub seed: u64,
     /// Collect the (src, dst) message and byte matrices.
     pub matrix: bool,
+    /// Rank programs charge the measured thread CPU time of their real work
+    /// instead of their cost model (never deterministic; off by default).
+    pub measured_compute: bool,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { seed: 0, matrix: true }
+        RunOptions { seed: 0, matrix: true, measured_compute: false }
     }
 }
 
@@ -215,6 +218,16 @@ impl Core {
     pub fn host_end(&self, host: u32) -> Time {
         let c = host as usize * self.ncpus;
         self.cpu[c..c + self.ncpus].iter().copied().max().unwrap_or(0)
+    }
+
+    /// When the op last reported to the front end started or finished.
+    pub fn release_time(&self) -> Time {
+        self.release
+    }
+
+    /// What the profile has recorded for `rank` so far.
+    pub fn rank_stats(&self, rank: u32) -> &crate::profile::RankStats {
+        &self.rec.ranks[rank as usize]
     }
 
     /// Receives posted on `host` that no message has matched yet.
@@ -586,7 +599,9 @@ impl Core {
                     let m = &self.msgs[ev.id as usize];
                     (m.send_op, m.size)
                 };
-                let handler = self.scaled(front.delivered(op));
+                self.release = self.cpu[c];
+                let cost = front.delivered(self, op);
+                let handler = self.scaled(cost);
                 if handler > 0 {
                     let extra = self.noise.detour(host, self.cpu[c], handler);
                     self.cpu[c] += handler + extra;

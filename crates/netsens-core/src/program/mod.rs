@@ -1,0 +1,342 @@
+//! The program front end: every rank is an async coroutine in virtual time, driven
+//! by the same engine core as GOAL schedules. No thread per rank: a rank's future
+//! is polled when one of its operations completes (or its stores are processed).
+
+pub mod api;
+mod sim;
+
+pub use api::{Communicator, Handler, HandlerId, Message, Rank, Request, Tag, ANY_SOURCE, ANY_TAG, MAX_TAG};
+pub use sim::SimRank;
+
+use crate::engine::{Core, Frontend, OpDesc, OpId, OpKind, Progress, RunOptions};
+use crate::error::{Error, Result};
+use crate::platform::Platform;
+use crate::profile::{PhaseStats, PrimitiveCount, RunResult};
+use crate::time::Time;
+use sim::Shared;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+type Task = Pin<Box<dyn Future<Output = std::result::Result<(), String>>>>;
+
+/// Time a rank has spent in one phase so far.
+#[derive(Clone, Copy, Default)]
+struct PhaseAcc {
+    elapsed: Time,
+    compute: Time,
+    overhead: Time,
+}
+
+/// A rank's open phase: its name and the rank's clocks when it began.
+struct OpenPhase {
+    name: String,
+    start: (Time, Time, Time),
+}
+
+pub struct ProgramFrontend {
+    shared: Rc<RefCell<Shared>>,
+    tasks: Vec<Option<Task>>,
+    failures: Vec<(u32, String)>,
+    open: Vec<Option<OpenPhase>>,
+    phases: Vec<BTreeMap<String, PhaseAcc>>,
+    done_ops: u64,
+    issued_ops: u64,
+}
+
+impl ProgramFrontend {
+    fn poll_rank(&mut self, core: &mut Core, rank: u32) {
+        let Some(task) = self.tasks[rank as usize].as_mut() else { return };
+        self.shared.borrow_mut().clock = core.host_end(rank).max(core.release_time());
+        let mut cx = Context::from_waker(Waker::noop());
+        if let Poll::Ready(outcome) = task.as_mut().poll(&mut cx) {
+            self.tasks[rank as usize] = None;
+            if let Err(why) = outcome {
+                self.failures.push((rank, why));
+            }
+        }
+        self.flush(core);
+    }
+
+    /// Hand the ops issued during a poll to the core; close and open phases.
+    fn flush(&mut self, core: &mut Core) {
+        let (issued, marks) = {
+            let mut s = self.shared.borrow_mut();
+            (std::mem::take(&mut s.issued), std::mem::take(&mut s.marks))
+        };
+        self.issued_ops += issued.len() as u64;
+        for op in issued {
+            let d = self.op(op);
+            core.enable(op, &d);
+        }
+        for (rank, name) in marks {
+            let now = rank_clocks(core, rank);
+            self.switch_phase(rank, Some(name), now);
+        }
+    }
+
+    fn switch_phase(&mut self, rank: u32, next: Option<String>, now: (Time, Time, Time)) {
+        let r = rank as usize;
+        if let Some(open) = self.open[r].take() {
+            let acc = self.phases[r].entry(open.name).or_default();
+            acc.elapsed += now.0.saturating_sub(open.start.0);
+            acc.compute += now.1.saturating_sub(open.start.1);
+            acc.overhead += now.2.saturating_sub(open.start.2);
+        }
+        self.open[r] = next.map(|name| OpenPhase { name, start: now });
+    }
+}
+
+/// (current time, compute so far, overhead so far) of a rank.
+fn rank_clocks(core: &Core, rank: u32) -> (Time, Time, Time) {
+    let s = core.rank_stats(rank);
+    (core.host_end(rank), s.compute_ps, s.overhead_ps)
+}
+
+impl Frontend for ProgramFrontend {
+    #[inline]
+    fn op(&self, id: OpId) -> OpDesc {
+        self.shared.borrow().slots[id as usize].desc
+    }
+
+    fn started(&mut self, _core: &mut Core, _id: OpId) {}
+
+    fn done(&mut self, core: &mut Core, id: OpId) {
+        let rank = {
+            let mut s = self.shared.borrow_mut();
+            let slot = &mut s.slots[id as usize];
+            slot.done = true;
+            if slot.desc.kind == OpKind::Get {
+                slot.in_flight = false;
+            }
+            let rank = slot.desc.rank;
+            s.release_if_unused(id);
+            rank
+        };
+        self.done_ops += 1;
+        self.poll_rank(core, rank);
+    }
+
+    fn matched(&mut self, send: OpId, recv: OpId) {
+        let mut s = self.shared.borrow_mut();
+        let (data, from, tag) = {
+            let sl = &mut s.slots[send as usize];
+            sl.in_flight = false;
+            (std::mem::take(&mut sl.data), sl.desc.rank, sl.desc.tag)
+        };
+        let r = &mut s.slots[recv as usize];
+        r.data = data;
+        r.tag = tag;
+        if r.members.is_some() {
+            r.source = from;
+        }
+        s.release_if_unused(send);
+    }
+
+    fn delivered(&mut self, core: &mut Core, op: OpId) -> Time {
+        let (kind, origin, target, offset, handler) = {
+            let s = self.shared.borrow();
+            let sl = &s.slots[op as usize];
+            (sl.desc.kind, sl.desc.rank, sl.desc.peer as u32, sl.offset, sl.handler)
+        };
+        let mut cost = 0;
+        match (kind, handler) {
+            (OpKind::Store, Some(h)) => {
+                // Run the handler without holding the table: it may use its rank's handle.
+                let (f, data) = {
+                    let mut s = self.shared.borrow_mut();
+                    let f = s.handlers[target as usize].get(h as usize).cloned();
+                    (f, std::mem::take(&mut s.slots[op as usize].data))
+                };
+                let f = f.unwrap_or_else(|| panic!("rank {target} has no active-message handler {h}"));
+                cost = f(origin, &data);
+            }
+            (OpKind::Store | OpKind::Put, _) => {
+                let mut s = self.shared.borrow_mut();
+                let data = std::mem::take(&mut s.slots[op as usize].data);
+                let w = &mut s.windows[target as usize];
+                if w.len() < offset + data.len() {
+                    w.resize(offset + data.len(), 0);
+                }
+                w[offset..offset + data.len()].copy_from_slice(&data);
+            }
+            _ => {
+                // A get reads the target's window now, as the request is processed.
+                let mut s = self.shared.borrow_mut();
+                let len = s.slots[op as usize].desc.size as usize;
+                let w = &s.windows[target as usize];
+                let mut data = vec![0; len];
+                let end = w.len().min(offset + len);
+                if offset < end {
+                    data[..end - offset].copy_from_slice(&w[offset..end]);
+                }
+                s.slots[op as usize].data = data;
+            }
+        }
+        if kind == OpKind::Store {
+            let sync_done = {
+                let mut s = self.shared.borrow_mut();
+                s.slots[op as usize].in_flight = false;
+                s.release_if_unused(op);
+                let left = &mut s.unsynced[origin as usize];
+                *left -= 1;
+                *left == 0
+            };
+            if sync_done {
+                // A rank waiting in store_sync can go on.
+                self.poll_rank(core, origin);
+            }
+        } else if kind == OpKind::Put {
+            self.shared.borrow_mut().slots[op as usize].in_flight = false;
+        }
+        cost
+    }
+
+    fn completed(&self) -> (u64, u64) {
+        (self.done_ops, self.issued_ops)
+    }
+
+    fn stuck(&self, _core: &Core) -> Option<String> {
+        let waiting: Vec<u32> = (0..self.tasks.len() as u32).filter(|&r| self.tasks[r as usize].is_some()).collect();
+        if waiting.is_empty() {
+            return None;
+        }
+        let s = self.shared.borrow();
+        let mut pending: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+        for sl in s.slots.iter().filter(|sl| !sl.done && !sl.consumed) {
+            pending.entry(sl.desc.rank).or_default().push(describe(&sl.desc));
+        }
+        let lines: Vec<String> = waiting
+            .iter()
+            .take(6)
+            .map(|&r| match pending.get(&r) {
+                Some(ops) if !ops.is_empty() => {
+                    let more = if ops.len() > 2 { format!(" and {} more", ops.len() - 2) } else { String::new() };
+                    format!("rank {r} waits in {}{more}", ops.iter().take(2).cloned().collect::<Vec<_>>().join(", "))
+                }
+                _ => format!("rank {r} waits in store_sync"),
+            })
+            .collect();
+        let more = if waiting.len() > 6 { format!("; and {} more rank(s)", waiting.len() - 6) } else { String::new() };
+        Some(format!("deadlock: {} rank(s) cannot finish: {}{more}", waiting.len(), lines.join("; ")))
+    }
+}
+
+fn describe(d: &OpDesc) -> String {
+    let tag = |t: i32| {
+        if t < 0 {
+            "any".to_string()
+        } else {
+            (t & MAX_TAG).to_string()
+        }
+    };
+    let comm = |t: i32| {
+        let ctx = if t < -1 { (-2 - t) as u32 } else { (t.max(0) >> crate::engine::CONTEXT_SHIFT) as u32 };
+        let what = if ctx & 1 == 1 { " (collective)" } else { "" };
+        format!("communicator {}{what}", ctx / 2)
+    };
+    match d.kind {
+        OpKind::Recv => {
+            let src = if d.peer < 0 { "any".to_string() } else { d.peer.to_string() };
+            format!("`recv from {src} tag {}` on {}", tag(d.tag), comm(d.tag))
+        }
+        OpKind::Send => format!("`send {}b to {} tag {}` on {}", d.size, d.peer, tag(d.tag), comm(d.tag)),
+        OpKind::Calc => "`compute`".into(),
+        OpKind::Store => format!("`store {}b to {}`", d.size, d.peer),
+        OpKind::Put => format!("`put {}b to {}`", d.size, d.peer),
+        OpKind::Get => format!("`get {}b from {}`", d.size, d.peer),
+    }
+}
+
+/// Run `program` on `ranks` ranks of `platform`. The program gets its rank's
+/// handle and returns `Err(why)` if its answer is wrong (the run then fails).
+pub fn run_program<P, F>(platform: &Platform, ranks: u32, opts: &RunOptions, program: P) -> Result<RunResult>
+where
+    P: Fn(SimRank) -> F,
+    F: Future<Output = std::result::Result<(), String>> + 'static,
+{
+    run_program_with_progress(platform, ranks, opts, program, &mut |_| true)
+}
+
+/// As [`run_program`], reporting progress (see [`Core::run_with_progress`]).
+pub fn run_program_with_progress<P, F>(
+    platform: &Platform,
+    ranks: u32,
+    opts: &RunOptions,
+    program: P,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<RunResult>
+where
+    P: Fn(SimRank) -> F,
+    F: Future<Output = std::result::Result<(), String>> + 'static,
+{
+    let mut core = Core::new(platform, ranks, 1, 1, opts)?;
+    let shared = Rc::new(RefCell::new(Shared::new(ranks, opts.measured_compute)));
+    let tasks: Vec<Option<Task>> = (0..ranks)
+        .map(|r| {
+            let handle = SimRank { shared: shared.clone(), world: Communicator::world(ranks, r) };
+            Some(Box::pin(program(handle)) as Task)
+        })
+        .collect();
+    let n = ranks as usize;
+    let mut front = ProgramFrontend {
+        shared,
+        tasks,
+        failures: Vec::new(),
+        open: (0..n).map(|_| None).collect(),
+        phases: vec![BTreeMap::new(); n],
+        done_ops: 0,
+        issued_ops: 0,
+    };
+    // Every rank runs until its first blocking call, in rank order, at time 0.
+    for r in 0..ranks {
+        front.poll_rank(&mut core, r);
+    }
+    let outcome = core.run_with_progress(&mut front, progress);
+    if let Some((rank, why)) = front.failures.first() {
+        let more = if front.failures.len() > 1 {
+            format!(" (and {} more rank(s) failed)", front.failures.len() - 1)
+        } else {
+            String::new()
+        };
+        return Err(Error::Program(format!("rank {rank}: {why}{more}")));
+    }
+    let mut result = outcome?;
+    // Close every open phase at the rank's end.
+    for r in 0..ranks {
+        let st = &result.ranks[r as usize];
+        front.switch_phase(r, None, (st.end_ps, st.compute_ps, st.overhead_ps));
+    }
+    result.phases = front
+        .phases
+        .iter()
+        .enumerate()
+        .flat_map(|(rank, m)| {
+            m.iter().map(move |(name, a)| PhaseStats {
+                rank: rank as u32,
+                phase: name.clone(),
+                elapsed_ps: a.elapsed,
+                compute_ps: a.compute,
+                overhead_ps: a.overhead,
+            })
+        })
+        .collect();
+    let s = front.shared.borrow();
+    result.primitives = s
+        .counts
+        .iter()
+        .enumerate()
+        .flat_map(|(rank, m)| {
+            let mut v: Vec<_> = m
+                .iter()
+                .map(|(&name, &count)| PrimitiveCount { rank: rank as u32, primitive: name.to_string(), count })
+                .collect();
+            v.sort_by(|a, b| a.primitive.cmp(&b.primitive));
+            v
+        })
+        .collect();
+    Ok(result)
+}

@@ -1,0 +1,389 @@
+//! The simulator backend of [`Rank`]: every call records an operation in a table
+//! shared with the program front end, which hands it to the engine core and polls
+//! the rank's coroutine again when one of its operations completes.
+
+use super::api::{Communicator, Handler, HandlerId, Message, Rank, Request, Tag, ANY_SOURCE, ANY_TAG, MAX_TAG};
+use crate::engine::{any_tag_in, OpDesc, OpId, OpKind, ANY, CONTEXT_SHIFT};
+use crate::time::Time;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+/// One operation of a program.
+pub(crate) struct Slot {
+    pub desc: OpDesc,
+    pub done: bool,
+    /// The program has taken the result (or never will: stores, active messages).
+    pub consumed: bool,
+    /// The engine still refers to it (a message not yet matched or delivered).
+    pub in_flight: bool,
+    /// Outgoing payload, then (receive, get) the payload received.
+    pub data: Vec<u8>,
+    /// Receive: world rank of the sender once matched; get: the target.
+    pub source: u32,
+    pub tag: Tag,
+    /// Where a one-sided op reads or writes the target's window; a handler's id for an AM.
+    pub offset: usize,
+    pub handler: Option<u32>,
+    /// Members of an `ANY_SOURCE` receive's communicator (to name the source).
+    pub members: Option<Arc<[u32]>>,
+}
+
+/// State shared by all ranks' handles and the front end (one thread).
+pub(crate) struct Shared {
+    pub slots: Vec<Slot>,
+    free: Vec<OpId>,
+    /// Ops issued since the front end last looked, in issue order.
+    pub issued: Vec<OpId>,
+    /// Phase markers since the front end last looked: (rank, name).
+    pub marks: Vec<(u32, String)>,
+    /// Current time of the rank being polled.
+    pub clock: Time,
+    pub measured: bool,
+    pub windows: Vec<Vec<u8>>,
+    pub handlers: Vec<Vec<Handler>>,
+    /// Stores and active messages issued by each rank and not yet processed.
+    pub unsynced: Vec<u64>,
+    /// Per rank: primitive → count.
+    pub counts: Vec<HashMap<&'static str, u64>>,
+    /// (parent context, per-rank derive sequence, member list) → context.
+    contexts: HashMap<(u32, u32, Vec<u32>), u32>,
+    derive_seq: HashMap<(u32, u32), u32>,
+    next_context: u32,
+}
+
+impl Shared {
+    pub fn new(ranks: u32, measured: bool) -> Self {
+        Shared {
+            slots: Vec::new(),
+            free: Vec::new(),
+            issued: Vec::new(),
+            marks: Vec::new(),
+            clock: 0,
+            measured,
+            windows: vec![Vec::new(); ranks as usize],
+            handlers: vec![Vec::new(); ranks as usize],
+            unsynced: vec![0; ranks as usize],
+            counts: vec![HashMap::new(); ranks as usize],
+            contexts: HashMap::new(),
+            derive_seq: HashMap::new(),
+            next_context: 2,
+        }
+    }
+
+    fn issue(&mut self, desc: OpDesc, data: Vec<u8>) -> OpId {
+        let slot = Slot {
+            desc,
+            done: false,
+            consumed: false,
+            in_flight: matches!(desc.kind, OpKind::Send | OpKind::Store | OpKind::Put | OpKind::Get),
+            data,
+            source: 0,
+            tag: 0,
+            offset: 0,
+            handler: None,
+            members: None,
+        };
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.slots[id as usize] = slot;
+                id
+            }
+            None => {
+                self.slots.push(slot);
+                (self.slots.len() - 1) as OpId
+            }
+        };
+        self.issued.push(id);
+        id
+    }
+
+    /// Recycle a slot once nobody — program or engine — needs it.
+    pub fn release_if_unused(&mut self, id: OpId) {
+        let s = &mut self.slots[id as usize];
+        if s.done && s.consumed && !s.in_flight {
+            s.data = Vec::new();
+            s.members = None;
+            self.free.push(id);
+        }
+    }
+
+    fn bump(&mut self, rank: u32, primitive: &'static str) {
+        *self.counts[rank as usize].entry(primitive).or_insert(0) += 1;
+    }
+
+    /// Take a finished op's result, recycling its slot.
+    fn take(&mut self, id: OpId) -> Message {
+        let s = &mut self.slots[id as usize];
+        s.consumed = true;
+        let source = match &s.members {
+            Some(m) => m.iter().position(|&w| w == s.source).unwrap_or(0) as u32,
+            None => s.source,
+        };
+        // A send's or put's payload belongs to the message until it is delivered.
+        let data = match s.desc.kind {
+            OpKind::Recv | OpKind::Get => std::mem::take(&mut s.data),
+            _ => Vec::new(),
+        };
+        let msg = Message { source, tag: s.tag & MAX_TAG, data };
+        self.release_if_unused(id);
+        msg
+    }
+}
+
+/// A rank's handle in the simulator.
+#[derive(Clone)]
+pub struct SimRank {
+    pub(crate) shared: Rc<RefCell<Shared>>,
+    pub(crate) world: Communicator,
+}
+
+impl SimRank {
+    fn me(&self) -> u32 {
+        self.world.me
+    }
+
+    fn desc(&self, kind: OpKind, peer: i32, tag: i32, size: u64) -> OpDesc {
+        OpDesc { kind, rank: self.me(), peer, tag, size, cpu: 0, nic: 0 }
+    }
+
+    fn engine_tag(comm: &Communicator, tag: Tag) -> i32 {
+        assert!((0..=MAX_TAG).contains(&tag), "tag {tag} is outside 0..={MAX_TAG}");
+        ((comm.context as i32) << CONTEXT_SHIFT) | tag
+    }
+
+    fn one_sided(&self, kind: OpKind, dst: u32, offset: usize, size: usize, data: Vec<u8>) -> OpId {
+        assert!(dst < self.world.size(), "rank {dst} does not exist");
+        let mut s = self.shared.borrow_mut();
+        let id = s.issue(self.desc(kind, dst as i32, 0, size as u64), data);
+        s.slots[id as usize].offset = offset;
+        s.slots[id as usize].source = dst;
+        id
+    }
+
+    fn wait_op(&self, id: OpId) -> OpWait {
+        OpWait { shared: self.shared.clone(), op: id }
+    }
+}
+
+/// Resolves when the op is done, yielding its result.
+pub(crate) struct OpWait {
+    shared: Rc<RefCell<Shared>>,
+    op: OpId,
+}
+
+impl Future for OpWait {
+    type Output = Message;
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Message> {
+        let mut s = self.shared.borrow_mut();
+        if s.slots[self.op as usize].done {
+            Poll::Ready(s.take(self.op))
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+/// Resolves when every op is done; checks from the first unfinished one on.
+struct AllWait {
+    shared: Rc<RefCell<Shared>>,
+    ops: Vec<OpId>,
+    next: usize,
+}
+
+impl Future for AllWait {
+    type Output = Vec<Message>;
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Vec<Message>> {
+        let this = &mut *self;
+        let mut s = this.shared.borrow_mut();
+        while this.next < this.ops.len() && s.slots[this.ops[this.next] as usize].done {
+            this.next += 1;
+        }
+        if this.next < this.ops.len() {
+            return Poll::Pending;
+        }
+        Poll::Ready(this.ops.iter().map(|&op| s.take(op)).collect())
+    }
+}
+
+/// Resolves when the rank has no store in flight.
+struct SyncWait {
+    shared: Rc<RefCell<Shared>>,
+    rank: u32,
+}
+
+impl Future for SyncWait {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        if self.shared.borrow().unsynced[self.rank as usize] == 0 {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+impl Rank for SimRank {
+    fn world(&self) -> Communicator {
+        self.world.clone()
+    }
+
+    fn rank(&self) -> u32 {
+        self.world.me
+    }
+
+    fn size(&self) -> u32 {
+        self.world.size()
+    }
+
+    fn isend(&self, comm: &Communicator, dst: u32, tag: Tag, data: Vec<u8>) -> Request {
+        let to = comm.world_rank(dst);
+        let d = self.desc(OpKind::Send, to as i32, Self::engine_tag(comm, tag), data.len() as u64);
+        let mut s = self.shared.borrow_mut();
+        s.bump(self.me(), if comm.is_collective() { "coll_send" } else { "send" });
+        Request(s.issue(d, data))
+    }
+
+    fn irecv(&self, comm: &Communicator, src: i32, tag: Tag) -> Request {
+        let from = if src == ANY_SOURCE { ANY } else { comm.world_rank(src as u32) as i32 };
+        let t = if tag == ANY_TAG { any_tag_in(comm.context) } else { Self::engine_tag(comm, tag) };
+        // The engine times a receive by the message it matches; size is not needed.
+        let d = self.desc(OpKind::Recv, from, t, 0);
+        let mut s = self.shared.borrow_mut();
+        s.bump(self.me(), if comm.is_collective() { "coll_recv" } else { "recv" });
+        let id = s.issue(d, Vec::new());
+        let slot = &mut s.slots[id as usize];
+        if src == ANY_SOURCE {
+            slot.members = Some(comm.members.clone());
+        } else {
+            slot.source = src as u32;
+        }
+        Request(id)
+    }
+
+    async fn wait(&self, req: Request) -> Message {
+        self.wait_op(req.0).await
+    }
+
+    async fn wait_all(&self, reqs: Vec<Request>) -> Vec<Message> {
+        AllWait { shared: self.shared.clone(), ops: reqs.into_iter().map(|r| r.0).collect(), next: 0 }.await
+    }
+
+    fn test(&self, req: &Request) -> bool {
+        self.shared.borrow().slots[req.0 as usize].done
+    }
+
+    async fn compute(&self, cost: Time) {
+        let id = {
+            let mut s = self.shared.borrow_mut();
+            s.bump(self.me(), "compute");
+            s.issue(self.desc(OpKind::Calc, 0, 0, cost), Vec::new())
+        };
+        self.wait_op(id).await;
+    }
+
+    async fn work<T>(&self, cost: Time, f: impl FnOnce() -> T) -> T {
+        let measured = self.shared.borrow().measured;
+        let (out, cost) = if measured {
+            let start = thread_cpu_time();
+            let out = f();
+            (out, thread_cpu_time().saturating_sub(start))
+        } else {
+            (f(), cost)
+        };
+        self.compute(cost).await;
+        out
+    }
+
+    fn now(&self) -> Time {
+        self.shared.borrow().clock
+    }
+
+    fn phase(&self, name: &str) {
+        self.shared.borrow_mut().marks.push((self.me(), name.to_string()));
+    }
+
+    fn count(&self, primitive: &'static str) {
+        self.shared.borrow_mut().bump(self.me(), primitive);
+    }
+
+    fn expose(&self, bytes: usize) {
+        self.shared.borrow_mut().windows[self.me() as usize] = vec![0; bytes];
+    }
+
+    fn window<T>(&self, f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+        f(&mut self.shared.borrow_mut().windows[self.me() as usize])
+    }
+
+    fn store(&self, dst: u32, offset: usize, data: Vec<u8>) {
+        let len = data.len();
+        let id = self.one_sided(OpKind::Store, dst, offset, len, data);
+        let mut s = self.shared.borrow_mut();
+        s.slots[id as usize].consumed = true;
+        s.unsynced[self.me() as usize] += 1;
+        s.bump(self.me(), "store");
+    }
+
+    async fn store_sync(&self) {
+        self.count("store_sync");
+        SyncWait { shared: self.shared.clone(), rank: self.me() }.await
+    }
+
+    fn iput(&self, dst: u32, offset: usize, data: Vec<u8>) -> Request {
+        let len = data.len();
+        let id = self.one_sided(OpKind::Put, dst, offset, len, data);
+        self.count("put");
+        Request(id)
+    }
+
+    fn iget(&self, dst: u32, offset: usize, len: usize) -> Request {
+        let id = self.one_sided(OpKind::Get, dst, offset, len, Vec::new());
+        self.count("get");
+        Request(id)
+    }
+
+    fn register(&self, handler: Handler) -> HandlerId {
+        let mut s = self.shared.borrow_mut();
+        let list = &mut s.handlers[self.me() as usize];
+        list.push(handler);
+        HandlerId((list.len() - 1) as u32)
+    }
+
+    fn am(&self, dst: u32, handler: HandlerId, data: Vec<u8>) {
+        let len = data.len();
+        let id = self.one_sided(OpKind::Store, dst, 0, len, data);
+        let mut s = self.shared.borrow_mut();
+        s.slots[id as usize].consumed = true;
+        s.slots[id as usize].handler = Some(handler.0);
+        s.unsynced[self.me() as usize] += 1;
+        s.bump(self.me(), "am");
+    }
+
+    fn derive(&self, parent: &Communicator, members: Vec<u32>) -> Communicator {
+        let me = members.iter().position(|&m| m == self.me()).expect("derive: this rank is not a member") as u32;
+        let mut s = self.shared.borrow_mut();
+        // The n-th derive of a parent by a rank names the same communicator on every
+        // member, so members agree on its context without exchanging messages.
+        let seq = s.derive_seq.entry((self.me(), parent.context)).or_insert(0);
+        let key = (parent.context, *seq, members.clone());
+        *seq += 1;
+        let next = s.next_context;
+        let context = *s.contexts.entry(key).or_insert(next);
+        if context == next {
+            s.next_context += 2;
+        }
+        Communicator::new(context, members.into(), me)
+    }
+}
+
+/// CPU time of the calling thread, ps.
+fn thread_cpu_time() -> Time {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime only writes the timespec we pass.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as Time * 1_000_000_000_000 + ts.tv_nsec as Time * 1000
+}

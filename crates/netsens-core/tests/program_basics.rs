@@ -1,0 +1,238 @@
+//! Rank programs on the simulator: point-to-point, one-sided operations, payloads,
+//! phases, failures and deadlocks, against times derived by hand from LOGGP.md.
+
+mod common;
+use common::*;
+use netsens_core::engine::RunOptions;
+use netsens_core::error::Error;
+use netsens_core::platform::{Platform, Rendezvous};
+use netsens_core::profile::RunResult;
+use netsens_core::program::{run_program, Rank, SimRank, ANY_SOURCE, ANY_TAG};
+use netsens_core::time::NS;
+use std::cell::Cell;
+use std::future::Future;
+use std::rc::Rc;
+
+fn defaults() -> Platform {
+    loggopsim_defaults(Rendezvous::Handshake)
+}
+
+fn go<P, F>(ranks: u32, program: P) -> RunResult
+where
+    P: Fn(SimRank) -> F,
+    F: Future<Output = Result<(), String>> + 'static,
+{
+    run_program(&defaults(), ranks, &RunOptions::default(), program).expect("the program runs")
+}
+
+#[test]
+fn ping_pong_matches_the_goal_schedule() {
+    // 0 sends at 0 (cpu 1500), 1 is done at 4000+1500 = 5500 and replies (cpu 7000);
+    // the reply arrives 9500 and 0 is done at 11000.
+    let r = go(2, |r| async move {
+        let w = r.world();
+        if r.rank() == 0 {
+            r.send(&w, 1, 0, vec![7]).await;
+            let m = r.recv(&w, 1, 0).await;
+            if m.data != [8] {
+                return Err(format!("got {:?}", m.data));
+            }
+        } else {
+            let m = r.recv(&w, 0, 0).await;
+            r.send(&w, 0, 0, vec![m.data[0] + 1]).await;
+        }
+        Ok(())
+    });
+    assert_eq!((end_ns(&r, 0), end_ns(&r, 1)), (11000, 7000));
+    let sched = run(&ping_pong(1), &defaults());
+    assert_eq!(
+        r.ranks.iter().map(|x| x.end_ps).collect::<Vec<_>>(),
+        sched.ranks.iter().map(|x| x.end_ps).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn blocking_get_is_a_round_trip() {
+    // 2L + 4o + k·G: request 0 → cpu 1500, arrives 4000, target done 5500, replies
+    // (1001 B) arriving 9500, origin done 9500 + 1500 + 1000·6 = 17000.
+    let r = go(2, |r| async move {
+        r.expose(2000);
+        if r.rank() == 1 {
+            r.window(|w| w[10..1011].fill(3));
+        } else {
+            r.compute(0).await; // the target filled its window at time 0
+            let data = r.get(1, 10, 1001).await;
+            if data.len() != 1001 || data.iter().any(|&b| b != 3) {
+                return Err("get returned the wrong bytes".into());
+            }
+        }
+        Ok(())
+    });
+    assert_eq!(end_ns(&r, 0), 2 * 2500 + 4 * 1500 + 1000 * 6);
+    assert_eq!(end_ns(&r, 1), 7000); // two o's at the target
+}
+
+#[test]
+fn store_burst_then_store_sync() {
+    // 10 one-byte stores: CPU-bound at o = 1500 (g = 1000): issued at 0, 1500, …, 13500,
+    // arriving 4000 … 17500, each processed on arrival (o = 1500 each); the last is
+    // processed by 19000. store_sync returns then; 1 µs of compute ends rank 0 at 20000.
+    let r = go(2, |r| async move {
+        r.expose(16);
+        if r.rank() == 0 {
+            for i in 0..10 {
+                r.store(1, i, vec![i as u8 + 1]);
+            }
+            r.store_sync().await;
+            r.compute(1000 * NS).await;
+        }
+        Ok(())
+    });
+    assert_eq!(end_ns(&r, 0), 20000);
+    assert_eq!(end_ns(&r, 1), 19000);
+}
+
+#[test]
+fn stores_land_in_the_target_window() {
+    let seen = Rc::new(Cell::new(0u32));
+    let s2 = seen.clone();
+    go(2, move |r| {
+        let seen = s2.clone();
+        async move {
+            r.expose(4);
+            if r.rank() == 0 {
+                r.store(1, 1, vec![5, 6]);
+                r.store_sync().await;
+                r.put(1, 3, vec![9]).await;
+                r.send(&r.world(), 1, 0, vec![]).await;
+            } else {
+                // A busy CPU would delay the stores' processing (the target polls between
+                // operations), so rank 1 waits for rank 0's all-done message instead.
+                r.recv(&r.world(), 0, 0).await;
+                let w = r.window(|w| w.clone());
+                seen.set(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+            }
+            Ok(())
+        }
+    });
+    assert_eq!(seen.get(), u32::from_le_bytes([0, 5, 6, 9]));
+}
+
+#[test]
+fn active_message_handler_charges_the_target() {
+    // Arrives 4000, processed → 5500, then the handler's 3 µs: rank 1 ends at 8500.
+    let got = Rc::new(Cell::new(0u8));
+    let g2 = got.clone();
+    let r = go(2, move |r| {
+        let got = g2.clone();
+        async move {
+            let h = r.register(Rc::new(move |src, data| {
+                got.set(data[0] + src as u8);
+                3000 * NS
+            }));
+            if r.rank() == 0 {
+                r.am(1, h, vec![41]);
+                r.store_sync().await;
+            }
+            Ok(())
+        }
+    });
+    assert_eq!(got.get(), 41);
+    assert_eq!(end_ns(&r, 1), 8500);
+    assert_eq!(r.ranks[1].compute_ps, 3000 * NS);
+}
+
+#[test]
+fn wildcard_receive_reports_source_and_tag() {
+    go(3, |r| async move {
+        let w = r.world();
+        match r.rank() {
+            0 => {
+                let a = r.recv(&w, ANY_SOURCE, ANY_TAG).await;
+                let b = r.recv(&w, ANY_SOURCE, ANY_TAG).await;
+                let mut got = vec![(a.source, a.tag, a.data), (b.source, b.tag, b.data)];
+                got.sort();
+                if got != vec![(1, 11, vec![1]), (2, 22, vec![2, 2])] {
+                    return Err(format!("got {got:?}"));
+                }
+            }
+            1 => r.send(&w, 0, 11, vec![1]).await,
+            _ => r.send(&w, 0, 22, vec![2, 2]).await,
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn communicators_keep_messages_apart() {
+    // The same tag on two communicators: each receive gets its own communicator's message.
+    go(2, |r| async move {
+        let w = r.world();
+        let other = r.derive(&w, vec![0, 1]);
+        if r.rank() == 0 {
+            r.send(&w, 1, 5, vec![1]).await;
+            r.send(&other, 1, 5, vec![2]).await;
+        } else {
+            let b = r.recv(&other, 0, ANY_TAG).await;
+            let a = r.recv(&w, 0, 5).await;
+            if (a.data[0], b.data[0]) != (1, 2) {
+                return Err(format!("world got {}, other got {}", a.data[0], b.data[0]));
+            }
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn phases_and_primitive_counts() {
+    let r = go(2, |r| async move {
+        let w = r.world();
+        r.phase("compute");
+        r.compute(5000 * NS).await;
+        r.phase("exchange");
+        let peer = 1 - r.rank();
+        let s = r.isend(&w, peer, 0, vec![0; 8]);
+        let m = r.irecv(&w, peer as i32, 0);
+        r.wait_all(vec![s, m]).await;
+        Ok(())
+    });
+    let compute: Vec<_> = r.phases.iter().filter(|p| p.phase == "compute").collect();
+    assert_eq!(compute.len(), 2);
+    assert!(compute.iter().all(|p| p.elapsed_ps == 5000 * NS && p.compute_ps == 5000 * NS));
+    // Exchange: send at 5000 → cpu 6500; the peer's message arrives 5000+1500+2500 = 9000,
+    // processed → 10500 + 7·6 = 10542 ns; the phase lasts 5542 ns.
+    let exchange: Vec<_> = r.phases.iter().filter(|p| p.phase == "exchange").collect();
+    assert!(exchange.iter().all(|p| p.elapsed_ps == 5542 * NS), "{exchange:?}");
+    let count = |name: &str| r.primitives.iter().filter(|p| p.primitive == name).map(|p| p.count).sum::<u64>();
+    assert_eq!((count("send"), count("recv"), count("compute")), (2, 2, 2));
+}
+
+#[test]
+fn wrong_answer_fails_the_run() {
+    let err = run_program(&defaults(), 2, &RunOptions::default(), |r| async move {
+        if r.rank() == 1 {
+            return Err("checksum 41 != 42".into());
+        }
+        Ok(())
+    })
+    .unwrap_err();
+    assert_eq!(err, Error::Program("rank 1: checksum 41 != 42".into()));
+    assert_eq!(err.to_string(), "the program failed: rank 1: checksum 41 != 42");
+}
+
+#[test]
+fn receive_never_matched_is_a_deadlock() {
+    let err = run_program(&defaults(), 3, &RunOptions::default(), |r| async move {
+        if r.rank() == 2 {
+            r.recv(&r.world(), 0, 5).await;
+        }
+        Ok(())
+    })
+    .unwrap_err();
+    assert_eq!(
+        err,
+        Error::Deadlock(
+            "deadlock: 1 rank(s) cannot finish: rank 2 waits in `recv from 0 tag 5` on communicator 0".into()
+        )
+    );
+}
