@@ -112,6 +112,10 @@ pub trait Rank: Clone + 'static {
         self.world().size()
     }
 
+    /// The eager/rendezvous threshold S (bytes) of the network inside a cluster;
+    /// collectives switch algorithms above it.
+    fn eager_limit(&self) -> u64;
+
     // ---- point-to-point ----
 
     /// Start sending `data` to member `dst` of `comm`.

@@ -274,7 +274,7 @@ where
     F: Future<Output = std::result::Result<(), String>> + 'static,
 {
     let mut core = Core::new(platform, ranks, 1, 1, opts)?;
-    let shared = Rc::new(RefCell::new(Shared::new(ranks, opts.measured_compute)));
+    let shared = Rc::new(RefCell::new(Shared::new(ranks, opts.measured_compute, platform.cluster.eager_limit)));
     let tasks: Vec<Option<Task>> = (0..ranks)
         .map(|r| {
             let handle = SimRank { shared: shared.clone(), world: Communicator::world(ranks, r) };

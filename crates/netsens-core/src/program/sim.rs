@@ -44,6 +44,7 @@ pub(crate) struct Shared {
     /// Current time of the rank being polled.
     pub clock: Time,
     pub measured: bool,
+    pub eager_limit: u64,
     pub windows: Vec<Vec<u8>>,
     pub handlers: Vec<Vec<Handler>>,
     /// Stores and active messages issued by each rank and not yet processed.
@@ -57,7 +58,7 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    pub fn new(ranks: u32, measured: bool) -> Self {
+    pub fn new(ranks: u32, measured: bool, eager_limit: u64) -> Self {
         Shared {
             slots: Vec::new(),
             free: Vec::new(),
@@ -65,6 +66,7 @@ impl Shared {
             marks: Vec::new(),
             clock: 0,
             measured,
+            eager_limit,
             windows: vec![Vec::new(); ranks as usize],
             handlers: vec![Vec::new(); ranks as usize],
             unsynced: vec![0; ranks as usize],
@@ -240,6 +242,10 @@ impl Rank for SimRank {
         self.world.size()
     }
 
+    fn eager_limit(&self) -> u64 {
+        self.shared.borrow().eager_limit
+    }
+
     fn isend(&self, comm: &Communicator, dst: u32, tag: Tag, data: Vec<u8>) -> Request {
         let to = comm.world_rank(dst);
         let d = self.desc(OpKind::Send, to as i32, Self::engine_tag(comm, tag), data.len() as u64);
@@ -372,6 +378,7 @@ impl Rank for SimRank {
         let key = (parent.context, *seq, members.clone());
         *seq += 1;
         let next = s.next_context;
+        assert!(next < 2 * super::api::MAX_COMMUNICATORS, "more than {} communicators", super::api::MAX_COMMUNICATORS);
         let context = *s.contexts.entry(key).or_insert(next);
         if context == next {
             s.next_context += 2;
