@@ -7,105 +7,17 @@
 //! measured in the same run. Targets (issue 3): ≥ 8 M events/s on the exchange,
 //! ≤ 48 B per operation, the 2^20-rank barrier under 3 GiB.
 
+mod support;
+
 use netsens_core::engine::RunOptions;
-use netsens_core::platform::{LevelParams, Noise, Platform, Rendezvous, Shape};
 use netsens_core::schedule::{executor::run_schedule, patterns, Schedule};
-use netsens_core::time::{PerByte, NS};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use netsens_core::time::NS;
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
-
-/// Counts live heap bytes and their peak, so memory figures are exact.
-struct Counting;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            let now = LIVE.fetch_add(l.size(), Relaxed) + l.size();
-            PEAK.fetch_max(now, Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
-        LIVE.fetch_sub(l.size(), Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, l, new) };
-        if !q.is_null() {
-            if new > l.size() {
-                let now = LIVE.fetch_add(new - l.size(), Relaxed) + new - l.size();
-                PEAK.fetch_max(now, Relaxed);
-            } else {
-                LIVE.fetch_sub(l.size() - new, Relaxed);
-            }
-        }
-        q
-    }
-}
+use support::{bare_heap_events_per_s, median, platform, reset_peak, verdict, PEAK};
 
 #[global_allocator]
-static ALLOC: Counting = Counting;
-
-fn reset_peak() -> usize {
-    let live = LIVE.load(Relaxed);
-    PEAK.store(live, Relaxed);
-    live
-}
-
-fn platform() -> Platform {
-    // LogGOPSim's defaults (LOGGP.md).
-    Platform {
-        name: "loggopsim".into(),
-        node: None,
-        cluster: LevelParams {
-            latency: 2500 * NS,
-            overhead: 1500 * NS,
-            gap: 1000 * NS,
-            gap_per_byte: PerByte::from_ps(6000),
-            overhead_per_byte: PerByte::ZERO,
-            eager_limit: 65535,
-        },
-        wan: None,
-        shape: Shape { clusters: None, ranks_per_node: 1 },
-        cpu_speed: 1.0,
-        rendezvous: Rendezvous::Loggopsim,
-        noise: Noise::none(),
-    }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
-
-/// A bare (time, seq) binary heap doing `events` pop+push pairs with `width`
-/// entries in flight, the engine's queue discipline without any of its work.
-fn bare_heap_events_per_s(events: u64, width: usize) -> f64 {
-    let mut heap: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::with_capacity(width);
-    let mut seq = 0u64;
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    for i in 0..width {
-        heap.push(Reverse((i as u64, seq, i as u32)));
-        seq += 1;
-    }
-    let t = Instant::now();
-    for _ in 0..events {
-        let Reverse((time, _, id)) = heap.pop().unwrap();
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        heap.push(Reverse((time + (x & 0xFFFF), seq, id)));
-        seq += 1;
-    }
-    std::hint::black_box(&heap);
-    events as f64 / t.elapsed().as_secs_f64()
-}
+static ALLOC: support::Counting = support::Counting;
 
 struct Measured {
     events: u64,
@@ -212,13 +124,5 @@ fn main() {
             let gib = m.peak_bytes as f64 / (1u64 << 30) as f64;
             println!("target 2^20-rank barrier < 3 GiB: {gib:.2} GiB {}", verdict(gib < 3.0));
         }
-    }
-}
-
-fn verdict(ok: bool) -> &'static str {
-    if ok {
-        "(met)"
-    } else {
-        "(MISSED)"
     }
 }

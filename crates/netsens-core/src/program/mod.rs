@@ -63,15 +63,18 @@ impl ProgramFrontend {
 
     /// Hand the ops issued during a poll to the core; close and open phases.
     fn flush(&mut self, core: &mut Core) {
-        let (issued, marks) = {
+        let marks = {
             let mut s = self.shared.borrow_mut();
-            (std::mem::take(&mut s.issued), std::mem::take(&mut s.marks))
+            let s = &mut *s;
+            self.issued_ops += s.issued.len() as u64;
+            for op in s.issued.drain(..) {
+                core.enable(op, &s.slots[op as usize].desc);
+            }
+            if s.marks.is_empty() {
+                return;
+            }
+            std::mem::take(&mut s.marks)
         };
-        self.issued_ops += issued.len() as u64;
-        for op in issued {
-            let d = self.op(op);
-            core.enable(op, &d);
-        }
         for (rank, name) in marks {
             let now = rank_clocks(core, rank);
             self.switch_phase(rank, Some(name), now);
@@ -105,19 +108,22 @@ impl Frontend for ProgramFrontend {
     fn started(&mut self, _core: &mut Core, _id: OpId) {}
 
     fn done(&mut self, core: &mut Core, id: OpId) {
-        let rank = {
+        let (rank, wake) = {
             let mut s = self.shared.borrow_mut();
             let slot = &mut s.slots[id as usize];
             slot.done = true;
             if slot.desc.kind == OpKind::Get {
                 slot.in_flight = false;
             }
-            let rank = slot.desc.rank;
+            let (rank, wake) = (slot.desc.rank, std::mem::take(&mut slot.wake));
             s.release_if_unused(id);
-            rank
+            (rank, wake)
         };
         self.done_ops += 1;
-        self.poll_rank(core, rank);
+        // Only a rank blocked on this op can make progress now.
+        if wake {
+            self.poll_rank(core, rank);
+        }
     }
 
     fn matched(&mut self, send: OpId, recv: OpId) {
@@ -183,7 +189,7 @@ impl Frontend for ProgramFrontend {
                 s.release_if_unused(op);
                 let left = &mut s.unsynced[origin as usize];
                 *left -= 1;
-                *left == 0
+                *left == 0 && std::mem::take(&mut s.sync_waiting[origin as usize])
             };
             if sync_done {
                 // A rank waiting in store_sync can go on.
@@ -325,14 +331,14 @@ where
         })
         .collect();
     let s = front.shared.borrow();
-    result.primitives = s
-        .counts
-        .iter()
-        .enumerate()
-        .flat_map(|(rank, m)| {
-            let mut v: Vec<_> = m
-                .iter()
-                .map(|(&name, &count)| PrimitiveCount { rank: rank as u32, primitive: name.to_string(), count })
+    result.primitives = (0..n)
+        .flat_map(|rank| {
+            let builtin = s.counts[rank].iter().zip(sim::PRIM_NAMES).map(|(&count, name)| (name, count));
+            let named = s.named_counts[rank].iter().map(|(&name, &count)| (name, count));
+            let mut v: Vec<_> = builtin
+                .chain(named)
+                .filter(|&(_, count)| count > 0)
+                .map(|(name, count)| PrimitiveCount { rank: rank as u32, primitive: name.to_string(), count })
                 .collect();
             v.sort_by(|a, b| a.primitive.cmp(&b.primitive));
             v

@@ -31,7 +31,27 @@ pub(crate) struct Slot {
     pub handler: Option<u32>,
     /// Members of an `ANY_SOURCE` receive's communicator (to name the source).
     pub members: Option<Arc<[u32]>>,
+    /// A future is blocked on this op: poll the rank when it completes.
+    pub wake: bool,
 }
+
+/// The primitives every run counts (cheaply, by index); others are counted by name.
+#[derive(Clone, Copy)]
+pub(crate) enum Prim {
+    Send,
+    Recv,
+    CollSend,
+    CollRecv,
+    Compute,
+    Store,
+    Am,
+    Put,
+    Get,
+    StoreSync,
+}
+
+pub(crate) const PRIM_NAMES: [&str; 10] =
+    ["send", "recv", "coll_send", "coll_recv", "compute", "store", "am", "put", "get", "store_sync"];
 
 /// State shared by all ranks' handles and the front end (one thread).
 pub(crate) struct Shared {
@@ -49,8 +69,11 @@ pub(crate) struct Shared {
     pub handlers: Vec<Vec<Handler>>,
     /// Stores and active messages issued by each rank and not yet processed.
     pub unsynced: Vec<u64>,
-    /// Per rank: primitive → count.
-    pub counts: Vec<HashMap<&'static str, u64>>,
+    /// Per rank: counts of the built-in primitives, and of named ones (collectives).
+    pub counts: Vec<[u64; PRIM_NAMES.len()]>,
+    pub named_counts: Vec<HashMap<&'static str, u64>>,
+    /// Ranks blocked in store_sync.
+    pub sync_waiting: Vec<bool>,
     /// (parent context, per-rank derive sequence, member list) → context.
     contexts: HashMap<(u32, u32, Vec<u32>), u32>,
     derive_seq: HashMap<(u32, u32), u32>,
@@ -70,7 +93,9 @@ impl Shared {
             windows: vec![Vec::new(); ranks as usize],
             handlers: vec![Vec::new(); ranks as usize],
             unsynced: vec![0; ranks as usize],
-            counts: vec![HashMap::new(); ranks as usize],
+            counts: vec![[0; PRIM_NAMES.len()]; ranks as usize],
+            named_counts: vec![HashMap::new(); ranks as usize],
+            sync_waiting: vec![false; ranks as usize],
             contexts: HashMap::new(),
             derive_seq: HashMap::new(),
             next_context: 2,
@@ -89,6 +114,7 @@ impl Shared {
             offset: 0,
             handler: None,
             members: None,
+            wake: false,
         };
         let id = match self.free.pop() {
             Some(id) => {
@@ -114,8 +140,8 @@ impl Shared {
         }
     }
 
-    fn bump(&mut self, rank: u32, primitive: &'static str) {
-        *self.counts[rank as usize].entry(primitive).or_insert(0) += 1;
+    fn bump(&mut self, rank: u32, primitive: Prim) {
+        self.counts[rank as usize][primitive as usize] += 1;
     }
 
     /// Take a finished op's result, recycling its slot.
@@ -182,9 +208,11 @@ impl Future for OpWait {
     type Output = Message;
     fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Message> {
         let mut s = self.shared.borrow_mut();
-        if s.slots[self.op as usize].done {
+        let slot = &mut s.slots[self.op as usize];
+        if slot.done {
             Poll::Ready(s.take(self.op))
         } else {
+            slot.wake = true;
             Poll::Pending
         }
     }
@@ -206,6 +234,7 @@ impl Future for AllWait {
             this.next += 1;
         }
         if this.next < this.ops.len() {
+            s.slots[this.ops[this.next] as usize].wake = true;
             return Poll::Pending;
         }
         Poll::Ready(this.ops.iter().map(|&op| s.take(op)).collect())
@@ -221,10 +250,13 @@ struct SyncWait {
 impl Future for SyncWait {
     type Output = ();
     fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
-        if self.shared.borrow().unsynced[self.rank as usize] == 0 {
-            Poll::Ready(())
-        } else {
+        let mut s = self.shared.borrow_mut();
+        let r = self.rank as usize;
+        s.sync_waiting[r] = s.unsynced[r] > 0;
+        if s.sync_waiting[r] {
             Poll::Pending
+        } else {
+            Poll::Ready(())
         }
     }
 }
@@ -250,7 +282,7 @@ impl Rank for SimRank {
         let to = comm.world_rank(dst);
         let d = self.desc(OpKind::Send, to as i32, Self::engine_tag(comm, tag), data.len() as u64);
         let mut s = self.shared.borrow_mut();
-        s.bump(self.me(), if comm.is_collective() { "coll_send" } else { "send" });
+        s.bump(self.me(), if comm.is_collective() { Prim::CollSend } else { Prim::Send });
         Request(s.issue(d, data))
     }
 
@@ -260,7 +292,7 @@ impl Rank for SimRank {
         // The engine times a receive by the message it matches; size is not needed.
         let d = self.desc(OpKind::Recv, from, t, 0);
         let mut s = self.shared.borrow_mut();
-        s.bump(self.me(), if comm.is_collective() { "coll_recv" } else { "recv" });
+        s.bump(self.me(), if comm.is_collective() { Prim::CollRecv } else { Prim::Recv });
         let id = s.issue(d, Vec::new());
         let slot = &mut s.slots[id as usize];
         if src == ANY_SOURCE {
@@ -286,7 +318,7 @@ impl Rank for SimRank {
     async fn compute(&self, cost: Time) {
         let id = {
             let mut s = self.shared.borrow_mut();
-            s.bump(self.me(), "compute");
+            s.bump(self.me(), Prim::Compute);
             s.issue(self.desc(OpKind::Calc, 0, 0, cost), Vec::new())
         };
         self.wait_op(id).await;
@@ -314,7 +346,7 @@ impl Rank for SimRank {
     }
 
     fn count(&self, primitive: &'static str) {
-        self.shared.borrow_mut().bump(self.me(), primitive);
+        *self.shared.borrow_mut().named_counts[self.me() as usize].entry(primitive).or_insert(0) += 1;
     }
 
     fn expose(&self, bytes: usize) {
@@ -331,24 +363,24 @@ impl Rank for SimRank {
         let mut s = self.shared.borrow_mut();
         s.slots[id as usize].consumed = true;
         s.unsynced[self.me() as usize] += 1;
-        s.bump(self.me(), "store");
+        s.bump(self.me(), Prim::Store);
     }
 
     async fn store_sync(&self) {
-        self.count("store_sync");
+        self.shared.borrow_mut().bump(self.me(), Prim::StoreSync);
         SyncWait { shared: self.shared.clone(), rank: self.me() }.await
     }
 
     fn iput(&self, dst: u32, offset: usize, data: Vec<u8>) -> Request {
         let len = data.len();
         let id = self.one_sided(OpKind::Put, dst, offset, len, data);
-        self.count("put");
+        self.shared.borrow_mut().bump(self.me(), Prim::Put);
         Request(id)
     }
 
     fn iget(&self, dst: u32, offset: usize, len: usize) -> Request {
         let id = self.one_sided(OpKind::Get, dst, offset, len, Vec::new());
-        self.count("get");
+        self.shared.borrow_mut().bump(self.me(), Prim::Get);
         Request(id)
     }
 
@@ -366,7 +398,7 @@ impl Rank for SimRank {
         s.slots[id as usize].consumed = true;
         s.slots[id as usize].handler = Some(handler.0);
         s.unsynced[self.me() as usize] += 1;
-        s.bump(self.me(), "am");
+        s.bump(self.me(), Prim::Am);
     }
 
     fn derive(&self, parent: &Communicator, members: Vec<u32>) -> Communicator {

@@ -1,0 +1,142 @@
+//! `make bench`, program front end: the same communication run as rank programs
+//! (async coroutines) and as a schedule (GOAL's dependency graph), in one run.
+//!
+//! Prints events/s of both front ends, their ratio, and peak heap per rank.
+//! Target (issue 4): the program front end within 2× of the schedule front end.
+
+mod support;
+
+use netsens_core::engine::RunOptions;
+use netsens_core::profile::RunResult;
+use netsens_core::program::{run_program, Rank};
+use netsens_core::schedule::{executor::run_schedule, Schedule, ScheduleBuilder};
+use netsens_core::time::{Time, NS};
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Instant;
+use support::{median, platform, reset_peak, verdict, PEAK};
+
+#[global_allocator]
+static ALLOC: support::Counting = support::Counting;
+
+/// A px × py grid of ranks; each iteration computes, then exchanges `bytes` with
+/// each existing neighbour (non-blocking sends and receives, then wait for all).
+#[derive(Clone, Copy)]
+struct Stencil {
+    px: u32,
+    py: u32,
+    iters: u32,
+    bytes: usize,
+    calc: Time,
+}
+
+impl Stencil {
+    fn neighbours(&self, me: u32) -> Vec<u32> {
+        let (x, y) = (me % self.px, me / self.px);
+        [(x > 0).then(|| me - 1), (x + 1 < self.px).then(|| me + 1), (y > 0).then(|| me - self.px)]
+            .into_iter()
+            .chain([(y + 1 < self.py).then(|| me + self.px)])
+            .flatten()
+            .collect()
+    }
+
+    async fn program<R: Rank>(self, r: R) -> Result<(), String> {
+        let w = r.world();
+        let nbrs = self.neighbours(r.rank());
+        for _ in 0..self.iters {
+            r.compute(self.calc).await;
+            let mut reqs = Vec::with_capacity(2 * nbrs.len());
+            for &n in &nbrs {
+                reqs.push(r.isend(&w, n, 0, vec![0; self.bytes]));
+            }
+            for &n in &nbrs {
+                reqs.push(r.irecv(&w, n as i32, 0));
+            }
+            let got = r.wait_all(reqs).await;
+            if got[nbrs.len()..].iter().any(|m| m.data.len() != self.bytes) {
+                return Err("a halo arrived with the wrong size".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The same communication as a schedule: calc, sends, receives; the next calc
+    /// requires every send and receive of the iteration (what wait_all waits for).
+    fn schedule(&self) -> Schedule {
+        let p = self.px * self.py;
+        let mut b = ScheduleBuilder::new(p);
+        for me in 0..p {
+            let nbrs = self.neighbours(me);
+            let mut prev: Vec<u32> = Vec::new();
+            for _ in 0..self.iters {
+                let c = b.calc(me, self.calc, 0);
+                for &op in &prev {
+                    b.requires(c, op);
+                }
+                prev.clear();
+                for &n in &nbrs {
+                    let s = b.send(me, n, self.bytes as u64, 0, 0, 0);
+                    b.requires(s, c);
+                    prev.push(s);
+                }
+                for &n in &nbrs {
+                    let rv = b.recv(me, n as i32, self.bytes as u64, 0, 0, 0);
+                    b.requires(rv, c);
+                    prev.push(rv);
+                }
+            }
+        }
+        b.build().unwrap()
+    }
+}
+
+struct Timed {
+    events_per_s: f64,
+    peak_bytes: usize,
+    result: RunResult,
+}
+
+fn timed(repeats: usize, mut f: impl FnMut() -> RunResult) -> Timed {
+    let mut rates = Vec::new();
+    let mut peak = 0;
+    let mut result = None;
+    for _ in 0..repeats {
+        let before = reset_peak();
+        let t = Instant::now();
+        let r = f();
+        let wall = t.elapsed().as_secs_f64();
+        peak = peak.max(PEAK.load(Relaxed) - before);
+        rates.push(r.events as f64 / wall);
+        result = Some(r);
+    }
+    Timed { events_per_s: median(rates), peak_bytes: peak, result: result.unwrap() }
+}
+
+fn compare(name: &str, ranks: u32, program: Timed, schedule: Timed, schedule_bytes: usize) {
+    let same = program.result.ranks.iter().map(|r| r.end_ps).eq(schedule.result.ranks.iter().map(|r| r.end_ps));
+    let ratio = schedule.events_per_s / program.events_per_s;
+    println!(
+        "{name:<32} {:>10} {:>9.2} {:>9.2} {:>8.2}x {:>11.0} {:>11.0} {:>6}",
+        program.result.events,
+        program.events_per_s / 1e6,
+        schedule.events_per_s / 1e6,
+        ratio,
+        program.peak_bytes as f64 / ranks as f64,
+        (schedule.peak_bytes + schedule_bytes) as f64 / ranks as f64,
+        if same { "yes" } else { "NO" },
+    );
+    println!("target program within 2x of schedule ({name}): {ratio:.2}x {}", verdict(ratio <= 2.0));
+}
+
+fn main() {
+    println!("netsens program front end vs schedule front end (LogGOPSim default parameters; medians)");
+    println!(
+        "{:<32} {:>10} {:>9} {:>9} {:>9} {:>11} {:>11} {:>6}",
+        "case", "events", "prog Mev/s", "sched Mev/s", "sched/prog", "prog B/rank", "sched B/rank", "same t"
+    );
+    let opts = RunOptions { matrix: false, ..Default::default() };
+    let stencil = Stencil { px: 64, py: 64, iters: 50, bytes: 1024, calc: 10_000 * NS };
+    let program = timed(3, || run_program(&platform(), 4096, &opts, |r| stencil.program(r)).unwrap());
+    let s = stencil.schedule();
+    let schedule = timed(3, || run_schedule(&s, &platform(), &opts).unwrap());
+    compare("stencil 4096 ranks x 50 iters", 4096, program, schedule, s.heap_bytes());
+}
