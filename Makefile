@@ -5,7 +5,7 @@
 #   make run       install, then the default study (a GOAL example and an L sweep)
 #   make test      install, lint, Rust tests, Python tests
 #   make lint      rustfmt --check, clippy -D warnings, ruff check + ruff format --check
-#   make bench     the engine benchmarks (the bench prints its own report)
+#   make bench     the engine and program front-end benchmarks (each prints its report)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -77,6 +77,6 @@ test: install lint
 	$(BIN)/pytest -q tests
 
 bench:
-	cargo bench -p netsens-core --bench engine
+	cargo bench -p netsens-core --bench engine --bench programs
 
 FORCE:
