@@ -236,3 +236,39 @@ fn receive_never_matched_is_a_deadlock() {
         )
     );
 }
+
+#[test]
+fn measured_mode_charges_the_real_work() {
+    // The model charges the given cost (here 0); measured mode charges the thread CPU
+    // time of the closure, which for a real loop is more than nothing.
+    let busy = |r: SimRank| async move {
+        let x = r
+            .work(0, || {
+                let mut acc = 0u64;
+                for i in 0..2_000_000u64 {
+                    acc = acc.wrapping_mul(6364136223846793005).wrapping_add(i);
+                }
+                acc
+            })
+            .await;
+        std::hint::black_box(x);
+        Ok(())
+    };
+    let model = run_program(&defaults(), 1, &RunOptions::default(), busy).unwrap();
+    assert_eq!(model.ranks[0].compute_ps, 0);
+    let opts = RunOptions { measured_compute: true, ..Default::default() };
+    let measured = run_program(&defaults(), 1, &opts, busy).unwrap();
+    assert!(measured.ranks[0].compute_ps > 0);
+}
+
+#[test]
+fn cpu_speed_scales_compute_and_handlers() {
+    let mut p = defaults();
+    p.cpu_speed = 2.0;
+    let r = run_program(&p, 1, &RunOptions::default(), |r| async move {
+        r.compute(10_000 * NS).await;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(r.makespan_ps, 5_000 * NS);
+}
