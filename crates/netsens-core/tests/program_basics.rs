@@ -272,3 +272,25 @@ fn cpu_speed_scales_compute_and_handlers() {
     .unwrap();
     assert_eq!(r.makespan_ps, 5_000 * NS);
 }
+
+#[test]
+fn derived_communicators_agree_whatever_else_members_derived() {
+    // Ranks 0 and 1 derive a pair first; then all three derive the whole group, and a
+    // message on it must arrive (rank 2 derived one communicator fewer).
+    go(3, |r| async move {
+        let w = r.world();
+        if r.rank() < 2 {
+            let pair = r.derive(&w, vec![0, 1]);
+            let _ = pair.size();
+        }
+        let all = r.derive(&w, vec![0, 1, 2]);
+        match r.rank() {
+            0 => r.send(&all, 2, 0, vec![1]).await,
+            2 => {
+                r.recv(&all, 0, 0).await;
+            }
+            _ => {}
+        }
+        Ok(())
+    });
+}

@@ -491,7 +491,9 @@ impl Core {
         match pos {
             Some(pos) => {
                 let m = self.unexpected[host as usize].remove(pos).expect("position is in range");
-                self.matched(m, ev.id, ev.time, ev.time, front);
+                // Done once the message's own arrival processing is over.
+                let done_at = ev.time.max(self.cpu[self.ci(host, d.cpu)]);
+                self.matched(m, ev.id, ev.time, done_at, front);
             }
             None => self.posted[host as usize].push_back(Posted { op: ev.id, src: d.peer, tag: d.tag }),
         }

@@ -3,9 +3,11 @@
 //! is polled when one of its operations completes (or its stores are processed).
 
 pub mod api;
+pub mod collectives;
 mod sim;
 
 pub use api::{Communicator, Handler, HandlerId, Message, Rank, Request, Tag, ANY_SOURCE, ANY_TAG, MAX_TAG};
+pub use collectives::{decode, encode, Element, Op};
 pub use sim::SimRank;
 
 use crate::engine::{Core, Frontend, OpDesc, OpId, OpKind, Progress, RunOptions};

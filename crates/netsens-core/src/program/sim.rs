@@ -74,9 +74,10 @@ pub(crate) struct Shared {
     pub named_counts: Vec<HashMap<&'static str, u64>>,
     /// Ranks blocked in store_sync.
     pub sync_waiting: Vec<bool>,
-    /// (parent context, per-rank derive sequence, member list) → context.
-    contexts: HashMap<(u32, u32, Vec<u32>), u32>,
-    derive_seq: HashMap<(u32, u32), u32>,
+    /// (parent context, member list, how often this rank derived that group from
+    /// that parent before) → context.
+    contexts: HashMap<(u32, Vec<u32>, u32), u32>,
+    derive_seq: HashMap<(u32, u32, Vec<u32>), u32>,
     next_context: u32,
 }
 
@@ -404,10 +405,11 @@ impl Rank for SimRank {
     fn derive(&self, parent: &Communicator, members: Vec<u32>) -> Communicator {
         let me = members.iter().position(|&m| m == self.me()).expect("derive: this rank is not a member") as u32;
         let mut s = self.shared.borrow_mut();
-        // The n-th derive of a parent by a rank names the same communicator on every
-        // member, so members agree on its context without exchanging messages.
-        let seq = s.derive_seq.entry((self.me(), parent.context)).or_insert(0);
-        let key = (parent.context, *seq, members.clone());
+        // The n-th derivation of the same group from the same parent names the same
+        // communicator on every member (whatever else each member derived), so the
+        // members agree on its context without exchanging messages.
+        let seq = s.derive_seq.entry((self.me(), parent.context, members.clone())).or_insert(0);
+        let key = (parent.context, members.clone(), *seq);
         *seq += 1;
         let next = s.next_context;
         assert!(next < 2 * super::api::MAX_COMMUNICATORS, "more than {} communicators", super::api::MAX_COMMUNICATORS);
