@@ -8,6 +8,7 @@ mod support;
 
 use netsens_core::engine::RunOptions;
 use netsens_core::profile::RunResult;
+use netsens_core::program::collectives::{allreduce_with, AllreduceAlgorithm, Op};
 use netsens_core::program::{run_program, Rank};
 use netsens_core::schedule::{executor::run_schedule, Schedule, ScheduleBuilder};
 use netsens_core::time::{Time, NS};
@@ -89,6 +90,63 @@ impl Stencil {
     }
 }
 
+/// Compute, then a recursive-doubling allreduce of `values` f64 sums, repeated.
+#[derive(Clone, Copy)]
+struct AllreduceLoop {
+    ranks: u32,
+    iters: u32,
+    values: usize,
+    calc: Time,
+}
+
+impl AllreduceLoop {
+    async fn program<R: Rank>(self, r: R) -> Result<(), String> {
+        let w = r.world();
+        let mine = vec![r.rank() as f64; self.values];
+        let expected = (self.ranks as f64 - 1.0) * self.ranks as f64 / 2.0;
+        for _ in 0..self.iters {
+            r.compute(self.calc).await;
+            let sum = allreduce_with(&r, &w, &mine, Op::Sum, AllreduceAlgorithm::RecursiveDoubling).await;
+            if sum.iter().any(|&x| x != expected) {
+                return Err(format!("allreduce gave {} instead of {expected}", sum[0]));
+            }
+        }
+        Ok(())
+    }
+
+    /// The same as a schedule: in round k each rank posts its receive from, then its
+    /// send to, rank ^ 2^k (as the collective does); a round waits for both of the
+    /// previous round's operations, the next calc for the last round's.
+    fn schedule(&self) -> Schedule {
+        assert!(self.ranks.is_power_of_two());
+        let bytes = 8 * self.values as u64;
+        let mut b = ScheduleBuilder::new(self.ranks);
+        for me in 0..self.ranks {
+            let mut prev: Vec<u32> = Vec::new();
+            for _ in 0..self.iters {
+                let c = b.calc(me, self.calc, 0);
+                for &op in &prev {
+                    b.requires(c, op);
+                }
+                prev = vec![c];
+                let mut dist = 1;
+                while dist < self.ranks {
+                    let peer = me ^ dist;
+                    let rv = b.recv(me, peer as i32, bytes, 0, 0, 0);
+                    let sd = b.send(me, peer, bytes, 0, 0, 0);
+                    for &op in &prev {
+                        b.requires(rv, op);
+                        b.requires(sd, op);
+                    }
+                    prev = vec![rv, sd];
+                    dist *= 2;
+                }
+            }
+        }
+        b.build().unwrap()
+    }
+}
+
 struct Timed {
     events_per_s: f64,
     peak_bytes: usize,
@@ -139,4 +197,10 @@ fn main() {
     let s = stencil.schedule();
     let schedule = timed(3, || run_schedule(&s, &platform(), &opts).unwrap());
     compare("stencil 4096 ranks x 50 iters", 4096, program, schedule, s.heap_bytes());
+
+    let loop_ = AllreduceLoop { ranks: 4096, iters: 20, values: 1, calc: 10_000 * NS };
+    let program = timed(3, || run_program(&platform(), 4096, &opts, |r| loop_.program(r)).unwrap());
+    let s = loop_.schedule();
+    let schedule = timed(3, || run_schedule(&s, &platform(), &opts).unwrap());
+    compare("allreduce 4096 ranks x 20 iters", 4096, program, schedule, s.heap_bytes());
 }

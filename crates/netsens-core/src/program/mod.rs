@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::platform::Platform;
 use crate::profile::{PhaseStats, PrimitiveCount, RunResult};
 use crate::time::Time;
-use sim::Shared;
+use sim::{Shared, Wake};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -117,8 +117,17 @@ impl Frontend for ProgramFrontend {
             if slot.desc.kind == OpKind::Get {
                 slot.in_flight = false;
             }
-            let (rank, wake) = (slot.desc.rank, std::mem::take(&mut slot.wake));
+            let (rank, wake) = (slot.desc.rank, std::mem::replace(&mut slot.wake, Wake::No));
             s.release_if_unused(id);
+            let wake = match wake {
+                Wake::No => false,
+                Wake::Single => true,
+                Wake::Counted => {
+                    let left = &mut s.counted[rank as usize];
+                    *left -= 1;
+                    *left == 0
+                }
+            };
             (rank, wake)
         };
         self.done_ops += 1;

@@ -31,8 +31,19 @@ pub(crate) struct Slot {
     pub handler: Option<u32>,
     /// Members of an `ANY_SOURCE` receive's communicator (to name the source).
     pub members: Option<Arc<[u32]>>,
-    /// A future is blocked on this op: poll the rank when it completes.
-    pub wake: bool,
+    /// Whether a blocked future waits for this op (see [`Wake`]).
+    pub wake: Wake,
+}
+
+/// How a blocked future waits for an op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wake {
+    No,
+    /// Poll the rank when this op completes.
+    Single,
+    /// Poll the rank when this op and every other counted op of the rank completed
+    /// (`wait_all`: one poll for the whole set instead of one per op).
+    Counted,
 }
 
 /// The primitives every run counts (cheaply, by index); others are counted by name.
@@ -74,6 +85,8 @@ pub(crate) struct Shared {
     pub named_counts: Vec<HashMap<&'static str, u64>>,
     /// Ranks blocked in store_sync.
     pub sync_waiting: Vec<bool>,
+    /// Per rank: counted ops not yet complete.
+    pub counted: Vec<u32>,
     /// (parent context, member list, how often this rank derived that group from
     /// that parent before) → context.
     contexts: HashMap<(u32, Vec<u32>, u32), u32>,
@@ -97,6 +110,7 @@ impl Shared {
             counts: vec![[0; PRIM_NAMES.len()]; ranks as usize],
             named_counts: vec![HashMap::new(); ranks as usize],
             sync_waiting: vec![false; ranks as usize],
+            counted: vec![0; ranks as usize],
             contexts: HashMap::new(),
             derive_seq: HashMap::new(),
             next_context: 2,
@@ -115,7 +129,7 @@ impl Shared {
             offset: 0,
             handler: None,
             members: None,
-            wake: false,
+            wake: Wake::No,
         };
         let id = match self.free.pop() {
             Some(id) => {
@@ -213,17 +227,19 @@ impl Future for OpWait {
         if slot.done {
             Poll::Ready(s.take(self.op))
         } else {
-            slot.wake = true;
+            slot.wake = Wake::Single;
             Poll::Pending
         }
     }
 }
 
-/// Resolves when every op is done; checks from the first unfinished one on.
+/// Resolves when every op is done; the first time it blocks it marks the ops
+/// still running as counted, so the rank is polled once, when the last completes.
 struct AllWait {
     shared: Rc<RefCell<Shared>>,
     ops: Vec<OpId>,
     next: usize,
+    marked: bool,
 }
 
 impl Future for AllWait {
@@ -235,7 +251,17 @@ impl Future for AllWait {
             this.next += 1;
         }
         if this.next < this.ops.len() {
-            s.slots[this.ops[this.next] as usize].wake = true;
+            if !this.marked {
+                this.marked = true;
+                let rank = s.slots[this.ops[this.next] as usize].desc.rank as usize;
+                for &op in &this.ops[this.next..] {
+                    let slot = &mut s.slots[op as usize];
+                    if !slot.done && slot.wake == Wake::No {
+                        slot.wake = Wake::Counted;
+                        s.counted[rank] += 1;
+                    }
+                }
+            }
             return Poll::Pending;
         }
         Poll::Ready(this.ops.iter().map(|&op| s.take(op)).collect())
@@ -309,7 +335,8 @@ impl Rank for SimRank {
     }
 
     async fn wait_all(&self, reqs: Vec<Request>) -> Vec<Message> {
-        AllWait { shared: self.shared.clone(), ops: reqs.into_iter().map(|r| r.0).collect(), next: 0 }.await
+        AllWait { shared: self.shared.clone(), ops: reqs.into_iter().map(|r| r.0).collect(), next: 0, marked: false }
+            .await
     }
 
     fn test(&self, req: &Request) -> bool {
