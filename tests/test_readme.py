@@ -17,3 +17,12 @@ def test_readme_platform_example_reads_back(tmp_path):
     assert 'clusters = "2x16"' in resolved
     assert 'latency = "3ms"' in resolved
     assert 'G = "80ps/B"' in resolved  # 100 Gbit/s = 12.5 GB/s = 80 ps per byte
+
+
+def test_readme_python_api_example_runs(capsys):
+    text = README.read_text()
+    section = text.split("## Rank programs", 1)[1]
+    example = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    exec(compile(example, "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "True" in out and "halo" in out and "compute" in out

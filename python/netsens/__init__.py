@@ -1,15 +1,18 @@
 """netsens: how parallel programs respond to their network.
 
 The engine is Rust (the private native module ``netsens._core``): an exact LogGOPS
-discrete-event simulator. This package is its Python face: :mod:`netsens.engine` runs
-it and hands back plain dicts, :mod:`netsens.cli` is the ``netsens`` command, and
-:mod:`netsens.errors` holds the exceptions every user error is reported with.
+discrete-event simulator. This package is its Python face: :func:`netsens.run` runs
+an application or a GOAL file and returns a :class:`RunResult` with polars
+DataFrames (:mod:`netsens.api`), :mod:`netsens.engine` runs it and hands back plain
+dicts, :mod:`netsens.cli` is the ``netsens`` command, and :mod:`netsens.errors` holds
+the exceptions every user error is reported with.
 """
 
 from importlib.metadata import version
 
-from netsens.engine import platform_toml, presets, run_goal, run_goal_text
-from netsens.errors import DeadlockError, InputError, NetsensError
+from netsens.api import RunResult, run
+from netsens.engine import apps, platform_toml, presets, run_app, run_goal, run_goal_text
+from netsens.errors import DeadlockError, InputError, NetsensError, ProgramError
 
 __version__ = version("netsens")
 
@@ -17,9 +20,14 @@ __all__ = [
     "DeadlockError",
     "InputError",
     "NetsensError",
+    "ProgramError",
+    "RunResult",
     "__version__",
+    "apps",
     "platform_toml",
     "presets",
+    "run",
+    "run_app",
     "run_goal",
     "run_goal_text",
 ]

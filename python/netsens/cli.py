@@ -1,6 +1,7 @@
 """The ``netsens`` command line.
 
-``netsens run`` replays a GOAL schedule on a platform and prints where the time went
+``netsens run`` replays a GOAL schedule (``--goal``) or runs one of the rank programs
+(``--app``, listed by ``netsens apps``) on a platform and prints where the time went
 (or, with ``--json``, the whole result as one JSON object); ``netsens platform list``
 and ``netsens platform show`` describe the platforms. The LogGOPS parameters are flags
 spelled as LogGOPSim spells them and case-sensitive: ``--g`` (gap per message) and
@@ -12,6 +13,7 @@ Ctrl-C ends with exit code 130. Neither prints a traceback.
 """
 
 import os
+import re
 import statistics
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -25,7 +27,16 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from rich.table import Table
 
 from netsens import __version__
-from netsens.engine import ProgressFn, platform_toml, presets, run_goal, run_goal_json
+from netsens.engine import (
+    ProgressFn,
+    apps,
+    platform_toml,
+    presets,
+    run_app,
+    run_app_json,
+    run_goal,
+    run_goal_json,
+)
 from netsens.errors import NetsensError
 from netsens.units import format_bytes, format_time
 
@@ -116,10 +127,20 @@ def cli() -> None:
 @cli.command(epilog=EPILOG)
 @click.option(
     "--goal",
-    required=True,
     metavar="FILE",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="GOAL schedule to replay (LogGOPSim's format; its times are nanoseconds).",
+)
+@click.option(
+    "--app",
+    metavar="NAME",
+    help="Rank program to run (netsens apps lists them); needs --ranks.",
+)
+@click.option("--ranks", type=int, metavar="P", help="Number of ranks of the --app program.")
+@click.option(
+    "--size",
+    metavar="tiny|small|paper",
+    help="Size preset of the --app program's input  [default: small]",
 )
 @click.option(
     "--platform",
@@ -136,7 +157,7 @@ def cli() -> None:
     show_default=True,
     metavar="N",
     callback=lambda _ctx, _param, value: _check_seed(value),
-    help="Seed of the noise streams, 0 to 2^64-1.",
+    help="Seed of the noise streams and of an --app program's data, 0 to 2^64-1.",
 )
 @click.option(
     "--json",
@@ -150,8 +171,23 @@ def cli() -> None:
     show_default=True,
     help="Include the (src, dst) message matrix in the --json output.",
 )
-def run(goal: Path, platform: str, seed: int, as_json: bool, matrix: bool, **params: Any) -> None:
-    """Replay a GOAL schedule on a platform; report where the time went.
+def run(
+    goal: Path | None,
+    app: str | None,
+    ranks: int | None,
+    size: str | None,
+    platform: str,
+    seed: int,
+    as_json: bool,
+    matrix: bool,
+    **params: Any,
+) -> None:
+    """Replay a GOAL schedule or run a rank program; report where the time went.
+
+    \b
+    Give exactly one of --goal and --app:
+      netsens run --goal FILE.goal
+      netsens run --app stencil --ranks 16 [--size tiny|small|paper]
 
     \b
     A GOAL file (LogGOPSim's schedule format) lists each rank's operations;
@@ -166,12 +202,31 @@ def run(goal: Path, platform: str, seed: int, as_json: bool, matrix: bool, **par
       l1: recv 8b from 0 tag 0
       }
 
+    An --app program (see `netsens apps`) computes a real answer on data generated
+    from --seed and checks it; a wrong answer fails the run.
+
     The flags below override the platform's values; for example
     `netsens run --goal ping.goal --L 5us --G 1ns/B` reruns with a slower network.
     """
+    if goal is not None and app is not None:
+        raise click.UsageError("give either --goal or --app, not both")
+    if goal is None and app is None:
+        raise click.UsageError("Missing option '--goal' or '--app'")
+    if goal is not None:
+        for flag, value in (("--ranks", ranks), ("--size", size)):
+            if value is not None:
+                raise click.UsageError(f"{flag} is for --app; a GOAL file sets its own ranks")
+    elif ranks is None:
+        raise click.UsageError(f"--ranks is required with --app (e.g. --app {app} --ranks 4)")
     overrides = overrides_from(params)
     with _progress_bar() as progress:
-        if as_json:
+        if app is not None:
+            args = (app, ranks, size or "small", platform, overrides, seed)
+            if as_json:
+                output = run_app_json(*args, matrix, progress)
+            else:
+                result = run_app(*args, matrix=False, progress=progress)
+        elif as_json:
             output = run_goal_json(goal, platform, overrides, seed, matrix, progress)
         else:
             result = run_goal(goal, platform, overrides, seed, matrix=False, progress=progress)
@@ -214,8 +269,12 @@ def _print_run(result: dict[str, Any]) -> None:
     console = Console(highlight=False)
     ranks = result["ranks"]
     workload = result["workload"]
+    if workload["kind"] == "app":
+        what = f"{workload['app']} (size {workload['size']})"
+    else:
+        what = Path(workload["file"]).name
     console.print(
-        f"{Path(workload['file']).name}: {len(ranks)} ranks on platform "
+        f"{what}: {len(ranks)} ranks on platform "
         f"[bold]{result['platform_name']}[/bold], seed {result['seed']}"
     )
     summary = Table.grid(padding=(0, 2))
@@ -225,8 +284,52 @@ def _print_run(result: dict[str, Any]) -> None:
     summary.add_row("messages", f"{result['messages']:,}")
     summary.add_row("bytes", format_bytes(result["bytes"]))
     summary.add_row("events", f"{result['events']:,}")
+    if "verified" in result:
+        summary.add_row("verified", "yes" if result["verified"] else "no (not checked)")
     console.print(summary)
     console.print(_rank_table(ranks))
+    if result.get("phases"):
+        console.print(_phase_table(result["phases"]))
+
+
+_SIZE_NAME = re.compile(r"^(\d+)(B|KiB|MiB|GiB)$")
+_SIZE_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+
+def _size_bytes(name: str) -> int | None:
+    """``64KiB`` -> 65536; ``None`` when the name is not a size."""
+    m = _SIZE_NAME.match(name)
+    return int(m.group(1)) * _SIZE_UNITS[m.group(2)] if m else None
+
+
+def _phase_order(names: list[str]) -> list[str]:
+    """Phases in the order they are listed, or by size when every name is a size
+    (a ping-pong's ``1B``, ``2B``, ..., ``1KiB``)."""
+    sizes = [_size_bytes(n) for n in names]
+    if all(s is not None for s in sizes):
+        return [n for _, n in sorted(zip(sizes, names, strict=True))]
+    return names
+
+
+def _phase_table(phases: Sequence[dict[str, Any]]) -> Table:
+    """Time per phase: median, min and max over the ranks that entered it."""
+    by_phase: dict[str, list[int]] = {}
+    for p in phases:
+        by_phase.setdefault(p["phase"], []).append(p["elapsed_ps"])
+    table = Table(title="per phase (time over the ranks in it)")
+    table.add_column("phase")
+    for column in ("ranks", "median", "min", "max"):
+        table.add_column(column, justify="right")
+    for name in _phase_order(list(by_phase)):
+        times = by_phase[name]
+        table.add_row(
+            name,
+            str(len(times)),
+            format_time(statistics.median_low(times)),
+            format_time(min(times)),
+            format_time(max(times)),
+        )
+    return table
 
 
 def _rank_table(ranks: Sequence[dict[str, int]]) -> Table:
@@ -245,6 +348,15 @@ def _rank_table(ranks: Sequence[dict[str, int]]) -> Table:
         for label, pick in (("min", min), ("median", statistics.median_low), ("max", max)):
             table.add_row(label, *(format_time(pick(r[c] for r in ranks)) for c in columns))
     return table
+
+
+@cli.command("apps")
+def apps_command() -> None:
+    """List the rank programs for `netsens run --app` and their sizes."""
+    table = Table("app", "sizes", "description", box=None, pad_edge=False)
+    for name, description, sizes in apps():
+        table.add_row(name, ", ".join(sizes), description)
+    Console(highlight=False).print(table)
 
 
 @cli.group("platform", context_settings=CONTEXT, epilog=EPILOG)

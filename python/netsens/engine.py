@@ -1,5 +1,9 @@
 """The engine seen from Python: thin wrappers over ``netsens._core`` that return dicts.
 
+``run_goal`` replays a GOAL schedule, ``run_app`` runs one of the rank programs that
+``apps`` lists (see :mod:`netsens.api` for the same as a ``RunResult`` with polars
+frames).
+
 A run result holds every time as integer picoseconds (keys end in ``_ps``): the
 makespan, a per-rank breakdown, message and byte counts, the size histogram, the
 (src, dst) matrix, wide-area traffic, and the resolved platform, workload and seed.
@@ -28,9 +32,13 @@ def run_goal(
     seed: int = 0,
     matrix: bool = True,
     progress: ProgressFn | None = None,
+    ranks: int | None = None,
 ) -> dict[str, Any]:
-    """Replay the GOAL schedule at ``path`` on ``platform`` (a preset name or a TOML file)."""
-    return json.loads(run_goal_json(path, platform, overrides, seed, matrix, progress))
+    """Replay the GOAL schedule at ``path`` on ``platform`` (a preset name or a TOML file).
+
+    ``ranks``, if given, must equal the file's ``num_ranks``.
+    """
+    return json.loads(run_goal_json(path, platform, overrides, seed, matrix, progress, ranks))
 
 
 def run_goal_json(
@@ -40,10 +48,11 @@ def run_goal_json(
     seed: int = 0,
     matrix: bool = True,
     progress: ProgressFn | None = None,
+    ranks: int | None = None,
 ) -> str:
     """``run_goal``'s result as the engine's JSON text, unparsed."""
     return _core.run_goal(
-        os.fspath(path), os.fspath(platform), dict(overrides or {}), seed, matrix, progress
+        os.fspath(path), os.fspath(platform), dict(overrides or {}), seed, matrix, progress, ranks
     )
 
 
@@ -61,6 +70,46 @@ def run_goal_text(
         text, name, os.fspath(platform), dict(overrides or {}), seed, matrix, progress
     )
     return json.loads(result)
+
+
+def run_app(
+    name: str,
+    ranks: int,
+    size: str = "small",
+    platform: PathLike = "loggopsim",
+    overrides: Mapping[str, str] | None = None,
+    seed: int = 0,
+    matrix: bool = True,
+    progress: ProgressFn | None = None,
+) -> dict[str, Any]:
+    """Run application ``name`` (see ``apps``) on ``ranks`` ranks at size preset ``size``.
+
+    ``seed`` seeds the application's generated data and the platform's noise. The result
+    adds ``app``, ``size`` and ``verified`` (the program checked its answer) to the
+    fields of ``run_goal``, and ``phases`` and ``primitives`` are filled in.
+    """
+    return json.loads(run_app_json(name, ranks, size, platform, overrides, seed, matrix, progress))
+
+
+def run_app_json(
+    name: str,
+    ranks: int,
+    size: str = "small",
+    platform: PathLike = "loggopsim",
+    overrides: Mapping[str, str] | None = None,
+    seed: int = 0,
+    matrix: bool = True,
+    progress: ProgressFn | None = None,
+) -> str:
+    """``run_app``'s result as the engine's JSON text, unparsed."""
+    return _core.run_app(
+        name, ranks, size, os.fspath(platform), dict(overrides or {}), seed, matrix, progress
+    )
+
+
+def apps() -> list[tuple[str, str, list[str]]]:
+    """(name, one-line description, size presets) of every application."""
+    return list(_core.apps())
 
 
 def platform_toml(spec: PathLike, overrides: Mapping[str, str] | None = None) -> str:

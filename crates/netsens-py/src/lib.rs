@@ -4,20 +4,25 @@
 
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::{presets, Platform};
+use netsens_core::profile::RunResult;
 use netsens_core::schedule::{executor::run_schedule_with_progress, goal::parse_goal};
 use netsens_core::Error;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
 use pyo3::prelude::*;
+use serde_json::{json, Value};
 use std::collections::HashMap;
 
 create_exception!(_core, NetsensError, PyException, "Base class of every netsens error.");
 create_exception!(_core, InputError, NetsensError, "Invalid input: a value, file, flag or schedule.");
 create_exception!(_core, DeadlockError, NetsensError, "The simulated program cannot finish.");
+create_exception!(_core, ProgramError, NetsensError, "The simulated program failed: a wrong answer or another error.");
 
 fn to_py(e: Error) -> PyErr {
     match e {
         Error::Deadlock(m) => DeadlockError::new_err(m),
+        Error::Program(_) => ProgramError::new_err(e.to_string()),
+        Error::Interrupted => PyKeyboardInterrupt::new_err(()),
         other => InputError::new_err(other.to_string()),
     }
 }
@@ -32,9 +37,63 @@ fn platform_with(spec: &str, overrides: Option<HashMap<String, String>>) -> Resu
     Ok(p)
 }
 
-/// Runs without the GIL; every `PROGRESS_EVERY` events it takes the GIL back to let
-/// Ctrl-C through and to call the optional `progress(events, now_ps, ops_done, ops_total)`.
-/// An exception from either stops the run and is re-raised.
+/// Run `f` (without the GIL) with a progress hook that, every `PROGRESS_EVERY`
+/// events, takes the GIL back to let Ctrl-C through and to call the optional
+/// `progress(events, now_ps, ops_done, ops_total)`. An exception from either stops
+/// the run and is re-raised.
+fn with_progress<T>(
+    progress: Option<Py<PyAny>>,
+    f: impl FnOnce(&mut dyn FnMut(Progress) -> bool) -> Result<T, Error>,
+) -> PyResult<T> {
+    let mut raised: Option<PyErr> = None;
+    let outcome = {
+        let mut hook = |pr: Progress| {
+            let outcome = Python::attach(|py| {
+                py.check_signals()?;
+                if let Some(cb) = &progress {
+                    cb.call1(py, (pr.events, pr.now_ps, pr.ops_done, pr.ops_total))?;
+                }
+                Ok::<(), PyErr>(())
+            });
+            outcome.map_err(|e| raised = Some(e)).is_ok()
+        };
+        f(&mut hook)
+    };
+    match outcome {
+        Ok(v) => Ok(v),
+        Err(Error::Interrupted) => Err(raised.unwrap_or_else(|| PyKeyboardInterrupt::new_err(()))),
+        Err(e) => Err(to_py(e)),
+    }
+}
+
+/// A result as JSON text: the engine's fields, the resolved platform, the workload
+/// and any `extra` top-level fields.
+fn result_json(r: &RunResult, p: &Platform, workload: Value, extra: &[(&str, Value)]) -> String {
+    let mut v = serde_json::to_value(r).expect("results serialize");
+    let obj = v.as_object_mut().expect("a result is an object");
+    obj.insert("platform".into(), serde_json::to_value(p).expect("platforms serialize"));
+    obj.insert("platform_name".into(), p.name.clone().into());
+    obj.insert("workload".into(), workload);
+    for (k, x) in extra {
+        obj.insert((*k).into(), x.clone());
+    }
+    v.to_string()
+}
+
+fn opts(seed: u64, matrix: bool) -> RunOptions {
+    RunOptions { seed, matrix, ..Default::default() }
+}
+
+/// A rank count from Python: at least 1.
+fn check_ranks(ranks: i64) -> PyResult<u32> {
+    match u32::try_from(ranks) {
+        Ok(r) if r >= 1 => Ok(r),
+        Ok(_) | Err(_) if ranks < 1 => Err(InputError::new_err(format!("ranks: must be at least 1, got {ranks}"))),
+        _ => Err(InputError::new_err(format!("ranks: must be at most {}, got {ranks}", u32::MAX))),
+    }
+}
+
+#[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
 fn run_text(
     text: &str,
     name: &str,
@@ -43,34 +102,21 @@ fn run_text(
     seed: u64,
     matrix: bool,
     progress: Option<Py<PyAny>>,
+    ranks: Option<i64>,
 ) -> PyResult<String> {
     let p = platform_with(platform, overrides).map_err(to_py)?;
     let s = parse_goal(text, name).map_err(to_py)?;
-    let mut raised: Option<PyErr> = None;
-    let mut hook = |pr: Progress| {
-        let outcome = Python::attach(|py| {
-            py.check_signals()?;
-            if let Some(cb) = &progress {
-                cb.call1(py, (pr.events, pr.now_ps, pr.ops_done, pr.ops_total))?;
-            }
-            Ok::<(), PyErr>(())
-        });
-        outcome.map_err(|e| raised = Some(e)).is_ok()
-    };
-    let r = match run_schedule_with_progress(&s, &p, &RunOptions { seed, matrix, ..Default::default() }, &mut hook) {
-        Ok(r) => r,
-        Err(Error::Interrupted) => return Err(raised.unwrap_or_else(|| PyKeyboardInterrupt::new_err(()))),
-        Err(e) => return Err(to_py(e)),
-    };
-    let mut v = serde_json::to_value(&r).expect("results serialize");
-    let obj = v.as_object_mut().expect("a result is an object");
-    obj.insert("platform".into(), serde_json::to_value(&p).expect("platforms serialize"));
-    obj.insert("platform_name".into(), p.name.clone().into());
-    obj.insert(
-        "workload".into(),
-        serde_json::json!({"kind": "goal", "file": name, "ops": s.num_ops(), "ranks": s.num_ranks}),
-    );
-    Ok(v.to_string())
+    if let Some(asked) = ranks {
+        if asked != i64::from(s.num_ranks) {
+            return Err(InputError::new_err(format!(
+                "ranks: the GOAL file \"{name}\" has {} ranks, not {asked} (leave ranks out for a GOAL file)",
+                s.num_ranks
+            )));
+        }
+    }
+    let r = with_progress(progress, |hook| run_schedule_with_progress(&s, &p, &opts(seed, matrix), hook))?;
+    let workload = json!({"kind": "goal", "file": name, "ops": s.num_ops(), "ranks": s.num_ranks});
+    Ok(result_json(&r, &p, workload, &[]))
 }
 
 fn read_goal(path: &str) -> PyResult<String> {
@@ -78,10 +124,11 @@ fn read_goal(path: &str) -> PyResult<String> {
         .map_err(|e| InputError::new_err(format!("cannot read GOAL file \"{path}\": {}", io_reason(&e))))
 }
 
-/// Run the GOAL file at `path`; returns the result as a JSON string.
+/// Run the GOAL file at `path`; returns the result as a JSON string. `ranks`, if
+/// given, must equal the file's `num_ranks`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None))]
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None))]
 fn run_goal(
     py: Python<'_>,
     path: &str,
@@ -90,15 +137,16 @@ fn run_goal(
     seed: u64,
     matrix: bool,
     progress: Option<Py<PyAny>>,
+    ranks: Option<i64>,
 ) -> PyResult<String> {
     let text = read_goal(path)?;
-    py.detach(|| run_text(&text, path, platform, overrides, seed, matrix, progress))
+    py.detach(|| run_text(&text, path, platform, overrides, seed, matrix, progress, ranks))
 }
 
 /// Run GOAL text (`name` labels it in errors); returns the result as a JSON string.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (text, name="<goal>", platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None))]
+#[pyo3(signature = (text, name="<goal>", platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None))]
 fn run_goal_text(
     py: Python<'_>,
     text: &str,
@@ -108,8 +156,50 @@ fn run_goal_text(
     seed: u64,
     matrix: bool,
     progress: Option<Py<PyAny>>,
+    ranks: Option<i64>,
 ) -> PyResult<String> {
-    py.detach(|| run_text(text, name, platform, overrides, seed, matrix, progress))
+    py.detach(|| run_text(text, name, platform, overrides, seed, matrix, progress, ranks))
+}
+
+/// Run application `name` on `ranks` ranks at size preset `size`, its data and the
+/// platform's noise seeded by `seed`; returns the result as a JSON string with
+/// `app`, `size` and `verified` added.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
+#[pyo3(signature = (name, ranks, size="small", platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None))]
+fn run_app(
+    py: Python<'_>,
+    name: &str,
+    ranks: i64,
+    size: &str,
+    platform: &str,
+    overrides: Option<HashMap<String, String>>,
+    seed: u64,
+    matrix: bool,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    // The name and size are checked before the platform, so a bad one is reported first.
+    let app = netsens_apps::registry::find(name).map_err(to_py)?;
+    let ranks = check_ranks(ranks)?;
+    py.detach(|| {
+        let p = platform_with(platform, overrides).map_err(to_py)?;
+        let (r, info) = with_progress(progress, |hook| {
+            netsens_apps::run_app(app.name, ranks, size, seed, &p, &opts(seed, matrix), hook)
+        })?;
+        let workload = json!({"kind": "app", "app": info.app, "size": info.size, "ranks": ranks});
+        let extra =
+            [("app", info.app.clone().into()), ("size", info.size.clone().into()), ("verified", info.verified.into())];
+        Ok(result_json(&r, &p, workload, &extra))
+    })
+}
+
+/// (name, description, sizes) of every application.
+#[pyfunction]
+fn apps() -> Vec<(String, String, Vec<String>)> {
+    netsens_apps::list()
+        .into_iter()
+        .map(|(n, d, s)| (n.to_string(), d.to_string(), s.into_iter().map(String::from).collect()))
+        .collect()
 }
 
 /// The resolved platform as TOML with units on every value.
@@ -145,8 +235,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NetsensError", m.py().get_type::<NetsensError>())?;
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add("DeadlockError", m.py().get_type::<DeadlockError>())?;
+    m.add("ProgramError", m.py().get_type::<ProgramError>())?;
     m.add_function(wrap_pyfunction!(run_goal, m)?)?;
     m.add_function(wrap_pyfunction!(run_goal_text, m)?)?;
+    m.add_function(wrap_pyfunction!(run_app, m)?)?;
+    m.add_function(wrap_pyfunction!(apps, m)?)?;
     m.add_function(wrap_pyfunction!(platform_toml, m)?)?;
     m.add_function(wrap_pyfunction!(platform_json, m)?)?;
     m.add("presets", wrap_pyfunction!(presets_list, m)?)?;

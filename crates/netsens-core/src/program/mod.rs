@@ -4,10 +4,11 @@
 
 pub mod api;
 pub mod collectives;
+pub mod payload;
 mod sim;
 
 pub use api::{Communicator, Handler, HandlerId, Message, Rank, Request, Tag, ANY_SOURCE, ANY_TAG, MAX_TAG};
-pub use collectives::{decode, encode, Element, Op};
+pub use payload::{decode, encode, Element, Op};
 pub use sim::SimRank;
 
 use crate::engine::{Core, Frontend, OpDesc, OpId, OpKind, Progress, RunOptions};

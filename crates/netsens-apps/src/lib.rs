@@ -1,0 +1,24 @@
+//! netsens-apps: rank programs written once against [`netsens_core::program::Rank`].
+//!
+//! Every application is an `async fn` generic over `R: Rank` that uses the API only,
+//! computes its answer on data generated from a seed and checks it, returning
+//! `Err(why)` when it is wrong (the run then fails with `Error::Program`). The
+//! [`registry`] names them, gives their size presets (`tiny`, `small`, `paper`) and
+//! runs one on the simulator.
+//!
+//! The two programs in [`examples`] (a ping-pong over message sizes and a 2-D
+//! stencil with halo exchange) show the API and test the front end; they are not part
+//! of the application suite of `APPS.md`, which will live beside them, one file per
+//! application.
+
+pub mod data;
+pub mod registry;
+
+/// Small programs that show the API; not part of the suite.
+pub mod examples {
+    pub(crate) mod faults;
+    pub mod pingpong;
+    pub mod stencil;
+}
+
+pub use registry::{list, run_app, AppInfo, Size};

@@ -1,0 +1,72 @@
+"""Type stub of ``netsens._core``, the native engine (crates/netsens-py).
+
+Every run returns its result as JSON text (times are integer picoseconds); the
+wrappers in :mod:`netsens.engine` and :mod:`netsens.api` parse it. Errors are the
+exception classes below, each carrying the engine's one-line message.
+"""
+
+from collections.abc import Callable
+
+# Called every 2^20 events with (events, virtual time in ps, ops finished, ops in all);
+# an exception raised in it stops the run and propagates.
+ProgressFn = Callable[[int, int, int, int], object]
+
+class NetsensError(Exception):
+    """Base class of every netsens error."""
+
+class InputError(NetsensError):
+    """Invalid input: a value, file, flag or schedule."""
+
+class DeadlockError(NetsensError):
+    """The simulated program cannot finish."""
+
+class ProgramError(NetsensError):
+    """The simulated program failed: a wrong answer or another error."""
+
+def run_goal(
+    path: str,
+    platform: str = "loggopsim",
+    overrides: dict[str, str] | None = None,
+    seed: int = 0,
+    matrix: bool = True,
+    progress: ProgressFn | None = None,
+    ranks: int | None = None,
+) -> str:
+    """Run the GOAL file at ``path``; ``ranks``, if given, must be its ``num_ranks``."""
+
+def run_goal_text(
+    text: str,
+    name: str = "<goal>",
+    platform: str = "loggopsim",
+    overrides: dict[str, str] | None = None,
+    seed: int = 0,
+    matrix: bool = True,
+    progress: ProgressFn | None = None,
+    ranks: int | None = None,
+) -> str:
+    """Run GOAL ``text``; ``name`` labels it in error messages."""
+
+def run_app(
+    name: str,
+    ranks: int,
+    size: str = "small",
+    platform: str = "loggopsim",
+    overrides: dict[str, str] | None = None,
+    seed: int = 0,
+    matrix: bool = True,
+    progress: ProgressFn | None = None,
+) -> str:
+    """Run application ``name`` on ``ranks`` ranks at size preset ``size``; the JSON adds
+    ``app``, ``size`` and ``verified``."""
+
+def apps() -> list[tuple[str, str, list[str]]]:
+    """(name, one-line description, size presets) of every application."""
+
+def platform_toml(spec: str, overrides: dict[str, str] | None = None) -> str:
+    """The resolved platform as TOML with units on every value."""
+
+def platform_json(spec: str, overrides: dict[str, str] | None = None) -> str:
+    """The resolved platform as JSON (times in ps)."""
+
+def presets() -> list[tuple[str, str]]:
+    """(name, one-line description) of every platform preset."""
