@@ -1,7 +1,8 @@
 //! `make bench`, program front end: the same communication run as rank programs
 //! (async coroutines) and as a schedule (GOAL's dependency graph), in one run.
 //!
-//! Prints events/s of both front ends, their ratio, and peak heap per rank.
+//! Prints events/s of both front ends, their ratio (median of alternating pairs),
+//! and peak heap per rank.
 //! Target (issue 4): the program front end within 2× of the schedule front end.
 
 mod support;
@@ -153,25 +154,42 @@ struct Timed {
     result: RunResult,
 }
 
-fn timed(repeats: usize, mut f: impl FnMut() -> RunResult) -> Timed {
-    let mut rates = Vec::new();
-    let mut peak = 0;
-    let mut result = None;
-    for _ in 0..repeats {
-        let before = reset_peak();
-        let t = Instant::now();
-        let r = f();
-        let wall = t.elapsed().as_secs_f64();
-        peak = peak.max(PEAK.load(Relaxed) - before);
-        rates.push(r.events as f64 / wall);
-        result = Some(r);
-    }
-    Timed { events_per_s: median(rates), peak_bytes: peak, result: result.unwrap() }
+fn once(f: &mut impl FnMut() -> RunResult) -> (f64, usize, RunResult) {
+    let before = reset_peak();
+    let t = Instant::now();
+    let r = f();
+    let wall = t.elapsed().as_secs_f64();
+    (r.events as f64 / wall, PEAK.load(Relaxed) - before, r)
 }
 
-fn compare(name: &str, ranks: u32, program: Timed, schedule: Timed, schedule_bytes: usize) {
+/// Program and schedule runs alternate, so that a change in the machine's load
+/// hits both alike; the ratio is the median of the per-pair ratios.
+fn paired(
+    repeats: usize,
+    mut program: impl FnMut() -> RunResult,
+    mut schedule: impl FnMut() -> RunResult,
+) -> (Timed, Timed, f64) {
+    let (mut rates_p, mut rates_s, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut peak_p, mut peak_s) = (0, 0);
+    let (mut last_p, mut last_s) = (None, None);
+    for _ in 0..repeats {
+        let (rp, mp, p) = once(&mut program);
+        let (rs, ms, s) = once(&mut schedule);
+        rates_p.push(rp);
+        rates_s.push(rs);
+        ratios.push(rs / rp);
+        peak_p = peak_p.max(mp);
+        peak_s = peak_s.max(ms);
+        last_p = Some(p);
+        last_s = Some(s);
+    }
+    let p = Timed { events_per_s: median(rates_p), peak_bytes: peak_p, result: last_p.unwrap() };
+    let s = Timed { events_per_s: median(rates_s), peak_bytes: peak_s, result: last_s.unwrap() };
+    (p, s, median(ratios))
+}
+
+fn compare(name: &str, ranks: u32, (program, schedule, ratio): (Timed, Timed, f64), schedule_bytes: usize) {
     let same = program.result.ranks.iter().map(|r| r.end_ps).eq(schedule.result.ranks.iter().map(|r| r.end_ps));
-    let ratio = schedule.events_per_s / program.events_per_s;
     println!(
         "{name:<32} {:>10} {:>9.2} {:>9.2} {:>8.2}x {:>11.0} {:>11.0} {:>6}",
         program.result.events,
@@ -191,16 +209,29 @@ fn main() {
         "{:<32} {:>10} {:>9} {:>9} {:>9} {:>11} {:>11} {:>6}",
         "case", "events", "prog Mev/s", "sched Mev/s", "sched/prog", "prog B/rank", "sched B/rank", "same t"
     );
+    // `cargo bench` passes --bench; a filter argument selects cases by substring.
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
+    let want = |n: &str| filter.as_deref().is_none_or(|f| n.contains(f));
     let opts = RunOptions { matrix: false, ..Default::default() };
     let stencil = Stencil { px: 64, py: 64, iters: 50, bytes: 1024, calc: 10_000 * NS };
-    let program = timed(3, || run_program(&platform(), 4096, &opts, |r| stencil.program(r)).unwrap());
-    let s = stencil.schedule();
-    let schedule = timed(3, || run_schedule(&s, &platform(), &opts).unwrap());
-    compare("stencil 4096 ranks x 50 iters", 4096, program, schedule, s.heap_bytes());
+    if want("stencil") {
+        let s = stencil.schedule();
+        let runs = paired(
+            5,
+            || run_program(&platform(), 4096, &opts, |r| stencil.program(r)).unwrap(),
+            || run_schedule(&s, &platform(), &opts).unwrap(),
+        );
+        compare("stencil 4096 ranks x 50 iters", 4096, runs, s.heap_bytes());
+    }
 
     let loop_ = AllreduceLoop { ranks: 4096, iters: 20, values: 1, calc: 10_000 * NS };
-    let program = timed(3, || run_program(&platform(), 4096, &opts, |r| loop_.program(r)).unwrap());
-    let s = loop_.schedule();
-    let schedule = timed(3, || run_schedule(&s, &platform(), &opts).unwrap());
-    compare("allreduce 4096 ranks x 20 iters", 4096, program, schedule, s.heap_bytes());
+    if want("allreduce") {
+        let s = loop_.schedule();
+        let runs = paired(
+            5,
+            || run_program(&platform(), 4096, &opts, |r| loop_.program(r)).unwrap(),
+            || run_schedule(&s, &platform(), &opts).unwrap(),
+        );
+        compare("allreduce 4096 ranks x 20 iters", 4096, runs, s.heap_bytes());
+    }
 }

@@ -29,8 +29,9 @@ pub struct Communicator {
 }
 
 impl Communicator {
-    pub(crate) fn world(size: u32, me: u32) -> Self {
-        Communicator { context: 0, members: (0..size).collect(), me }
+    /// The world as seen by rank `me`; every rank shares one member list.
+    pub(crate) fn world(members: &Arc<[u32]>, me: u32) -> Self {
+        Communicator { context: 0, members: members.clone(), me }
     }
 
     pub(crate) fn new(context: u32, members: Arc<[u32]>, me: u32) -> Self {

@@ -293,9 +293,10 @@ where
 {
     let mut core = Core::new(platform, ranks, 1, 1, opts)?;
     let shared = Rc::new(RefCell::new(Shared::new(ranks, opts.measured_compute, platform.cluster.eager_limit)));
+    let everyone: std::sync::Arc<[u32]> = (0..ranks).collect();
     let tasks: Vec<Option<Task>> = (0..ranks)
         .map(|r| {
-            let handle = SimRank { shared: shared.clone(), world: Communicator::world(ranks, r) };
+            let handle = SimRank { shared: shared.clone(), world: Communicator::world(&everyone, r) };
             Some(Box::pin(program(handle)) as Task)
         })
         .collect();
