@@ -294,3 +294,21 @@ fn derived_communicators_agree_whatever_else_members_derived() {
         Ok(())
     });
 }
+
+#[test]
+fn barrier_program_matches_the_shipped_goal_file() {
+    // examples/goal/dissemination16.goal and collectives::barrier on 16 ranks: the same
+    // messages, so the same end times on every rank (22 µs each on loggopsim).
+    let path = format!("{}/../../examples/goal/dissemination16.goal", env!("CARGO_MANIFEST_DIR"));
+    let goal = netsens_core::schedule::goal::parse_goal(&std::fs::read_to_string(path).unwrap(), "d16").unwrap();
+    let p = netsens_core::platform::presets::get("loggopsim").unwrap();
+    let from_goal = run(&goal, &p);
+    let from_program = run_program(&p, 16, &RunOptions::default(), |r| async move {
+        netsens_core::program::collectives::barrier(&r, &r.world()).await;
+        Ok(())
+    })
+    .unwrap();
+    let ends = |r: &RunResult| r.ranks.iter().map(|x| x.end_ps).collect::<Vec<_>>();
+    assert_eq!(ends(&from_program), ends(&from_goal));
+    assert!(ends(&from_goal).iter().all(|&e| e == 22_000 * NS));
+}
