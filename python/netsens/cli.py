@@ -81,6 +81,12 @@ SHAPE_OPTIONS = [
     ("--cpu-speed", "cpu_speed", "X", "CPU speed scale, e.g. 2 (twice as fast)."),
     ("--wan-latency", "wan_latency", "TIME", "Latency of each wide-area link, e.g. 3ms."),
     ("--wan-bandwidth", "wan_bandwidth", "BANDWIDTH", "Bandwidth of each wide-area link, 1MB/s."),
+    (
+        "--disk-bandwidth",
+        "disk_bandwidth",
+        "BANDWIDTH",
+        "Bandwidth of each node disk (programs that use disks), e.g. 5.5MB/s.",
+    ),
 ]
 CHOICE_OPTIONS = [
     (

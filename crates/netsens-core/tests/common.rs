@@ -30,6 +30,7 @@ pub fn flat(params: LevelParams, rendezvous: Rendezvous) -> Platform {
         cpu_speed: 1.0,
         rendezvous,
         noise: Noise::none(),
+        disks: None,
     }
 }
 

@@ -481,7 +481,7 @@ fn toml_errors() {
     assert_eq!(
         err("nmae = \"x\"\n"),
         "platform.toml: unknown key \"nmae\"; accepted keys: name, base, rendezvous, cpu_speed, cluster, node, \
-         shape, wan, noise"
+         shape, wan, noise, disks"
     );
     assert_eq!(
         with_cluster("l = \"1us\"\n"),
@@ -692,4 +692,20 @@ fn set_all_adds_wide_area_links() {
     ])
     .unwrap();
     assert_eq!(q.wan, Some(Wan { shape: WanShape::Star, latency: MS, per_byte: PerByte(1_000_000), hub: 2 }));
+}
+
+#[test]
+fn disks_section_and_override() {
+    let p = Platform::from_toml("base = \"now1997\"\n[disks]\nbandwidth = \"5MB/s\"\n", "d.toml").unwrap();
+    let d = p.disks.as_ref().unwrap();
+    // 5 MB/s = 200 ns per byte = 200_000 ps/B; two disks unless told otherwise.
+    assert_eq!((d.count, d.per_byte.fs_per_byte()), (2, 200_000_000));
+    assert_eq!(Platform::from_toml(&p.to_toml(), "again").unwrap().disks, p.disks);
+    let mut q = netsens_core::platform::presets::get("loggopsim").unwrap();
+    q.set_all(&[("disk_bandwidth", "1MB/s"), ("disks_per_node", "4")]).unwrap();
+    assert_eq!(q.disks.as_ref().map(|d| d.count), Some(4));
+    let err = Platform::from_toml("base = \"now1997\"\n[disks]\ncount = 0\nbandwidth = \"1MB/s\"\n", "z.toml");
+    assert_eq!(err.unwrap_err().to_string(), "z.toml: disks.count: must be at least 1, got 0");
+    let err = Platform::from_toml("base = \"now1997\"\n[disks]\nspeed = 1\n", "k.toml").unwrap_err().to_string();
+    assert!(err.contains("unknown key \"speed\" in [disks]"), "{err}");
 }

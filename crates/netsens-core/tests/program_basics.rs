@@ -312,3 +312,55 @@ fn barrier_program_matches_the_shipped_goal_file() {
     assert_eq!(ends(&from_program), ends(&from_goal));
     assert!(ends(&from_goal).iter().all(|&e| e == 22_000 * NS));
 }
+
+fn with_disks(p: &mut Platform, ranks_per_node: u32) {
+    // Two disks per node at 1 MB/s (1 µs per byte).
+    p.disks =
+        Some(netsens_core::platform::Disks { count: 2, per_byte: netsens_core::time::PerByte::from_ps(1_000_000) });
+    p.shape.ranks_per_node = ranks_per_node;
+}
+
+#[test]
+fn disks_serve_one_request_at_a_time_per_node() {
+    // Ranks 0 and 1 share a node. Both read 1000 B (1 ms) at time 0: from the same disk
+    // the second waits for the first (done at 2 ms); from different disks both end at 1 ms.
+    let mut p = defaults();
+    with_disks(&mut p, 2);
+    let same = run_program(&p, 2, &RunOptions::default(), |r| async move {
+        r.disk(0, 1000).await;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!((end_ns(&same, 0), end_ns(&same, 1)), (1_000_000, 2_000_000));
+    let apart = run_program(&p, 2, &RunOptions::default(), |r| async move {
+        r.disk(r.rank(), 1000).await;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!((end_ns(&apart, 0), end_ns(&apart, 1)), (1_000_000, 1_000_000));
+}
+
+#[test]
+fn the_cpu_works_while_the_disk_reads() {
+    // A 1 ms read overlapped with 600 µs of compute ends at 1 ms, not 1.6 ms.
+    let mut p = defaults();
+    with_disks(&mut p, 1);
+    let r = run_program(&p, 1, &RunOptions::default(), |r| async move {
+        let io = r.idisk(1, 1000);
+        r.compute(600_000 * NS).await;
+        r.wait(io).await;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(r.makespan_ps, 1_000_000 * NS);
+}
+
+#[test]
+fn disk_use_without_disks_is_an_input_error() {
+    let err = run_program(&defaults(), 2, &RunOptions::default(), |r| async move {
+        r.disk(0, 10).await;
+        Ok(())
+    })
+    .unwrap_err();
+    assert!(matches!(&err, Error::Input(m) if m.contains("the platform has no disks")), "{err}");
+}

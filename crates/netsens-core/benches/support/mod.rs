@@ -66,6 +66,7 @@ pub fn platform() -> Platform {
         cpu_speed: 1.0,
         rendezvous: Rendezvous::Loggopsim,
         noise: Noise::none(),
+        disks: None,
     }
 }
 

@@ -11,7 +11,7 @@ mod op;
 pub mod queue;
 
 use crate::error::{Error, Result};
-use crate::platform::{Layout, Level, LevelParams, Platform, Rendezvous, Wan};
+use crate::platform::{Disks, Layout, Level, LevelParams, Platform, Rendezvous, Wan};
 use crate::profile::{Recorder, RunResult};
 use crate::time::Time;
 use noise::NoiseState;
@@ -159,6 +159,11 @@ pub struct Core {
     layout: Layout,
     wan: Option<Wan>,
     link_free: Vec<Time>,
+    disks: Option<Disks>,
+    /// Next-free clock of every disk: `disk_free[node·count + d]`.
+    disk_free: Vec<Time>,
+    /// An error found while running (stops the run).
+    fatal: Option<Error>,
     rendezvous: Rendezvous,
     cpu_speed: f64,
     noise: NoiseState,
@@ -197,6 +202,12 @@ impl Core {
             node_params: platform.node.clone().unwrap_or_else(|| platform.cluster.clone()),
             cluster_params: platform.cluster.clone(),
             link_free: vec![0; if nclusters > 1 { nclusters * nclusters } else { 0 }],
+            disk_free: platform.disks.as_ref().map_or(Vec::new(), |d| {
+                let nodes = n.div_ceil(platform.shape.ranks_per_node.max(1) as usize);
+                vec![0; nodes * d.count as usize]
+            }),
+            disks: platform.disks.clone(),
+            fatal: None,
             layout,
             wan: platform.wan.clone(),
             rendezvous: platform.rendezvous,
@@ -274,12 +285,16 @@ impl Core {
                         OpKind::Recv => self.on_recv(ev, &d, front),
                         OpKind::Calc => self.on_calc(ev, &d, front),
                         OpKind::Store | OpKind::Put | OpKind::Get => self.on_one_sided(ev, &d, front),
+                        OpKind::Disk => self.on_disk(ev, &d, front),
                     }
                 }
                 EventKind::Arrive => self.on_arrive(ev, front),
                 EventKind::Hop => self.on_hop(ev),
                 EventKind::Transmit => self.on_transmit(ev, front),
             }
+        }
+        if let Some(e) = self.fatal.take() {
+            return Err(e);
         }
         if let Some(why) = front.stuck(&self) {
             return Err(Error::Deadlock(why));
@@ -514,6 +529,34 @@ impl Core {
         r.noise_ps += extra;
         self.started(front, ev.id, ev.time);
         self.done(front, ev.id, self.cpu[c]);
+    }
+
+    /// A disk request: queued behind earlier requests to the same disk of the node,
+    /// served at the disk's bandwidth; the CPU is not involved.
+    fn on_disk<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
+        let Some(disks) = &self.disks else {
+            self.fatal = Some(Error::Input(format!(
+                "rank {} reads or writes a disk, but the platform has no disks; add a [disks] section or \
+                 --disk-bandwidth",
+                d.rank
+            )));
+            self.queue.clear();
+            return;
+        };
+        if d.peer < 0 || d.peer as u32 >= disks.count {
+            self.fatal = Some(Error::Input(format!(
+                "rank {} uses disk {}, but nodes have {} disk(s)",
+                d.rank, d.peer, disks.count
+            )));
+            self.queue.clear();
+            return;
+        }
+        let disk = self.layout.node(d.rank) as usize * disks.count as usize + d.peer as usize;
+        let start = ev.time.max(self.disk_free[disk]);
+        let end = start + disks.per_byte.cost(d.size);
+        self.disk_free[disk] = end;
+        self.started(front, ev.id, start);
+        self.done(front, ev.id, end);
     }
 
     /// A message reaches the wide-area link out of cluster `ev.aux`.

@@ -35,6 +35,8 @@ pub enum OpKind {
     Put = 4,
     /// 1-byte request; the target replies with `size` bytes; done when the reply is processed.
     Get = 5,
+    /// Read or write `size` bytes on disk `peer` of the rank's node; the CPU is free meanwhile.
+    Disk = 6,
 }
 
 /// What the core needs to know about one operation.

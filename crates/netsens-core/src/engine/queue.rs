@@ -74,6 +74,11 @@ impl EventQueue {
         self.heap.pop()
     }
 
+    /// Drop every pending event (a run that cannot go on).
+    pub fn clear(&mut self) {
+        self.heap.clear();
+    }
+
     pub fn len(&self) -> usize {
         self.heap.len()
     }

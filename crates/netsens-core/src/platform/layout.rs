@@ -60,6 +60,12 @@ impl Layout {
         Ok(Layout { ranks_per_node: rpn, cluster_of, nclusters, wan_shape, hub })
     }
 
+    /// The node holding `rank` (consecutive ranks share a node).
+    #[inline]
+    pub fn node(&self, rank: u32) -> u32 {
+        rank / self.ranks_per_node
+    }
+
     pub fn nclusters(&self) -> usize {
         self.nclusters
     }

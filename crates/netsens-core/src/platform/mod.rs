@@ -102,6 +102,16 @@ impl Noise {
     }
 }
 
+/// Disks of every node (NOW-sort style): each disk serves one request at a time,
+/// first come first served, at `per_byte` per byte, while the CPU goes on.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Disks {
+    /// Disks per node.
+    pub count: u32,
+    /// 1 / bandwidth of one disk.
+    pub per_byte: PerByte,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Platform {
     /// Preset name or file the platform came from.
@@ -116,4 +126,6 @@ pub struct Platform {
     pub cpu_speed: f64,
     pub rendezvous: Rendezvous,
     pub noise: Noise,
+    /// Disks per node, for programs that read and write them; `None` = no disks.
+    pub disks: Option<Disks>,
 }

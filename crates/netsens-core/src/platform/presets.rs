@@ -103,5 +103,6 @@ fn single(name: &str, cluster: LevelParams, rendezvous: Rendezvous) -> Platform 
         cpu_speed: 1.0,
         rendezvous,
         noise: Noise::none(),
+        disks: None,
     }
 }

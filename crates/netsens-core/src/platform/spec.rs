@@ -24,6 +24,9 @@
 //! latency = "3ms"             # required (unless the base has a [wan])
 //! bandwidth = "1MB/s"         # or a per-byte cost "1us/B"; required likewise
 //! hub = 0                     # star only; < number of clusters
+//! [disks]                     # optional: disks of every node (programs that use disks)
+//! count = 2                   # disks per node; default 2
+//! bandwidth = "5.5MB/s"       # of one disk, or a per-byte cost
 //! [noise]                     # each defaults to "none"
 //! latency_jitter = "exponential(200ns)"
 //! wan_jitter = "none"
@@ -37,7 +40,7 @@
 //! Every error is one line naming the file and the field, e.g.
 //! `platform.toml: cluster.L: "5" has no unit; write a time such as 5us`.
 
-use super::{presets, Dist, LevelParams, Noise, Platform, Rendezvous, Shape, Wan, WanShape};
+use super::{presets, Disks, Dist, LevelParams, Noise, Platform, Rendezvous, Shape, Wan, WanShape};
 use crate::error::{Error, Result};
 use crate::input_err;
 use crate::time::{PerByte, Time};
@@ -47,7 +50,9 @@ use crate::units::{
 use std::fmt::Write as _;
 use toml::{Table, Value};
 
-const TOP_KEYS: &[&str] = &["name", "base", "rendezvous", "cpu_speed", "cluster", "node", "shape", "wan", "noise"];
+const TOP_KEYS: &[&str] =
+    &["name", "base", "rendezvous", "cpu_speed", "cluster", "node", "shape", "wan", "noise", "disks"];
+const DISK_KEYS: &[&str] = &["count", "bandwidth"];
 const LEVEL_KEYS: &[&str] = &["L", "o", "g", "G", "O", "S"];
 const SHAPE_KEYS: &[&str] = &["clusters", "ranks_per_node"];
 const WAN_KEYS: &[&str] = &["shape", "latency", "bandwidth", "hub"];
@@ -65,6 +70,8 @@ pub const SET_KEYS: &[&str] = &[
     "cpu_speed",
     "clusters",
     "ranks_per_node",
+    "disk_bandwidth",
+    "disks_per_node",
     "wan_latency",
     "wan_bandwidth",
     "wan_shape",
@@ -315,6 +322,23 @@ fn wan(table: &Table, start: Option<&Wan>) -> Result<Wan> {
     Ok(Wan { shape, latency, per_byte, hub })
 }
 
+/// A `[disks]` section over `start` (the base's disks, if any).
+fn disks(table: &Table, start: Option<&Disks>) -> Result<Disks> {
+    check_keys(table, "disks", DISK_KEYS)?;
+    let count = match table.get("count") {
+        Some(v) => u32::try_from(count("disks.count", v, "2")?).unwrap_or(u32::MAX),
+        None => start.map_or(2, |d| d.count),
+    };
+    let per_byte = match (table.get("bandwidth"), start) {
+        (Some(v), _) => parse_per_byte("disks.bandwidth", &text("disks.bandwidth", v, "5.5MB/s")?)?,
+        (None, Some(d)) => d.per_byte,
+        (None, None) => {
+            return Err(input_err!("disks.bandwidth is missing; write a bandwidth such as bandwidth = \"5.5MB/s\""))
+        }
+    };
+    Ok(Disks { count, per_byte })
+}
+
 fn noise(table: &Table, start: Noise) -> Result<Noise> {
     check_keys(table, "noise", NOISE_KEYS)?;
     let dist = |key: &str, old: Dist| -> Result<Dist> {
@@ -404,7 +428,12 @@ fn from_table(doc: &Table, origin: &str) -> Result<Platform> {
         Some(t) => noise(t, base_noise)?,
         None => base_noise,
     };
-    let p = Platform { name, node, cluster, wan, shape, cpu_speed, rendezvous, noise };
+    let base_disks = base.as_ref().and_then(|b| b.disks.as_ref());
+    let disks = match section(doc, "disks")? {
+        Some(t) => Some(disks(t, base_disks)?),
+        None => base_disks.cloned(),
+    };
+    let p = Platform { name, node, cluster, wan, shape, cpu_speed, rendezvous, noise, disks };
     p.validate()?;
     Ok(p)
 }
@@ -576,6 +605,18 @@ impl Platform {
                 }
                 w.hub = hub;
             }
+            "disk_bandwidth" => {
+                let per_byte = parse_per_byte(key, value)?;
+                let count = self.disks.as_ref().map_or(2, |d| d.count);
+                self.disks = Some(Disks { count, per_byte });
+            }
+            "disks_per_node" => {
+                let count = u32::try_from(parse_count(key, value, "2")?).unwrap_or(u32::MAX);
+                self.disks
+                    .as_mut()
+                    .ok_or_else(|| input_err!("{key}: give disk_bandwidth first (the platform has no disks)"))?
+                    .count = count;
+            }
             "latency_jitter" => self.noise.latency_jitter = Dist::parse(key, value)?,
             "wan_jitter" => self.noise.wan_jitter = Dist::parse(key, value)?,
             "detour_interval" => self.noise.detour_interval = Dist::parse(key, value)?,
@@ -592,6 +633,11 @@ impl Platform {
     pub fn validate(&self) -> Result<()> {
         if !(self.cpu_speed.is_finite() && self.cpu_speed > 0.0) {
             return Err(input_err!("cpu_speed: must be a finite number above 0, got {}", self.cpu_speed));
+        }
+        if let Some(d) = &self.disks {
+            if d.count == 0 {
+                return Err(input_err!("disks.count: must be at least 1, got 0"));
+            }
         }
         let rpn = self.shape.ranks_per_node;
         if rpn == 0 {
@@ -697,6 +743,16 @@ impl Platform {
             if w.shape == WanShape::Star {
                 let _ = writeln!(out, "hub = {}", w.hub);
             }
+        }
+        if let Some(d) = &self.disks {
+            let _ = writeln!(out, "\n[disks]");
+            let _ = writeln!(out, "count = {}", d.count);
+            let _ = writeln!(
+                out,
+                "bandwidth = \"{}\"  # ~{}",
+                format_per_byte(d.per_byte),
+                format_bandwidth_approx(d.per_byte)
+            );
         }
         let nz = &self.noise;
         let _ = writeln!(out, "\n[noise]");

@@ -153,6 +153,16 @@ pub trait Rank: Clone + 'static {
     /// compute, the thread CPU time `f` took.
     async fn work<T>(&self, cost: Time, f: impl FnOnce() -> T) -> T;
 
+    /// Start reading or writing `bytes` on disk `disk` of this rank's node (the
+    /// platform's `[disks]`). Each disk serves one request at a time, first come first
+    /// served; the CPU is free meanwhile, so a program can overlap I/O with messages.
+    fn idisk(&self, disk: u32, bytes: u64) -> Request;
+
+    async fn disk(&self, disk: u32, bytes: u64) {
+        let r = self.idisk(disk, bytes);
+        self.wait(r).await;
+    }
+
     /// This rank's current time (virtual in simulation).
     fn now(&self) -> Time;
 

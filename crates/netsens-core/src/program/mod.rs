@@ -266,6 +266,7 @@ fn describe(d: &OpDesc) -> String {
         OpKind::Store => format!("`store {}b to {}`", d.size, d.peer),
         OpKind::Put => format!("`put {}b to {}`", d.size, d.peer),
         OpKind::Get => format!("`get {}b from {}`", d.size, d.peer),
+        OpKind::Disk => format!("`disk {} {}b`", d.peer, d.size),
     }
 }
 

@@ -59,10 +59,11 @@ pub(crate) enum Prim {
     Put,
     Get,
     StoreSync,
+    Disk,
 }
 
-pub(crate) const PRIM_NAMES: [&str; 10] =
-    ["send", "recv", "coll_send", "coll_recv", "compute", "store", "am", "put", "get", "store_sync"];
+pub(crate) const PRIM_NAMES: [&str; 11] =
+    ["send", "recv", "coll_send", "coll_recv", "compute", "store", "am", "put", "get", "store_sync", "disk"];
 
 /// State shared by all ranks' handles and the front end (one thread).
 pub(crate) struct Shared {
@@ -363,6 +364,12 @@ impl Rank for SimRank {
         };
         self.compute(cost).await;
         out
+    }
+
+    fn idisk(&self, disk: u32, bytes: u64) -> Request {
+        let mut s = self.shared.borrow_mut();
+        s.bump(self.me(), Prim::Disk);
+        Request(s.issue(self.desc(OpKind::Disk, disk as i32, 0, bytes), Vec::new()))
     }
 
     fn now(&self) -> Time {

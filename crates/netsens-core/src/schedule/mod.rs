@@ -69,6 +69,7 @@ impl Schedule {
             OpKind::Store => format!("{label}store {}b to {}", o.size, o.peer),
             OpKind::Put => format!("{label}put {}b to {}", o.size, o.peer),
             OpKind::Get => format!("{label}get {}b from {}", o.size, o.peer),
+            OpKind::Disk => format!("{label}disk {} {}b", o.peer, o.size),
         }
     }
 
@@ -193,7 +194,7 @@ impl ScheduleBuilder {
         }
         for o in &s.ops {
             let bad = match o.kind {
-                OpKind::Calc => false,
+                OpKind::Calc | OpKind::Disk => false,
                 OpKind::Send | OpKind::Store | OpKind::Put | OpKind::Get => o.peer < 0 || o.peer as u32 >= s.num_ranks,
                 OpKind::Recv => o.peer != ANY && (o.peer < 0 || o.peer as u32 >= s.num_ranks),
             };
