@@ -78,5 +78,6 @@ test: install lint
 
 bench:
 	cargo bench -p netsens-core --bench engine --bench programs
+	cargo bench -p netsens-apps --bench apps
 
 FORCE:
