@@ -151,3 +151,22 @@ fn wildcard_receives_match_in_mpi_order() {
     assert_eq!(end_ns(&r, 2), 15500);
     assert_eq!(r.ranks[2].recv_bytes, 101);
 }
+
+#[test]
+fn a_burst_of_sends_costs_events_linear_in_its_length() {
+    // 1000 sends ready at once on one host: each waits for the one before it. Re-queuing
+    // every waiting send at every clock change would take ~500 000 events; waiting in a
+    // group costs a few per send. The timing is the same: the k-th send starts at
+    // k·max(o, g) = k·1500 ns, so the last receive is done at 999·1500 + 1500 + 2500 + 1500.
+    let k = 1000;
+    let mut b = ScheduleBuilder::new(2);
+    for _ in 0..k {
+        b.send(0, 1, 1, 0, 0, 0);
+    }
+    for _ in 0..k {
+        b.recv(1, 0, 1, 0, 0, 0);
+    }
+    let r = run(&b.build().unwrap(), &loggopsim_defaults(Rendezvous::Handshake));
+    assert!(r.events < 10 * 2 * k as u64, "{} events", r.events);
+    assert_eq!(end_ns(&r, 1), 999 * 1500 + 1500 + 2500 + 1500);
+}

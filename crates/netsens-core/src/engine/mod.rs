@@ -6,6 +6,7 @@
 //! enabling the operations that become ready ([`Core::enable`]). The GOAL schedule
 //! executor is one front end; rank programs are another.
 
+mod blocked;
 mod noise;
 mod op;
 pub mod queue;
@@ -14,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::platform::{Disks, Layout, Level, LevelParams, Platform, Rendezvous, Wan};
 use crate::profile::{Recorder, RunResult};
 use crate::time::Time;
+use blocked::{Blocked, Needs};
 use noise::NoiseState;
 use queue::{Event, EventKind, EventQueue};
 use std::collections::{HashMap, VecDeque};
@@ -162,8 +164,13 @@ pub struct Core {
     disks: Option<Disks>,
     /// Next-free clock of every disk: `disk_free[node·count + d]`.
     disk_free: Vec<Time>,
+    /// Per host, when its last disk request finished (a rank waiting for its disk
+    /// is busy until then, though its CPU is not); empty without disks.
+    disk_done: Vec<Time>,
     /// An error found while running (stops the run).
     fatal: Option<Error>,
+    /// Events waiting for busy clocks, by the clocks they need.
+    blocked: Blocked,
     rendezvous: Rendezvous,
     cpu_speed: f64,
     noise: NoiseState,
@@ -206,8 +213,10 @@ impl Core {
                 let nodes = n.div_ceil(platform.shape.ranks_per_node.max(1) as usize);
                 vec![0; nodes * d.count as usize]
             }),
+            disk_done: if platform.disks.is_some() { vec![0; n] } else { Vec::new() },
             disks: platform.disks.clone(),
             fatal: None,
+            blocked: Blocked::new(n * ncpus, nnics),
             layout,
             wan: platform.wan.clone(),
             rendezvous: platform.rendezvous,
@@ -225,10 +234,11 @@ impl Core {
         self.nhosts
     }
 
-    /// The host's largest CPU clock.
+    /// The host's largest CPU clock (or the end of its last disk request, if later).
     pub fn host_end(&self, host: u32) -> Time {
         let c = host as usize * self.ncpus;
-        self.cpu[c..c + self.ncpus].iter().copied().max().unwrap_or(0)
+        let cpu = self.cpu[c..c + self.ncpus].iter().copied().max().unwrap_or(0);
+        cpu.max(self.disk_done.get(host as usize).copied().unwrap_or(0))
     }
 
     /// When the op last reported to the front end started or finished.
@@ -277,21 +287,7 @@ impl Core {
                     return Err(Error::Interrupted);
                 }
             }
-            match ev.kind {
-                EventKind::Ready => {
-                    let d = front.op(ev.id);
-                    match d.kind {
-                        OpKind::Send => self.on_send(ev, &d, front),
-                        OpKind::Recv => self.on_recv(ev, &d, front),
-                        OpKind::Calc => self.on_calc(ev, &d, front),
-                        OpKind::Store | OpKind::Put | OpKind::Get => self.on_one_sided(ev, &d, front),
-                        OpKind::Disk => self.on_disk(ev, &d, front),
-                    }
-                }
-                EventKind::Arrive => self.on_arrive(ev, front),
-                EventKind::Hop => self.on_hop(ev),
-                EventKind::Transmit => self.on_transmit(ev, front),
-            }
+            self.dispatch(ev, front);
         }
         if let Some(e) = self.fatal.take() {
             return Err(e);
@@ -408,6 +404,79 @@ impl Core {
         front.done(self, id);
     }
 
+    // ---- waiting for busy clocks ----
+
+    /// `ev` finds the clocks it needs busy until `free`: it waits in its group.
+    fn block(&mut self, ev: Event, cpu: usize, nic: usize, needs: Needs, free: Time) {
+        let id = self.blocked.group(cpu, nic, needs);
+        let g = self.blocked.get(id);
+        let token_needed = !g.token_live || g.min_seq().is_none_or(|m| ev.seq < m);
+        self.blocked.push(id, ev);
+        if token_needed {
+            self.push_token(id, free, ev.seq);
+        }
+    }
+
+    /// A token for group `id`'s lowest sequence number `seq` at `time`; any earlier
+    /// token of the group goes stale.
+    fn push_token(&mut self, id: u32, time: Time, seq: u64) {
+        let g = self.blocked.get(id);
+        g.version = (g.version + 1) & 0xFF_FFFF;
+        g.token_live = true;
+        let v = g.version;
+        let token = Event { time, seq, id, kind: EventKind::Wake, phase: (v >> 16) as u8, aux: v as u16 };
+        self.queue.defer(token, time);
+    }
+
+    /// A group's token: hand its lowest-sequence event to its handler (which may find
+    /// the clocks busy again and put it back), then issue a token for the next one.
+    fn on_wake<F: Frontend>(&mut self, ev: Event, front: &mut F) {
+        let version = ((ev.phase as u32) << 16) | ev.aux as u32;
+        let g = self.blocked.get(ev.id);
+        if !g.token_live || g.version != version {
+            return; // stale: a newer token of the group is in the queue
+        }
+        g.token_live = false;
+        let mut next = self.blocked.pop(ev.id).expect("a live token has a waiting event");
+        next.time = ev.time;
+        self.dispatch(next, front);
+        let g = self.blocked.get(ev.id);
+        if g.token_live {
+            return;
+        }
+        match g.min_seq() {
+            Some(seq) => {
+                let (c, n, needs) = (g.cpu, g.nic, g.needs);
+                let nic = match needs {
+                    Needs::Cpu => 0,
+                    Needs::SendNic => self.nic_s[n],
+                    Needs::RecvNic => self.nic_r[n],
+                };
+                self.push_token(ev.id, self.cpu[c].max(nic).max(ev.time), seq);
+            }
+            None => self.blocked.release_if_idle(ev.id),
+        }
+    }
+
+    fn dispatch<F: Frontend>(&mut self, ev: Event, front: &mut F) {
+        match ev.kind {
+            EventKind::Ready => {
+                let d = front.op(ev.id);
+                match d.kind {
+                    OpKind::Send => self.on_send(ev, &d, front),
+                    OpKind::Recv => self.on_recv(ev, &d, front),
+                    OpKind::Calc => self.on_calc(ev, &d, front),
+                    OpKind::Store | OpKind::Put | OpKind::Get => self.on_one_sided(ev, &d, front),
+                    OpKind::Disk => self.on_disk(ev, &d, front),
+                }
+            }
+            EventKind::Arrive => self.on_arrive(ev, front),
+            EventKind::Hop => self.on_hop(ev),
+            EventKind::Transmit => self.on_transmit(ev, front),
+            EventKind::Wake => self.on_wake(ev, front),
+        }
+    }
+
     // ---- event handlers ----------------------------------------------------------
 
     fn on_send<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
@@ -415,7 +484,7 @@ impl Core {
         let (c, n) = (self.ci(host, d.cpu), self.ni(host, d.nic));
         let free = self.cpu[c].max(self.nic_s[n]);
         if free > ev.time {
-            self.queue.defer(ev, free);
+            self.block(ev, c, n, Needs::SendNic, free);
             return;
         }
         let dst = d.peer as u32;
@@ -459,7 +528,7 @@ impl Core {
         let (c, n) = (self.ci(host, d.cpu), self.ni(host, d.nic));
         let free = self.cpu[c].max(self.nic_s[n]);
         if free > ev.time {
-            self.queue.defer(ev, free);
+            self.block(ev, c, n, Needs::SendNic, free);
             return;
         }
         let dst = d.peer as u32;
@@ -518,7 +587,7 @@ impl Core {
         let host = d.rank;
         let c = self.ci(host, d.cpu);
         if self.cpu[c] > ev.time {
-            self.queue.defer(ev, self.cpu[c]);
+            self.block(ev, c, 0, Needs::Cpu, self.cpu[c]);
             return;
         }
         let dur = self.scaled(d.size);
@@ -555,6 +624,8 @@ impl Core {
         let start = ev.time.max(self.disk_free[disk]);
         let end = start + disks.per_byte.cost(d.size);
         self.disk_free[disk] = end;
+        let last = &mut self.disk_done[d.rank as usize];
+        *last = (*last).max(end);
         self.started(front, ev.id, start);
         self.done(front, ev.id, end);
     }
@@ -595,7 +666,7 @@ impl Core {
         let (c, n) = (self.ci(host, mcpu), self.ni(host, mnic));
         let free = self.cpu[c].max(self.nic_r[n]);
         if free > ev.time {
-            self.queue.defer(ev, free);
+            self.block(ev, c, n, Needs::RecvNic, free);
             return;
         }
         let (p, _) = self.params(from, host);
@@ -731,7 +802,7 @@ impl Core {
         let (c, n) = (self.ci(from, cpu_idx), self.ni(from, nic_idx));
         let free = self.cpu[c].max(self.nic_s[n]);
         if free > ev.time {
-            self.queue.defer(ev, free);
+            self.block(ev, c, n, Needs::SendNic, free);
             return;
         }
         let (p, level) = self.params(from, to);

@@ -18,6 +18,9 @@ pub enum EventKind {
     Hop,
     /// A protocol message (clear-to-send, rendezvous data) waits for its sender's clocks.
     Transmit,
+    /// The clocks a group of waiting events needs may be free (see `blocked.rs`);
+    /// `id` is the group, `phase`/`aux` the token's version.
+    Wake,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
