@@ -4,14 +4,23 @@ The engine is Rust (the private native module ``netsens._core``): an exact LogGO
 discrete-event simulator. This package is its Python face: :func:`netsens.run` runs
 an application or a GOAL file and returns a :class:`RunResult` with polars
 DataFrames (:mod:`netsens.api`), :mod:`netsens.engine` runs it and hands back plain
-dicts, :mod:`netsens.cli` is the ``netsens`` command, and :mod:`netsens.errors` holds
-the exceptions every user error is reported with.
+dicts, :func:`netsens.calibrate` recovers a platform's parameters with the seeds' LogP
+microbenchmarks, :mod:`netsens.cli` is the ``netsens`` command, and
+:mod:`netsens.errors` holds the exceptions every user error is reported with.
 """
 
 from importlib.metadata import version
 
 from netsens.api import RunResult, run
-from netsens.engine import apps, platform_toml, presets, run_app, run_goal, run_goal_text
+from netsens.engine import (
+    apps,
+    calibrate,
+    platform_toml,
+    presets,
+    run_app,
+    run_goal,
+    run_goal_text,
+)
 from netsens.errors import DeadlockError, InputError, NetsensError, ProgramError
 
 __version__ = version("netsens")
@@ -24,6 +33,7 @@ __all__ = [
     "RunResult",
     "__version__",
     "apps",
+    "calibrate",
     "platform_toml",
     "presets",
     "run",

@@ -59,6 +59,11 @@ def run_app(
     """Run application ``name`` on ``ranks`` ranks at size preset ``size``; the JSON adds
     ``app``, ``size`` and ``verified``."""
 
+def calibrate(platform: str = "loggopsim", overrides: dict[str, str] | None = None) -> str:
+    """The seeds' LogP calibration on the platform's cluster level, as JSON: per parameter
+    (L, o_s, o_r, g, G, O, S) ``unit``, ``dialled``, ``measured``, ``relative_error``, or
+    for one the method cannot observe ``bound`` and ``why``; ``alpha`` and ``beta``."""
+
 def apps() -> list[tuple[str, str, list[str]]]:
     """(name, one-line description, size presets) of every application."""
 

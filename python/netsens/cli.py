@@ -2,10 +2,11 @@
 
 ``netsens run`` replays a GOAL schedule (``--goal``) or runs one of the rank programs
 (``--app``, listed by ``netsens apps``) on a platform and prints where the time went
-(or, with ``--json``, the whole result as one JSON object); ``netsens platform list``
-and ``netsens platform show`` describe the platforms. The LogGOPS parameters are flags
-spelled as LogGOPSim spells them and case-sensitive: ``--g`` (gap per message) and
-``--G`` (gap per byte) are different options.
+(or, with ``--json``, the whole result as one JSON object); ``netsens calibrate``
+recovers a platform's parameters with the seeds' LogP microbenchmarks; ``netsens
+platform list`` and ``netsens platform show`` describe the platforms. The LogGOPS
+parameters are flags spelled as LogGOPSim spells them and case-sensitive: ``--g`` (gap
+per message) and ``--G`` (gap per byte) are different options.
 
 Every user error (a bad value, a missing file, a schedule that cannot finish, a usage
 mistake) ends as exactly one line on stderr, ``netsens: error: ...``, with exit code 2;
@@ -32,6 +33,7 @@ from netsens.api import run as api_run
 from netsens.engine import (
     ProgressFn,
     apps,
+    calibrate_json,
     platform_toml,
     presets,
     run_app,
@@ -409,6 +411,88 @@ def profile_command(
     table.add_row("median message size", f"{prof.median_bytes_lo}-{prof.median_bytes_hi} B (bin)")
     table.add_row("mean message size", f"{prof.mean_bytes:,.1f} B")
     Console(highlight=False).print(table)
+
+
+@cli.command(epilog=EPILOG)
+@click.option(
+    "--platform",
+    default="loggopsim",
+    show_default=True,
+    metavar="PRESET|FILE.toml",
+    help="Platform preset name or TOML file.",
+)
+@platform_options
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the result as one JSON object (times in ps) and nothing else.",
+)
+def calibrate(platform: str, as_json: bool, **params: Any) -> None:
+    """Recover L, o, g, G, O and S with the seeds' LogP microbenchmarks.
+
+    Two ranks of the platform's cluster run Martin et al.'s calibration: bursts of
+    messages with a chosen computation between sends (send overhead o_s, gap g),
+    a receiver that computes while a message waits (receive overhead o_r), ping-pongs
+    over message sizes (L, and the alpha-beta line: beta = max(G, O)), bursts of large
+    messages (O, and g when g <= o) and a probe of the eager limit S. Each estimate is
+    printed next to the dialled value; one the method cannot observe is printed as the
+    bound the measurements prove, with the reason.
+    """
+    text = calibrate_json(platform, overrides_from(params))
+    if as_json:
+        click.echo(text)
+    else:
+        _print_calibration(json.loads(text))
+
+
+def _quantity(value: float, unit: str) -> str:
+    """A calibrated value with its unit: a time, a cost per byte or a size."""
+    if unit == "ps":
+        return format_time(round(value))
+    if unit == "ps/B":
+        if abs(value) >= 1000:
+            return f"{value / 1000:.3f}".rstrip("0").rstrip(".") + " ns/B"
+        return f"{value:.3f}".rstrip("0").rstrip(".") + " ps/B"
+    return format_bytes(round(value))
+
+
+def _print_calibration(result: dict[str, Any]) -> None:
+    console = Console(highlight=False)
+    console.print(f"calibration of platform [bold]{result['platform_name']}[/bold] (cluster level)")
+    table = Table("parameter", "dialled", "measured", "error")
+    for column in table.columns[1:]:
+        column.justify = "right"
+    notes = []
+    for p in result["parameters"]:
+        dialled = _quantity(p["dialled"], p["unit"])
+        if p["measured"] is None:
+            relation = "<=" if p["bound"]["kind"] == "at_most" else ">="
+            measured = f"{relation} {_quantity(p['bound']['value'], p['unit'])} *"
+            error = "not observable"
+            notes.append(f"* {p['name']}: {p['why']}")
+        else:
+            measured = _quantity(p["measured"], p["unit"])
+            error = _percent(p["relative_error"])
+        table.add_row(p["name"], dialled, measured, error)
+    table.rows[-1].end_section = True
+    for name, key in (("alpha (intercept)", "alpha"), ("beta (slope)", "beta")):
+        line = result[key]
+        model = _quantity(line["model"], line["unit"])
+        table.add_row(name, f"{model} (model)", _quantity(line["measured"], line["unit"]), "")
+    console.print(table)
+    for note in notes:
+        console.print(note)
+
+
+def _percent(fraction: float | None) -> str:
+    if fraction is None:
+        return "inf"
+    if fraction == 0:
+        return "0%"
+    if abs(fraction) < 1e-6:
+        return "< 0.0001%"  # picosecond rounding of a per-byte cost, not a miss
+    return f"{100 * fraction:+.4f}%"
 
 
 @cli.command("apps")

@@ -2,7 +2,7 @@
 
 ``run_goal`` replays a GOAL schedule, ``run_app`` runs one of the rank programs that
 ``apps`` lists (see :mod:`netsens.api` for the same as a ``RunResult`` with polars
-frames).
+frames), ``calibrate`` recovers a platform's parameters with the seeds' microbenchmarks.
 
 A run result holds every time as integer picoseconds (keys end in ``_ps``): the
 makespan, a per-rank breakdown, message and byte counts, the size histogram, the
@@ -105,6 +105,27 @@ def run_app_json(
     return _core.run_app(
         name, ranks, size, os.fspath(platform), dict(overrides or {}), seed, matrix, progress
     )
+
+
+def calibrate(
+    platform: PathLike = "loggopsim", overrides: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The seeds' LogP calibration on ``platform``'s cluster level.
+
+    ``parameters`` lists L, o_s, o_r, g, G, O and S, each with its ``unit`` (``ps``,
+    ``ps/B``, ``B``), ``dialled`` and ``measured`` values and ``relative_error``; a
+    parameter the method cannot observe has ``measured`` ``None``, the ``bound`` it
+    proves (``{"kind": "at_most" | "at_least", "value": ...}``) and ``why``. ``alpha``
+    and ``beta`` are the line of half a round trip, measured and as the model predicts.
+    """
+    return json.loads(calibrate_json(platform, overrides))
+
+
+def calibrate_json(
+    platform: PathLike = "loggopsim", overrides: Mapping[str, str] | None = None
+) -> str:
+    """``calibrate``'s result as the engine's JSON text, unparsed."""
+    return _core.calibrate(os.fspath(platform), dict(overrides or {}))
 
 
 def apps() -> list[tuple[str, str, list[str]]]:

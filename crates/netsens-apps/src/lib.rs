@@ -6,11 +6,15 @@
 //! [`registry`] names them, gives their size presets (`tiny`, `small`, `paper`) and
 //! runs one on the simulator.
 //!
+//! [`calibrate`] is the seeds' LogP calibration: two-rank microbenchmarks that recover
+//! a platform's L, o, g, G, O and S from their own timestamps.
+//!
 //! The two programs in [`examples`] (a ping-pong over message sizes and a 2-D
 //! stencil with halo exchange) show the API and test the front end; they are not part
 //! of the application suite of `APPS.md`, which lives in [`suite`], one file per
 //! application.
 
+pub mod calibrate;
 pub mod data;
 pub mod registry;
 pub mod suite;

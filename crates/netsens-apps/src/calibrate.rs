@@ -1,0 +1,506 @@
+//! The seeds' LogP calibration (Martin, Vahdat, Culler, Anderson, ISCA'97), extended
+//! to LogGOPS: a handful of two-rank microbenchmarks that time themselves with
+//! [`Rank::now`] (the wall clock of a real run), and an analysis that turns their
+//! timings into estimates of L, o (send and receive side), g, G, O and S, plus the
+//! α–β line of the ping-pong. In simulation it recovers the dialled parameters of the
+//! platform's cluster level; on a real machine it would measure what that delivers.
+//!
+//! # Method
+//! Two ranks on separate nodes of one cluster. Every timing below is one rank's clock
+//! difference, so the ranks need no common clock. A message of `s` bytes has
+//! `k = s − 1` extra bytes; `s_e` is the largest eager size probed (`k_e = s_e − 1`).
+//!
+//! **Bursts.** Rank 0 sends `n` messages of `s` bytes back to back, computing `Δ`
+//! between them; the interval between the ends of consecutive sends is, in steady
+//! state, `P(k, Δ) = max(o + k·O + Δ, g + k·G)`: the CPU or the NIC binds.
+//! - `P₀ = P(0, 0) = max(o, g)`.
+//! - **o_s** `= P(0, Δ₁) − Δ₁` with `Δ₁ = P₀`, which makes `o + Δ₁ ≥ g` (the CPU binds).
+//! - **g** `= P₀` when `P₀ > o_s` (the NIC binds). Otherwise `g ≤ o` and a burst of
+//!   1-byte messages cannot show it; a burst of the largest eager messages can:
+//!   `P_big = P(k_e, 0) = max(o + k_e·O, g + k_e·G)`, and when `P_big > o_s + k_e·O`,
+//!   **g** `= P_big − k_e·G`. When neither binds, g is reported as not observable, with
+//!   the bound `g ≤ min(P₀, P_big − k_e·G)` the bursts do prove.
+//!
+//! **Receive overhead.** In each round rank 1 sends a 1-byte "go", computes `C`, then
+//! receives rank 0's 1-byte reply, which arrived during the computation and waited for
+//! the CPU (LOGGP.md: a busy CPU delays an arrival). The round, minus `C`, is
+//! **o_r**. `C = RTT(1) + P₀` covers the go's and the reply's trips and frees the NIC.
+//!
+//! **Ping-pong.** Rank 0 pauses `P₀` (so that `g` never delays a send), then times a
+//! round trip of `s` bytes, for `s` = 1, 2, 4, … up to `s_e`. Half a round trip is
+//! `T(s) = o_s + L + o_r + k·max(G, O)` (the receiver's CPU pays `o + max(k·O, k·G)`), so
+//! **L** `= T(1) − o_s − o_r`, and the least-squares line `T(s) = α + β·s` has
+//! **β** `= max(G, O)` and **α** `= L + 2o − β`.
+//!
+//! **Per-byte costs.** A burst of `s_e`-byte messages spaced by `Δ_b = P₀ + k_e·β`
+//! (enough for the NIC to free up) costs `P(k_e, Δ_b) = o + k_e·O + Δ_b` per message:
+//! **O** `= (P(k_e, Δ_b) − Δ_b − o_s) / k_e`. Then **G** `= β` when `β > O`; when
+//! `β = O = 0`, G = 0; otherwise the CPU's copy hides the NIC: not observable, `G ≤ O`.
+//!
+//! **Eager limit.** An eager send completes without the receiver; a rendezvous send
+//! cannot complete before the receiver posts the receive. Rank 1 computes
+//! `D = RTT(1) + P₀` before receiving one message of `s` bytes while rank 0 times its
+//! send: `c`. A second run waits `D' = 2·(D + c)` instead: an eager send takes `c < D'`
+//! again (it never waits for the receiver), a rendezvous one at least `D'`. Bisection
+//! over `2 ..= max_size` finds **S**, the largest eager size; when `max_size` itself is
+//! eager, S is not observable and reported as `S ≥ max_size`.
+//!
+//! Every formula is exact in the model, so a noiseless simulation recovers the
+//! parameters up to the picosecond rounding of per-byte costs; with noise the
+//! estimates include it. The two ranks run at CPU speed 1 (the compute between sends
+//! is subtracted as charged) and without the node level or wide-area links.
+
+use netsens_core::engine::RunOptions;
+use netsens_core::platform::{LevelParams, Platform, Shape};
+use netsens_core::program::{run_program, Rank, SimRank};
+use netsens_core::time::Time;
+use netsens_core::{input_err, Result};
+use std::cell::RefCell;
+use std::future::Future;
+use std::rc::Rc;
+
+/// How much to measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Messages per burst, round trips per size, receive rounds.
+    pub reps: u32,
+    /// Largest message the eager-limit probe tries, bytes.
+    pub max_size: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { reps: 8, max_size: 16 << 20 }
+    }
+}
+
+/// What a value is measured in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Picoseconds.
+    Time,
+    /// Picoseconds per byte.
+    PerByte,
+    Bytes,
+}
+
+impl Unit {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Unit::Time => "ps",
+            Unit::PerByte => "ps/B",
+            Unit::Bytes => "B",
+        }
+    }
+}
+
+/// One parameter's estimate: a value, or a bound when the method cannot see it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Estimate {
+    Measured(f64),
+    /// Not observable; the measurements prove only `parameter ≤ value`.
+    AtMost {
+        value: f64,
+        why: String,
+    },
+    /// Not observable; the measurements prove only `parameter ≥ value`.
+    AtLeast {
+        value: f64,
+        why: String,
+    },
+}
+
+impl Estimate {
+    /// The value, when measured.
+    pub fn value(&self) -> Option<f64> {
+        match self {
+            Estimate::Measured(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+/// A dialled parameter next to its estimate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    /// `L`, `o_s`, `o_r`, `g`, `G`, `O` or `S`.
+    pub name: &'static str,
+    pub unit: Unit,
+    /// The platform's value (both o_s and o_r are its o).
+    pub dialled: f64,
+    pub estimate: Estimate,
+}
+
+impl Param {
+    pub fn measured(&self) -> Option<f64> {
+        self.estimate.value()
+    }
+
+    /// (measured − dialled) / dialled; 0 when both are 0, infinite when only the dialled one is.
+    pub fn relative_error(&self) -> Option<f64> {
+        let m = self.measured()?;
+        Some(if self.dialled == 0.0 {
+            if m == 0.0 {
+                0.0
+            } else {
+                f64::INFINITY
+            }
+        } else {
+            (m - self.dialled) / self.dialled
+        })
+    }
+}
+
+/// The α–β line of half a round trip, `T(s) = α + β·s`: measured, and what the
+/// dialled parameters predict (`β = max(G, O)`, `α = L + 2o − β`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Line {
+    /// Intercept, ps.
+    pub alpha: f64,
+    /// Slope, ps/B.
+    pub beta: f64,
+    pub model_alpha: f64,
+    pub model_beta: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Calibration {
+    /// The platform's name.
+    pub platform: String,
+    /// L, o_s, o_r, g, G, O, S in that order.
+    pub params: Vec<Param>,
+    pub line: Line,
+}
+
+impl Calibration {
+    /// The parameter called `name`.
+    pub fn param(&self, name: &str) -> Option<&Param> {
+        self.params.iter().find(|p| p.name == name)
+    }
+}
+
+/// The timings the microbenchmarks produce (ps), the input of [`analyse`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measurements {
+    /// Interval of a 1-byte burst sent back to back: `P₀`.
+    pub p0: f64,
+    /// The compute `Δ₁` between the sends of the spaced 1-byte burst, and its interval.
+    pub spaced: (f64, f64),
+    /// Mean receive round minus its compute: o_r.
+    pub receive: f64,
+    /// (size, half round trip) for each eager size of the ping-pong, from 1 byte up.
+    pub half_rtt: Vec<(u64, f64)>,
+    /// The largest eager size found, or `None` when every probed size was eager.
+    pub eager_limit: Option<u64>,
+    /// The largest size probed.
+    pub max_size: u64,
+    /// Bursts of the largest eager message `s_e`.
+    pub big: BigBursts,
+}
+
+/// Bursts of the largest eager message.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BigBursts {
+    pub size: u64,
+    /// Interval sent back to back: `P_big`.
+    pub back_to_back: f64,
+    /// The compute `Δ_b` between sends of the spaced burst, and its interval.
+    pub spaced: (f64, f64),
+}
+
+/// Timestamps or durations a rank records, read after the run.
+type Log = Rc<RefCell<Vec<Time>>>;
+
+const TAG: i32 = 0;
+
+/// Rank 0 sends `n` messages of `size` bytes, computing `delta` between them, and
+/// logs the end of each send; rank 1 receives them.
+async fn burst<R: Rank>(r: R, size: usize, delta: Time, n: u32, log: Log) -> std::result::Result<(), String> {
+    let w = r.world();
+    for _ in 0..n {
+        if r.rank() == 0 {
+            r.send(&w, 1, TAG, vec![0; size]).await;
+            log.borrow_mut().push(r.now());
+            if delta > 0 {
+                r.compute(delta).await;
+            }
+        } else {
+            r.recv(&w, 0, TAG).await;
+        }
+    }
+    Ok(())
+}
+
+/// `reps` round trips of each size, each after rank 0 computed `pause`; rank 0 logs
+/// every round trip's time.
+async fn ping_pong<R: Rank>(
+    r: R,
+    sizes: Vec<usize>,
+    reps: u32,
+    pause: Time,
+    log: Log,
+) -> std::result::Result<(), String> {
+    let w = r.world();
+    for &size in &sizes {
+        for _ in 0..reps {
+            if r.rank() == 0 {
+                r.compute(pause).await;
+                let start = r.now();
+                r.send(&w, 1, TAG, vec![0; size]).await;
+                r.recv(&w, 1, TAG).await;
+                log.borrow_mut().push(r.now() - start);
+            } else {
+                let m = r.recv(&w, 0, TAG).await;
+                r.send(&w, 0, TAG, m.data).await;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `n` rounds: rank 1 sends a go, computes `compute`, receives rank 0's reply (which
+/// waited for the CPU) and logs the round minus the compute.
+async fn receive_rounds<R: Rank>(r: R, n: u32, compute: Time, log: Log) -> std::result::Result<(), String> {
+    let w = r.world();
+    for _ in 0..n {
+        if r.rank() == 1 {
+            r.send(&w, 0, TAG, vec![0]).await;
+            let start = r.now();
+            r.compute(compute).await;
+            r.recv(&w, 0, TAG).await;
+            log.borrow_mut().push(r.now() - start - compute);
+        } else {
+            r.recv(&w, 1, TAG).await;
+            r.send(&w, 1, TAG, vec![0]).await;
+        }
+    }
+    Ok(())
+}
+
+/// Rank 1 computes `wait` before receiving one message of `size` bytes; rank 0 logs
+/// how long its send took.
+async fn eager_probe<R: Rank>(r: R, size: usize, wait: Time, log: Log) -> std::result::Result<(), String> {
+    let w = r.world();
+    if r.rank() == 0 {
+        let start = r.now();
+        r.send(&w, 1, TAG, vec![0; size]).await;
+        log.borrow_mut().push(r.now() - start);
+    } else {
+        r.compute(wait).await;
+        r.recv(&w, 0, TAG).await;
+    }
+    Ok(())
+}
+
+/// Runs the microbenchmarks on one platform; each is a fresh run, so every clock
+/// starts idle.
+struct Bench<'a> {
+    platform: Platform,
+    opts: &'a RunOptions,
+    reps: u32,
+}
+
+impl Bench<'_> {
+    fn run<P, F>(&self, program: P) -> Result<Vec<Time>>
+    where
+        P: Fn(SimRank, Log) -> F,
+        F: Future<Output = std::result::Result<(), String>> + 'static,
+    {
+        let log = Log::default();
+        let shared = log.clone();
+        run_program(&self.platform, 2, self.opts, move |r| program(r, shared.clone()))?;
+        Ok(log.take())
+    }
+
+    /// Steady-state interval of a burst: first to last send end, per interval.
+    fn burst(&self, size: u64, delta: Time) -> Result<f64> {
+        let n = self.reps;
+        let t = self.run(|r, log| burst(r, size as usize, delta, n, log))?;
+        Ok((t[t.len() - 1] - t[0]) as f64 / (t.len() - 1) as f64)
+    }
+
+    /// Mean half round trip of each size.
+    fn half_rtts(&self, sizes: &[u64], pause: Time) -> Result<Vec<(u64, f64)>> {
+        let reps = self.reps;
+        let list: Vec<usize> = sizes.iter().map(|&s| s as usize).collect();
+        let t = self.run(|r, log| ping_pong(r, list.clone(), reps, pause, log))?;
+        let per_size = t.chunks(reps as usize).map(|c| c.iter().sum::<Time>() as f64 / (2 * c.len()) as f64);
+        Ok(sizes.iter().copied().zip(per_size).collect())
+    }
+
+    fn receive(&self, compute: Time) -> Result<f64> {
+        let t = self.run(|r, log| receive_rounds(r, self.reps, compute, log))?;
+        Ok(t.iter().sum::<Time>() as f64 / t.len() as f64)
+    }
+
+    /// Whether a message of `size` bytes is sent eagerly (see the module doc).
+    fn eager(&self, size: u64, wait: Time) -> Result<bool> {
+        let first = self.run(|r, log| eager_probe(r, size as usize, wait, log))?[0];
+        let longer = 2 * (wait + first);
+        Ok(self.run(|r, log| eager_probe(r, size as usize, longer, log))?[0] < longer)
+    }
+}
+
+/// Run the calibration on the cluster level of `platform` and compare the estimates
+/// with its parameters. An error when even 2-byte messages use rendezvous (the
+/// method needs eager messages with extra bytes), or when a run fails.
+pub fn calibrate(platform: &Platform, opts: &RunOptions, options: &Options) -> Result<Calibration> {
+    let measurements = measure(platform, opts, options)?;
+    Ok(analyse(&measurements, &platform.cluster, &platform.name))
+}
+
+/// The microbenchmarks of the module doc, each choosing its compute from the
+/// earlier ones' results.
+pub fn measure(platform: &Platform, opts: &RunOptions, options: &Options) -> Result<Measurements> {
+    if options.reps < 2 || options.max_size < 2 {
+        return Err(input_err!("calibrate: needs at least 2 repetitions and a largest size of at least 2 B"));
+    }
+    let bench = Bench {
+        platform: Platform {
+            node: None,
+            wan: None,
+            shape: Shape { clusters: None, ranks_per_node: 1 },
+            cpu_speed: 1.0,
+            ..platform.clone()
+        },
+        opts,
+        reps: options.reps,
+    };
+    let p0 = bench.burst(1, 0)?;
+    let pause = p0.ceil() as Time;
+    let spaced = (pause as f64, bench.burst(1, pause)?);
+    let rtt1 = 2.0 * bench.half_rtts(&[1], pause)?[0].1;
+    let wait = rtt1.ceil() as Time + pause;
+    let receive = bench.receive(wait)?;
+
+    if !bench.eager(2, wait)? {
+        return Err(input_err!(
+            "calibrate: messages of 2 bytes already use rendezvous (S < 2B); the method needs eager messages"
+        ));
+    }
+    let eager_limit = if bench.eager(options.max_size, wait)? {
+        None
+    } else {
+        // Invariant: `lo` is eager, `hi` is not.
+        let (mut lo, mut hi) = (2, options.max_size);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if bench.eager(mid, wait)? {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(lo)
+    };
+    let largest = eager_limit.unwrap_or(options.max_size);
+
+    let mut sizes: Vec<u64> = std::iter::successors(Some(1u64), |s| Some(s * 2)).take_while(|&s| s < largest).collect();
+    sizes.push(largest);
+    let half_rtt = bench.half_rtts(&sizes, pause)?;
+    let (_, beta) = fit(&half_rtt);
+
+    let k = (largest - 1) as f64;
+    let big_delta = pause + (k * beta.max(0.0)).ceil() as Time;
+    let big = BigBursts {
+        size: largest,
+        back_to_back: bench.burst(largest, 0)?,
+        spaced: (big_delta as f64, bench.burst(largest, big_delta)?),
+    };
+    Ok(Measurements { p0, spaced, receive, half_rtt, eager_limit, max_size: options.max_size, big })
+}
+
+/// Least-squares line through the points: (intercept, slope).
+fn fit(points: &[(u64, f64)]) -> (f64, f64) {
+    let n = points.len() as f64;
+    let mean_x = points.iter().map(|&(x, _)| x as f64).sum::<f64>() / n;
+    let mean_y = points.iter().map(|&(_, y)| y).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|&(x, _)| (x as f64 - mean_x).powi(2)).sum();
+    let sxy: f64 = points.iter().map(|&(x, y)| (x as f64 - mean_x) * (y - mean_y)).sum();
+    let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    (mean_y - slope * mean_x, slope)
+}
+
+/// `a` exceeds `b` by more than a part in a million: the resource behind `a` binds.
+/// Smaller differences are the rounding of per-byte costs to picoseconds or
+/// floating-point noise (the timings are otherwise exact in a noiseless run).
+fn binds(a: f64, b: f64) -> bool {
+    a > b + 1e-6 * b.abs().max(1.0)
+}
+
+/// Turn the timings into estimates (the formulas of the module doc), next to the
+/// dialled parameters of `level`. `m.big.size` must be at least 2, as [`measure`]
+/// ensures.
+pub fn analyse(m: &Measurements, level: &LevelParams, platform: &str) -> Calibration {
+    let o_s = m.spaced.1 - m.spaced.0;
+    let o_r = m.receive;
+    let latency = m.half_rtt[0].1 - o_s - o_r;
+    let (alpha, beta) = fit(&m.half_rtt);
+    let k = (m.big.size - 1) as f64;
+    let per_byte_cpu = (m.big.spaced.1 - m.big.spaced.0 - o_s) / k;
+
+    let gap_per_byte = if binds(beta, per_byte_cpu) {
+        Estimate::Measured(beta)
+    } else if beta == 0.0 {
+        Estimate::Measured(0.0)
+    } else {
+        Estimate::AtMost { value: per_byte_cpu, why: "G <= O: the receiver's per-byte CPU cost hides the NIC's".into() }
+    };
+    let nic_big = gap_per_byte.value().map(|g_b| m.big.back_to_back - k * g_b);
+    let gap = if binds(m.p0, o_s) {
+        Estimate::Measured(m.p0)
+    } else {
+        match nic_big {
+            Some(g) if binds(m.big.back_to_back, o_s + k * per_byte_cpu) => Estimate::Measured(g),
+            _ => Estimate::AtMost {
+                value: nic_big.map_or(m.p0, |g| g.min(m.p0)),
+                why: format!("g <= o: the CPU binds every burst, up to {} B messages", m.big.size),
+            },
+        }
+    };
+    let eager_limit = match m.eager_limit {
+        Some(s) => Estimate::Measured(s as f64),
+        None => Estimate::AtLeast {
+            value: m.max_size as f64,
+            why: format!("every size probed, up to {} B, was eager", m.max_size),
+        },
+    };
+
+    let o = level.overhead as f64;
+    let big_g = level.gap_per_byte.fs_per_byte() as f64 / 1000.0;
+    let big_o = level.overhead_per_byte.fs_per_byte() as f64 / 1000.0;
+    let param = |name, unit, dialled, estimate| Param { name, unit, dialled, estimate };
+    let model_beta = big_g.max(big_o);
+    Calibration {
+        platform: platform.to_string(),
+        params: vec![
+            param("L", Unit::Time, level.latency as f64, Estimate::Measured(latency)),
+            param("o_s", Unit::Time, o, Estimate::Measured(o_s)),
+            param("o_r", Unit::Time, o, Estimate::Measured(o_r)),
+            param("g", Unit::Time, level.gap as f64, gap),
+            param("G", Unit::PerByte, big_g, gap_per_byte),
+            param("O", Unit::PerByte, big_o, Estimate::Measured(per_byte_cpu)),
+            param("S", Unit::Bytes, level.eager_limit as f64, eager_limit),
+        ],
+        line: Line { alpha, beta, model_alpha: level.latency as f64 + 2.0 * o - model_beta, model_beta },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_recovers_a_line() {
+        let points: Vec<(u64, f64)> = [1, 2, 4, 100].iter().map(|&s| (s, 7.0 + 3.0 * s as f64)).collect();
+        let (a, b) = fit(&points);
+        assert!((a - 7.0).abs() < 1e-9 && (b - 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn binds_ignores_rounding_only() {
+        assert!(!binds(1000.0, 1000.0));
+        assert!(!binds(1000.0 + 1e-7, 1000.0));
+        assert!(binds(1001.0, 1000.0));
+    }
+}

@@ -1,0 +1,89 @@
+"""`netsens calibrate`, run as a subprocess exactly as a user runs it: in simulation the
+seeds' LogP calibration recovers every dialled parameter it can observe within 1%, and
+names the ones it cannot."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PARAMETERS = ["L", "o_s", "o_r", "g", "G", "O", "S"]
+
+
+def netsens(*args: object) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "netsens", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
+def calibrate_json(*args: object) -> dict:
+    proc = netsens("calibrate", *args, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    return json.loads(proc.stdout)
+
+
+def by_name(result: dict) -> dict[str, dict]:
+    return {p["name"]: p for p in result["parameters"]}
+
+
+@pytest.mark.parametrize("preset", ["loggopsim", "now1997"])
+def test_presets_recovered_within_one_percent(preset):
+    result = calibrate_json("--platform", preset)
+    assert result["platform_name"] == preset
+    params = by_name(result)
+    assert list(params) == PARAMETERS
+    for name, p in params.items():
+        assert p["measured"] is not None, f"{name}: {p['why']}"
+        assert abs(p["measured"] - p["dialled"]) <= 0.01 * p["dialled"], p
+        assert p["bound"] is None and p["why"] is None
+    for key in ("alpha", "beta"):
+        line = result[key]
+        assert abs(line["measured"] - line["model"]) <= 0.01 * line["model"], (key, line)
+
+
+def test_overrides_are_what_is_measured():
+    params = by_name(calibrate_json("--L", "7us", "--o", "100ns", "--S", "4KiB"))
+    assert params["L"]["measured"] == params["L"]["dialled"] == 7_000_000
+    assert params["o_s"]["measured"] == params["o_r"]["measured"] == 100_000
+    assert params["S"]["measured"] == 4096
+
+
+def test_unobservable_gap_is_flagged_with_its_bound():
+    # g < o and no per-byte NIC cost: every burst is CPU-bound, so only g <= o is known.
+    g = by_name(calibrate_json("--g", "500ns", "--G", "0ns/B"))["g"]
+    assert g["measured"] is None and g["relative_error"] is None
+    assert g["bound"] == {"kind": "at_most", "value": 1_500_000}
+    assert "g <= o" in g["why"]
+
+
+def test_table_output():
+    proc = netsens("calibrate", "--platform", "now1997")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for text in ("calibration of platform now1997", "parameter", "dialled", "measured", "error"):
+        assert text in out
+    assert "5.8 us" in out and "26.316 ns/B" in out and "65,536 B" in out
+    assert "alpha" in out and "beta" in out
+    hidden = netsens("calibrate", "--g", "500ns", "--G", "0ns/B").stdout
+    assert "not observable" in hidden and "<= 1.5 us" in hidden and "g <= o" in hidden
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--L", "5"], 'L: "5" has no unit'),
+        (["--bogus", "1"], "No such option '--bogus'"),
+        (["--S", "1B"], "rendezvous"),
+        (["--platform", "nosuch"], "nosuch"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args, says):
+    proc = netsens("calibrate", *args)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("netsens: error: ") and says in lines[0]
