@@ -18,11 +18,6 @@
 //! order — and waits in `store_sync` and a barrier, after which every ghost holds
 //! the new values. The last H values are not pushed: no one reads them. So an owner
 //! issues `iters ×` (the ghosts of its nodes, over all ranks) stores in a run.
-//!
-//! Each push is a burst of non-blocking stores; the engine re-examines every queued
-//! operation of a rank each time that rank's clocks change, so a burst of k stores
-//! costs O(k²) events (about 157 million at `small` on 32 ranks, against 1.9 million
-//! for `em3d-read`): wall time, not the simulated result.
 
 use super::em3d::{update_all, verify, Config, Kind, Part};
 use crate::registry::{App, Job, Size};
