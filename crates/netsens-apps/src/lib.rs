@@ -13,6 +13,7 @@
 
 pub mod data;
 pub mod registry;
+pub mod suite;
 
 /// Small programs that show the API; not part of the suite.
 pub mod examples {
