@@ -4,7 +4,7 @@
 //! each.
 
 use crate::examples::{faults, pingpong, stencil};
-use crate::suite::{em3d_read, em3d_write};
+use crate::suite::{em3d_read, em3d_write, ft, is, mg};
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::Platform;
 use netsens_core::profile::RunResult;
@@ -69,8 +69,17 @@ pub struct App {
 }
 
 /// Every application, listed in this order.
-pub const APPS: &[App] =
-    &[pingpong::APP, stencil::APP, em3d_write::APP, em3d_read::APP, faults::DEADLOCK, faults::WRONG_ANSWER];
+pub const APPS: &[App] = &[
+    pingpong::APP,
+    stencil::APP,
+    em3d_write::APP,
+    em3d_read::APP,
+    ft::APP,
+    is::APP,
+    mg::APP,
+    faults::DEADLOCK,
+    faults::WRONG_ANSWER,
+];
 
 /// What a run was: the application, its size, and whether it checked its answer.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,6 +1,9 @@
-//! The Split-C / Active-Message suite of `APPS.md` (Martin et al., ISCA'97):
-//! fine-grained one-sided communication, one application per file.
+//! The application suite of `APPS.md`, one file per application (shared parts of
+//! an application pair, like EM3D's graph, in a file of their own).
 
 pub mod em3d;
 pub mod em3d_read;
 pub mod em3d_write;
+pub mod ft;
+pub mod is;
+pub mod mg;

@@ -1,0 +1,154 @@
+//! The NAS kernels (ft, is, mg) through the registry: they verify their answers at
+//! tiny size, send exactly the messages derived by hand from their algorithms and
+//! the collectives' (collectives.rs), and slow down when the overhead o rises.
+
+use netsens_apps::registry::{run_app, AppInfo};
+use netsens_core::engine::RunOptions;
+use netsens_core::error::Error;
+use netsens_core::platform::Platform;
+use netsens_core::profile::RunResult;
+
+/// The `loggopsim` preset (L=2500 o=1500 g=1000 ns, G=6 ns/B, O=0, S=65535 B) with
+/// the handshake rendezvous, plus overrides.
+fn loggopsim(overrides: &[(&str, &str)]) -> Platform {
+    let mut p = Platform::resolve("loggopsim").expect("a preset");
+    p.set("rendezvous", "handshake").expect("a protocol");
+    p.set_all(overrides).expect("valid overrides");
+    p
+}
+
+fn run_on(p: &Platform, app: &str, ranks: u32) -> Result<(RunResult, AppInfo), Error> {
+    run_app(app, ranks, "tiny", 0, p, &RunOptions::default(), &mut |_| true)
+}
+
+fn run(app: &str, ranks: u32) -> RunResult {
+    let (r, info) = run_on(&loggopsim(&[]), app, ranks).expect("the app runs");
+    assert_eq!(info, AppInfo { app: app.into(), size: "tiny".into(), verified: true });
+    r
+}
+
+/// How often `rank` used `primitive`.
+fn count(r: &RunResult, rank: u32, primitive: &str) -> u64 {
+    r.primitives.iter().find(|p| p.rank == rank && p.primitive == primitive).map_or(0, |p| p.count)
+}
+
+#[test]
+fn all_verify_at_tiny() {
+    for (app, ranks) in [("ft", 2), ("ft", 3), ("ft", 8), ("is", 2), ("is", 3), ("is", 8), ("mg", 2), ("mg", 8)] {
+        assert!(run(app, ranks).makespan_ps > 0, "{app} on {ranks} ranks");
+    }
+}
+
+#[test]
+fn mg_names_the_rank_counts_it_accepts() {
+    match run_on(&loggopsim(&[]), "mg", 3) {
+        Err(Error::Input(m)) => assert_eq!(
+            m,
+            "mg: 3 ranks cannot split the 32x32x32 grid of size tiny into blocks of whole coarse-level points; \
+             accepted: powers of two from 1 to 4096"
+        ),
+        other => panic!("expected an input error, got {other:?}"),
+    }
+}
+
+#[test]
+fn is_names_the_rank_counts_it_accepts() {
+    match run_on(&loggopsim(&[]), "is", 4096) {
+        Err(Error::Input(m)) => {
+            assert_eq!(m, "is: size tiny has 65536 keys, at least 32 per rank; accepted: 1 to 2048 ranks")
+        }
+        other => panic!("expected an input error, got {other:?}"),
+    }
+}
+
+#[test]
+fn each_slows_down_when_o_rises() {
+    for app in ["ft", "is", "mg"] {
+        let times: Vec<u64> = ["500ns", "5us", "20us"]
+            .iter()
+            .map(|o| run_on(&loggopsim(&[("o", o)]), app, 8).unwrap().0.makespan_ps)
+            .collect();
+        assert!(times[0] < times[1] && times[1] < times[2], "{app}: {times:?}");
+    }
+}
+
+// --- ft ---------------------------------------------------------------------------
+
+#[test]
+fn ft_transposes_by_hand() {
+    // tiny: 32³, 6 steps: 1 forward transpose + 1 per step = 7 alltoallv, and one
+    // allreduce of the checksum (2 f64 = 16 B) per step.
+    // 8 ranks: pairwise exchange, 7 messages per rank per transpose, each the sender's
+    // 4 planes × 32 rows × the receiver's 4 columns = 512 complex values = 8192 B
+    // (N³/P² points). The allreduce: recursive doubling, 3 messages per rank.
+    let r = run("ft", 8);
+    assert_eq!(r.messages, 8 * (7 * 7 + 6 * 3));
+    assert_eq!(r.bytes, 8 * 7 * 7 * 8192 + 8 * 6 * 3 * 16);
+    assert_eq!(r.control_messages, 0, "8 KiB is below S: all eager");
+    for rank in 0..8 {
+        assert_eq!([count(&r, rank, "alltoallv"), count(&r, rank, "allreduce")], [7, 6]);
+        assert_eq!(count(&r, rank, "send"), 0, "all communication is collective");
+    }
+    // 3 ranks: slabs of 10, 11, 11 planes (and columns). s sends d |z_s|·32·|x_d|
+    // points: summed over s ≠ d, 16 B · 32 · (32·32 − (10² + 11² + 11²)) per
+    // transpose. The allreduce folds rank 0 into rank 1: 4 messages.
+    let r = run("ft", 3);
+    assert_eq!(r.messages, 7 * 3 * 2 + 6 * 4);
+    assert_eq!(r.bytes, 7 * 16 * 32 * (1024 - 342) + 6 * 4 * 16);
+}
+
+// --- is ---------------------------------------------------------------------------
+
+#[test]
+fn is_messages_by_hand() {
+    // tiny: 2^16 keys, 10 iterations, 8 ranks. Per iteration and rank: the allreduce
+    // of 1024 u32 bucket counts (4 KiB, below S: recursive doubling, 3 messages), an
+    // alltoall of one u32 per pair (7 messages of 4 B), an alltoallv of keys (7
+    // messages). Then an allgather of (count, first, last) (recursive doubling: 12,
+    // 24, 48 B) and an allreduce of the 3-u64 fingerprint (3 messages of 24 B).
+    let r = run("is", 8);
+    assert_eq!(r.messages, 8 * (10 * (3 + 7 + 7) + 3 + 3));
+    let fixed = 8 * (10 * (3 * 4096 + 7 * 4) + (12 + 24 + 48) + 3 * 24);
+    // The keys: 4 B each; a rank keeps about 1/8 of its keys (the buckets it owns),
+    // so about 7/8 of the 2^16 keys move each iteration.
+    let keys = r.bytes - fixed;
+    assert_eq!(keys % 4, 0);
+    let expected = 10 * 4 * 65536 * 7 / 8;
+    assert!(keys.abs_diff(expected) < expected / 100, "{keys} key bytes, about {expected} expected");
+    for rank in 0..8 {
+        let used = ["allreduce", "alltoall", "alltoallv", "allgather"].map(|p| count(&r, rank, p));
+        assert_eq!(used, [11, 10, 10, 1]);
+        assert_eq!(count(&r, rank, "coll_send"), 10 * 17 + 6);
+    }
+}
+
+// --- mg ---------------------------------------------------------------------------
+
+/// Bytes one rank sends in one halo exchange of an m³ block when every axis has two
+/// processes: two messages per axis, of m·m, (m+2)·m and (m+2)·(m+2) values of 8 B.
+fn halo_bytes(m: u64) -> u64 {
+    2 * 8 * (m * m + (m + 2) * m + (m + 2) * (m + 2))
+}
+
+#[test]
+fn mg_halos_by_hand() {
+    // tiny: 32³, 4 iterations, 8 ranks as 2×2×2: levels 32, 16, 8, 4, 2 (L = 5),
+    // blocks of 16³, 8³, 4³, 2³, 1³. Halo exchanges: the initial residual (level 0);
+    // per iteration the restrictions (levels 1–4), the smoothing at level 4, then
+    // prolong, residual and smoothing at levels 3, 2, 1, 0, and the residual at
+    // level 0: 4L − 2 = 18. Per level over the run: 17, 16, 16, 16, 8 (73 in all).
+    // Each is 6 messages per rank; the norm's allreduce (8 B) 3 more.
+    let r = run("mg", 8);
+    assert_eq!(r.messages, 8 * (73 * 6 + 3));
+    let per_level: [(u64, u64); 5] = [(16, 17), (8, 16), (4, 16), (2, 16), (1, 8)];
+    let halo: u64 = per_level.iter().map(|&(m, n)| n * halo_bytes(m)).sum();
+    assert_eq!(r.bytes, 8 * (halo + 3 * 8));
+    // Sizes fall by about 4 per level: the level-0 faces (2048 to 2592 B) fill the
+    // largest bin of the histogram, and nothing else does.
+    let largest = r.histogram.last().expect("messages");
+    assert_eq!((largest.lo_bytes, largest.messages), (2048, 8 * 17 * 6));
+    // 2 ranks (2×1×1): only x has neighbours, 2 messages per exchange; y and z wrap
+    // locally. Blocks 16×32×32, levels 32 … 2, 73 exchanges again.
+    let r = run("mg", 2);
+    assert_eq!(r.messages, 2 * (73 * 2 + 1));
+}
