@@ -149,7 +149,7 @@ ERRORS = {
     "unknown app": (
         dict(workload="stencl", ranks=2),
         netsens.InputError,
-        'unknown application "stencl"; applications: pingpong, stencil, ft, is, mg',
+        'unknown application "stencl"; applications: pingpong, stencil',
     ),
     "no ranks": (
         dict(workload="stencil"),

@@ -364,3 +364,27 @@ fn disk_use_without_disks_is_an_input_error() {
     .unwrap_err();
     assert!(matches!(&err, Error::Input(m) if m.contains("the platform has no disks")), "{err}");
 }
+
+#[test]
+fn a_queued_disk_request_finishes_when_the_disk_is_done() {
+    // Two 1 ms reads queued at once on one disk: the first ends at 1 ms, the second at
+    // 2 ms; the program sees each finish then, not when the disk accepted it.
+    let mut p = defaults();
+    with_disks(&mut p, 1);
+    let seen = Rc::new(Cell::new((0u64, false, 0u64)));
+    let s2 = seen.clone();
+    run_program(&p, 1, &RunOptions::default(), move |r| {
+        let seen = s2.clone();
+        async move {
+            let a = r.idisk(0, 1000);
+            let b = r.idisk(0, 1000);
+            r.wait(a).await;
+            let (t_a, b_done) = (r.now(), r.test(&b));
+            r.wait(b).await;
+            seen.set((t_a, b_done, r.now()));
+            Ok(())
+        }
+    })
+    .unwrap();
+    assert_eq!(seen.get(), (1_000_000 * NS, false, 2_000_000 * NS));
+}

@@ -474,6 +474,7 @@ impl Core {
             EventKind::Hop => self.on_hop(ev),
             EventKind::Transmit => self.on_transmit(ev, front),
             EventKind::Wake => self.on_wake(ev, front),
+            EventKind::DiskDone => self.done(front, ev.id, ev.time),
         }
     }
 
@@ -627,7 +628,8 @@ impl Core {
         let last = &mut self.disk_done[d.rank as usize];
         *last = (*last).max(end);
         self.started(front, ev.id, start);
-        self.done(front, ev.id, end);
+        // Reported at its end, so a program sees it finished only then.
+        self.queue.push(end, EventKind::DiskDone, ev.id, 0, 0);
     }
 
     /// A message reaches the wide-area link out of cluster `ev.aux`.

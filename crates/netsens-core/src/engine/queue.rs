@@ -18,6 +18,8 @@ pub enum EventKind {
     Hop,
     /// A protocol message (clear-to-send, rendezvous data) waits for its sender's clocks.
     Transmit,
+    /// A disk request (`id`, an op) finishes.
+    DiskDone,
     /// The clocks a group of waiting events needs may be free (see `blocked.rs`);
     /// `id` is the group, `phase`/`aux` the token's version.
     Wake,
