@@ -474,7 +474,12 @@ impl Core {
             EventKind::Hop => self.on_hop(ev),
             EventKind::Transmit => self.on_transmit(ev, front),
             EventKind::Wake => self.on_wake(ev, front),
-            EventKind::DiskDone => self.done(front, ev.id, ev.time),
+            EventKind::DiskDone => {
+                // The rank is busy until its disk is done, though its CPU is not.
+                let rank = front.op(ev.id).rank as usize;
+                self.disk_done[rank] = self.disk_done[rank].max(ev.time);
+                self.done(front, ev.id, ev.time)
+            }
         }
     }
 
@@ -625,8 +630,6 @@ impl Core {
         let start = ev.time.max(self.disk_free[disk]);
         let end = start + disks.per_byte.cost(d.size);
         self.disk_free[disk] = end;
-        let last = &mut self.disk_done[d.rank as usize];
-        *last = (*last).max(end);
         self.started(front, ev.id, start);
         // Reported at its end, so a program sees it finished only then.
         self.queue.push(end, EventKind::DiskDone, ev.id, 0, 0);
