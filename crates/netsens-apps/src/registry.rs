@@ -4,7 +4,7 @@
 //! each.
 
 use crate::examples::{faults, pingpong, stencil};
-use crate::suite::{em3d_read, em3d_write, ft, is, mg};
+use crate::suite::{em3d_read, em3d_write, ft, is, mg, nowsort, sample};
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::Platform;
 use netsens_core::profile::RunResult;
@@ -72,8 +72,10 @@ pub struct App {
 pub const APPS: &[App] = &[
     pingpong::APP,
     stencil::APP,
+    sample::APP,
     em3d_write::APP,
     em3d_read::APP,
+    nowsort::APP,
     ft::APP,
     is::APP,
     mg::APP,

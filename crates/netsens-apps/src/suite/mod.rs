@@ -7,3 +7,5 @@ pub mod em3d_write;
 pub mod ft;
 pub mod is;
 pub mod mg;
+pub mod nowsort;
+pub mod sample;
