@@ -1,0 +1,4 @@
+//! The application suite of `APPS.md`, one file per application.
+
+pub mod connect;
+pub mod murphi;
