@@ -4,7 +4,7 @@
 //! each.
 
 use crate::examples::{faults, pingpong, stencil};
-use crate::suite::{em3d_read, em3d_write, ft, is, mg, nowsort, sample};
+use crate::suite::{connect, em3d_read, em3d_write, ft, is, mg, murphi, nowsort, sample};
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::Platform;
 use netsens_core::profile::RunResult;
@@ -75,6 +75,8 @@ pub const APPS: &[App] = &[
     sample::APP,
     em3d_write::APP,
     em3d_read::APP,
+    murphi::APP,
+    connect::APP,
     nowsort::APP,
     ft::APP,
     is::APP,
