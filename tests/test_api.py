@@ -137,7 +137,7 @@ def test_without_matrix():
 
 def test_apps():
     apps = netsens.apps()
-    assert [a[0] for a in apps] == ["pingpong", "stencil"]
+    assert [a[0] for a in apps] == ["pingpong", "stencil", "radix", "radb"]
     assert all(a[2] == ["tiny", "small", "paper"] for a in apps)
 
 
@@ -145,7 +145,7 @@ ERRORS = {
     "unknown app": (
         dict(workload="stencl", ranks=2),
         netsens.InputError,
-        'unknown application "stencl"; applications: pingpong, stencil',
+        'unknown application "stencl"; applications: pingpong, stencil, radix, radb',
     ),
     "no ranks": (
         dict(workload="stencil"),

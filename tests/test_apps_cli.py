@@ -131,7 +131,7 @@ def test_help_mentions_apps():
 BAD = {
     "unknown app": (
         ["--app", "nosuch", "--ranks", "2"],
-        'unknown application "nosuch"; applications: pingpong, stencil',
+        'unknown application "nosuch"; applications: pingpong, stencil, radix, radb',
     ),
     "zero ranks": (["--app", "stencil", "--ranks", "0"], "ranks: must be at least 1, got 0"),
     "one rank for pingpong": (

@@ -8,11 +8,12 @@
 //!
 //! The two programs in [`examples`] (a ping-pong over message sizes and a 2-D
 //! stencil with halo exchange) show the API and test the front end; they are not part
-//! of the application suite of `APPS.md`, which will live beside them, one file per
+//! of the application suite of `APPS.md`, which lives in [`suite`], one file per
 //! application.
 
 pub mod data;
 pub mod registry;
+pub mod suite;
 
 /// Small programs that show the API; not part of the suite.
 pub mod examples {

@@ -4,6 +4,7 @@
 //! each.
 
 use crate::examples::{faults, pingpong, stencil};
+use crate::suite;
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::Platform;
 use netsens_core::profile::RunResult;
@@ -68,7 +69,8 @@ pub struct App {
 }
 
 /// Every application, listed in this order.
-pub const APPS: &[App] = &[pingpong::APP, stencil::APP, faults::DEADLOCK, faults::WRONG_ANSWER];
+pub const APPS: &[App] =
+    &[pingpong::APP, stencil::APP, suite::radix::APP, suite::radb::APP, faults::DEADLOCK, faults::WRONG_ANSWER];
 
 /// What a run was: the application, its size, and whether it checked its answer.
 #[derive(Clone, Debug, PartialEq, Eq)]

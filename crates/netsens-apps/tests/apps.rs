@@ -169,16 +169,19 @@ fn same_inputs_same_result() {
 // --- the registry ---------------------------------------------------------------------
 
 #[test]
-fn list_names_the_examples_with_their_sizes() {
+fn list_names_the_apps_with_their_sizes() {
     let apps = list();
     let names: Vec<&str> = apps.iter().map(|a| a.0).collect();
-    assert_eq!(names, ["pingpong", "stencil"]);
+    assert_eq!(names, ["pingpong", "stencil", "radix", "radb"]);
     assert!(apps.iter().all(|a| a.2 == ["tiny", "small", "paper"] && !a.1.is_empty()));
 }
 
 #[test]
 fn bad_inputs_name_what_is_accepted() {
-    assert_eq!(input_error("nosuch", 2, "tiny"), "unknown application \"nosuch\"; applications: pingpong, stencil");
+    assert_eq!(
+        input_error("nosuch", 2, "tiny"),
+        "unknown application \"nosuch\"; applications: pingpong, stencil, radix, radb"
+    );
     assert_eq!(input_error("stencil", 2, "huge"), "unknown size \"huge\" for stencil; sizes: tiny, small, paper");
     assert_eq!(input_error("stencil", 0, "tiny"), "ranks: must be at least 1, got 0");
     assert_eq!(
