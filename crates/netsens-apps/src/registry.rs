@@ -4,7 +4,7 @@
 //! each.
 
 use crate::examples::{faults, pingpong, stencil};
-use crate::suite::{connect, em3d_read, em3d_write, ft, is, mg, murphi, nowsort, sample};
+use crate::suite::{connect, em3d_read, em3d_write, ft, is, mg, murphi, nowsort, radb, radix, sample};
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::Platform;
 use netsens_core::profile::RunResult;
@@ -72,6 +72,8 @@ pub struct App {
 pub const APPS: &[App] = &[
     pingpong::APP,
     stencil::APP,
+    radix::APP,
+    radb::APP,
     sample::APP,
     em3d_write::APP,
     em3d_read::APP,
