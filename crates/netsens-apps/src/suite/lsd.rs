@@ -62,13 +62,13 @@ pub struct Config {
 }
 
 impl Config {
-    /// 8-bit digits (4 passes, 256 buckets). tiny: 256 keys per rank; small: 1 Ki, what
-    /// `radix` simulates in a few seconds at 32 ranks (its every key is a message);
+    /// 8-bit digits (4 passes, 256 buckets). tiny: 256 keys per rank; small: 16 Ki,
+    /// which `radix` simulates in a few seconds at 32 ranks (every key is a message);
     /// paper: 1 Mi, Martin's input (1M 32-bit keys per processor).
     pub fn preset(size: crate::Size, seed: u64) -> Config {
         let keys = match size {
             crate::Size::Tiny => 256,
-            crate::Size::Small => 1 << 10,
+            crate::Size::Small => 1 << 14,
             crate::Size::Paper => 1 << 20,
         };
         Config { keys, bits: 8, seed }
