@@ -287,7 +287,19 @@ impl Core {
                     return Err(Error::Interrupted);
                 }
             }
+            // A group's token stands for the group's first waiting event.
+            let (ev, woken) = if ev.kind == EventKind::Wake {
+                match self.wake(ev) {
+                    Some(next) => (next, Some(ev)),
+                    None => continue,
+                }
+            } else {
+                (ev, None)
+            };
             self.dispatch(ev, front);
+            if let Some(token) = woken {
+                self.after_wake(token);
+            }
         }
         if let Some(e) = self.fatal.take() {
             return Err(e);
@@ -428,18 +440,22 @@ impl Core {
         self.queue.defer(token, time);
     }
 
-    /// A group's token: hand its lowest-sequence event to its handler (which may find
-    /// the clocks busy again and put it back), then issue a token for the next one.
-    fn on_wake<F: Frontend>(&mut self, ev: Event, front: &mut F) {
+    /// A group's token: its lowest-sequence event, to hand to its handler (which may
+    /// find the clocks busy again and put it back); `None` for a stale token.
+    fn wake(&mut self, ev: Event) -> Option<Event> {
         let version = ((ev.phase as u32) << 16) | ev.aux as u32;
         let g = self.blocked.get(ev.id);
         if !g.token_live || g.version != version {
-            return; // stale: a newer token of the group is in the queue
+            return None; // stale: a newer token of the group is in the queue
         }
         g.token_live = false;
         let mut next = self.blocked.pop(ev.id).expect("a live token has a waiting event");
         next.time = ev.time;
-        self.dispatch(next, front);
+        Some(next)
+    }
+
+    /// After a group's event ran: a token for the next one, if any waits.
+    fn after_wake(&mut self, ev: Event) {
         let g = self.blocked.get(ev.id);
         if g.token_live {
             return;
@@ -458,6 +474,7 @@ impl Core {
         }
     }
 
+    #[inline(always)]
     fn dispatch<F: Frontend>(&mut self, ev: Event, front: &mut F) {
         match ev.kind {
             EventKind::Ready => {
@@ -473,7 +490,7 @@ impl Core {
             EventKind::Arrive => self.on_arrive(ev, front),
             EventKind::Hop => self.on_hop(ev),
             EventKind::Transmit => self.on_transmit(ev, front),
-            EventKind::Wake => self.on_wake(ev, front),
+            EventKind::Wake => unreachable!("tokens are taken apart by the run loop"),
             EventKind::DiskDone => {
                 // The rank is busy until its disk is done, though its CPU is not.
                 let rank = front.op(ev.id).rank as usize;

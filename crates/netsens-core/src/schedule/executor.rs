@@ -49,7 +49,9 @@ impl Frontend for ScheduleFrontend<'_> {
 
     #[inline]
     fn started(&mut self, core: &mut Core, id: OpId) {
-        self.release(core, id, true);
+        if self.s.has_start_edges {
+            self.release(core, id, true);
+        }
     }
 
     #[inline]

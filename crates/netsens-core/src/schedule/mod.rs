@@ -32,6 +32,8 @@ pub struct Schedule {
     /// op, sorted by op id so that ops enabled together keep creation order.
     pub(crate) edge_start: Vec<u32>,
     pub(crate) edges: Vec<u32>,
+    /// Whether any edge is an `irequires` (otherwise starting an op releases nothing).
+    pub(crate) has_start_edges: bool,
     /// Optional labels for error messages (GOAL label per op, empty when unlabeled).
     pub(crate) labels: Option<Vec<Box<str>>>,
 }
@@ -122,6 +124,7 @@ impl ScheduleBuilder {
                 ops: Vec::new(),
                 edge_start: Vec::new(),
                 edges: Vec::new(),
+                has_start_edges: false,
                 labels: None,
             },
             pending_edges: Vec::new(),
@@ -229,6 +232,7 @@ impl ScheduleBuilder {
             }
         }
         s.edge_start.push(s.edges.len() as u32);
+        s.has_start_edges = s.edges.iter().any(|&e| e & START_EDGE != 0);
         self.pending_edges = Vec::new();
         check_acyclic(s)?;
         Ok(self.s)
