@@ -118,6 +118,7 @@ impl Shared {
         }
     }
 
+    #[inline]
     fn issue(&mut self, desc: OpDesc, data: Vec<u8>) -> OpId {
         let slot = Slot {
             desc,
@@ -147,6 +148,7 @@ impl Shared {
     }
 
     /// Recycle a slot once nobody — program or engine — needs it.
+    #[inline]
     pub fn release_if_unused(&mut self, id: OpId) {
         let s = &mut self.slots[id as usize];
         if s.done && s.consumed && !s.in_flight {
@@ -156,11 +158,13 @@ impl Shared {
         }
     }
 
+    #[inline]
     fn bump(&mut self, rank: u32, primitive: Prim) {
         self.counts[rank as usize][primitive as usize] += 1;
     }
 
     /// Take a finished op's result, recycling its slot.
+    #[inline]
     fn take(&mut self, id: OpId) -> Message {
         let s = &mut self.slots[id as usize];
         s.consumed = true;
