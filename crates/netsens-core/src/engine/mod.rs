@@ -500,14 +500,24 @@ impl Core {
         }
     }
 
+    /// Whether the CPU clock `c` and send-NIC clock `n` are free at `ev`'s time; if
+    /// not, `ev` waits for them.
+    #[inline]
+    fn sender_free(&mut self, ev: Event, c: usize, n: usize) -> bool {
+        let free = self.cpu[c].max(self.nic_s[n]);
+        if free > ev.time {
+            self.block(ev, c, n, Needs::SendNic, free);
+            return false;
+        }
+        true
+    }
+
     // ---- event handlers ----------------------------------------------------------
 
     fn on_send<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
         let host = d.rank;
         let (c, n) = (self.ci(host, d.cpu), self.ni(host, d.nic));
-        let free = self.cpu[c].max(self.nic_s[n]);
-        if free > ev.time {
-            self.block(ev, c, n, Needs::SendNic, free);
+        if !self.sender_free(ev, c, n) {
             return;
         }
         let dst = d.peer as u32;
@@ -549,9 +559,7 @@ impl Core {
     fn on_one_sided<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
         let host = d.rank;
         let (c, n) = (self.ci(host, d.cpu), self.ni(host, d.nic));
-        let free = self.cpu[c].max(self.nic_s[n]);
-        if free > ev.time {
-            self.block(ev, c, n, Needs::SendNic, free);
+        if !self.sender_free(ev, c, n) {
             return;
         }
         let dst = d.peer as u32;
@@ -822,9 +830,7 @@ impl Core {
             }
         };
         let (c, n) = (self.ci(from, cpu_idx), self.ni(from, nic_idx));
-        let free = self.cpu[c].max(self.nic_s[n]);
-        if free > ev.time {
-            self.block(ev, c, n, Needs::SendNic, free);
+        if !self.sender_free(ev, c, n) {
             return;
         }
         let (p, level) = self.params(from, to);
