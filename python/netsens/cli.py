@@ -30,6 +30,7 @@ from rich.table import Table
 
 from netsens import __version__
 from netsens.api import run as api_run
+from netsens.cli_explain import explain_command
 from netsens.engine import (
     ProgressFn,
     apps,
@@ -566,3 +567,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo("netsens: interrupted", err=True)
         return EXIT_INTERRUPTED
     return 0
+
+
+cli.add_command(explain_command)
