@@ -566,3 +566,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo("netsens: interrupted", err=True)
         return EXIT_INTERRUPTED
     return 0
+
+
+from netsens.cli_report import report  # noqa: E402  (report helper)
+
+cli.add_command(report)
