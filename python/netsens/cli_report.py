@@ -21,7 +21,7 @@ import click
 def report(source: Path, out_dir: Path | None) -> None:
     """Write a study's report: one HTML page and its figures as PNG and PDF.
 
-    SOURCE is a study file (its results directory is read) or a results directory
+    Give a study file (its results directory is read) or a results directory
     (the one `netsens sweep` fills). The page, report.html, is self-contained and
     works offline: slowdown against each swept parameter per workload, the models
     against the measurements, each workload's communication matrix and message-size
