@@ -3,7 +3,7 @@
 #
 #   make install   .venv/ with netsens installed (editable, release-built native module)
 #   make run       install, then the default study (a GOAL example and an L sweep)
-#   make test      install, lint, Rust tests, Python tests
+#   make test      install, lint, Rust tests, Python tests (test-deps: Debian packages they need)
 #   make lint      rustfmt --check, clippy -D warnings, ruff check + ruff format --check
 #   make bench     the engine and program front-end benchmarks (each prints its report)
 
@@ -31,12 +31,21 @@ MISSING_PACKAGES = $(shell command -v dpkg-query >/dev/null || exit 0; \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
 	done)
 
+# Debian packages the tests need beyond the build: headless Chromium, which the report
+# test drives with playwright (no browser download). `make test-deps` installs it when
+# missing.
+TEST_SYSTEM_PACKAGES := chromium
+MISSING_TEST_PACKAGES = $(shell command -v dpkg-query >/dev/null || exit 0; \
+	for p in $(TEST_SYSTEM_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done)
+
 # The native module is rebuilt when any of these change, or when it is missing.
 RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml)
 CORE_MODULE := $(wildcard python/netsens/_core*.so)
 BUILD_STAMP := $(VENV)/.netsens-built
 
-.PHONY: help deps install run test lint bench FORCE
+.PHONY: help deps test-deps install run test lint bench FORCE
 .DELETE_ON_ERROR:
 
 help:
@@ -46,6 +55,12 @@ deps:
 ifneq ($(strip $(MISSING_PACKAGES)),)
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(MISSING_PACKAGES)
+endif
+
+test-deps:
+ifneq ($(strip $(MISSING_TEST_PACKAGES)),)
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(MISSING_TEST_PACKAGES)
 endif
 
 $(BIN)/python: | deps
@@ -72,7 +87,7 @@ lint: install
 	$(BIN)/ruff check $(PY_SOURCES)
 	$(BIN)/ruff format --check $(PY_SOURCES)
 
-test: install lint
+test: install lint test-deps
 	cargo test --workspace --release
 	$(BIN)/pytest -q tests
 

@@ -31,6 +31,7 @@ from rich.table import Table
 from netsens import __version__
 from netsens.api import run as api_run
 from netsens.cli_explain import explain_command
+from netsens.cli_report import report as report_command
 from netsens.engine import (
     ProgressFn,
     apps,
@@ -570,3 +571,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 cli.add_command(explain_command)
+cli.add_command(report_command)

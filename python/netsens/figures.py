@@ -1,0 +1,806 @@
+"""The report's figures: first as data, then drawn twice.
+
+A study's results (the frame of :func:`netsens.store.load`) become figure
+descriptions — :class:`LineFigure` (slowdown against a parameter, Martin's Figures
+3.x, and model against measurement), :class:`HeatmapFigure` (a communication
+balance matrix, Figure 3.1) and :class:`HistogramFigure` (message sizes in
+power-of-two bins, Figures 4.1/4.2) — which :func:`to_plotly` draws for the HTML
+report and :func:`save_matplotlib` draws as PNG and PDF for papers. Every axis
+names its unit; parameters are shown in the unit that suits their range (the frame
+keeps them in canonical units: ps, ps/B, B, B/s).
+"""
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+# --- parameters and units --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A sweepable parameter: its stored column, canonical unit and name for people."""
+
+    name: str
+    column: str
+    unit: str  # canonical unit of the stored value ("" for a shape string)
+    label: str
+
+
+PARAMETERS = {
+    p.name: p
+    for p in (
+        Parameter("L", "L_ps", "ps", "latency L"),
+        Parameter("o", "o_ps", "ps", "overhead o"),
+        Parameter("g", "g_ps", "ps", "gap g"),
+        Parameter("G", "G_ps_per_B", "ps/B", "gap per byte G"),
+        Parameter("O", "O_ps_per_B", "ps/B", "overhead per byte O"),
+        Parameter("S", "S_B", "B", "eager limit S"),
+        Parameter("wan_latency", "wan_latency_ps", "ps", "wide-area latency"),
+        Parameter("wan_bandwidth", "wan_bandwidth_Bps", "B/s", "wide-area bandwidth"),
+        Parameter("cpu_speed", "cpu_speed", "ratio", "CPU speed"),
+        Parameter("clusters", "clusters", "", "cluster shape"),
+    )
+}
+
+# Display units of each canonical unit: (name, canonical units per display unit).
+SCALES: dict[str, list[tuple[str, float]]] = {
+    "ps": [("ps", 1), ("ns", 1e3), ("µs", 1e6), ("ms", 1e9), ("s", 1e12)],
+    "ps/B": [("ps/B", 1), ("ns/B", 1e3), ("µs/B", 1e6)],
+    "B": [("B", 1), ("KiB", 2**10), ("MiB", 2**20), ("GiB", 2**30)],
+    "B/s": [("B/s", 1), ("kB/s", 1e3), ("MB/s", 1e6), ("GB/s", 1e9)],
+    "ratio": [("×", 1)],
+}
+
+
+def parameter(axis: str) -> Parameter:
+    """The parameter an axis sweeps (an unknown name is shown as itself, unitless)."""
+    return PARAMETERS.get(axis) or Parameter(axis, axis, "", axis)
+
+
+def display_unit(unit: str, values: Sequence[float | None]) -> tuple[str, float]:
+    """The display unit for canonical ``values``: the largest that keeps the largest
+    magnitude at or above 1 (µs for 2.9-103 µs given in ps). Returns (name, divisor)."""
+    scales = SCALES.get(unit)
+    if not scales:
+        return unit, 1.0
+    finite = [abs(v) for v in values if v is not None and math.isfinite(v)]
+    top = max(finite, default=0.0)
+    chosen = scales[0]
+    for scale in scales:
+        if top >= scale[1]:
+            chosen = scale
+    return chosen[0], float(chosen[1])
+
+
+def number(value: float | None, digits: int = 4) -> str:
+    """A number for people: ``digits`` significant digits, no exponent in the usual
+    range, thousands separators on large values; ``—`` for a missing one."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    if magnitude >= digits - 1:
+        return f"{value:,.0f}"
+    if magnitude < -4:
+        return f"{value:.{digits - 1}e}"
+    text = f"{value:,.{max(digits - 1 - magnitude, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def quantity(value: float | None, unit: str) -> str:
+    """A canonical value with its unit, in the unit that suits it: ``2.9 µs``."""
+    if value is None:
+        return "—"
+    if unit == "ratio":
+        return f"{number(value)}×"
+    name, divisor = display_unit(unit, [value])
+    return f"{number(value / divisor)} {name}".rstrip()
+
+
+def axis_title(label: str, unit: str) -> str:
+    """``overhead o (µs)``: a quantity's name with its display unit."""
+    return f"{label} ({unit})" if unit else label
+
+
+def byte_label(count: int) -> str:
+    """A power-of-two byte count, short: 512, 1 Ki, 64 Ki, 2 Mi."""
+    for suffix, size in (("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+        if count >= size and count % size == 0:
+            return f"{count // size} {suffix}"
+    return str(count)
+
+
+# --- figure descriptions ---------------------------------------------------------
+
+
+@dataclass
+class Series:
+    """One line of a line figure; ``y_lo``/``y_hi`` are the spread over seeds."""
+
+    label: str
+    x: list[Any]
+    y: list[float]
+    colour: str
+    marker: str = "o"
+    dashed: bool = False
+    y_lo: list[float] | None = None
+    y_hi: list[float] | None = None
+    group: str | None = None
+    show_markers: bool = True
+
+
+@dataclass
+class LineFigure:
+    name: str  # file stem and HTML id, e.g. "slowdown_o"
+    title: str
+    x_title: str
+    y_title: str
+    series: list[Series]
+    caption: str = ""
+    x_log: bool = False
+    categorical: bool = False
+    kind: str = "line"
+
+
+@dataclass
+class HeatmapFigure:
+    """A communication balance matrix: ``messages[s, d]`` and ``bytes[s, d]`` sent
+    from rank s to rank d."""
+
+    name: str
+    title: str
+    messages: np.ndarray
+    bytes: np.ndarray
+    caption: str = ""
+    kind: str = "heatmap"
+
+
+@dataclass
+class HistogramFigure:
+    """Message sizes: one bar per power-of-two bin [lo, hi] bytes."""
+
+    name: str
+    title: str
+    lo: list[int]
+    hi: list[int]
+    messages: list[int]
+    bytes: list[int]
+    colour: str
+    caption: str = ""
+    kind: str = "histogram"
+
+
+Figure = LineFigure | HeatmapFigure | HistogramFigure
+
+# Colour-blind-friendly and distinct in grey scale thanks to the markers (Tableau 10,
+# then its light variants for suites of more than ten workloads).
+PALETTE = [
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+    "#7f7f7f", "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896",
+    "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5",
+]  # fmt: skip
+MARKERS = ["o", "s", "^", "v", "D", "P", "X", "*", "<", ">", "h", "p"]
+_PLOTLY_MARKERS = {
+    "o": "circle", "s": "square", "^": "triangle-up", "v": "triangle-down", "D": "diamond",
+    "P": "cross", "X": "x", "*": "star", "<": "triangle-left", ">": "triangle-right",
+    "h": "hexagon", "p": "pentagon",
+}  # fmt: skip
+
+
+def file_stem(text: str) -> str:
+    """A string safe as a file name and an HTML id."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "x"
+
+
+# --- from the results frame to figures -------------------------------------------
+
+SERIES_KEYS = ["workload", "size", "ranks"]
+
+
+def _series_key() -> pl.Expr:
+    return pl.concat_str(
+        [pl.col("workload"), pl.col("size").fill_null(""), pl.col("ranks").cast(pl.String)],
+        separator="\x1f",
+    )
+
+
+def with_series(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` with a ``series`` column naming its (workload, size, ranks): the
+    workload's name, plus the size and ranks where the study has several."""
+    combos = df.select(SERIES_KEYS + ["workload_kind"]).unique(subset=SERIES_KEYS)
+    combos = combos.sort(SERIES_KEYS, nulls_last=True).with_columns(_key=_series_key())
+    many_sizes = combos["size"].drop_nulls().n_unique() > 1
+    many_ranks = combos["ranks"].n_unique() > 1
+    labels = {}
+    for row in combos.iter_rows(named=True):
+        name = row["workload"]
+        if row["workload_kind"] == "goal":
+            name = Path(name).name
+        extra = []
+        if many_sizes and row["size"] is not None:
+            extra.append(str(row["size"]))
+        if many_ranks:
+            extra.append(f"{row['ranks']} ranks")
+        labels[row["_key"]] = f"{name} ({', '.join(extra)})" if extra else name
+    return df.with_columns(series=_series_key().replace_strict(labels, return_dtype=pl.String))
+
+
+def with_slowdown(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` with ``slowdown`` (makespan over the baseline's), computed if missing."""
+    if "slowdown" in df.columns:
+        return df
+    return df.with_columns(
+        slowdown=pl.col("makespan_ps").cast(pl.Float64) / pl.col("baseline_makespan_ps")
+    )
+
+
+def baseline_rows(df: pl.DataFrame) -> pl.DataFrame:
+    """The baseline point of each (series, seed): one row each.
+
+    The baseline's own rows (``axis == "baseline"``) where the frame keeps them;
+    otherwise the point that equals the baseline (its makespan is the baseline's) and
+    appears on the most axes, as a baseline copied into every curve does."""
+    keys = ["series", "seed"]
+    own = df.filter(pl.col("axis") == "baseline")
+    if len(own):
+        return own.unique(subset=keys, keep="first", maintain_order=True).sort(keys)
+    same = df.filter(pl.col("makespan_ps") == pl.col("baseline_makespan_ps"))
+    if not len(same):
+        return same
+    counts = same.group_by(keys + ["point_id"]).agg(pl.col("axis").n_unique().alias("_axes"))
+    best = counts.sort(["_axes", "point_id"], descending=[True, False]).unique(
+        subset=keys, keep="first"
+    )
+    picked = same.join(best.select(keys + ["point_id"]), on=keys + ["point_id"])
+    return picked.unique(subset=keys, keep="first", maintain_order=True).sort(keys)
+
+
+def axes_of(df: pl.DataFrame) -> list[str]:
+    """The swept parameters, in the order of the seed's figures (o, g, L, G, ...)."""
+    order = ["o", "g", "L", "G", "O", "S", "wan_latency", "wan_bandwidth", "cpu_speed"]
+    names = {a for a in df["axis"].unique().to_list() if a not in ("baseline", "product")}
+    if "product" in df["axis"].to_list():
+        names |= set(_product_parameters(df))
+    rank = {n: i for i, n in enumerate(order)}
+    return sorted(names, key=lambda n: (rank.get(n, len(order)), n))
+
+
+def _x_column(df: pl.DataFrame, axis: str) -> str:
+    column = parameter(axis).column
+    return column if column in df.columns else "value"
+
+
+def _product_parameters(df: pl.DataFrame) -> list[str]:
+    rows = df.filter(pl.col("axis") == "product")
+    return [
+        name
+        for name, p in PARAMETERS.items()
+        if p.column in rows.columns and rows[p.column].n_unique() > 1
+    ]
+
+
+def curve_points(df: pl.DataFrame, axis: str) -> pl.DataFrame:
+    """Every run on the curve of ``axis``: columns series, seed, x (the parameter's
+    canonical value), makespan_ps, slowdown. The baseline point is on every curve.
+
+    In a product study, the curve of a parameter is the slice where every other swept
+    parameter is at its baseline value (or its smallest value when the grid does not
+    hold the baseline's)."""
+    x = _x_column(df, axis)
+    base = baseline_rows(df)
+    rows = df.filter(pl.col("axis") == axis)
+    if not len(rows) and "product" in df["axis"].to_list():
+        rows = df.filter(pl.col("axis") == "product")
+        for other in _product_parameters(df):
+            if other == axis:
+                continue
+            column = PARAMETERS[other].column
+            wanted = base[column].drop_nulls().unique().to_list()
+            present = set(rows[column].to_list())
+            keep = [v for v in wanted if v in present] or [min(present)]
+            rows = rows.filter(pl.col(column).is_in(keep))
+    columns = ["series", "seed", x, "makespan_ps", "slowdown"]
+    if x not in base.columns:
+        base = base.with_columns(pl.lit(None, dtype=rows.schema[x]).alias(x))
+    base = base.filter(pl.col("series").is_in(rows["series"].unique().implode()))
+    both = pl.concat([rows.select(columns), base.select(columns)], how="vertical_relaxed")
+    both = both.rename({x: "x"})
+    if axis == "clusters" and both.schema["x"] == pl.String:
+        both = both.with_columns(pl.col("x").fill_null("1"))  # one cluster
+    both = both.filter(pl.col("x").is_not_null())
+    return both.unique(subset=["series", "seed", "x"], keep="first").sort(["series", "x", "seed"])
+
+
+def curve(points: pl.DataFrame) -> pl.DataFrame:
+    """Median slowdown over seeds per (series, x), with the smallest and largest."""
+    return (
+        points.group_by(["series", "x"])
+        .agg(
+            slowdown=pl.col("slowdown").median(),
+            slowdown_min=pl.col("slowdown").min(),
+            slowdown_max=pl.col("slowdown").max(),
+            seeds=pl.col("seed").n_unique(),
+        )
+        .sort(["series", "x"])
+    )
+
+
+def colours(series: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """A (colour, marker) per series, the same in every figure of the report."""
+    return {
+        s: (PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)])
+        for i, s in enumerate(sorted(series))
+    }
+
+
+def _scaled(values: list[Any], divisor: float) -> list[Any]:
+    return [v / divisor if isinstance(v, int | float) else v for v in values]
+
+
+def slowdown_figure(df: pl.DataFrame, axis: str, style: dict[str, tuple[str, str]]) -> LineFigure:
+    """Slowdown against one parameter, a line per workload (Martin's Figures 3.x).
+    Lines are ordered by their slowdown at the largest value, as the seed's legends."""
+    p = parameter(axis)
+    data = curve(curve_points(df, axis))
+    categorical = data.schema["x"] == pl.String
+    unit, divisor = ("", 1.0) if categorical else display_unit(p.unit, data["x"].to_list())
+    series = []
+    for (label,), part in data.group_by(["series"], maintain_order=True):
+        colour, marker = style[label]
+        spread = int(part["seeds"].max() or 1) > 1
+        series.append(
+            Series(
+                label=label,
+                x=_scaled(part["x"].to_list(), divisor),
+                y=part["slowdown"].to_list(),
+                y_lo=part["slowdown_min"].to_list() if spread else None,
+                y_hi=part["slowdown_max"].to_list() if spread else None,
+                colour=colour,
+                marker=marker,
+            )
+        )
+    series.sort(key=lambda s: (-(s.y[-1] if s.y else 0), s.label))
+    xs = [v for v in data["x"].to_list() if isinstance(v, int | float)]
+    positive = [v for v in xs if v > 0]
+    x_log = bool(positive) and len(positive) == len(xs) and max(xs) / min(positive) >= 100
+    seeds = int(data["seeds"].max() or 1) if len(data) else 1
+    caption = (
+        f"Run time relative to the baseline as {p.label} varies, the other parameters at "
+        "the baseline."
+        + (f" Median of {seeds} seeds; bars span the smallest to the largest." if seeds > 1 else "")
+    )
+    return LineFigure(
+        name=f"slowdown_{file_stem(axis)}",
+        title=f"Sensitivity to {p.label}",
+        x_title=axis_title(p.label, unit),
+        y_title="slowdown (×)",
+        series=series,
+        caption=caption,
+        x_log=x_log,
+        categorical=categorical,
+    )
+
+
+# Column names of netsens.models.model_table for each role (the first present is used):
+# measured and predicted run time, the model's name, the relative error, and the
+# measured and predicted slowdown when the table gives them.
+MODEL_COLUMNS = {
+    "measured": ("measured_makespan_ps", "measured_ps", "makespan_ps"),
+    "predicted": ("predicted_makespan_ps", "predicted_ps", "model_ps", "prediction_ps"),
+    "model": ("model", "model_name"),
+    "error": ("rel_error", "relative_error"),
+    "measured_slowdown": ("measured_slowdown",),
+    "predicted_slowdown": ("predicted_slowdown",),
+}
+_OPTIONAL_ROLES = {"error", "measured_slowdown", "predicted_slowdown"}
+
+
+def model_columns(table: pl.DataFrame) -> dict[str, str]:
+    """The model table's column for each role; KeyError names a missing one."""
+    found = {}
+    for role, names in MODEL_COLUMNS.items():
+        column = next((n for n in names if n in table.columns), None)
+        if column is None and role not in _OPTIONAL_ROLES:
+            raise KeyError(f"no {role} column (looked for {', '.join(names)})")
+        if column is not None:
+            found[role] = column
+    for key in ("workload", "axis", "value"):
+        if key not in table.columns:
+            raise KeyError(f"no {key} column")
+    return found
+
+
+def model_figure(
+    table: pl.DataFrame,
+    baseline_ps: dict[tuple[Any, ...], float],
+    labels: dict[tuple[Any, ...], str],
+    axis: str,
+    style: dict[str, tuple[str, str]],
+) -> LineFigure:
+    """Measured slowdown (solid) and each model's prediction (dashed) against one
+    parameter, a colour per workload. Slowdowns are the table's own where it gives
+    them, else run times over ``baseline_ps[(workload, ranks)]``, the measured
+    baseline run time."""
+    cols = model_columns(table)
+    p = parameter(axis)
+    rows = table.filter(pl.col("axis") == axis).sort(["workload", "value"])
+    unit, divisor = display_unit(p.unit, rows["value"].to_list())
+    series: list[Series] = []
+    key_columns = [c for c in ("workload", "ranks") if c in rows.columns]
+    for key, part in rows.group_by(key_columns, maintain_order=True):
+        key = tuple(key)
+        label = labels.get(key, key[0])
+        base = baseline_ps.get(key)
+
+        def slowdown(
+            frame: pl.DataFrame, role: str, base: float | None = base
+        ) -> list[float] | None:
+            if f"{role}_slowdown" in cols:
+                return frame[cols[f"{role}_slowdown"]].to_list()
+            if not base:
+                return None
+            return [v / base for v in frame[cols[role]].to_list()]
+
+        colour, marker = style.get(label, (PALETTE[0], MARKERS[0]))
+        measured = part.unique(subset=["value"], keep="first", maintain_order=True)
+        y = slowdown(measured, "measured")
+        if y is None:
+            continue
+        series.append(
+            Series(
+                label=f"{label}: measured",
+                x=_scaled(measured["value"].to_list(), divisor),
+                y=y,
+                colour=colour,
+                marker=marker,
+                group=label,
+            )
+        )
+        for (model,), m in part.group_by([cols["model"]], maintain_order=True):
+            m = m.filter(pl.col(cols["predicted"]).is_not_null())
+            y = slowdown(m, "predicted")
+            if not len(m) or y is None:
+                continue
+            series.append(
+                Series(
+                    label=f"{label}: {model} model",
+                    x=_scaled(m["value"].to_list(), divisor),
+                    y=y,
+                    colour=colour,
+                    marker=marker,
+                    dashed=True,
+                    group=label,
+                    show_markers=False,
+                )
+            )
+    return LineFigure(
+        name=f"model_{file_stem(axis)}",
+        title=f"Models against measurement: {p.label}",
+        x_title=axis_title(p.label, unit),
+        y_title="slowdown (×)",
+        series=series,
+        caption=(
+            f"Measured slowdown (solid, median over seeds) and each model's prediction "
+            f"(dashed, same colour) as {p.label} varies."
+        ),
+        kind="model",
+    )
+
+
+def dense_matrix(entries: Sequence[dict[str, int]] | None, ranks: int) -> tuple[np.ndarray, ...]:
+    """The (src, dst) list of a stored point as two ranks × ranks arrays (messages,
+    bytes); a pair that exchanged nothing is 0."""
+    messages = np.zeros((ranks, ranks), dtype=np.int64)
+    volume = np.zeros((ranks, ranks), dtype=np.int64)
+    for e in entries or []:
+        messages[e["src"], e["dst"]] += e["messages"]
+        volume[e["src"], e["dst"]] += e["bytes"]
+    return messages, volume
+
+
+def heatmap_figure(
+    label: str, entries: Sequence[dict[str, int]] | None, ranks: int
+) -> HeatmapFigure:
+    messages, volume = dense_matrix(entries, ranks)
+    return HeatmapFigure(
+        name=f"matrix_{file_stem(label)}",
+        title=f"Communication balance: {label}",
+        messages=messages,
+        bytes=volume,
+        caption=(
+            f"Messages (colour; the menu switches to bytes) sent from each rank to each "
+            f"rank at the baseline, {messages.sum():,} messages and {volume.sum():,} B in all."
+        ),
+    )
+
+
+def histogram_bins(entries: Sequence[dict[str, int]] | None) -> pl.DataFrame:
+    """The size histogram of a stored point on its full run of power-of-two bins
+    ([0, 0], [1, 1], [2, 3], [4, 7], ...) from the smallest to the largest non-empty
+    one, empty bins included so the bars sit on an even log2 scale."""
+    schema = {"lo_bytes": pl.Int64, "hi_bytes": pl.Int64, "messages": pl.Int64, "bytes": pl.Int64}
+    given = pl.DataFrame(list(entries or []), schema=schema).filter(pl.col("messages") > 0)
+    if not len(given):
+        return given
+    given = given.group_by("lo_bytes").agg(pl.col("messages").sum(), pl.col("bytes").sum())
+
+    def bin_of(lo: int) -> int:  # 0 for [0,0], k+1 for [2^k, 2^(k+1)-1]
+        return 0 if lo == 0 else lo.bit_length()
+
+    first = bin_of(int(given["lo_bytes"].min()))
+    last = bin_of(int(given["lo_bytes"].max()))
+    los = [0 if b == 0 else 1 << (b - 1) for b in range(first, last + 1)]
+    his = [0 if b == 0 else (1 << b) - 1 for b in range(first, last + 1)]
+    full = pl.DataFrame(
+        {"lo_bytes": los, "hi_bytes": his}, schema={"lo_bytes": pl.Int64, "hi_bytes": pl.Int64}
+    )
+    return (
+        full.join(given, on="lo_bytes", how="left")
+        .with_columns(pl.col("messages").fill_null(0), pl.col("bytes").fill_null(0))
+        .sort("lo_bytes")
+    )
+
+
+def histogram_figure(
+    label: str, entries: Sequence[dict[str, int]] | None, colour: str
+) -> HistogramFigure:
+    bins = histogram_bins(entries)
+    return HistogramFigure(
+        name=f"sizes_{file_stem(label)}",
+        title=f"Message sizes: {label}",
+        lo=bins["lo_bytes"].to_list(),
+        hi=bins["hi_bytes"].to_list(),
+        messages=bins["messages"].to_list(),
+        bytes=bins["bytes"].to_list(),
+        colour=colour,
+        caption=(
+            "Messages per power-of-two size bin at the baseline; a bar labelled n holds "
+            "the messages of n to 2n−1 bytes."
+        ),
+    )
+
+
+def bin_labels(fig: HistogramFigure) -> list[str]:
+    return [byte_label(lo) for lo in fig.lo]
+
+
+def bin_ranges(fig: HistogramFigure) -> list[str]:
+    return [
+        f"{lo:,} B" if lo == hi else f"{lo:,}–{hi:,} B"
+        for lo, hi in zip(fig.lo, fig.hi, strict=True)
+    ]
+
+
+# --- plotly (the HTML report) ----------------------------------------------------
+
+PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
+
+
+def to_plotly(fig: Figure) -> Any:
+    """A plotly figure of the description."""
+    import plotly.graph_objects as go
+
+    if isinstance(fig, LineFigure):
+        out = go.Figure()
+        for s in fig.series:
+            error = None
+            if s.y_lo is not None and s.y_hi is not None:
+                error = {
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [hi - y for hi, y in zip(s.y_hi, s.y, strict=True)],
+                    "arrayminus": [y - lo for lo, y in zip(s.y_lo, s.y, strict=True)],
+                    "thickness": 1,
+                    "width": 3,
+                }
+            out.add_trace(
+                go.Scatter(
+                    x=s.x,
+                    y=s.y,
+                    name=s.label,
+                    mode="lines+markers" if s.show_markers else "lines",
+                    line={"color": s.colour, "dash": "dash" if s.dashed else "solid"},
+                    marker={"symbol": _PLOTLY_MARKERS.get(s.marker, "circle"), "size": 7},
+                    error_y=error,
+                    legendgroup=s.group,
+                    hovertemplate=f"{s.label}<br>%{{x}}: %{{y:.3f}}×<extra></extra>",
+                )
+            )
+        out.update_xaxes(
+            title_text=fig.x_title,
+            type="log" if fig.x_log else ("category" if fig.categorical else "linear"),
+        )
+        out.update_yaxes(title_text=fig.y_title, rangemode="tozero")
+        out.update_layout(legend_title_text="workload", height=460)
+    elif isinstance(fig, HeatmapFigure):
+        n = fig.messages.shape[0]
+        ranks = list(range(n))
+        hover = "sender %{y} → receiver %{x}<br>%{z:,} "
+        out = go.Figure(
+            go.Heatmap(
+                z=fig.messages.tolist(),
+                x=ranks,
+                y=ranks,
+                colorscale="Viridis",
+                colorbar={"title": {"text": "messages"}},
+                hovertemplate=hover + "messages<extra></extra>",
+            )
+        )
+        out.update_xaxes(title_text="receiver rank", constrain="domain", dtick=_rank_tick(n))
+        out.update_yaxes(
+            title_text="sender rank", autorange="reversed", scaleanchor="x", dtick=_rank_tick(n)
+        )
+        out.update_layout(
+            height=500,
+            title_y=0.97,
+            updatemenus=[
+                {
+                    "type": "buttons",
+                    "direction": "right",
+                    "x": 1.0,
+                    "xanchor": "right",
+                    "y": 1.01,
+                    "yanchor": "bottom",
+                    "pad": {"t": 0, "b": 0},
+                    "showactive": True,
+                    "buttons": [
+                        _heatmap_button("messages", fig.messages, hover + "messages"),
+                        _heatmap_button("bytes (B)", fig.bytes, hover + "B"),
+                    ],
+                }
+            ],
+        )
+    else:
+        out = go.Figure(
+            go.Bar(
+                x=bin_labels(fig),
+                y=fig.messages,
+                customdata=[[r, b] for r, b in zip(bin_ranges(fig), fig.bytes, strict=True)],
+                marker_color=fig.colour,
+                hovertemplate="%{customdata[0]}: %{y:,} messages, %{customdata[1]:,} B"
+                "<extra></extra>",
+            )
+        )
+        out.update_xaxes(title_text="message size (B)", type="category")
+        out.update_yaxes(title_text="messages", rangemode="tozero")
+        out.update_layout(height=460, bargap=0.1)
+    out.update_layout(
+        title={"text": fig.title},
+        template="plotly_white",
+        margin={"l": 70, "r": 30, "t": 90, "b": 60},
+    )
+    return out
+
+
+def _rank_tick(n: int) -> int:
+    return max(1, math.ceil(n / 16))
+
+
+def _heatmap_button(label: str, z: np.ndarray, hover: str) -> dict[str, Any]:
+    return {
+        "label": label,
+        "method": "restyle",
+        "args": [
+            {
+                "z": [z.tolist()],
+                "colorbar.title.text": label,
+                "hovertemplate": hover + "<extra></extra>",
+            }
+        ],
+    }
+
+
+# --- matplotlib (PNG and PDF for papers) -----------------------------------------
+
+
+def save_matplotlib(fig: Figure, directory: Path) -> list[Path]:
+    """Draw the description with matplotlib and save ``<name>.png`` (200 dpi) and
+    ``<name>.pdf`` (fonts embedded as TrueType) in ``directory``; return both paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context(
+        {
+            "font.size": 10,
+            "axes.titlesize": 11,
+            "legend.fontsize": 8,
+            "pdf.fonttype": 42,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+        }
+    ):
+        if isinstance(fig, LineFigure):
+            figure = _mpl_lines(plt, fig)
+        elif isinstance(fig, HeatmapFigure):
+            figure = _mpl_heatmap(plt, fig)
+        else:
+            figure = _mpl_histogram(plt, fig)
+        paths = [directory / f"{fig.name}.png", directory / f"{fig.name}.pdf"]
+        figure.savefig(paths[0], dpi=200, metadata={"Software": None})
+        figure.savefig(paths[1], metadata={"CreationDate": None})
+        plt.close(figure)
+    return paths
+
+
+def _mpl_lines(plt: Any, fig: LineFigure) -> Any:
+    figure, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+    categories: list[Any] = []
+    if fig.categorical:
+        for s in fig.series:
+            categories += [x for x in s.x if x not in categories]
+    for s in fig.series:
+        x = [categories.index(v) for v in s.x] if fig.categorical else s.x
+        style = {
+            "color": s.colour,
+            "marker": s.marker if s.show_markers else None,
+            "linestyle": "--" if s.dashed else "-",
+            "markersize": 5,
+            "linewidth": 1.4,
+            "label": s.label,
+        }
+        if s.y_lo is not None and s.y_hi is not None:
+            yerr = [
+                [y - lo for lo, y in zip(s.y_lo, s.y, strict=True)],
+                [hi - y for hi, y in zip(s.y_hi, s.y, strict=True)],
+            ]
+            ax.errorbar(x, s.y, yerr=yerr, capsize=2, elinewidth=0.8, **style)
+        else:
+            ax.plot(x, s.y, **style)
+    if fig.categorical:
+        ax.set_xticks(range(len(categories)), [str(c) for c in categories])
+    if fig.x_log:
+        ax.set_xscale("log")
+    ax.set_xlabel(fig.x_title)
+    ax.set_ylabel(fig.y_title)
+    ax.set_ylim(bottom=0)
+    ax.set_title(fig.title)
+    ax.grid(True, alpha=0.3, linewidth=0.5)
+    if fig.series:
+        ax.legend(
+            title="workload",
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            frameon=False,
+            ncols=1 if len(fig.series) <= 14 else 2,
+        )
+    return figure
+
+
+def _mpl_heatmap(plt: Any, fig: HeatmapFigure) -> Any:
+    from matplotlib.ticker import MaxNLocator
+
+    figure, axes = plt.subplots(1, 2, figsize=(9.0, 4.0), layout="constrained")
+    for ax, z, what in zip(axes, (fig.messages, fig.bytes), ("messages", "bytes (B)"), strict=True):
+        image = ax.imshow(z, cmap="viridis", origin="upper", interpolation="nearest")
+        ax.set_xlabel("receiver rank")
+        ax.set_ylabel("sender rank")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
+        ax.spines[:].set_visible(False)
+        figure.colorbar(image, ax=ax, shrink=0.85, label=what)
+    figure.suptitle(fig.title)
+    return figure
+
+
+def _mpl_histogram(plt: Any, fig: HistogramFigure) -> Any:
+    figure, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
+    positions = list(range(len(fig.lo)))
+    ax.bar(positions, fig.messages, color=fig.colour, width=0.85)
+    labels = bin_labels(fig)
+    step = max(1, math.ceil(len(labels) / 16))
+    ax.set_xticks(positions[::step], labels[::step], rotation=45 if len(labels) > 8 else 0)
+    ax.set_xlabel("message size (B)")
+    ax.set_ylabel("messages")
+    ax.set_title(fig.title)
+    ax.grid(True, axis="y", alpha=0.3, linewidth=0.5)
+    return figure

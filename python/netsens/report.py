@@ -1,0 +1,875 @@
+"""``netsens report``: a study's results as one self-contained HTML page and figures.
+
+    from netsens.report import write_report
+    write_report("results/isca97", "results/isca97/report")   # -> .../report.html
+
+The page works offline (plotly's JavaScript is inlined once, each figure is a div)
+and holds, in order: the study (platform, workloads, ranks, axes with units, seeds,
+dates, netsens version); slowdown against each swept parameter, a line per workload
+(Martin et al.'s Figures 3.x); the models of :mod:`netsens.models` against the
+measurements; each workload's communication at the baseline — balance matrix as a
+heatmap and message-size histogram (Figures 3.1, 4.1, 4.2) and the characterisation
+table (Tables 3.2 / 4.1); and the fitted models of :mod:`netsens.fit`. Beside it,
+``figures/`` holds every figure as PNG and PDF drawn with matplotlib for papers.
+
+The source is a results directory, a study file (its results directory is read) or
+the frame of :func:`netsens.store.load` itself.
+"""
+
+import html
+import json
+import math
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from netsens import __version__
+from netsens import figures as F
+from netsens.errors import InputError
+from netsens.profile import CLASSES
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Source:
+    """Where a report's results come from."""
+
+    frame: pl.DataFrame
+    results_dir: Path | None = None
+    study_file: Path | None = None
+
+
+# --- reading the results ---------------------------------------------------------
+
+
+def _study_results_dir(path: Path) -> Path:
+    """The results directory a study file names (netsens.study decides; this mirrors
+    the spec when that module is absent: ``results`` relative to the file, else
+    ``results/<name>``)."""
+    try:
+        from netsens.study import Study
+    except ImportError:
+        Study = None  # noqa: N806
+    if Study is not None:
+        study = Study.from_toml(path)
+        value = getattr(study, "results_dir", None)
+        if callable(value):
+            value = value()
+        if value:
+            return Path(value)
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"{path}: not a valid study file: {e}") from None
+    if data.get("results"):
+        return path.parent / str(data["results"])
+    name = data.get("name")
+    if not name:
+        raise InputError(f'{path}: the study has no name (e.g. name = "isca97")')
+    return path.parent / "results" / str(name)
+
+
+def _load_points(results_dir: Path) -> pl.DataFrame:
+    """The stored points of ``results_dir`` as ``netsens.store.load`` returns them.
+
+    Used only while ``netsens.store`` is not installed: reads ``points/*.parquet``,
+    copies each baseline point into every axis's curve, and adds ``value``,
+    ``value_unit``, ``baseline_makespan_ps`` and ``slowdown``."""
+    files = sorted((results_dir / "points").glob("*.parquet"))
+    if not files:
+        return pl.DataFrame()
+    raw = pl.concat([pl.read_parquet(f) for f in files], how="diagonal_relaxed")
+    # (workload, size, ranks, seed) as one string: size is null for a GOAL file.
+    key = pl.concat_str(
+        [pl.col(c).cast(pl.String).fill_null("") for c in ("workload", "size", "ranks", "seed")],
+        separator="\x1f",
+    )
+    raw = raw.with_columns(_key=key)
+    base = raw.filter(pl.col("axis") == "baseline")
+    axes = [a for a in raw["axis"].unique().to_list() if a not in ("baseline", "product")]
+    parts = [raw]
+    for axis in axes:
+        on_axis = raw.filter(pl.col("axis") == axis)["_key"].unique().implode()
+        copies = base.filter(pl.col("_key").is_in(on_axis))
+        parts.append(copies.with_columns(axis=pl.lit(axis)))
+    df = pl.concat(parts, how="vertical_relaxed")
+    value = pl.lit(None, dtype=pl.Float64)
+    unit = pl.lit(None, dtype=pl.String)
+    for axis in axes:
+        p = F.parameter(axis)
+        on = pl.col("axis") == axis
+        if p.column in df.columns and df.schema[p.column].is_numeric():
+            value = pl.when(on).then(pl.col(p.column).cast(pl.Float64)).otherwise(value)
+        unit = pl.when(on).then(pl.lit(p.unit)).otherwise(unit)
+    baseline = dict(zip(base["_key"].to_list(), base["makespan_ps"].to_list(), strict=True))
+    df = df.with_columns(
+        value=value,
+        value_unit=unit,
+        baseline_makespan_ps=pl.col("_key").replace_strict(
+            baseline, default=None, return_dtype=pl.Int64
+        ),
+    )
+    return df.drop("_key").with_columns(
+        slowdown=pl.col("makespan_ps").cast(pl.Float64) / pl.col("baseline_makespan_ps")
+    )
+
+
+def _load_dir(results_dir: Path) -> pl.DataFrame:
+    try:
+        from netsens.store import load
+    except ImportError:
+        load = _load_points
+    return load(results_dir)
+
+
+def read_source(source: Any) -> Source:
+    """The results behind ``source``: a results directory, a study file (``.toml``),
+    or an already loaded frame. A missing path or one holding no results is an
+    :class:`InputError` naming it."""
+    if isinstance(source, pl.DataFrame):
+        return Source(source)
+    study_file = None
+    results_dir = getattr(source, "results_dir", None)  # a netsens.study.Study
+    if results_dir is None:
+        path = Path(source)
+        if not path.exists():
+            raise InputError(f"{path}: no such results directory or study file")
+        if path.is_dir():
+            results_dir = path
+        elif path.suffix == ".toml":
+            study_file = path
+            results_dir = _study_results_dir(path)
+            if not results_dir.is_dir():
+                raise InputError(
+                    f"{path}: the study has no results yet ({results_dir} does not exist); "
+                    f"run `netsens sweep {path}` first"
+                )
+        else:
+            raise InputError(f"{path}: expected a results directory or a study file (.toml)")
+    results_dir = Path(results_dir)
+    frame = _load_dir(results_dir)
+    if not len(frame):
+        raise InputError(
+            f"{results_dir}: no stored results (no points/*.parquet); "
+            "run `netsens sweep STUDY.toml` first"
+        )
+    return Source(frame, results_dir, study_file)
+
+
+# --- tables ----------------------------------------------------------------------
+
+
+@dataclass
+class Table:
+    """An HTML table: headers (each with its unit, or "" for none) and text cells."""
+
+    headers: list[tuple[str, str]]
+    rows: list[list[str]]
+    numeric: list[bool]
+    caption: str = ""
+
+    def to_html(self, css_class: str = "data") -> str:
+        head = "".join(
+            f'<th class="{"num" if n else "txt"}">{html.escape(h)}'
+            + (f'<span class="unit">({html.escape(u)})</span>' if u else "")
+            + "</th>"
+            for (h, u), n in zip(self.headers, self.numeric, strict=True)
+        )
+        body = "".join(
+            "<tr>"
+            + "".join(
+                f'<td class="{"num" if n else "txt"}">{html.escape(c)}</td>'
+                for c, n in zip(row, self.numeric, strict=True)
+            )
+            + "</tr>"
+            for row in self.rows
+        )
+        caption = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
+        return (
+            f'<div class="table-wrap"><table class="{css_class}">{caption}'
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+        )
+
+
+def _shares(primitives: Sequence[dict[str, Any]] | None) -> dict[str, float] | None:
+    """Share of reads, writes, bulk and collective messages (profile.CLASSES) from a
+    stored point's primitive totals; None when it has none (a GOAL schedule)."""
+    totals: dict[str, int] = {}
+    for p in primitives or []:
+        totals[p["primitive"]] = totals.get(p["primitive"], 0) + int(p["total"] or 0)
+    per_class = {c: sum(totals.get(p, 0) for p in prims) for c, prims in CLASSES.items()}
+    everything = sum(per_class.values())
+    if not everything:
+        return None
+    return {c: n / everything for c, n in per_class.items()}
+
+
+def _median_bin(histogram: Sequence[dict[str, int]] | None) -> tuple[int, int] | None:
+    """The power-of-two size bin holding the median message, as profile.characterize."""
+    bins = sorted(histogram or [], key=lambda b: b["lo_bytes"])
+    total = sum(b["messages"] for b in bins)
+    if not total:
+        return None
+    seen = 0
+    for b in bins:
+        seen += b["messages"]
+        if seen >= (total + 1) // 2:
+            return b["lo_bytes"], b["hi_bytes"]
+    return None
+
+
+def communication_rows(base: pl.DataFrame) -> list[dict[str, Any]]:
+    """Martin's Table 3.2 / 4.1 per series from its baseline point (smallest seed):
+    plain numbers in fixed units (ps, B, fractions)."""
+    rows = []
+    first = base.sort(["series", "seed"]).unique(
+        subset=["series"], keep="first", maintain_order=True
+    )
+    for r in first.iter_rows(named=True):
+        ranks = int(r["ranks"])
+        messages_mean = r.get("messages_mean")
+        if messages_mean is None:
+            messages_mean = r["messages"] / ranks if ranks else 0.0
+        bytes_mean = r.get("bytes_mean")
+        if bytes_mean is None:
+            bytes_mean = r["bytes"] / ranks if ranks else 0.0
+        makespan_ms = r["makespan_ps"] / 1e9
+        rows.append(
+            {
+                "series": r["series"],
+                "workload": r["workload"],
+                "ranks": ranks,
+                "seed": r["seed"],
+                "makespan_ps": r["makespan_ps"],
+                "messages_mean": float(messages_mean),
+                "messages_max": r.get("messages_max"),
+                "bytes_mean": float(bytes_mean),
+                "bytes_max": r.get("bytes_max"),
+                "shares": _shares(r.get("primitives")),
+                "messages_per_ms": messages_mean / makespan_ms if makespan_ms else 0.0,
+                "median_bin": _median_bin(r.get("histogram")),
+                "mean_bytes": r["bytes"] / r["messages"] if r["messages"] else 0.0,
+            }
+        )
+    return rows
+
+
+def communication_table(rows: list[dict[str, Any]]) -> Table:
+    time_unit, divisor = F.display_unit("ps", [r["makespan_ps"] for r in rows])
+    headers = [
+        ("workload", ""),
+        ("ranks", ""),
+        ("run time", time_unit),
+        ("messages per rank, mean", "messages"),
+        ("messages per rank, max", "messages"),
+        ("bytes per rank, mean", "B"),
+        ("bytes per rank, max", "B"),
+        *((f"{c} share", "%") for c in CLASSES),
+        ("messages per rank per ms", "messages/ms"),
+        ("median message size", "B, bin"),
+        ("mean message size", "B"),
+    ]
+    body = []
+    for r in rows:
+        shares = r["shares"]
+        median = r["median_bin"]
+        body.append(
+            [
+                r["series"],
+                str(r["ranks"]),
+                F.number(r["makespan_ps"] / divisor),
+                F.number(r["messages_mean"], 5),
+                "—" if r["messages_max"] is None else f"{r['messages_max']:,}",
+                F.number(r["bytes_mean"], 5),
+                "—" if r["bytes_max"] is None else f"{r['bytes_max']:,}",
+                *(("—" if shares is None else f"{100 * shares[c]:.1f}") for c in CLASSES),
+                F.number(r["messages_per_ms"]),
+                "—" if median is None else _bin_text(*median),
+                F.number(r["mean_bytes"]),
+            ]
+        )
+    numeric = [False] + [True] * (len(headers) - 1)
+    return Table(
+        headers,
+        body,
+        numeric,
+        caption="Each workload's communication at the baseline (Martin's Table 3.2): per "
+        "rank, messages and bytes sent; the share of reads (gets, one per round trip), "
+        "writes (stores, puts, active messages), bulk (point-to-point sends) and collective "
+        "messages; the message rate per rank over the run time; message sizes.",
+    )
+
+
+def _bin_text(lo: int, hi: int) -> str:
+    return f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
+
+
+def _pretty_unit(unit: str | None) -> str:
+    return {"us": "µs", "x": "×", "ratio": "×"}.get(unit or "", unit or "")
+
+
+# The columns of netsens.fit.fit_table shown, in order: (column, header, unit): "x" is
+# the unit of the fitted variable (``x_unit``, e.g. µs), "slope" the slope's
+# (``slope_unit``, seconds of run time per x unit).
+FIT_COLUMNS = [
+    ("points", "points", ""),
+    ("x_min", "range", "x"),  # with x_max: "2.9–103"
+    ("slope", "slope", "slope"),
+    ("r2", "R²", ""),
+    ("elasticity", "elasticity", "%/% at baseline"),
+    ("hinge_breakpoint", "breakpoint", "x"),
+    ("hinge_slope_left", "slope below", "slope"),
+    ("hinge_slope_right", "slope above", "slope"),
+    ("hinge_r2", "two-piece R²", ""),
+    ("knee", "knee", "x"),
+    ("max_slowdown", "max slowdown", "×"),
+]
+
+
+def fit_tables(
+    table: pl.DataFrame, labels: dict[tuple[Any, ...], str], axes: list[str]
+) -> list[tuple[str, Table]]:
+    """The fitted-model table of :func:`netsens.fit.fit_table` as one table per swept
+    parameter (a row per workload), so that every column has one unit: values of the
+    parameter in the unit the fit used (``x_unit``, e.g. µs), slopes as seconds of run
+    time per that unit (``slope_unit``)."""
+    known = [c for c in FIT_COLUMNS if c[0] in table.columns]
+    order = {a: i for i, a in enumerate(axes)}
+    out = []
+    names = table["axis"].unique().to_list()
+    for axis in sorted(names, key=lambda a: (order.get(a, len(order)), a)):
+        rows = table.filter(pl.col("axis") == axis)
+        p = F.parameter(axis)
+        first = rows.row(0, named=True)
+        if first.get("x_unit"):
+            x_unit, divisor = _pretty_unit(first["x_unit"]), 1.0
+        else:  # values in the parameter's canonical unit
+            xs = [v for c, _, u in known if u == "x" for v in rows[c].to_list()]
+            x_unit, divisor = F.display_unit(p.unit, xs)
+        slope_unit = first.get("slope_unit") or f"s per {x_unit or 'unit'}"
+        slope_unit = _pretty_slope_unit(slope_unit)
+        units = {"x": x_unit, "slope": slope_unit}
+        headers = [("workload", "")] + [(h, units.get(u, u)) for _, h, u in known]
+        body = []
+        for r in rows.iter_rows(named=True):
+            key = (r["workload"], r["ranks"]) if "ranks" in r else (r["workload"],)
+            cells = [labels.get(key, str(r["workload"]))]
+            for column, _, unit in known:
+                v = r[column]
+                if v is None or (isinstance(v, float) and not math.isfinite(v)):
+                    cells.append("—")
+                elif column == "points":
+                    cells.append(str(v))
+                elif column == "x_min" and r.get("x_max") is not None:
+                    cells.append(f"{F.number(v / divisor)}–{F.number(r['x_max'] / divisor)}")
+                elif unit == "x":
+                    cells.append(F.number(v / divisor))
+                elif column in ("r2", "hinge_r2"):
+                    cells.append(f"{v:.4f}")
+                else:
+                    cells.append(F.number(v))
+            body.append(cells)
+        fitted = first.get("x_name")
+        title = p.label + (f", fitted against {fitted}" if fitted and fitted != p.name else "")
+        caption = (
+            f"Run time against {p.label}: a straight line (slope, R²), the elasticity at the "
+            "baseline (relative change in run time per relative change in the parameter), "
+            "a two-piece fit with one breakpoint, and the knee where a flat region ends "
+            "(— when there is none)."
+        )
+        out.append((title, Table(headers, body, [False] + [True] * len(known), caption)))
+    return out
+
+
+def _pretty_slope_unit(unit: str) -> str:
+    for ascii_unit, pretty in ((" us", " µs"), (" x", " ×")):
+        if unit.endswith(ascii_unit):
+            unit = unit[: -len(ascii_unit)] + pretty
+    return unit
+
+
+def model_error_table(table: pl.DataFrame, labels: dict[tuple[Any, ...], str]) -> Table:
+    """How well each model explains each curve: mean and largest |relative error|."""
+    cols = F.model_columns(table)
+    keys = [c for c in ("workload", "ranks") if c in table.columns] + ["axis", cols["model"]]
+    if "error" in cols:
+        err = pl.col(cols["error"]).abs()
+    else:
+        err = (
+            (pl.col(cols["predicted"]) - pl.col(cols["measured"])) / pl.col(cols["measured"])
+        ).abs()
+    summary = (
+        table.filter(pl.col(cols["predicted"]).is_not_null())
+        .group_by(keys, maintain_order=True)
+        .agg(points=pl.len(), mean=err.mean(), largest=err.max())
+    )
+    body = []
+    for r in summary.iter_rows(named=True):
+        key = (r["workload"], r["ranks"]) if "ranks" in r else (r["workload"],)
+        body.append(
+            [
+                labels.get(key, str(r["workload"])),
+                F.parameter(r["axis"]).label,
+                str(r[cols["model"]]),
+                str(r["points"]),
+                "—" if r["mean"] is None else f"{100 * r['mean']:.1f}",
+                "—" if r["largest"] is None else f"{100 * r['largest']:.1f}",
+            ]
+        )
+    headers = [
+        ("workload", ""),
+        ("parameter", ""),
+        ("model", ""),
+        ("points", ""),
+        ("mean |relative error|", "%"),
+        ("largest |relative error|", "%"),
+    ]
+    return Table(
+        headers,
+        body,
+        [False, False, False, True, True, True],
+        caption="Each model's error against the measured run time (median over seeds).",
+    )
+
+
+# --- the study -------------------------------------------------------------------
+
+
+def _mtimes(results_dir: Path | None) -> tuple[datetime, datetime] | None:
+    if results_dir is None:
+        return None
+    times = [f.stat().st_mtime for f in (results_dir / "points").glob("*.parquet")]
+    if not times:
+        return None
+    return (
+        datetime.fromtimestamp(min(times), UTC),
+        datetime.fromtimestamp(max(times), UTC),
+    )
+
+
+def _manifest(results_dir: Path | None) -> dict[str, Any]:
+    """The study as the sweep recorded it (``study.json``: name, description, axes as
+    written, baseline overrides), or {} when the results have none."""
+    if results_dir is None:
+        return {}
+    try:
+        data = json.loads((results_dir / "study.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    study = data.get("study") if isinstance(data, dict) else None
+    return study if isinstance(study, dict) else {}
+
+
+def _failures(results_dir: Path | None) -> list[dict[str, Any]]:
+    """The runs the sweep recorded as failed (``failures/*.json``)."""
+    if results_dir is None:
+        return []
+    found = []
+    for path in sorted((results_dir / "failures").glob("*.json")):
+        try:
+            found.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _values_text(values: list[Any], unit: str) -> str:
+    if not values:
+        return "—"
+    if not unit:
+        return ", ".join(str(v) for v in values)
+    name, divisor = F.display_unit(unit, values)
+    if unit == "ratio":
+        return ", ".join(f"{F.number(v)}×" for v in values)
+    return ", ".join(F.number(v / divisor) for v in values) + f" {name}"
+
+
+def study_table(source: Source, df: pl.DataFrame, base: pl.DataFrame, generated: datetime) -> Table:
+    rows: list[list[str]] = []
+
+    def add(name: str, text: str) -> None:
+        rows.append([name, text])
+
+    studies = (
+        sorted({s for s in df["study"].drop_nulls().to_list()}) if "study" in df.columns else []
+    )
+    add("study", ", ".join(studies) or "—")
+    manifest = _manifest(source.results_dir)
+    if manifest.get("description"):
+        add("description", str(manifest["description"]))
+    if source.study_file is not None:
+        add("study file", str(source.study_file))
+    if source.results_dir is not None:
+        add("results", str(source.results_dir))
+    add("platform", ", ".join(sorted(set(df["platform"].drop_nulls().to_list()))))
+    if manifest.get("baseline"):
+        add(
+            "baseline overrides",
+            ", ".join(f"{k} = {v}" for k, v in sorted(manifest["baseline"].items())),
+        )
+    if len(base):
+        first = base.row(0, named=True)
+        shown = []
+        for p in F.PARAMETERS.values():
+            v = first.get(p.column)
+            if v is None or p.name == "clusters":
+                continue
+            shown.append(f"{p.name} = {F.quantity(v, p.unit)}")
+        if first.get("clusters"):
+            shown.append(f"clusters = {first['clusters']}")
+        add("baseline parameters", ", ".join(shown))
+    workloads = df.select("workload", "workload_kind", "size").unique().sort("workload")
+    add(
+        "workloads",
+        ", ".join(
+            w["workload"] + (f" ({w['size']})" if w["size"] else f" ({w['workload_kind']})")
+            for w in workloads.iter_rows(named=True)
+        ),
+    )
+    add("ranks", ", ".join(str(r) for r in sorted(set(df["ranks"].to_list()))))
+    product = "product" in df["axis"].to_list()
+    add("combination", "every combination of the axes" if product else "one axis at a time")
+    for axis in F.axes_of(df):
+        p = F.parameter(axis)
+        column = p.column if p.column in df.columns else "value"
+        on_axis = df.filter(pl.col("axis") == ("product" if product else axis))
+        values = sorted(set(on_axis[column].drop_nulls().to_list()))
+        add(f"axis {axis}: {p.label}", f"{len(values)} values: {_values_text(values, p.unit)}")
+    seeds = df.group_by("workload").agg(pl.col("seed").unique().sort()).sort("workload")
+    seed_sets = {tuple(s) for s in seeds["seed"].to_list()}
+    if len(seed_sets) == 1:
+        add("seeds", ", ".join(str(s) for s in next(iter(seed_sets))))
+    else:
+        add(
+            "seeds",
+            "; ".join(
+                f"{w}: {', '.join(map(str, s))}"
+                for w, s in zip(seeds["workload"].to_list(), seeds["seed"].to_list(), strict=True)
+            ),
+        )
+    points = df["point_id"].n_unique() if "point_id" in df.columns else len(df)
+    runs = f"{points:,} runs"
+    if "wall_s" in df.columns:
+        wall = df.unique(subset=["point_id"])["wall_s"].sum() if "point_id" in df.columns else 0
+        runs += f", {F.number(float(wall))} s of simulation in all"
+    add("runs", runs)
+    failed = _failures(source.results_dir)
+    if failed:
+        first = failed[0]
+        add(
+            "failed runs",
+            f"{len(failed)} (not in the figures; see failures/ in the results), e.g. "
+            f"{first.get('workload', '?')} seed {first.get('seed', '?')}: "
+            f"{first.get('message', '?')}",
+        )
+    if "verified" in df.columns:
+        failed = df.filter(pl.col("verified") == False).select("point_id").n_unique()  # noqa: E712
+        checked = df.filter(pl.col("verified").is_not_null()).select("point_id").n_unique()
+        add("verified answers", f"{checked - failed} of {checked} checked runs")
+    span = _mtimes(source.results_dir)
+    if span:
+        start, end = (t.strftime("%Y-%m-%d %H:%M UTC") for t in span)
+        add("results written", start if start == end else f"{start} to {end}")
+    add("report written", generated.strftime("%Y-%m-%d %H:%M UTC"))
+    versions = (
+        sorted(set(df["netsens_version"].drop_nulls().to_list()))
+        if "netsens_version" in df.columns
+        else []
+    )
+    add("netsens version", f"results: {', '.join(versions) or '—'}; report: {__version__}")
+    return Table([("", ""), ("", "")], rows, [False, False])
+
+
+# --- the page --------------------------------------------------------------------
+
+CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0;
+  color: #222; background: #fff; line-height: 1.45; }
+main { max-width: 1180px; margin: 0 auto; padding: 1.5rem 2rem 4rem; }
+h1 { font-size: 1.7rem; margin-bottom: .2rem; }
+h2 { margin-top: 2.5rem; border-bottom: 1px solid #ddd; padding-bottom: .3rem; }
+h3 { margin-top: 1.8rem; }
+nav ol { columns: 2; }
+.lead { color: #555; }
+figure { margin: 1rem 0 2rem; }
+figcaption { color: #555; font-size: .9rem; margin-top: .3rem; }
+.pair { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
+@media (max-width: 900px) { .pair { grid-template-columns: 1fr; } }
+.table-wrap { overflow-x: auto; }
+table { border-collapse: collapse; font-size: .88rem; margin: .5rem 0 1rem; }
+caption { caption-side: bottom; text-align: left; color: #555; padding-top: .4rem; }
+th, td { padding: .3rem .6rem; border-bottom: 1px solid #e5e5e5; vertical-align: bottom; }
+th { background: #f6f6f6; font-weight: 600; }
+th .unit { display: block; font-weight: 400; color: #666; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num, table.data td:first-child { white-space: nowrap; }
+table.kv td:first-child { font-weight: 600; white-space: nowrap; }
+table.kv thead { display: none; }
+.note { background: #fff8e1; border-left: 4px solid #f0b400; padding: .6rem 1rem; }
+"""
+
+
+def _figure_html(fig: F.Figure) -> str:
+    import plotly.io as pio
+
+    div = pio.to_html(
+        F.to_plotly(fig),
+        full_html=False,
+        include_plotlyjs=False,
+        div_id=f"fig-{fig.name}",
+        config=F.PLOTLY_CONFIG,
+    )
+    caption = (
+        f"<figcaption>{html.escape(fig.caption)} "
+        f'<a href="figures/{html.escape(fig.name)}.pdf">PDF</a> · '
+        f'<a href="figures/{html.escape(fig.name)}.png">PNG</a></figcaption>'
+    )
+    return f'<figure class="netsens-figure" data-kind="{fig.kind}">{div}{caption}</figure>'
+
+
+def _note(text: str) -> str:
+    return f'<p class="note">{html.escape(text)}</p>'
+
+
+def _plotly_js() -> str:
+    from plotly.offline import get_plotlyjs
+
+    return "window.PlotlyConfig = {MathJaxConfig: 'local'};\n" + get_plotlyjs()
+
+
+@dataclass
+class Report:
+    """Everything the page shows, before it is written."""
+
+    title: str
+    study: Table
+    slowdown: list[F.LineFigure]
+    models: list[F.LineFigure]
+    model_errors: Table | None
+    models_note: str | None
+    communication: Table
+    comm_figures: list[tuple[F.HeatmapFigure, F.HistogramFigure]]
+    fits: list[tuple[str, Table]]
+    fits_note: str | None
+
+    @property
+    def figures(self) -> list[F.Figure]:
+        out: list[F.Figure] = [*self.slowdown, *self.models]
+        for pair in self.comm_figures:
+            out += list(pair)
+        return out
+
+
+def _models(
+    df: pl.DataFrame, labels: dict[tuple[Any, ...], str], style: dict[str, tuple[str, str]]
+):
+    """Model overlays and their error table, or a note saying why there are none."""
+    try:
+        from netsens.models import model_table
+    except ImportError as e:
+        return [], None, f"No model overlays: the models module is not available ({e})."
+    try:
+        table = model_table(df)
+    except Exception as e:  # a failing model must not take the rest of the report down
+        return [], None, f"No model overlays: the models could not be computed ({e})."
+    if table is None or not len(table):
+        return [], None, "No model overlays: no model applies to the swept parameters."
+    try:
+        F.model_columns(table)
+    except KeyError as e:
+        return [], None, f"No model overlays: the model table is not understood ({e.args[0]})."
+    base = F.baseline_rows(df)
+    baseline_ps = {}
+    for (workload, ranks), part in base.group_by(["workload", "ranks"]):
+        baseline_ps[(workload, ranks)] = float(part["makespan_ps"].median())
+        baseline_ps.setdefault((workload,), float(part["makespan_ps"].median()))
+    figures = [
+        F.model_figure(table, baseline_ps, labels, axis, style)
+        for axis in F.axes_of(df)
+        if axis in table["axis"].unique().to_list()
+    ]
+    figures = [f for f in figures if f.series]
+    note = None if figures else "No model overlays: no model covers the swept parameters."
+    return figures, model_error_table(table, labels), note
+
+
+def _fits(
+    df: pl.DataFrame, labels: dict[tuple[Any, ...], str], axes: list[str]
+) -> tuple[list[tuple[str, Table]], str | None]:
+    try:
+        from netsens.fit import fit_table
+    except ImportError as e:
+        return [], f"No fitted models: the fit module is not available ({e})."
+    try:
+        table = fit_table(df)
+    except Exception as e:  # as above: report the failure in its section
+        return [], f"No fitted models: the fits could not be computed ({e})."
+    if table is None or not len(table):
+        return [], "No fitted models: no curve has enough points to fit."
+    if not {"workload", "axis"} <= set(table.columns):
+        return [], "No fitted models: the fit table has no workload and axis columns."
+    return fit_tables(table, labels, axes), None
+
+
+def build_report(source: Source, progress: Progress | None = None) -> Report:
+    """Every table and figure description of the report (nothing is drawn yet)."""
+    say = progress or (lambda _msg: None)
+    df = F.with_slowdown(F.with_series(source.frame))
+    base = F.baseline_rows(df)
+    series = sorted(df["series"].unique().to_list())
+    style = F.colours(series)
+    labels: dict[tuple[Any, ...], str] = {}
+    for r in df.select("workload", "ranks", "series").unique().iter_rows():
+        labels[(r[0], r[1])] = r[2]
+        labels.setdefault((r[0],), r[2])
+    generated = datetime.now(UTC)
+    axes = F.axes_of(df)
+    say(f"{df['point_id'].n_unique() if 'point_id' in df.columns else len(df)} runs, "
+        f"{len(series)} workloads, axes {', '.join(axes) or 'none'}")  # fmt: skip
+    say(f"slowdown figures ({len(axes)})")
+    slowdown = [F.slowdown_figure(df, axis, style) for axis in axes]
+    say("model overlays")
+    models, model_errors, models_note = _models(df, labels, style)
+    say(f"communication figures ({len(base['series'].unique()) if len(base) else 0} workloads)")
+    rows = communication_rows(base) if len(base) else []
+    comm_figures = []
+    first = base.sort(["series", "seed"]).unique(
+        subset=["series"], keep="first", maintain_order=True
+    )
+    for r in first.iter_rows(named=True):
+        label = r["series"]
+        comm_figures.append(
+            (
+                F.heatmap_figure(label, r.get("matrix"), int(r["ranks"])),
+                F.histogram_figure(label, r.get("histogram"), style[label][0]),
+            )
+        )
+    say("fitted models")
+    fits, fits_note = _fits(df, labels, axes)
+    title = (
+        ", ".join(sorted(set(df["study"].drop_nulls().to_list()))) if "study" in df.columns else ""
+    )
+    return Report(
+        title=title or "study",
+        study=study_table(source, df, base, generated),
+        slowdown=slowdown,
+        models=models,
+        model_errors=model_errors,
+        models_note=models_note,
+        communication=communication_table(rows),
+        comm_figures=comm_figures,
+        fits=fits,
+        fits_note=fits_note,
+    )
+
+
+def render_html(report: Report) -> str:
+    """The whole page: plotly's JavaScript inlined once, then each section."""
+    parts = []
+    parts.append('<section id="study"><h2>1. The study</h2>')
+    parts.append(report.study.to_html("kv") + "</section>")
+    parts.append('<section id="slowdown"><h2>2. Slowdown against each parameter</h2>')
+    parts.append(
+        '<p class="lead">Run time of each workload relative to its baseline run as one '
+        "parameter of the network varies and the others stay at the baseline (Martin et "
+        "al., Figures 3.x).</p>"
+    )
+    if report.slowdown:
+        parts += [_figure_html(f) for f in report.slowdown]
+    else:
+        parts.append(_note("The study sweeps no parameter: there is only the baseline."))
+    parts.append("</section>")
+    parts.append('<section id="models"><h2>3. Models against measurement</h2>')
+    if report.models_note:
+        parts.append(_note(report.models_note))
+    parts += [_figure_html(f) for f in report.models]
+    if report.model_errors is not None and report.model_errors.rows:
+        parts.append(report.model_errors.to_html())
+    parts.append("</section>")
+    parts.append('<section id="communication"><h2>4. How each workload communicates</h2>')
+    parts.append(report.communication.to_html())
+    for heatmap, histogram in report.comm_figures:
+        label = heatmap.title.split(": ", 1)[-1]
+        parts.append(f"<h3>{html.escape(label)}</h3>")
+        parts.append(f'<div class="pair">{_figure_html(heatmap)}{_figure_html(histogram)}</div>')
+    parts.append("</section>")
+    parts.append('<section id="fits"><h2>5. Fitted models</h2>')
+    if report.fits_note:
+        parts.append(_note(report.fits_note))
+    for title, table in report.fits:
+        parts.append(f"<h3>{html.escape(title)}</h3>{table.to_html()}")
+    parts.append("</section>")
+    manifest = json.dumps([f"fig-{f.name}" for f in report.figures])
+    toc = "".join(
+        f'<li><a href="#{i}">{t}</a></li>'
+        for i, t in (
+            ("study", "The study"),
+            ("slowdown", "Slowdown against each parameter"),
+            ("models", "Models against measurement"),
+            ("communication", "How each workload communicates"),
+            ("fits", "Fitted models"),
+        )
+    )
+    title = html.escape(report.title)
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>netsens report: {title}</title>\n<style>{CSS}</style>\n"
+        f'<script type="text/javascript">{_plotly_js()}</script>\n</head>\n<body>\n<main>\n'
+        f"<h1>netsens report: {title}</h1>\n"
+        f'<p class="lead">How each workload responds to its network, simulated under the '
+        f"LogGOPS model by netsens {html.escape(__version__)}.</p>\n"
+        f"<nav><ol>{toc}</ol></nav>\n" + "\n".join(parts) + "\n</main>\n"
+        f'<script type="application/json" id="netsens-figures">{manifest}</script>\n'
+        "</body>\n</html>\n"
+    )
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_report(
+    source: Any, out_dir: str | os.PathLike[str] | None = None, progress: Progress | None = None
+) -> Path:
+    """Write ``report.html`` and ``figures/*.png`` + ``figures/*.pdf`` for ``source``
+    (a results directory, a study file, or the frame of ``netsens.store.load``) into
+    ``out_dir`` (default: ``<results dir>/report``); return the HTML file's path.
+
+    ``progress(message)`` is told about each group of figures as it is made."""
+    say = progress or (lambda _msg: None)
+    src = read_source(source)
+    if out_dir is None:
+        if src.results_dir is None:
+            raise InputError("out_dir: required when the results are given as a DataFrame")
+        out_dir = src.results_dir / "report"
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out}: exists and is not a directory")
+    report = build_report(src, say)
+    figure_dir = out / "figures"
+    figure_dir.mkdir(parents=True, exist_ok=True)
+    say(f"PNG and PDF figures ({len(report.figures)}) in {figure_dir}")
+    written = set()
+    for fig in report.figures:
+        written |= {p.name for p in F.save_matplotlib(fig, figure_dir)}
+    for stale in figure_dir.iterdir():  # figures of an earlier report of other workloads
+        if stale.suffix in (".png", ".pdf") and stale.name not in written:
+            stale.unlink()
+    say("HTML page")
+    page = out / "report.html"
+    _write_atomic(page, render_html(report))
+    return page
+
+
+__all__ = ["Report", "Source", "build_report", "read_source", "render_html", "write_report"]
