@@ -4,7 +4,8 @@
 (``--app``, listed by ``netsens apps``) on a platform and prints where the time went
 (or, with ``--json``, the whole result as one JSON object); ``netsens calibrate``
 recovers a platform's parameters with the seeds' LogP microbenchmarks; ``netsens
-platform list`` and ``netsens platform show`` describe the platforms. The LogGOPS
+platform list`` and ``netsens platform show`` describe the platforms; ``netsens sweep``
+and ``netsens results`` run a study and show it (:mod:`netsens.cli_study`). The LogGOPS
 parameters are flags spelled as LogGOPSim spells them and case-sensitive: ``--g`` (gap
 per message) and ``--G`` (gap per byte) are different options.
 
@@ -30,6 +31,7 @@ from rich.table import Table
 
 from netsens import __version__
 from netsens.api import run as api_run
+from netsens.cli_study import results_command, sweep_command
 from netsens.engine import (
     ProgressFn,
     apps,
@@ -528,6 +530,10 @@ def platform_show(spec: str, **params: Any) -> None:
     with `netsens run --platform FILE.toml`.
     """
     click.echo(platform_toml(spec, overrides_from(params)), nl=False)
+
+
+cli.add_command(sweep_command)
+cli.add_command(results_command)
 
 
 def _one_line(text: str) -> str:

@@ -465,12 +465,12 @@ def _seeds(value: Any) -> list[int]:
     if (
         isinstance(value, list | tuple)
         and value
-        and all(is_int(s) and 0 <= s < 2**64 for s in value)
+        and all(is_int(s) and 0 <= s < 2**63 for s in value)
     ):
         return list(dict.fromkeys(value))
     raise StudyError(
         f"seeds: give a number of seeds (3 = seeds 0, 1, 2) or a list of seeds from 0 to "
-        f"2^64-1 such as [1, 7], got {value!r}"
+        f"2^63-1 such as [1, 7], got {value!r}"
     )
 
 
