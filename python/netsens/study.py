@@ -221,7 +221,9 @@ class Study:
                 for w in _as_list(given["workloads"])
             ]
         try:
-            return cls(**(data | given), base_dir=path.parent)
+            study = cls(**(data | given), base_dir=path.parent)
+            study._source = str(path)
+            return study
         except StudyError as e:
             raise StudyError(f"{path}: {e}") from None
         except TypeError as e:  # a required key is missing
@@ -352,6 +354,13 @@ class Study:
     def points(self) -> list[Point]:
         """Every point of the study, each once, baseline points first per (workload,
         ranks, seed). Validates the grid with the engine (``StudyError``)."""
+        try:
+            return self._points()
+        except StudyError as e:
+            source = getattr(self, "_source", None)
+            raise StudyError(f"{source}: {e}" if source else str(e)) from None
+
+    def _points(self) -> list[Point]:
         bare = _resolve(self._platform_path, {}, "platform")
         base, base_doc = _canonical(self._platform_path, bare, self.baseline, "baseline")
         cells = [(axis, over, doc) for axis, over, doc in self._cells(bare)]

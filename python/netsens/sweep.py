@@ -93,9 +93,11 @@ def run_study(study: Study, jobs: int | None = None, progress: bool = True) -> S
             _run(todo, study.name, root, jobs, summary, report)
     except KeyboardInterrupt:
         report.close()
+        # Count the files: workers may have stored points the loop has not seen yet.
+        stored = len(store.stored_ids(root) & {p.point_id for p in points})
         report.say(
-            f"sweep: interrupted; {summary.stored + summary.done}/{summary.total} points "
-            f"stored in {root}; run the same command again to continue"
+            f"sweep: interrupted; {stored}/{summary.total} points stored in {root}; run "
+            "the same command again to continue"
         )
         raise
     finally:
