@@ -288,3 +288,27 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_points(tmp_path):
     assert 2 <= stored < total
     assert not list(points.glob("*.tmp-*"))
     assert store.load(points.parent)["point_id"].n_unique() == stored
+
+
+def test_example_study(tmp_path):
+    # examples/studies/quick.toml, its GOAL files checked by hand: the ping-pong ends at
+    # 4o + 2L, the 16-rank dissemination barrier at 4 rounds x (2o + L).
+    proc = netsens_cli("sweep", "examples/studies/quick.toml", "--results", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "54/54 points" in proc.stdout
+    frame = netsens.results(tmp_path).filter(pl.col("workload_kind") == "goal")
+    o_values, l_values = (1.5, 3, 6, 12), (1, 10**0.5, 10, 10**1.5, 100)
+    # Points: the baseline (o = 1.5us, L = 2.5us), each L with o = 1.5us, each o with
+    # L = 2.5us; an L is read to whole ps (sqrt(10) us = 3162278 ps).
+    cells = [(1.5, 2.5)] + [(1.5, round(v * US) / US) for v in l_values]
+    cells += [(o, 2.5) for o in o_values]
+    for row in frame.iter_rows(named=True):
+        o, latency = row["o_ps"] / US, row["L_ps"] / US
+        assert (o, latency) in cells
+        if row["workload"].endswith("dissemination16.goal"):
+            assert row["makespan_ps"] == round(4 * (2 * o + latency) * US), row
+        else:
+            assert row["makespan_ps"] == pingpong_makespan(o, latency), row
+    # Per file: the baseline row, 5 L rows + the baseline on the L curve, 3 o rows (o =
+    # 1.5us is the baseline) + the baseline on the o curve.
+    assert frame.height == 2 * (1 + 6 + 4)

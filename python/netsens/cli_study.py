@@ -110,8 +110,8 @@ def sweep_command(
 
     \b
     Example:
-      netsens sweep examples/isca97.toml --ranks 8 --seeds 1 --jobs 2
-      netsens results examples/isca97.toml
+      netsens sweep examples/studies/quick.toml --ranks 4 --seeds 1 --jobs 2
+      netsens results examples/studies/quick.toml
     """
     study = Study.from_toml(
         study_file,
@@ -152,8 +152,8 @@ def results_command(target: Path, fmt: str | None) -> None:
 
     \b
     Example:
-      netsens results examples/isca97.toml
-      netsens results results/isca97 --csv > isca97.csv
+      netsens results examples/studies/quick.toml
+      netsens results results/quick --csv > quick.csv
     """
     root = results_dir(target)
     frame = load(root)
@@ -185,6 +185,13 @@ def _value_text(row: dict[str, Any]) -> str:
     return f"{value:g}x"
 
 
+def _short_names(workloads: list[str]) -> dict[str, str]:
+    """GOAL files by their file name when that is unambiguous, to keep the table narrow."""
+    names = {w: Path(w).name if w.endswith(".goal") else w for w in workloads}
+    counts = {n: list(names.values()).count(n) for n in names.values()}
+    return {w: n if counts[n] == 1 else w for w, n in names.items()}
+
+
 def _print_results(root: Path, frame: pl.DataFrame) -> None:
     console = Console(highlight=False)
     manifest = read_manifest(root) or {}
@@ -203,13 +210,14 @@ def _print_results(root: Path, frame: pl.DataFrame) -> None:
         .to_dicts()
     )
     points = frame["point_id"].n_unique()
+    short = _short_names(frame["workload"].unique().to_list())
     table = Table(title=f"study {name}: {points} points in {root}", title_justify="left")
     for column in ("workload", "ranks", "axis", "value", "makespan", "slowdown", "seeds"):
         table.add_column(column, justify="left" if column in ("workload", "axis") else "right")
     for row in groups:
         slowdown = "" if row["slowdown"] is None else f"{row['slowdown']:.3f}x"
         table.add_row(
-            row["workload"],
+            short[row["workload"]],
             str(row["ranks"]),
             row["axis"],
             _value_text(row),
