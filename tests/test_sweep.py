@@ -8,6 +8,7 @@ On loggopsim (o = 1.5us, L = 2.5us) that is 11us; every extra dL adds exactly 2 
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -121,6 +122,20 @@ def test_duckdb_reads_the_points(pingpong_study):
         ("o", 17 * US),
         ("L", 26 * US),
     ]
+
+
+def test_documented_duckdb_queries(pingpong_study):
+    # Every query of docs/STUDIES.md runs against a results directory; the slowdown
+    # query gives the ping-pong's o = 3us point: (4 x 3 + 2 x 2.5) / 11 = 17/11.
+    text = (ROOT / "docs/STUDIES.md").read_text()
+    block = re.search(r"## Querying with DuckDB.*?```sql\n(.*?)```", text, re.S).group(1)
+    queries = [
+        q for q in block.replace("results/quick", str(pingpong_study.results_dir)).split(";")
+    ]
+    results = [duckdb.sql(q).fetchall() for q in queries if q.strip()]
+    assert len(results) == 4
+    assert results[1] == [("pingpong.goal", 3.0, pytest.approx(17 / 11))]
+    assert results[2] == [(4,)]
 
 
 def test_rerun_computes_nothing(pingpong_study):

@@ -312,15 +312,16 @@ def load(results_dir: str | os.PathLike[str]) -> pl.DataFrame:
 
 
 def _sorted(frame: pl.DataFrame, workloads: list[str], axes: list[str]) -> pl.DataFrame:
-    """Rows by workload and axis in the study's order, then ranks, value and seed."""
+    """Rows by workload and axis in the study's order, then ranks, values and seed."""
 
     def rank(column: str, order: list[str]) -> pl.Expr:
         index = {name: i for i, name in enumerate(order)}
         return pl.col(column).replace_strict(index, default=len(index), return_dtype=_I)
 
+    parameters = [p.column for p in PARAMETERS.values()]  # orders product rows
     return frame.sort(
         [rank("workload", workloads), "workload", "ranks", rank("axis", axes), "axis"]
-        + ["value", "overrides", "seed"],
+        + ["value", *parameters, "overrides", "seed"],
         nulls_last=False,
     )
 
