@@ -194,6 +194,9 @@ def _short_names(workloads: list[str]) -> dict[str, str]:
 
 def _print_results(root: Path, frame: pl.DataFrame) -> None:
     console = Console(highlight=False)
+    if frame.is_empty():
+        console.print(f"no points stored yet in {root}; run netsens sweep on the study")
+        return
     manifest = read_manifest(root) or {}
     name = manifest.get("study", {}).get("name", root.name)
     groups = (
@@ -229,5 +232,3 @@ def _print_results(root: Path, frame: pl.DataFrame) -> None:
     failed = failures(root)
     if failed:
         console.print(f"{len(failed)} points failed; their errors are in {root / FAILURES}")
-    if frame.is_empty():
-        console.print("no points stored yet; run netsens sweep on the study")

@@ -280,7 +280,7 @@ def load(results_dir: str | os.PathLike[str]) -> pl.DataFrame:
     """
     root = Path(results_dir)
     if not root.is_dir():
-        raise InputError(f"results: no results directory {root}")
+        raise InputError(f"results: no results directory {root}; run netsens sweep first")
     files = sorted((root / POINTS).glob("*.parquet"))
     frame = pl.read_parquet(files) if files else pl.DataFrame(schema=SCHEMA)
     frame = frame.select(list(SCHEMA)).cast(SCHEMA)

@@ -165,6 +165,7 @@ class Study:
     base_dir: Path = field(default_factory=Path.cwd)
 
     def __post_init__(self) -> None:
+        self._source: str | None = None  # the study file, to name it in errors
         self.base_dir = Path(self.base_dir).resolve()
         if not isinstance(self.name, str) or not _NAME.match(self.name):
             raise StudyError(
@@ -239,6 +240,8 @@ class Study:
                 raise StudyError(f"{key}: {_unknown(key, str(value), list(allowed))}")
         if not isinstance(self.description, str):
             raise StudyError("description: must be a string")
+        if self.results is not None and not isinstance(self.results, str | os.PathLike):
+            raise StudyError('results: must be a directory path, e.g. results = "results/x"')
         if not isinstance(self.baseline, dict):
             raise StudyError('baseline: must be a table of overrides, e.g. o = "2.9us"')
 
@@ -357,8 +360,7 @@ class Study:
         try:
             return self._points()
         except StudyError as e:
-            source = getattr(self, "_source", None)
-            raise StudyError(f"{source}: {e}" if source else str(e)) from None
+            raise StudyError(f"{self._source}: {e}" if self._source else str(e)) from None
 
     def _points(self) -> list[Point]:
         bare = _resolve(self._platform_path, {}, "platform")
