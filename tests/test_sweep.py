@@ -229,6 +229,8 @@ def test_failed_points_are_recorded_and_the_sweep_goes_on(tmp_path):
     assert {f["error"] for f in recorded} == {"DeadlockError"}
     assert all("rank 0 waits in `l1: recv 1b from 1 tag 0`" in f["message"] for f in recorded)
     assert set(store.load(results)["workload"]) == {"pingpong.goal"}
+    shown = netsens_cli("results", path)
+    assert f"3 points failed; their errors are in {results}/failures" in shown.stdout
     # The failures are tried again, and again recorded; the stored points are not rerun.
     again = netsens_cli("sweep", path)
     assert again.returncode == 2

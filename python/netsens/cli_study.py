@@ -195,7 +195,7 @@ def _short_names(workloads: list[str]) -> dict[str, str]:
 def _print_results(root: Path, frame: pl.DataFrame) -> None:
     console = Console(highlight=False)
     if frame.is_empty():
-        console.print(f"no points stored yet in {root}; run netsens sweep on the study")
+        click.echo(f"no points stored yet in {root}; run netsens sweep on the study")
         return
     manifest = read_manifest(root) or {}
     name = manifest.get("study", {}).get("name", root.name)
@@ -231,4 +231,4 @@ def _print_results(root: Path, frame: pl.DataFrame) -> None:
     console.print(table)
     failed = failures(root)
     if failed:
-        console.print(f"{len(failed)} points failed; their errors are in {root / FAILURES}")
+        click.echo(f"{len(failed)} points failed; their errors are in {root / FAILURES}")
