@@ -4,7 +4,8 @@
 (``--app``, listed by ``netsens apps``) on a platform and prints where the time went
 (or, with ``--json``, the whole result as one JSON object); ``netsens calibrate``
 recovers a platform's parameters with the seeds' LogP microbenchmarks; ``netsens
-platform list`` and ``netsens platform show`` describe the platforms. The LogGOPS
+platform list`` and ``netsens platform show`` describe the platforms; ``netsens sweep``
+and ``netsens results`` run a study and show it (:mod:`netsens.cli_study`). The LogGOPS
 parameters are flags spelled as LogGOPSim spells them and case-sensitive: ``--g`` (gap
 per message) and ``--G`` (gap per byte) are different options.
 
@@ -32,6 +33,7 @@ from netsens import __version__
 from netsens.api import run as api_run
 from netsens.cli_explain import explain_command
 from netsens.cli_report import report as report_command
+from netsens.cli_study import results_command, sweep_command
 from netsens.engine import (
     ProgressFn,
     apps,
@@ -570,5 +572,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-cli.add_command(explain_command)
-cli.add_command(report_command)
+# The study commands live in their own modules.
+for _command in (sweep_command, results_command, explain_command, report_command):
+    cli.add_command(_command)

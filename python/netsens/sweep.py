@@ -1,0 +1,255 @@
+"""Running a study: every point not yet stored, in parallel on the local cores.
+
+Points run in worker processes (started with ``spawn``: polars keeps threads, which
+``fork`` would copy half-alive); each worker stores its point itself, atomically, as
+soon as it finishes, so a sweep stopped at any moment -- Ctrl-C, SIGKILL, a crash --
+keeps every finished point and, run again, computes only the missing ones. A point
+whose run fails with a netsens error (a deadlock, a wrong answer, a bad override) is
+recorded in ``failures/`` and the sweep goes on; a later sweep tries it again.
+"""
+
+import multiprocessing
+import os
+import signal
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from netsens import store
+from netsens.engine import run_app, run_goal
+from netsens.errors import NetsensError
+from netsens.study import Point, Study
+
+# Plain progress lines (stderr not a terminal) come at most this often, in s.
+PLAIN_EVERY_S = 2.0
+
+
+class SweepError(NetsensError):
+    """The sweep itself could not go on (not one point's failure)."""
+
+
+@dataclass
+class SweepSummary:
+    """What a sweep did; ``failures`` holds each failed point's recorded error."""
+
+    results_dir: Path
+    total: int  # points in the study
+    stored: int  # already stored when the sweep started (not run again)
+    done: int  # run and stored by this sweep
+    failed: int  # run by this sweep and failed
+    wall_s: float
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.failed == 0
+
+    def line(self) -> str:
+        """One line with units, e.g. for the end of ``netsens sweep``."""
+        ran = self.done + self.failed
+        rate = f" ({ran / self.wall_s:.2f} points/s)" if ran and self.wall_s > 0 else ""
+        return (
+            f"sweep: {ran} points run in {self.wall_s:.1f} s{rate}, {self.stored} already "
+            f"stored, {self.failed} failed; {self.stored + self.done}/{self.total} points "
+            f"in {self.results_dir}"
+        )
+
+
+def default_jobs() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def run_study(study: Study, jobs: int | None = None, progress: bool = True) -> SweepSummary:
+    """Run every point of ``study`` that its results directory does not hold yet, on
+    ``jobs`` processes (default: every core), printing progress on stderr when
+    ``progress``. Ctrl-C stops the workers and raises ``KeyboardInterrupt``, keeping
+    every finished point."""
+    start = time.perf_counter()
+    points = study.points()
+    root = study.results_dir
+    (root / store.POINTS).mkdir(parents=True, exist_ok=True)
+    store.remove_stale_temporaries(root)
+    store.write_manifest(root, study, points)
+    have = store.stored_ids(root)
+    todo = [p for p in points if p.point_id not in have]
+    jobs = max(1, min(jobs or default_jobs(), len(todo)))
+    summary = SweepSummary(root, len(points), len(points) - len(todo), 0, 0, 0.0)
+    report = _Reporter(sys.stderr if progress else None, summary)
+    report.start(study.name, len(todo), jobs)
+    try:
+        if todo:
+            _run(todo, study.name, root, jobs, summary, report)
+    except KeyboardInterrupt:
+        report.close()
+        # Count the files: workers may have stored points the loop has not seen yet.
+        stored = len(store.stored_ids(root) & {p.point_id for p in points})
+        report.say(
+            f"sweep: interrupted; {stored}/{summary.total} points stored in {root}; run "
+            "the same command again to continue"
+        )
+        raise
+    finally:
+        report.close()
+    summary.wall_s = time.perf_counter() - start
+    return summary
+
+
+def _run(
+    todo: list[Point], name: str, root: Path, jobs: int, summary: SweepSummary, report: Any
+) -> None:
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_sigint)
+    try:
+        # Workers inherit an ignored SIGINT: Ctrl-C reaches the terminal's whole process
+        # group, and only this process should act on it.
+        with _sigint_ignored():
+            futures = {pool.submit(_run_point, p, name, str(root)): p for p in todo}
+        for future in as_completed(futures):
+            point = futures[future]
+            error, message = future.result()
+            if error is None:
+                store.clear_failure(root, point.point_id)
+                summary.done += 1
+            else:
+                store.write_failure(root, point, error, message)
+                summary.failed += 1
+                summary.failures.append(
+                    {"point": point.describe(), "error": error, "message": message}
+                )
+            report.advance()
+    except BrokenProcessPool:
+        _stop(pool)
+        raise SweepError(
+            "a worker process died (out of memory?); finished points are kept, run the "
+            "same command again to continue"
+        ) from None
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown()
+
+
+@contextmanager
+def _sigint_ignored():
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """End the workers now; their points in flight are lost (never half-stored)."""
+    processes = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join()
+
+
+def _run_point(point: Point, name: str, results_dir: str) -> tuple[str | None, str | None]:
+    """Run and store one point (in a worker): ``(None, None)``, or the netsens error's
+    class name and message."""
+    from netsens import __version__
+
+    start = time.perf_counter()
+    try:
+        if point.kind == "app":
+            result = run_app(
+                point.workload,
+                point.ranks,
+                point.size or "small",
+                point.platform_path,
+                point.overrides,
+                point.seed,
+            )
+        else:
+            assert point.goal_path is not None
+            result = run_goal(
+                point.goal_path, point.platform_path, point.overrides, point.seed, ranks=point.ranks
+            )
+    except NetsensError as e:
+        return type(e).__name__, str(e)
+    wall_s = time.perf_counter() - start
+    store.write_point(results_dir, store.point_row(point, name, result, wall_s, __version__))
+    return None, None
+
+
+class _Reporter:
+    """Progress on stderr: a rich bar on a terminal, else a plain line every few s."""
+
+    def __init__(self, stream: TextIO | None, summary: SweepSummary) -> None:
+        self.stream, self.summary = stream, summary
+        self.tty = stream is not None and stream.isatty()
+        self.bar: Progress | None = None
+        self.started = self.last = time.perf_counter()
+
+    def say(self, line: str) -> None:
+        if self.stream is not None:
+            print(line, file=self.stream, flush=True)
+
+    def start(self, name: str, to_run: int, jobs: int) -> None:
+        s = self.summary
+        self.say(
+            f"sweep: study {name}: {s.total} points, {s.stored} already stored, {to_run} to "
+            f"run on {jobs} processes; results in {s.results_dir}"
+        )
+        self.started = self.last = time.perf_counter()
+        if self.tty and to_run:
+            self.bar = Progress(
+                TextColumn("sweep"),
+                BarColumn(),
+                TextColumn("{task.completed}/{task.total} points"),
+                TextColumn("{task.fields[rate]}, ETA {task.fields[eta]}{task.fields[failed]}"),
+                TimeElapsedColumn(),
+                console=Console(file=self.stream),
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(
+                "sweep", total=s.total, completed=s.stored, rate="? points/s", eta="?", failed=""
+            )
+
+    def _rate_eta(self) -> tuple[str, str]:
+        s = self.summary
+        ran, elapsed = s.done + s.failed, time.perf_counter() - self.started
+        if not ran or elapsed <= 0:
+            return "? points/s", "?"
+        rate = ran / elapsed
+        left = (s.total - s.stored - ran) / rate
+        eta = f"{left:.0f} s" if left < 120 else f"{left / 60:.1f} min"
+        return f"{rate:.2f} points/s", eta
+
+    def advance(self) -> None:
+        s = self.summary
+        rate, eta = self._rate_eta()
+        finished = s.stored + s.done + s.failed
+        failed = f", {s.failed} failed" if s.failed else ""
+        if self.bar is not None:
+            self.bar.update(self.task, completed=finished, rate=rate, eta=eta, failed=failed)
+            return
+        now = time.perf_counter()
+        if now - self.last >= PLAIN_EVERY_S or finished == s.total:
+            self.say(f"sweep: {finished}/{s.total} points, {rate}, ETA {eta}{failed}")
+            self.last = now
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
