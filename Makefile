@@ -2,10 +2,11 @@
 # fresh Debian 12 with Rust installed; every Python package goes into .venv/.
 #
 #   make install   .venv/ with netsens installed (editable, release-built native module)
-#   make run       install, then the default study (a GOAL example and an L sweep)
+#   make run       install, then the default study (ISCA'97 at small size) and its report
 #   make test      install, lint, Rust tests, Python tests (test-deps: Debian packages they need)
 #   make lint      rustfmt --check, clippy -D warnings, ruff check + ruff format --check
-#   make bench     the engine and program front-end benchmarks (each prints its report)
+#   make bench     the engine, program front-end and application benchmarks, and the
+#                  default study timed (each prints its report)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -19,7 +20,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 MATURIN_REQ := maturin>=1.9.4,<2
-EXAMPLE_GOAL := examples/goal/dissemination16.goal
+DEFAULT_STUDY := studies/isca97.toml
 PY_SOURCES := python tests scripts
 
 # Debian packages the build needs beyond a fresh Debian 12 with Rust. `python3 -m
@@ -77,9 +78,11 @@ $(BUILD_STAMP): $(BIN)/maturin pyproject.toml $(RUST_INPUTS) $(if $(CORE_MODULE)
 
 install: $(BUILD_STAMP)
 
+# A re-run continues an interrupted sweep and recomputes nothing already stored.
 run: install
-	$(BIN)/netsens run --goal $(EXAMPLE_GOAL)
-	$(BIN)/python scripts/default_study.py --goal $(EXAMPLE_GOAL) --out results/default_study.txt
+	$(BIN)/netsens sweep $(DEFAULT_STUDY)
+	$(BIN)/netsens explain $(DEFAULT_STUDY)
+	@echo "report: $$($(BIN)/netsens report $(DEFAULT_STUDY))"
 
 lint: install
 	cargo fmt --all --check
@@ -91,8 +94,9 @@ test: install lint test-deps
 	cargo test --workspace --release
 	$(BIN)/pytest -q tests
 
-bench:
+bench: install
 	cargo bench -p netsens-core --bench engine --bench programs
 	cargo bench -p netsens-apps --bench apps
+	$(BIN)/python scripts/bench_study.py --study $(DEFAULT_STUDY)
 
 FORCE:

@@ -1,0 +1,67 @@
+"""Benchmark of `make run`'s default study: the whole sweep from nothing, timed.
+
+Runs every point of studies/isca97.toml into a fresh temporary results directory on
+all cores and prints the wall time, points per second, and the parallel speed-up: the
+sum of the points' own run times (each point stores its wall time) over the sweep's
+wall time, a baseline measured in the same run. Target: the whole study, with its
+report, under 10 minutes on a 2-core machine.
+
+    .venv/bin/python scripts/bench_study.py [--study studies/isca97.toml] [--jobs N]
+"""
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import polars as pl
+
+from netsens import NetsensError
+from netsens.report import write_report
+from netsens.store import load
+from netsens.study import Study
+from netsens.sweep import run_study
+
+TARGET_S = 600.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--study", type=Path, default=Path("studies/isca97.toml"))
+    parser.add_argument("--jobs", type=int, default=None)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="netsens-bench-") as tmp:
+        try:
+            study = Study.from_toml(args.study, results=tmp)
+            summary = run_study(study, jobs=args.jobs, progress=True)
+            start = time.perf_counter()
+            write_report(tmp, Path(tmp) / "report")
+            report_s = time.perf_counter() - start
+            frame = load(tmp).unique("point_id")
+        except NetsensError as e:
+            print(f"bench_study: error: {e}", file=sys.stderr)
+            return 2
+    ran = summary.done + summary.failed
+    serial_s = float(frame["wall_s"].sum())
+    total_s = summary.wall_s + report_s
+    per_workload = (
+        frame.group_by("workload")
+        .agg(points=pl.len(), mean_s=pl.col("wall_s").mean())
+        .sort("mean_s", descending=True)
+    )
+    print(f"default study {study.name}: {summary.total} points, {summary.failed} failed")
+    print(f"  sweep   {summary.wall_s:8.1f} s   {ran / summary.wall_s:6.2f} points/s")
+    print(f"  report  {report_s:8.1f} s")
+    print(f"  total   {total_s:8.1f} s   ({total_s / TARGET_S:.2f}x the 600 s target)")
+    print(
+        f"  points' own run times sum to {serial_s:.1f} s: parallel speed-up "
+        f"{serial_s / summary.wall_s:.2f}x on {args.jobs or 'all'} cores"
+    )
+    for row in per_workload.iter_rows(named=True):
+        print(f"    {row['workload']:<12} {row['points']:4d} points  {row['mean_s']:6.2f} s/point")
+    return 0 if summary.ok else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
