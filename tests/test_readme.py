@@ -26,3 +26,20 @@ def test_readme_python_api_example_runs(capsys):
     exec(compile(example, "README.md", "exec"), {})
     out = capsys.readouterr().out
     assert "True" in out and "halo" in out and "compute" in out
+
+
+def test_readme_study_example_is_a_valid_study(tmp_path):
+    """3 workloads; L has 8 values of which 5 us is now1997's own (the baseline) and o 3
+    of which 2.9 us is: 1 + 7 + 2 = 10 points per (workload, ranks, seed). The apps run
+    at 8 and 32 ranks with 3 seeds, the GOAL file at its own 2 ranks with 3 seeds:
+    (2 x 2 x 3 + 3) x 10 = 150 points."""
+    from netsens.study import Study
+
+    section = README.read_text().split("## Studies", 1)[1]
+    example = re.search(r"```toml\n(.*?)```", section, re.S).group(1)
+    example = example.replace("examples/goal/", str(README.parent / "examples/goal") + "/")
+    path = tmp_path / "study.toml"
+    path.write_text(example)
+    points = Study.from_toml(path).points()
+    assert len(points) == 150
+    assert {p.ranks for p in points if p.kind == "app"} == {8, 32}
