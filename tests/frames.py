@@ -1,36 +1,27 @@
-"""Results frames for the model and fit tests, built exactly as ISSUE6-SPEC describes
-``netsens.store.load``'s output, without the store: from real runs (``netsens.run``)
-or from made-up numbers.
+"""Results frames for the model, fit and report tests, built as ``netsens.store.load``
+returns them, without a results directory: from real runs (``netsens.run``) or from
+made-up numbers.
 
-A stored point is one row of the spec's columns; :func:`loaded_frame` turns stored
-points into the loaded frame: one row per (point, axis), the baseline point of each
-(workload, size, ranks, seed) folded into every axis's curve (its ``value`` the
-baseline's own value of that parameter), plus ``value``, ``value_unit``,
-``baseline_makespan_ps`` and ``slowdown``.
+A stored point is one row of ``netsens.store.SCHEMA`` (from a run, the store's own
+``point_row``); :func:`loaded_frame` turns stored points into the loaded frame: one
+row per (point, axis), the baseline point of each (workload, size, ranks, seed) folded
+into every axis's curve (its ``value`` the baseline's own value of that parameter),
+plus ``value`` (for ``clusters`` the number of clusters), ``value_unit``,
+``is_baseline``, ``baseline_makespan_ps`` and ``slowdown``, each derived here by hand
+as docs/STUDIES.md describes them.
 """
 
-import hashlib
 import json
 from typing import Any
 
 import polars as pl
 
 import netsens
+from netsens import store
 from netsens.api import RunResult
+from netsens.parameters import PARAMETERS
+from netsens.study import Point, point_id
 
-# Axis -> (stored column, canonical unit).
-PARAMS = {
-    "L": ("L_ps", "ps"),
-    "o": ("o_ps", "ps"),
-    "g": ("g_ps", "ps"),
-    "G": ("G_ps_per_B", "ps/B"),
-    "O": ("O_ps_per_B", "ps/B"),
-    "S": ("S_B", "B"),
-    "wan_latency": ("wan_latency_ps", "ps"),
-    "wan_bandwidth": ("wan_bandwidth_Bps", "B/s"),
-    "cpu_speed": ("cpu_speed", "ratio"),
-    "clusters": ("clusters", None),
-}
 # The resolved parameters of the now1997 preset, in the stored units.
 NOW1997 = {
     "L_ps": 5_000_000.0,
@@ -44,70 +35,60 @@ NOW1997 = {
     "cpu_speed": 1.0,
     "clusters": None,
 }
-PRIMITIVE_TYPE = pl.List(pl.Struct({"primitive": pl.String, "total": pl.Int64, "max": pl.Int64}))
 
 
-def point_id(row: dict[str, Any]) -> str:
-    key = {k: row[k] for k in ("workload", "size", "ranks", "platform", "seed", "overrides")}
-    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+def row_id(row: dict[str, Any]) -> str:
+    """The point id of a stored row (the store's: netsens.study.point_id)."""
+    keys = ("workload", "size", "ranks", "platform", "seed")
+    return point_id(*(row[k] for k in keys), json.loads(row["overrides"]))
 
 
 def stored_row(
-    result: RunResult, *, axis: str, overrides: dict[str, str], study: str = "test"
+    result: RunResult,
+    *,
+    axis: str,
+    overrides: dict[str, str],
+    study: str = "test",
+    wall_s: float = 0.0,
 ) -> dict[str, Any]:
-    """The stored point of one run (the spec's columns)."""
-    p = result.platform
-    cluster, wan = p["cluster"], p.get("wan")
-    shape = (p.get("shape") or {}).get("clusters")
-    ranks, prims = result.ranks, result.primitives
-    per_prim = prims.group_by("primitive").agg(
-        pl.col("count").sum().alias("total"), pl.col("count").max().alias("max")
-    )
+    """The stored point of one run, as a sweep stores it (``netsens.store.point_row``)."""
     w = result.workload
-    row = {
-        "study": study,
-        "workload": w.get("app") or w.get("file"),
-        "workload_kind": w["kind"],
-        "size": result.size,
-        "ranks": result.num_ranks,
-        "platform": result.platform_name,
-        "seed": result.seed,
-        "overrides": json.dumps(overrides, sort_keys=True),
-        "axis": axis,
-        "L_ps": float(cluster["latency"]),
-        "o_ps": float(cluster["overhead"]),
-        "g_ps": float(cluster["gap"]),
-        "G_ps_per_B": cluster["gap_per_byte"] / 1000,
-        "O_ps_per_B": cluster["overhead_per_byte"] / 1000,
-        "S_B": float(cluster["eager_limit"]),
-        "wan_latency_ps": float(wan["latency"]) if wan else None,
-        "wan_bandwidth_Bps": 1e15 / wan["per_byte"] if wan else None,
-        "cpu_speed": float(p["cpu_speed"]),
-        "clusters": "x".join(map(str, shape)) if shape else None,
-        "makespan_ps": result.makespan_ps,
-        "verified": result.verified,
-        "messages": result.messages,
-        "bytes": result.bytes,
-        "events": result.events,
-        "wall_s": 0.0,
-        "messages_max": int(ranks["sent_messages"].max()),
-        "messages_mean": float(ranks["sent_messages"].mean()),
-        "recv_messages_max": int(ranks["recv_messages"].max()),
-        "bytes_max": int(ranks["sent_bytes"].max()),
-        "bytes_mean": float(ranks["sent_bytes"].mean()),
-        "primitives": per_prim.sort("primitive").to_dicts(),
-        "matrix": result.matrix.to_dicts(),
-        "histogram": result.histogram.to_dicts(),
-        "netsens_version": netsens.__version__,
-    }
-    row["point_id"] = point_id(row)
-    return row
+    point = Point(
+        workload=w.get("app") or w["file"],
+        kind=w["kind"],
+        size=result.size,
+        ranks=result.num_ranks,
+        platform=result.platform_name,
+        seed=result.seed,
+        overrides=overrides,
+        axes=[axis],
+    )
+    return store.point_row(point, study, result.to_dict(), wall_s, netsens.__version__)
+
+
+def clusters_count(shape: str | None) -> float:
+    """The number of clusters of a stored shape: null is one, ``4x8`` four, ``8+8+16``
+    three."""
+    if shape is None:
+        return 1.0
+    count, times, _ = shape.partition("x")
+    return float(count) if times else float(len(shape.split("+")))
+
+
+def _value(row: dict[str, Any], axis: str) -> float | None:
+    """The row's value of the parameter ``axis`` swept, in its stored unit."""
+    if axis not in PARAMETERS:  # baseline, product
+        return None
+    if axis == "clusters":
+        return clusters_count(row["clusters"])
+    value = row[PARAMETERS[axis].column]
+    return None if value is None else float(value)
 
 
 def loaded_frame(stored: list[dict[str, Any]], keep_baseline_rows: bool = False) -> pl.DataFrame:
     """What ``netsens.store.load`` returns for these stored points (see the module's
     text); ``keep_baseline_rows`` also keeps each baseline point as an axis
-    "baseline" row with a null value (the spec allows either)."""
+    "baseline" row with a null value, as the store does."""
     group = ("workload", "size", "ranks", "seed")
     base = {tuple(r[k] for k in group): r for r in stored if r["axis"] == "baseline"}
     axes: dict[tuple[Any, ...], set[str]] = {}
@@ -118,14 +99,13 @@ def loaded_frame(stored: list[dict[str, Any]], keep_baseline_rows: bool = False)
 
     def add(r: dict[str, Any], axis: str) -> None:
         b = base[tuple(r[k] for k in group)]
-        column, unit = PARAMS.get(axis, (None, None))
-        value = r[column] if column and axis != "clusters" else None
         out.append(
             {
                 **r,
                 "axis": axis,
-                "value": None if value is None else float(value),
-                "value_unit": unit,
+                "value": _value(r, axis),
+                "value_unit": PARAMETERS[axis].unit if axis in PARAMETERS else None,
+                "is_baseline": r["axis"] == "baseline",
                 "baseline_makespan_ps": b["makespan_ps"],
                 "slowdown": r["makespan_ps"] / b["makespan_ps"],
             }
@@ -139,11 +119,7 @@ def loaded_frame(stored: list[dict[str, Any]], keep_baseline_rows: bool = False)
                 add(r, "baseline")
         else:
             add(r, r["axis"])
-    return pl.DataFrame(
-        out,
-        schema_overrides={"primitives": PRIMITIVE_TYPE, "value": pl.Float64},
-        infer_schema_length=None,
-    )
+    return pl.DataFrame(out, schema=store.SCHEMA | store.DERIVED)
 
 
 def run_curves(
@@ -172,7 +148,8 @@ def run_curves(
                 overrides = {**baseline, axis: value}
                 r = netsens.run(workload, platform, ranks, size, seed, overrides)
                 row = stored_row(r, axis=axis, overrides=overrides)
-                if row[PARAMS[axis][0]] != b[PARAMS[axis][0]]:
+                column = PARAMETERS[axis].column
+                if row[column] != b[column]:
                     stored.append(row)
     return loaded_frame(stored, keep_baseline_rows)
 
@@ -226,12 +203,12 @@ def synthetic_frame(
             "histogram": [],
             "netsens_version": "test",
         }
-        r["point_id"] = point_id(r)
+        r["point_id"] = row_id(r)
         return r
 
     stored = [row("baseline", {}, baseline_makespan_ps)]
     for axis, points in curves.items():
-        column = PARAMS[axis][0]
+        column = PARAMETERS[axis].column
         for value, makespan in points:
             stored.append(row(axis, {column: value}, makespan))
     return loaded_frame(stored, keep_baseline_rows)

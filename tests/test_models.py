@@ -2,8 +2,8 @@
 
 Every expected number is derived by hand, from the model's formula and the counts, or
 from the LogGP rules of LOGGP.md for a schedule simple enough to time on paper. The
-results frames are built as ISSUE6-SPEC says ``netsens.store.load`` returns them
-(tests/frames.py): from made-up numbers, or from real runs of ``netsens.run``.
+results frames are built as ``netsens.store.load`` returns them (tests/frames.py):
+from made-up numbers, or from real runs of ``netsens.run``.
 """
 
 import json
@@ -16,7 +16,7 @@ import pytest
 from frames import run_curves, stored_row, synthetic_frame
 
 import netsens
-from netsens import cli
+from netsens import cli, store
 from netsens.errors import InputError
 from netsens.models import explain, model_table
 
@@ -128,6 +128,34 @@ def test_a_model_that_does_not_apply_is_absent():
     table = model_table(df)
     assert set(table["axis"]) == {"o"}
     assert set(table["model"]) == {"overhead"}
+
+
+def test_the_cluster_shape_is_a_curve_of_cluster_counts_without_a_model(tmp_path):
+    # The value of a clusters row is the number of clusters: one for the baseline's
+    # single cluster (a null shape), 4 for 4x2, 2 for 2+6; the same from the store.
+    df = synthetic_frame(
+        {"clusters": [("4x2", 31 * MS), ("2+6", 32 * MS)]}, baseline_makespan_ps=30 * MS, ranks=8
+    )
+    assert sorted(df.select("value", "value_unit", "is_baseline").rows()) == [
+        (1.0, "clusters", True),
+        (2.0, "clusters", False),
+        (4.0, "clusters", False),
+    ]
+    as_stored = df.with_columns(
+        axis=pl.when("is_baseline").then(pl.lit("baseline")).otherwise("axis")
+    ).drop(list(store.DERIVED))
+    for row in as_stored.to_dicts():
+        store.write_point(tmp_path, row)
+    loaded = store.load(tmp_path).filter(pl.col("axis") == "clusters").sort("value")
+    assert loaded.select("value", "value_unit", "is_baseline").rows() == [
+        (2.0, "clusters", False),
+        (4.0, "clusters", False),
+    ]
+    assert loaded["slowdown"].to_list() == pytest.approx([32 / 30, 31 / 30])
+    # No model and no fit for the shape.
+    assert model_table(df).is_empty()
+    (e,) = explain(df)
+    assert (e.axes, e.models, e.most_sensitive) == ([], [], None)
 
 
 def test_goal_workloads_have_no_latency_model(tmp_path):
@@ -309,7 +337,7 @@ def netsens_cli(*args: object) -> subprocess.CompletedProcess[str]:
 
 
 def test_explain_prints_units_and_json(monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr("netsens.cli_explain.load_results", lambda _d: two_axis_frame())
+    monkeypatch.setattr("netsens.cli_explain.results", lambda *_a, **_k: two_axis_frame())
     assert cli.main(["explain", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "synth (size tiny, 4 ranks): baseline run time 30 ms" in out
@@ -357,11 +385,8 @@ def test_explain_bad_input_is_one_line_and_exit_2(tmp_path, make, says):
 
 
 def test_explain_reads_a_results_directory(tmp_path):
-    # Through the real store: stored points as the spec writes them (one Parquet row
-    # each under points/), read back by netsens.store.load.
-    pytest.importorskip("netsens.store")
-    points = tmp_path / "points"
-    points.mkdir()
+    # Through the real store: stored points (one Parquet row each under points/), read
+    # back by netsens.store.load.
     stored = []
     base = netsens.run("radix", "now1997", 4, "tiny")
     stored.append(stored_row(base, axis="baseline", overrides={}))
@@ -369,8 +394,7 @@ def test_explain_reads_a_results_directory(tmp_path):
         r = netsens.run("radix", "now1997", 4, "tiny", 0, {"o": o})
         stored.append(stored_row(r, axis="o", overrides={"o": o}))
     for row in stored:
-        frame = pl.DataFrame([row], infer_schema_length=None)
-        frame.write_parquet(points / f"{row['point_id']}.parquet")
+        store.write_point(tmp_path, row)
     proc = netsens_cli("explain", tmp_path, "--json")
     assert proc.returncode == 0, proc.stderr
     (e,) = json.loads(proc.stdout)

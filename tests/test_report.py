@@ -1,13 +1,12 @@
 """The study report: figures, tables and the HTML page, checked in headless Chromium.
 
-Results come two ways, both in the stored-point schema of the issue-6 spec: a
+Results come two ways, both in the stored-point schema of netsens.store: a
 synthetic study whose run times follow a formula (so every slowdown is known by
 hand), and a small real one run with netsens.run (radix and em3d-read, tiny, 4 ranks,
 o and L swept). Expected numbers are derived from those inputs, never read back from
 the report's own output.
 """
 
-import hashlib
 import json
 import os
 import shutil
@@ -20,91 +19,28 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from frames import loaded_frame, stored_row
 
 import netsens
-from netsens import cli
+from netsens import cli, store
 from netsens import figures as F
+from netsens.parameters import PARAMETERS
 from netsens.report import build_report, read_source, write_report
+from netsens.study import point_id
 
 US = 10**6  # ps per µs
 
-# --- results in the stored-point schema ------------------------------------------
+# --- results in the stored-point schema ---------------------------------------
 
-MATRIX = pl.List(
-    pl.Struct({"src": pl.Int64, "dst": pl.Int64, "messages": pl.Int64, "bytes": pl.Int64})
-)
-HISTOGRAM = pl.List(
-    pl.Struct({"lo_bytes": pl.Int64, "hi_bytes": pl.Int64, "messages": pl.Int64, "bytes": pl.Int64})
-)
-PRIMITIVES = pl.List(pl.Struct({"primitive": pl.String, "total": pl.Int64, "max": pl.Int64}))
-POINT_SCHEMA = {
-    "point_id": pl.String,
-    "study": pl.String,
-    "workload": pl.String,
-    "workload_kind": pl.String,
-    "size": pl.String,
-    "ranks": pl.Int64,
-    "platform": pl.String,
-    "seed": pl.Int64,
-    "overrides": pl.String,
-    "axis": pl.String,
-    "L_ps": pl.Float64,
-    "o_ps": pl.Float64,
-    "g_ps": pl.Float64,
-    "G_ps_per_B": pl.Float64,
-    "O_ps_per_B": pl.Float64,
-    "S_B": pl.Float64,
-    "wan_latency_ps": pl.Float64,
-    "wan_bandwidth_Bps": pl.Float64,
-    "cpu_speed": pl.Float64,
-    "clusters": pl.String,
-    "makespan_ps": pl.Int64,
-    "verified": pl.Boolean,
-    "messages": pl.Int64,
-    "bytes": pl.Int64,
-    "events": pl.Int64,
-    "wall_s": pl.Float64,
-    "messages_max": pl.Int64,
-    "messages_mean": pl.Float64,
-    "recv_messages_max": pl.Int64,
-    "bytes_max": pl.Int64,
-    "bytes_mean": pl.Float64,
-    "primitives": PRIMITIVES,
-    "matrix": MATRIX,
-    "histogram": HISTOGRAM,
-    "netsens_version": pl.String,
-}
-# Columns store.load adds (spec: one row per (point, axis), the baseline copied into
-# each axis's curve).
-LOADED_SCHEMA = POINT_SCHEMA | {
-    "value": pl.Float64,
-    "value_unit": pl.String,
-    "baseline_makespan_ps": pl.Int64,
-    "slowdown": pl.Float64,
-}
-COLUMN = {"L": "L_ps", "o": "o_ps", "g": "g_ps", "G": "G_ps_per_B"}
-UNIT = {"L": "ps", "o": "ps", "g": "ps", "G": "ps/B"}
 # now1997 as `netsens run --json` resolves it (G: 26315789 fs/B).
 NOW1997 = {"L": 5.0 * US, "o": 2.9 * US, "g": 5.8 * US, "G": 26315.789}
 
 
-def point_id(
-    workload: str, size: str, ranks: int, platform: str, seed: int, overrides: dict
-) -> str:
-    canonical = json.dumps(
-        {"workload": workload, "size": size, "ranks": ranks, "platform": platform,
-         "seed": seed, "overrides": dict(sorted(overrides.items()))},
-        sort_keys=True, separators=(",", ":"),
-    )  # fmt: skip
-    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
-
-
 def write_points(rows: list[dict], results: Path) -> Path:
-    """Each row as results/points/<point_id>.parquet, as the store writes them."""
-    (results / "points").mkdir(parents=True, exist_ok=True)
+    """Each row as results/points/<point_id>.parquet, written by the store (no
+    study.json: every point on the curve it was stored with)."""
     for row in rows:
-        frame = pl.DataFrame([row], schema=POINT_SCHEMA)
-        frame.write_parquet(results / "points" / f"{row['point_id']}.parquet")
+        store.write_point(results, row)
     return results
 
 
@@ -188,7 +124,7 @@ def _row(workload: str, seed: int, axis: str, overrides: dict, params: dict, mak
         "seed": seed,
         "overrides": json.dumps(overrides, sort_keys=True),
         "axis": axis,
-        **{COLUMN[p]: v for p, v in params.items()},
+        **{PARAMETERS[p].column: v for p, v in params.items()},
         "O_ps_per_B": 0.0,
         "S_B": 65536.0,
         "wan_latency_ps": None,
@@ -232,82 +168,16 @@ def synthetic_points() -> list[dict]:
     return rows
 
 
-def loaded(points: list[dict], copy_into: tuple[str, ...] = tuple(AXES)) -> pl.DataFrame:
-    """store.load's frame of stored points, built as the spec describes it: the
-    baseline point also on the curve of each axis in ``copy_into`` (every axis of a
-    study that varies one axis at a time, none of a product study)."""
-    rows = []
-    baseline = {(p["workload"], p["seed"]): p for p in points if p["axis"] == "baseline"}
-    for p in points:
-        copies = [p["axis"]]
-        if p["axis"] == "baseline":
-            copies += list(copy_into)
-        for axis in copies:
-            r = dict(p, axis=axis)
-            r["value"] = p[COLUMN[axis]] if axis in COLUMN else None
-            r["value_unit"] = UNIT.get(axis)
-            base = baseline[(p["workload"], p["seed"])]["makespan_ps"]
-            r["baseline_makespan_ps"] = base
-            r["slowdown"] = p["makespan_ps"] / base
-            rows.append(r)
-    return pl.DataFrame(rows, schema=LOADED_SCHEMA)
-
-
 @pytest.fixture(scope="module")
 def synthetic() -> pl.DataFrame:
-    return loaded(synthetic_points())
+    # The baseline point is also on the curve of every axis, as a study that varies one
+    # axis at a time stores it.
+    return loaded_frame(synthetic_points(), keep_baseline_rows=True)
 
 
 # The real study: radix and em3d-read, tiny, 4 ranks on now1997, o and L swept.
 REAL_AXES = {"o": ["2.9us", "10us", "30us"], "L": ["5us", "20us", "50us"]}
 REAL_WORKLOADS = ["radix", "em3d-read"]
-
-
-def real_row(result: netsens.RunResult, axis: str, overrides: dict, wall_s: float) -> dict:
-    c = result.platform["cluster"]
-    ranks = result.ranks
-    prims = result.primitives.group_by("primitive").agg(
-        total=pl.col("count").sum(), max=pl.col("count").max()
-    )
-    return {
-        "point_id": point_id(
-            result.app, result.size, result.num_ranks, "now1997", result.seed, overrides
-        ),  # fmt: skip
-        "study": "real-tiny",
-        "workload": result.app,
-        "workload_kind": "app",
-        "size": result.size,
-        "ranks": result.num_ranks,
-        "platform": "now1997",
-        "seed": result.seed,
-        "overrides": json.dumps(overrides, sort_keys=True),
-        "axis": axis,
-        "L_ps": float(c["latency"]),
-        "o_ps": float(c["overhead"]),
-        "g_ps": float(c["gap"]),
-        "G_ps_per_B": c["gap_per_byte"] / 1000,
-        "O_ps_per_B": c["overhead_per_byte"] / 1000,
-        "S_B": float(c["eager_limit"]),
-        "wan_latency_ps": None,
-        "wan_bandwidth_Bps": None,
-        "cpu_speed": float(result.platform["cpu_speed"]),
-        "clusters": None,
-        "makespan_ps": result.makespan_ps,
-        "verified": result.verified,
-        "messages": result.messages,
-        "bytes": result.bytes,
-        "events": result.events,
-        "wall_s": wall_s,
-        "messages_max": int(ranks["sent_messages"].max()),
-        "messages_mean": float(ranks["sent_messages"].mean()),
-        "recv_messages_max": int(ranks["recv_messages"].max()),
-        "bytes_max": int(ranks["sent_bytes"].max()),
-        "bytes_mean": float(ranks["sent_bytes"].mean()),
-        "primitives": prims.to_dicts(),
-        "matrix": result.matrix.to_dicts(),
-        "histogram": result.histogram.to_dicts(),
-        "netsens_version": netsens.__version__,
-    }
 
 
 def real_points() -> list[dict]:
@@ -320,7 +190,12 @@ def real_points() -> list[dict]:
             for axis, overrides in runs:
                 start = time.perf_counter()
                 result = netsens.run(workload, "now1997", 4, "tiny", seed, overrides)
-                rows.append(real_row(result, axis, overrides, time.perf_counter() - start))
+                wall_s = time.perf_counter() - start
+                rows.append(
+                    stored_row(
+                        result, axis=axis, overrides=overrides, study="real-tiny", wall_s=wall_s
+                    )
+                )
     return rows
 
 
@@ -351,7 +226,7 @@ def test_slowdown_curves_are_the_median_over_seeds(synthetic: pl.DataFrame, axis
     (fig,) = [
         f for f in build_report(read_source(synthetic)).slowdown if f.name == f"slowdown_{axis}"
     ]
-    _, divisor = F.display_unit(UNIT[axis], AXES[axis])
+    _, divisor = F.display_unit(PARAMETERS[axis].unit, AXES[axis])
     for s in fig.series:
         # slowdown(seed) = (T0 (1 + 0.01 seed) + SENS Δx) / (T0 (1 + 0.01 seed));
         # the median of two seeds is their mean.
@@ -432,7 +307,7 @@ def test_product_study_curves_are_slices_at_the_baseline(tmp_path: Path) -> None
             added += SENS["radix"]["L"] * (latency - NOW1997["L"])
             overrides = {"o": f"{o}ps", "L": f"{latency}ps"}
             rows.append(_row("radix", 0, "product", overrides, params, round(t0 + added)))
-    report = build_report(read_source(loaded(rows, copy_into=())))
+    report = build_report(read_source(loaded_frame(rows, keep_baseline_rows=True)))
     by_name = {f.name: f for f in report.slowdown}
     assert set(by_name) == {"slowdown_o", "slowdown_L"}
     (o_curve,) = by_name["slowdown_o"].series
@@ -441,6 +316,10 @@ def test_product_study_curves_are_slices_at_the_baseline(tmp_path: Path) -> None
     (l_curve,) = by_name["slowdown_L"].series
     expected = [(t0 + SENS["radix"]["L"] * (v - NOW1997["L"])) / t0 for v in AXES["L"]]
     assert l_curve.y == pytest.approx(expected, rel=1e-9)
+    # Models and fits vary one parameter with the others at the baseline: none here.
+    assert report.models == [] and report.fits == []
+    assert report.models_note == "No model overlays: no model applies to the swept parameters."
+    assert report.fits_note == "No fitted models: no curve has enough points to fit."
 
 
 @pytest.fixture(scope="module")
@@ -506,79 +385,53 @@ def test_a_frame_needs_an_output_directory(synthetic: pl.DataFrame) -> None:
         write_report(synthetic)
 
 
-def test_missing_models_are_said_not_crashed(
-    synthetic: pl.DataFrame, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(sys.modules, "netsens.models", None)  # import fails
-    monkeypatch.setitem(sys.modules, "netsens.fit", None)
+def test_model_overlays_are_the_models_slowdowns(synthetic: pl.DataFrame) -> None:
+    # netsens.models' overhead model: T0 + 2·m·Δo, T0 the median over seeds of the
+    # baseline run time, m the busiest sender's messages (radix: rank 3 sends
+    # sum_d (40 + d) = 166).
     report = build_report(read_source(synthetic))
-    assert report.models == [] and "models module is not available" in report.models_note
-    assert report.fits == [] and "fit module is not available" in report.fits_note
-
-
-def test_model_overlay_divides_by_the_measured_baseline(
-    synthetic: pl.DataFrame, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # A stand-in with the spec's columns: measured (median over seeds) and a model
-    # 10% above it, on the o axis only.
-    import types
-
-    def model_table(df: pl.DataFrame) -> pl.DataFrame:
-        rows = []
-        for workload in T0:
-            for x in AXES["o"]:
-                measured = float(
-                    np.median([synthetic_makespan(workload, s, "o", x) for s in SEEDS])
-                )
-                rows.append({"workload": workload, "ranks": 4, "axis": "o", "value": x,
-                             "measured_ps": measured, "model": "overhead",
-                             "predicted_ps": 1.1 * measured, "relative_error": 0.1})  # fmt: skip
-        return pl.DataFrame(rows)
-
-    monkeypatch.setitem(
-        sys.modules, "netsens.models", types.SimpleNamespace(model_table=model_table)
-    )
-    report = build_report(read_source(synthetic))
-    (fig,) = report.models
-    assert fig.name == "model_o" and fig.x_title == "overhead o (µs)"
-    base = float(np.median([synthetic_makespan("radix", s, None, None) for s in SEEDS]))
+    by_name = {f.name: f for f in report.models}
+    assert set(by_name) == {"model_o", "model_g", "model_L", "model_G"}
+    fig = by_name["model_o"]
+    assert fig.x_title == "overhead o (µs)"
     measured = next(s for s in fig.series if s.label == "radix: measured")
     model = next(s for s in fig.series if s.label == "radix: overhead model")
     assert model.dashed and not measured.dashed
-    assert model.y == pytest.approx([1.1 * m for m in measured.y])
+    base = [synthetic_makespan("radix", s, None, None) for s in SEEDS]
+    t0 = float(np.median(base))
+    predicted = [t0 + 2 * 166 * (x - NOW1997["o"]) for x in AXES["o"]]
+    assert model.y == pytest.approx([p / t0 for p in predicted], rel=1e-12)
+    slowdowns = [
+        np.median(
+            [synthetic_makespan("radix", s, "o", x) / b for s, b in zip(SEEDS, base, strict=True)]
+        )
+        for x in AXES["o"]
+    ]
+    assert measured.y == pytest.approx(slowdowns, rel=1e-12)
     assert measured.y[0] == pytest.approx(1.0)
-    assert measured.y[-1] == pytest.approx(
-        np.median([synthetic_makespan("radix", s, "o", 103 * US) for s in SEEDS]) / base
-    )
-    assert report.model_errors.rows[0][-2:] == ["10.0", "10.0"]
+    # The error table: |predicted / measured - 1|, measured the median run time.
+    errors = [
+        abs(p / np.median([synthetic_makespan("radix", s, "o", x) for s in SEEDS]) - 1)
+        for p, x in zip(predicted, AXES["o"], strict=True)
+    ]
+    (row,) = [r for r in report.model_errors.rows if r[:3] == ["radix", "overhead o", "overhead"]]
+    assert row[3:] == ["4", f"{100 * np.mean(errors):.1f}", f"{100 * max(errors):.1f}"]
 
 
-def test_fit_tables_one_per_parameter_with_units(
-    synthetic: pl.DataFrame, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # A stand-in with the fit table's columns: x in µs, slope in s per µs.
-    import types
-
-    def fit_table(df: pl.DataFrame) -> pl.DataFrame:
-        return pl.DataFrame(
-            [{"workload": w, "size": "tiny", "ranks": 4, "axis": "o", "x_name": "o",
-              "x_unit": "us", "points": 4, "x_min": 2.9, "x_max": 103.0,
-              "slope": SENS[w]["o"] * US / 1e12, "slope_unit": "s per us", "r2": 1.0,
-              "elasticity": 0.5, "hinge_breakpoint": 30.0, "hinge_slope_left": 1e-3,
-              "hinge_slope_right": 2e-3, "hinge_r2": 1.0, "knee": None,
-              "max_slowdown": 3.0} for w in T0]
-        )  # fmt: skip
-
-    monkeypatch.setitem(sys.modules, "netsens.fit", types.SimpleNamespace(fit_table=fit_table))
-    ((title, table),) = build_report(read_source(synthetic)).fits
-    assert title == "overhead o"
-    headers = dict(table.headers)
+def test_fit_tables_one_per_parameter_with_units(synthetic: pl.DataFrame) -> None:
+    fits = dict(build_report(read_source(synthetic)).fits)
+    assert list(fits) == ["overhead o", "gap g", "latency L", "gap per byte G"]
+    headers = dict(fits["overhead o"].headers)
     assert headers["slope"] == "s per µs" and headers["breakpoint"] == "µs"
     assert headers["range"] == "µs" and headers["knee"] == "µs"
+    assert dict(fits["gap per byte G"].headers)["slope"] == "s per ns/B"
+    table = fits["overhead o"]
     rows = {r[0]: dict(zip([h for h, _ in table.headers], r, strict=True)) for r in table.rows}
-    # radix: 6000 ps of run time per ps of o = 6000 µs per µs = 0.006 s per µs.
+    # radix: 6000 ps of run time per ps of o = 6000 µs per µs = 0.006 s per µs (the
+    # median of two seeds is their mean, so the line keeps that slope).
     assert rows["radix"]["slope"] == "0.006"
     assert rows["radix"]["range"] == "2.9–103" and rows["radix"]["knee"] == "—"
+    assert rows["radix"]["R²"] == "1.0000"
 
 
 # --- the command line ------------------------------------------------------------
@@ -601,7 +454,7 @@ def test_cli_empty_results(capsys: pytest.CaptureFixture[str], tmp_path: Path) -
     (tmp_path / "results" / "points").mkdir(parents=True)
     code, out, err = run_cli(capsys, tmp_path / "results")
     assert code == 2 and out == ""
-    assert err.count("\n") == 1 and "no stored results" in err
+    assert err.count("\n") == 1 and "no stored points" in err
 
 
 def test_cli_study_without_results(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -610,6 +463,32 @@ def test_cli_study_without_results(capsys: pytest.CaptureFixture[str], tmp_path:
     code, out, err = run_cli(capsys, study)
     assert code == 2 and out == "" and err.count("\n") == 1
     assert err.startswith("netsens: error: ")
+
+
+def _empty_file(path: Path) -> Path:
+    path.write_text("")
+    return path
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda p: p / "nowhere",
+        lambda p: p,
+        lambda p: (p / "points").mkdir() or p,
+        lambda p: _empty_file(p / "x.txt"),
+    ],
+    ids=["missing", "empty", "no-points", "not-a-study"],
+)
+def test_report_and_explain_say_the_same(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, make: Any
+) -> None:
+    target = make(tmp_path)
+    said = []
+    for command in ("report", "explain"):
+        assert cli.main([command, str(target)]) == 2
+        said.append(capsys.readouterr().err)
+    assert said[0] == said[1] and said[0].count("\n") == 1
 
 
 # --- the page in headless Chromium -----------------------------------------------

@@ -83,6 +83,8 @@ def test_makespan_and_slowdown_by_hand(pingpong_study):
     by_l = dict(frame.filter(pl.col("axis") == "L").select("value", "makespan_ps").rows())
     assert by_l[10 * US] - by_l[5 * US] == 2 * 5 * US
     assert frame["baseline_makespan_ps"].to_list() == [base] * 6
+    # The baseline point's rows, on whichever curve: L = 2.5 us and o = 1.5 us are it.
+    assert frame["is_baseline"].to_list() == [True, True, False, False, True, False]
 
 
 def test_stored_columns(pingpong_study):
@@ -206,6 +208,9 @@ def test_product_study(tmp_path):
     assert slowdown == pytest.approx([makespan / (11 * US) for _, _, makespan in expected])
     assert product["value"].null_count() == 4
     assert frame.filter(pl.col("axis") == "baseline").height == 1
+    # The grid's (2.5 us, 1.5 us) is the baseline point: its product row is marked too.
+    marked = frame.filter(pl.col("is_baseline")).select("axis", "L_ps", "o_ps").rows()
+    assert sorted(marked) == [("baseline", 2.5 * US, 1.5 * US), ("product", 2.5 * US, 1.5 * US)]
 
 
 def test_failed_points_are_recorded_and_the_sweep_goes_on(tmp_path):

@@ -2,4 +2,5 @@
 
 from netsens.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not when a spawned worker process re-imports the main module
+    raise SystemExit(main())

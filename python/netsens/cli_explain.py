@@ -1,16 +1,14 @@
 """``netsens explain STUDY.toml|RESULTS_DIR``: per workload, the parameter it is most
 sensitive to and how well each fit and each of Martin's models explains its curves.
 
-The results are read with ``netsens.store.load``; the numbers come from
-:func:`netsens.models.explain` (fits: :mod:`netsens.fit`; models:
-:mod:`netsens.models`). Errors (no such study or directory, no stored points, a
-frame without the expected columns) are one line, exit code 2, as every netsens
-command's.
+The results are read with :func:`netsens.store.results` (which says, as for
+``netsens report``, when there is no such study or directory or no stored points); the
+numbers come from :func:`netsens.models.explain` (fits: :mod:`netsens.fit`; models:
+:mod:`netsens.models`). Errors are one line, exit code 2, as every netsens command's.
 """
 
 import json
 import math
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +16,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from netsens.errors import InputError
+from netsens.store import results
 from netsens.units import format_time
 
 # How each model adds to the baseline run time, for the table.
@@ -31,53 +29,6 @@ FORMULAS = {
 }
 COUNT_SYMBOLS = {"messages_max": ("m", "messages"), "bytes_max": ("B", "B")}
 COUNT_SYMBOLS["latency_hops"] = ("h", "hops")
-
-
-def results_dir_of(target: Path) -> Path:
-    """The results directory a STUDY argument names: a directory is one; a ``.toml``
-    file is a study whose results directory is read (its ``results`` key, relative to
-    the file's directory, else ``results/<name>`` there)."""
-    if not target.exists():
-        raise InputError(f"{target}: no such study file or results directory")
-    if target.is_dir():
-        return target
-    if target.suffix != ".toml":
-        raise InputError(f"{target}: expected a study file (.toml) or a results directory")
-    try:
-        from netsens.study import Study  # the sweep helper's study files
-    except ImportError:
-        Study = None  # noqa: N806
-    if Study is not None:
-        study = Study.from_toml(target)
-        found = getattr(study, "results_dir", None)
-        if found is not None:
-            return Path(found)
-    try:
-        spec = tomllib.loads(target.read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"{target}: not a valid TOML file: {e}") from None
-    if "results" in spec:
-        return target.parent / str(spec["results"])
-    if "name" not in spec:
-        raise InputError(f'{target}: a study needs a name, e.g. name = "isca97"')
-    return target.parent / "results" / str(spec["name"])
-
-
-def load_results(results: Path) -> Any:
-    """The loaded results frame of a results directory (``netsens.store.load``)."""
-    if not results.is_dir():
-        raise InputError(
-            f"{results}: no such results directory (run `netsens sweep STUDY.toml` first)"
-        )
-    points = results / "points"
-    if not points.is_dir() or not any(points.glob("*.parquet")):
-        raise InputError(
-            f"{results}: no stored points (expected {points}/*.parquet; "
-            "run `netsens sweep STUDY.toml` first)"
-        )
-    from netsens.store import load
-
-    return load(results)
 
 
 def _number(value: float, digits: int = 4) -> str:
@@ -207,10 +158,7 @@ def explain_command(study: Path, as_json: bool) -> None:
     """
     from netsens.models import explain
 
-    df = load_results(results_dir_of(study))
-    if df.is_empty():
-        raise InputError(f"{study}: the results hold no points")
-    explanations = explain(df)
+    explanations = explain(results(study, require_points=True))
     if as_json:
         click.echo(json.dumps(_finite([e.to_dict() for e in explanations])))
     else:

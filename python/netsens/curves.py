@@ -1,27 +1,29 @@
 """Measured curves and baselines out of a study's results frame (``netsens.store.load``).
 
 A loaded frame has one row per (point, axis): the swept parameter's ``value`` in its
-canonical unit (ps, ps/B, B, B/s, ratio), the run's ``makespan_ps`` and counters, the
+canonical unit (ps, ps/B, B, B/s, ratio; the number of clusters), the run's
+``makespan_ps`` and counters, ``is_baseline`` on the baseline point's rows, the
 ``baseline_makespan_ps`` of the same (workload, size, ranks, seed) and the
 ``slowdown``. This module reduces it to what the models and fits need:
 
 - :func:`curves`: per (workload, size, ranks, axis, value) the median over seeds of the
   makespan and of the slowdown; product-mode rows and rows without a value are left out
   (a curve is one parameter varied with the others at the baseline).
-- :func:`baselines`: per (workload, size, ranks) the baseline point: the median over
-  seeds of its makespan and counters, and its resolved parameters.
-- :data:`AXES`: each parameter's stored column and the variable its fits use.
+- :func:`baselines`: per (workload, size, ranks) the baseline point (the rows
+  ``is_baseline`` marks): the median over seeds of its makespan and counters, and its
+  resolved parameters.
+
+Each parameter's stored column and the variable its fits use are in
+:data:`netsens.parameters.PARAMETERS`.
 """
 
-import json
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
 from netsens.errors import InputError
+from netsens.parameters import PARAMETERS
 
 # A curve belongs to one (workload, size, ranks); seeds are folded by the median.
 KEYS = ["workload", "size", "ranks"]
@@ -41,63 +43,26 @@ LOG_DEPTH_COLLECTIVES = (
 )
 LINEAR_DEPTH_COLLECTIVES = ("alltoall", "alltoallv")
 
+# The columns of netsens.store.load that the models and fits read.
 REQUIRED = [
     "workload",
+    "workload_kind",
     "size",
     "ranks",
     "seed",
     "axis",
     "value",
+    "value_unit",
+    "is_baseline",
     "makespan_ps",
     "baseline_makespan_ps",
     "slowdown",
     "messages_max",
+    "recv_messages_max",
     "bytes_max",
+    "primitives",
+    *(p.column for p in PARAMETERS.values()),
 ]
-
-
-@dataclass(frozen=True)
-class Axis:
-    """A parameter that a study sweeps: where its value is stored and how it is fitted.
-
-    ``to_x`` maps the stored (canonical) value to the fitted variable ``x`` in
-    ``x_unit``. Every fitted variable grows as the network (or CPU) gets slower, so a
-    curve's flat region is always on its left: a bandwidth is fitted as its per-byte
-    time 1/B (as Martin plots Gap, not bandwidth, to show the line), a CPU speed as
-    its time scale 1/speed.
-    """
-
-    name: str
-    column: str
-    unit: str
-    x_name: str
-    x_unit: str
-    to_x: Callable[[float], float]
-
-
-def _scale(factor: float) -> Callable[[float], float]:
-    return lambda v: v / factor
-
-
-def _inverse(numerator: float) -> Callable[[float], float]:
-    return lambda v: numerator / v if v else math.inf
-
-
-AXES: dict[str, Axis] = {
-    a.name: a
-    for a in (
-        Axis("L", "L_ps", "ps", "L", "us", _scale(1e6)),
-        Axis("o", "o_ps", "ps", "o", "us", _scale(1e6)),
-        Axis("g", "g_ps", "ps", "g", "us", _scale(1e6)),
-        Axis("G", "G_ps_per_B", "ps/B", "G", "ns/B", _scale(1e3)),
-        Axis("O", "O_ps_per_B", "ps/B", "O", "ns/B", _scale(1e3)),
-        Axis("S", "S_B", "B", "S", "B", _scale(1.0)),
-        Axis("wan_latency", "wan_latency_ps", "ps", "wan_latency", "us", _scale(1e6)),
-        # B/s -> ns per byte: 1e9 / B.
-        Axis("wan_bandwidth", "wan_bandwidth_Bps", "B/s", "1/wan_bandwidth", "ns/B", _inverse(1e9)),
-        Axis("cpu_speed", "cpu_speed", "ratio", "1/cpu_speed", "x", _inverse(1.0)),
-    )
-}
 
 
 def check_frame(df: pl.DataFrame) -> None:
@@ -114,7 +79,6 @@ def curves(df: pl.DataFrame) -> pl.DataFrame:
     """Per (workload, size, ranks, axis, value): ``makespan_ps`` and ``slowdown`` (the
     median over seeds, f64), ``seeds`` (how many) and ``value_unit``. Sorted by key."""
     check_frame(df)
-    unit = pl.col("value_unit").first() if "value_unit" in df.columns else pl.lit(None)
     return (
         df.filter(~pl.col("axis").is_in(["baseline", "product"]) & pl.col("value").is_not_null())
         .group_by([*KEYS, "axis", "value"])
@@ -122,7 +86,7 @@ def curves(df: pl.DataFrame) -> pl.DataFrame:
             pl.col("makespan_ps").cast(pl.Float64).median().alias("makespan_ps"),
             pl.col("slowdown").cast(pl.Float64).median().alias("slowdown"),
             pl.col("seed").n_unique().alias("seeds"),
-            unit.cast(pl.String).alias("value_unit"),
+            pl.col("value_unit").first(),
         )
         .sort([*KEYS, "axis", "value"], nulls_last=True)
     )
@@ -131,7 +95,7 @@ def curves(df: pl.DataFrame) -> pl.DataFrame:
 def _primitive_max(row: dict[str, Any]) -> dict[str, int]:
     """The primitives column of one row as {primitive: max over ranks}."""
     out: dict[str, int] = {}
-    for item in row.get("primitives") or []:
+    for item in row["primitives"] or []:
         out[item["primitive"]] = int(item["max"] or 0)
     return out
 
@@ -154,37 +118,16 @@ def latency_hops(primitives: dict[str, int], ranks: int) -> int:
     return hops
 
 
-def _override_count(row: dict[str, Any]) -> int:
-    try:
-        return len(json.loads(row.get("overrides") or "{}"))
-    except (TypeError, ValueError):
-        return 0
-
-
-def _pick_baseline(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The baseline point among the rows of one (workload, size, ranks, seed).
-
-    In order of preference: a row marked ``is_baseline``; a row of axis "baseline";
-    else (store.load folds the baseline point into every axis's curve) a row whose
-    makespan is the baseline makespan, preferring the point found under the most axes,
-    then the one with the fewest overrides.
-    """
-    marked = [r for r in rows if r.get("is_baseline")]
-    if marked:
-        return marked[0]
-    named = [r for r in rows if r["axis"] == "baseline"]
-    if named:
-        return named[0]
-    same = [r for r in rows if r["makespan_ps"] == r["baseline_makespan_ps"]]
-    if not same:
-        raise InputError(
-            f"results frame: no baseline point for {rows[0]['workload']} "
-            f"({rows[0]['ranks']} ranks, seed {rows[0]['seed']})"
-        )
-    axes: dict[Any, set[str]] = {}
-    for r in same:
-        axes.setdefault(r.get("point_id", id(r)), set()).add(r["axis"])
-    return min(same, key=lambda r: (-len(axes[r.get("point_id", id(r))]), _override_count(r)))
+def _baseline_of(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The baseline point's row among the rows of one (workload, size, ranks, seed)."""
+    for r in rows:
+        if r["is_baseline"]:
+            return r
+    first = rows[0]
+    raise InputError(
+        f"results frame: no baseline point for {first['workload']} "
+        f"({first['ranks']} ranks, seed {first['seed']})"
+    )
 
 
 def baselines(df: pl.DataFrame) -> dict[tuple[Any, ...], dict[str, Any]]:
@@ -192,7 +135,7 @@ def baselines(df: pl.DataFrame) -> dict[tuple[Any, ...], dict[str, Any]]:
 
     ``makespan_ps`` and the counters ``messages_max``, ``recv_messages_max``,
     ``bytes_max`` and ``hops`` (:func:`latency_hops`) are medians over seeds (floats);
-    ``seeds`` counts them; ``params`` maps each column of :data:`AXES` to the baseline's
+    ``seeds`` counts them; ``params`` maps each parameter's column to the baseline's
     resolved value (the same for every seed); ``kind`` is the workload kind ("app" or
     "goal"); ``primitives`` is {primitive: median over seeds of the max over ranks}.
     """
@@ -202,7 +145,7 @@ def baselines(df: pl.DataFrame) -> dict[tuple[Any, ...], dict[str, Any]]:
         per_seed.setdefault((*(row[k] for k in KEYS), row["seed"]), []).append(row)
     chosen: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for key, rows in per_seed.items():
-        chosen.setdefault(key[:-1], []).append(_pick_baseline(rows))
+        chosen.setdefault(key[:-1], []).append(_baseline_of(rows))
     out = {}
     for key, rows in chosen.items():
         first = rows[0]
@@ -213,13 +156,13 @@ def baselines(df: pl.DataFrame) -> dict[tuple[Any, ...], dict[str, Any]]:
         out[key] = {
             "makespan_ps": _median([r["makespan_ps"] for r in rows]),
             "messages_max": _median([r["messages_max"] for r in rows]),
-            "recv_messages_max": _median([r.get("recv_messages_max") or 0 for r in rows]),
+            "recv_messages_max": _median([r["recv_messages_max"] for r in rows]),
             "bytes_max": _median([r["bytes_max"] for r in rows]),
             "hops": _median([latency_hops(p, ranks) for p in prims]),
             "primitives": median_prims,
             "seeds": len(rows),
-            "kind": first.get("workload_kind") or ("app" if any(prims) else "goal"),
-            "params": {a.column: first.get(a.column) for a in AXES.values()},
+            "kind": first["workload_kind"],
+            "params": {p.column: first[p.column] for p in PARAMETERS.values()},
         }
     return out
 

@@ -20,34 +20,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from netsens.parameters import PARAMETERS
+
 # --- parameters and units --------------------------------------------------------
 
-
-@dataclass(frozen=True)
-class Parameter:
-    """A sweepable parameter: its stored column, canonical unit and name for people."""
-
-    name: str
-    column: str
-    unit: str  # canonical unit of the stored value ("" for a shape string)
-    label: str
-
-
-PARAMETERS = {
-    p.name: p
-    for p in (
-        Parameter("L", "L_ps", "ps", "latency L"),
-        Parameter("o", "o_ps", "ps", "overhead o"),
-        Parameter("g", "g_ps", "ps", "gap g"),
-        Parameter("G", "G_ps_per_B", "ps/B", "gap per byte G"),
-        Parameter("O", "O_ps_per_B", "ps/B", "overhead per byte O"),
-        Parameter("S", "S_B", "B", "eager limit S"),
-        Parameter("wan_latency", "wan_latency_ps", "ps", "wide-area latency"),
-        Parameter("wan_bandwidth", "wan_bandwidth_Bps", "B/s", "wide-area bandwidth"),
-        Parameter("cpu_speed", "cpu_speed", "ratio", "CPU speed"),
-        Parameter("clusters", "clusters", "", "cluster shape"),
-    )
-}
 
 # Display units of each canonical unit: (name, canonical units per display unit).
 SCALES: dict[str, list[tuple[str, float]]] = {
@@ -57,11 +33,6 @@ SCALES: dict[str, list[tuple[str, float]]] = {
     "B/s": [("B/s", 1), ("kB/s", 1e3), ("MB/s", 1e6), ("GB/s", 1e9)],
     "ratio": [("×", 1)],
 }
-
-
-def parameter(axis: str) -> Parameter:
-    """The parameter an axis sweeps (an unknown name is shown as itself, unitless)."""
-    return PARAMETERS.get(axis) or Parameter(axis, axis, "", axis)
 
 
 def display_unit(unit: str, values: Sequence[float | None]) -> tuple[str, float]:
@@ -233,58 +204,31 @@ def with_series(df: pl.DataFrame) -> pl.DataFrame:
     return df.with_columns(series=_series_key().replace_strict(labels, return_dtype=pl.String))
 
 
-def with_slowdown(df: pl.DataFrame) -> pl.DataFrame:
-    """``df`` with ``slowdown`` (makespan over the baseline's), computed if missing."""
-    if "slowdown" in df.columns:
-        return df
-    return df.with_columns(
-        slowdown=pl.col("makespan_ps").cast(pl.Float64) / pl.col("baseline_makespan_ps")
-    )
-
-
 def baseline_rows(df: pl.DataFrame) -> pl.DataFrame:
-    """The baseline point of each (series, seed): one row each.
-
-    The baseline's own rows (``axis == "baseline"``) where the frame keeps them;
-    otherwise the point that equals the baseline (its makespan is the baseline's) and
-    appears on the most axes, as a baseline copied into every curve does."""
+    """The baseline point of each (series, seed): one row each (``is_baseline``)."""
     keys = ["series", "seed"]
-    own = df.filter(pl.col("axis") == "baseline")
-    if len(own):
-        return own.unique(subset=keys, keep="first", maintain_order=True).sort(keys)
-    same = df.filter(pl.col("makespan_ps") == pl.col("baseline_makespan_ps"))
-    if not len(same):
-        return same
-    counts = same.group_by(keys + ["point_id"]).agg(pl.col("axis").n_unique().alias("_axes"))
-    best = counts.sort(["_axes", "point_id"], descending=[True, False]).unique(
-        subset=keys, keep="first"
+    return (
+        df.filter(pl.col("is_baseline"))
+        .unique(subset=keys, keep="first", maintain_order=True)
+        .sort(keys)
     )
-    picked = same.join(best.select(keys + ["point_id"]), on=keys + ["point_id"])
-    return picked.unique(subset=keys, keep="first", maintain_order=True).sort(keys)
+
+
+# The seed's figures come in this order; the other parameters follow as PARAMETERS lists them.
+FIGURE_ORDER = ["o", "g", "L", *(name for name in PARAMETERS if name not in ("o", "g", "L"))]
 
 
 def axes_of(df: pl.DataFrame) -> list[str]:
     """The swept parameters, in the order of the seed's figures (o, g, L, G, ...)."""
-    order = ["o", "g", "L", "G", "O", "S", "wan_latency", "wan_bandwidth", "cpu_speed"]
     names = {a for a in df["axis"].unique().to_list() if a not in ("baseline", "product")}
     if "product" in df["axis"].to_list():
         names |= set(_product_parameters(df))
-    rank = {n: i for i, n in enumerate(order)}
-    return sorted(names, key=lambda n: (rank.get(n, len(order)), n))
-
-
-def _x_column(df: pl.DataFrame, axis: str) -> str:
-    column = parameter(axis).column
-    return column if column in df.columns else "value"
+    return [name for name in FIGURE_ORDER if name in names]
 
 
 def _product_parameters(df: pl.DataFrame) -> list[str]:
     rows = df.filter(pl.col("axis") == "product")
-    return [
-        name
-        for name, p in PARAMETERS.items()
-        if p.column in rows.columns and rows[p.column].n_unique() > 1
-    ]
+    return [name for name, p in PARAMETERS.items() if rows[p.column].n_unique() > 1]
 
 
 def curve_points(df: pl.DataFrame, axis: str) -> pl.DataFrame:
@@ -294,7 +238,7 @@ def curve_points(df: pl.DataFrame, axis: str) -> pl.DataFrame:
     In a product study, the curve of a parameter is the slice where every other swept
     parameter is at its baseline value (or its smallest value when the grid does not
     hold the baseline's)."""
-    x = _x_column(df, axis)
+    x = PARAMETERS[axis].column
     base = baseline_rows(df)
     rows = df.filter(pl.col("axis") == axis)
     if not len(rows) and "product" in df["axis"].to_list():
@@ -308,8 +252,6 @@ def curve_points(df: pl.DataFrame, axis: str) -> pl.DataFrame:
             keep = [v for v in wanted if v in present] or [min(present)]
             rows = rows.filter(pl.col(column).is_in(keep))
     columns = ["series", "seed", x, "makespan_ps", "slowdown"]
-    if x not in base.columns:
-        base = base.with_columns(pl.lit(None, dtype=rows.schema[x]).alias(x))
     base = base.filter(pl.col("series").is_in(rows["series"].unique().implode()))
     both = pl.concat([rows.select(columns), base.select(columns)], how="vertical_relaxed")
     both = both.rename({x: "x"})
@@ -348,7 +290,7 @@ def _scaled(values: list[Any], divisor: float) -> list[Any]:
 def slowdown_figure(df: pl.DataFrame, axis: str, style: dict[str, tuple[str, str]]) -> LineFigure:
     """Slowdown against one parameter, a line per workload (Martin's Figures 3.x).
     Lines are ordered by their slowdown at the largest value, as the seed's legends."""
-    p = parameter(axis)
+    p = PARAMETERS[axis]
     data = curve(curve_points(df, axis))
     categorical = data.schema["x"] == pl.String
     unit, divisor = ("", 1.0) if categorical else display_unit(p.unit, data["x"].to_list())
@@ -389,91 +331,39 @@ def slowdown_figure(df: pl.DataFrame, axis: str, style: dict[str, tuple[str, str
     )
 
 
-# Column names of netsens.models.model_table for each role (the first present is used):
-# measured and predicted run time, the model's name, the relative error, and the
-# measured and predicted slowdown when the table gives them.
-MODEL_COLUMNS = {
-    "measured": ("measured_makespan_ps", "measured_ps", "makespan_ps"),
-    "predicted": ("predicted_makespan_ps", "predicted_ps", "model_ps", "prediction_ps"),
-    "model": ("model", "model_name"),
-    "error": ("rel_error", "relative_error"),
-    "measured_slowdown": ("measured_slowdown",),
-    "predicted_slowdown": ("predicted_slowdown",),
-}
-_OPTIONAL_ROLES = {"error", "measured_slowdown", "predicted_slowdown"}
-
-
-def model_columns(table: pl.DataFrame) -> dict[str, str]:
-    """The model table's column for each role; KeyError names a missing one."""
-    found = {}
-    for role, names in MODEL_COLUMNS.items():
-        column = next((n for n in names if n in table.columns), None)
-        if column is None and role not in _OPTIONAL_ROLES:
-            raise KeyError(f"no {role} column (looked for {', '.join(names)})")
-        if column is not None:
-            found[role] = column
-    for key in ("workload", "axis", "value"):
-        if key not in table.columns:
-            raise KeyError(f"no {key} column")
-    return found
-
-
 def model_figure(
     table: pl.DataFrame,
-    baseline_ps: dict[tuple[Any, ...], float],
     labels: dict[tuple[Any, ...], str],
     axis: str,
     style: dict[str, tuple[str, str]],
 ) -> LineFigure:
     """Measured slowdown (solid) and each model's prediction (dashed) against one
-    parameter, a colour per workload. Slowdowns are the table's own where it gives
-    them, else run times over ``baseline_ps[(workload, ranks)]``, the measured
-    baseline run time."""
-    cols = model_columns(table)
-    p = parameter(axis)
-    rows = table.filter(pl.col("axis") == axis).sort(["workload", "value"])
+    parameter, a colour per workload, from the rows of
+    :func:`netsens.models.model_table`; ``labels`` names each (workload, size, ranks)."""
+    p = PARAMETERS[axis]
+    rows = table.filter(pl.col("axis") == axis).sort([*SERIES_KEYS, "value"], nulls_last=True)
     unit, divisor = display_unit(p.unit, rows["value"].to_list())
     series: list[Series] = []
-    key_columns = [c for c in ("workload", "ranks") if c in rows.columns]
-    for key, part in rows.group_by(key_columns, maintain_order=True):
-        key = tuple(key)
-        label = labels.get(key, key[0])
-        base = baseline_ps.get(key)
-
-        def slowdown(
-            frame: pl.DataFrame, role: str, base: float | None = base
-        ) -> list[float] | None:
-            if f"{role}_slowdown" in cols:
-                return frame[cols[f"{role}_slowdown"]].to_list()
-            if not base:
-                return None
-            return [v / base for v in frame[cols[role]].to_list()]
-
-        colour, marker = style.get(label, (PALETTE[0], MARKERS[0]))
+    for key, part in rows.group_by(SERIES_KEYS, maintain_order=True):
+        label = labels[tuple(key)]
+        colour, marker = style[label]
         measured = part.unique(subset=["value"], keep="first", maintain_order=True)
-        y = slowdown(measured, "measured")
-        if y is None:
-            continue
         series.append(
             Series(
                 label=f"{label}: measured",
                 x=_scaled(measured["value"].to_list(), divisor),
-                y=y,
+                y=measured["measured_slowdown"].to_list(),
                 colour=colour,
                 marker=marker,
                 group=label,
             )
         )
-        for (model,), m in part.group_by([cols["model"]], maintain_order=True):
-            m = m.filter(pl.col(cols["predicted"]).is_not_null())
-            y = slowdown(m, "predicted")
-            if not len(m) or y is None:
-                continue
+        for (model,), m in part.group_by(["model"], maintain_order=True):
             series.append(
                 Series(
                     label=f"{label}: {model} model",
                     x=_scaled(m["value"].to_list(), divisor),
-                    y=y,
+                    y=m["predicted_slowdown"].to_list(),
                     colour=colour,
                     marker=marker,
                     dashed=True,

@@ -2,10 +2,11 @@
 
 For each (workload, size, ranks, axis) the curve is the median makespan over seeds at
 each swept value (:func:`netsens.curves.curves`), the baseline point included. It is
-fitted as run time ``T`` in **seconds** against the parameter ``x`` in the axis's fit
-unit (:data:`netsens.curves.AXES`): µs for L, o, g and wide-area latency; ns/B for G
-and O; B for S; ns/B of 1/B for a wide-area bandwidth; 1/speed for the CPU speed. So
-a slope reads "seconds of run time per µs of o" (``slope_unit`` spells it).
+fitted as run time ``T`` in **seconds** against the parameter ``x`` in its fit unit
+(``fit_unit`` of :data:`netsens.parameters.PARAMETERS`): µs for L, o, g and wide-area
+latency; ns/B for G and O; B for S; ns/B of 1/B for a wide-area bandwidth; 1/speed for
+the CPU speed. So a slope reads "seconds of run time per µs of o" (``slope_unit``
+spells it). The cluster shape is not fitted.
 
 - **Linear**: least squares ``T = a + b·x``; ``r2`` = 1 - SSE/SST (null when the
   curve is constant, SST = 0).
@@ -37,7 +38,8 @@ import numpy as np
 import polars as pl
 from scipy.optimize import minimize_scalar
 
-from netsens.curves import AXES, KEYS, baselines, curves
+from netsens.curves import KEYS, baselines, curves
+from netsens.parameters import PARAMETERS
 
 # |left slope| <= KNEE_FLAT · right slope makes the left side flat.
 KNEE_FLAT = 0.1
@@ -204,15 +206,15 @@ def fit_table(df: pl.DataFrame) -> pl.DataFrame:
     base = baselines(df)
     rows = []
     for (*key, axis_name), group in curves(df).group_by([*KEYS, "axis"], maintain_order=True):
-        axis = AXES.get(axis_name)
+        p = PARAMETERS[axis_name]
         b = base.get(tuple(key))
-        if axis is None or b is None:
+        if p.fit_unit is None or b is None:
             continue
-        points = {float(axis.to_x(v)): (t / 1e12, s) for v, t, s in group.select(
+        points = {float(p.to_fit(v)): (t / 1e12, s) for v, t, s in group.select(
             "value", "makespan_ps", "slowdown").iter_rows()}  # fmt: skip
         t0 = b["makespan_ps"] / 1e12
-        p0 = b["params"].get(axis.column)
-        x0 = float(axis.to_x(p0)) if p0 is not None else None
+        p0 = b["params"][p.column]
+        x0 = float(p.to_fit(p0)) if p0 is not None else None
         if x0 is not None and math.isfinite(x0):
             points.setdefault(x0, (t0, 1.0))
         points = {xv: ts for xv, ts in points.items() if math.isfinite(xv)}
@@ -228,8 +230,8 @@ def fit_table(df: pl.DataFrame) -> pl.DataFrame:
             {
                 **dict(zip(KEYS, key, strict=True)),
                 "axis": axis_name,
-                "x_name": axis.x_name,
-                "x_unit": axis.x_unit,
+                "x_name": p.fit_name,
+                "x_unit": p.fit_unit,
                 "points": len(x),
                 "x_min": float(x[0]),
                 "x_max": float(x[-1]),
@@ -238,7 +240,7 @@ def fit_table(df: pl.DataFrame) -> pl.DataFrame:
                 "max_slowdown": slowdowns[top],
                 "max_slowdown_at": float(x[top]),
                 "slope": line.slope,
-                "slope_unit": f"s per {axis.x_unit}",
+                "slope_unit": f"s per {p.fit_unit}",
                 "intercept_s": line.intercept,
                 "r2": line.r2,
                 "elasticity": elasticity(line.slope, x0, t0),

@@ -52,8 +52,9 @@ from typing import Any
 
 import polars as pl
 
-from netsens.curves import AXES, KEYS, baselines, curves
+from netsens.curves import KEYS, baselines, curves
 from netsens.fit import fit_table
+from netsens.parameters import PARAMETERS
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class Model:
 
 
 def _param(b: dict[str, Any], axis: str) -> float:
-    value = b["params"][AXES[axis].column]
+    value = b["params"][PARAMETERS[axis].column]
     return float(value) if value is not None else 0.0
 
 
@@ -110,8 +111,8 @@ MODELS = [
     Model("per_byte_overhead", "O", "bytes_max", lambda b: b["bytes_max"], _per_byte_overhead),
 ]
 
-# Axes in the order of AXES (L, o, g, G, O, S, wide-area, CPU speed).
-ORDER = {name: i for i, name in enumerate(AXES)}
+# Axes in the order of PARAMETERS (L, o, g, G, O, S, wide-area, CPU speed, clusters).
+ORDER = {name: i for i, name in enumerate(PARAMETERS)}
 
 MODEL_SCHEMA = {
     "workload": pl.String,
@@ -217,7 +218,7 @@ def explain(df: pl.DataFrame) -> list[Explanation]:
         for (*k, axis, name), group in points.items():
             if tuple(k) != key:
                 continue
-            p0 = b["params"][AXES[axis].column]
+            p0 = b["params"][PARAMETERS[axis].column]
             errors = [
                 abs(r["rel_error"])
                 for r in group

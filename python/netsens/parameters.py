@@ -1,51 +1,80 @@
-"""The parameters a study can sweep: how each is written, stored and found in a result.
+"""The parameters a study can sweep: how each is written, stored, shown and fitted.
 
-Each parameter is an engine override key (``L o g G O S wan_latency wan_bandwidth
-cpu_speed clusters``) with the kinds of value it takes, the stored column that holds its
-resolved value in a canonical unit, and where the resolved platform (TOML from
-``netsens.engine.platform_toml``, JSON in a run result) keeps it.
+This table is the one place that knows them. Each parameter is an engine override key
+(``L o g G O S wan_latency wan_bandwidth cpu_speed clusters``) with the kinds of value
+it takes, the stored column that holds its resolved value in a canonical unit, where
+the resolved platform (TOML from ``netsens.engine.platform_toml``, JSON in a run
+result) keeps it, its name for people (figures and tables of ``netsens report``) and
+the variable its curve is fitted against (``netsens.fit``, ``netsens explain``).
 """
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 
 @dataclass(frozen=True)
 class Parameter:
+    """A sweepable parameter.
+
+    ``fit_unit`` is the unit of the variable ``x`` its curve is fitted against (None:
+    not fitted): ``x = value / fit_scale``, or ``fit_scale / value`` when
+    ``fit_inverse``. Every fitted variable grows as the network (or CPU) gets slower,
+    so a curve's flat region is always on its left: a bandwidth is fitted as its
+    per-byte time 1/B (as Martin plots Gap, not bandwidth, to show the line), a CPU
+    speed as its time scale 1/speed.
+    """
+
     name: str
     kinds: tuple[str, ...]  # see netsens.units.parse_quantity; () = list of shapes only
     column: str  # stored column, resolved value in `unit`
     unit: str
     toml: tuple[str, ...]  # its place in the resolved platform TOML
-    description: str
+    label: str  # for people: "latency L"
+    fit_unit: str | None = None
+    fit_scale: float = 1.0
+    fit_inverse: bool = False
+
+    @property
+    def fit_name(self) -> str:
+        """The fitted variable: the parameter, or ``1/<name>`` for an inverse."""
+        return f"1/{self.name}" if self.fit_inverse else self.name
+
+    def to_fit(self, value: float) -> float:
+        """A stored (canonical) value as the fitted variable, in ``fit_unit``."""
+        if self.fit_inverse:
+            return self.fit_scale / value if value else math.inf
+        return value / self.fit_scale
 
 
+_FIT_US = {"fit_unit": "us", "fit_scale": 1e6}
+_FIT_NS_PER_B = {"fit_unit": "ns/B", "fit_scale": 1e3}
 PARAMETERS: dict[str, Parameter] = {
     p.name: p
     for p in (
-        Parameter("L", ("time",), "L_ps", "ps", ("cluster", "L"), "latency"),
-        Parameter("o", ("time",), "o_ps", "ps", ("cluster", "o"), "CPU overhead per message"),
-        Parameter("g", ("time",), "g_ps", "ps", ("cluster", "g"), "gap between messages"),
-        Parameter("G", ("per_byte",), "G_ps_per_B", "ps/B", ("cluster", "G"), "gap per byte"),
-        Parameter(
-            "O", ("per_byte",), "O_ps_per_B", "ps/B", ("cluster", "O"), "CPU overhead per byte"
-        ),
-        Parameter("S", ("size",), "S_B", "B", ("cluster", "S"), "eager limit"),
-        Parameter(
-            "wan_latency", ("time",), "wan_latency_ps", "ps", ("wan", "latency"), "WAN latency"
-        ),
-        Parameter(
-            "wan_bandwidth",
-            ("per_byte",),
-            "wan_bandwidth_Bps",
-            "B/s",
-            ("wan", "bandwidth"),
-            "WAN bandwidth",
-        ),
-        Parameter("cpu_speed", ("number",), "cpu_speed", "ratio", ("cpu_speed",), "CPU speed"),
-        Parameter("clusters", (), "clusters", "clusters", ("shape", "clusters"), "cluster shape"),
+        Parameter("L", ("time",), "L_ps", "ps", ("cluster", "L"), "latency L", **_FIT_US),
+        Parameter("o", ("time",), "o_ps", "ps", ("cluster", "o"), "overhead o", **_FIT_US),
+        Parameter("g", ("time",), "g_ps", "ps", ("cluster", "g"), "gap g", **_FIT_US),
+        Parameter("G", ("per_byte",), "G_ps_per_B", "ps/B", ("cluster", "G"),
+                  "gap per byte G", **_FIT_NS_PER_B),
+        Parameter("O", ("per_byte",), "O_ps_per_B", "ps/B", ("cluster", "O"),
+                  "overhead per byte O", **_FIT_NS_PER_B),
+        Parameter("S", ("size",), "S_B", "B", ("cluster", "S"), "eager limit S", fit_unit="B"),
+        Parameter("wan_latency", ("time",), "wan_latency_ps", "ps", ("wan", "latency"),
+                  "wide-area latency", **_FIT_US),
+        # Fitted as time per byte: 1e9 / (B/s) = ns/B.
+        Parameter("wan_bandwidth", ("per_byte",), "wan_bandwidth_Bps", "B/s",
+                  ("wan", "bandwidth"), "wide-area bandwidth", fit_unit="ns/B", fit_scale=1e9,
+                  fit_inverse=True),
+        # Fitted as the time scale 1/speed.
+        Parameter("cpu_speed", ("number",), "cpu_speed", "ratio", ("cpu_speed",), "CPU speed",
+                  fit_unit="x", fit_inverse=True),
+        # Stored as the shape ("4x8"); store.load's value is the number of clusters. Not
+        # fitted.
+        Parameter("clusters", (), "clusters", "clusters", ("shape", "clusters"),
+                  "cluster shape"),
     )
-}
+}  # fmt: skip
 
 # Where the other engine overrides (allowed in a study's [baseline]) live in the
 # resolved platform TOML, so that they too compare by value rather than spelling.

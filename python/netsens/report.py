@@ -28,9 +28,12 @@ from typing import Any
 
 import polars as pl
 
-from netsens import __version__
+from netsens import __version__, store
 from netsens import figures as F
 from netsens.errors import InputError
+from netsens.fit import fit_table
+from netsens.models import model_table
+from netsens.parameters import PARAMETERS
 from netsens.profile import CLASSES
 
 Progress = Callable[[str], None]
@@ -48,120 +51,17 @@ class Source:
 # --- reading the results ---------------------------------------------------------
 
 
-def _study_results_dir(path: Path) -> Path:
-    """The results directory a study file names (netsens.study decides; this mirrors
-    the spec when that module is absent: ``results`` relative to the file, else
-    ``results/<name>``)."""
-    try:
-        from netsens.study import Study
-    except ImportError:
-        Study = None  # noqa: N806
-    if Study is not None:
-        study = Study.from_toml(path)
-        value = getattr(study, "results_dir", None)
-        if callable(value):
-            value = value()
-        if value:
-            return Path(value)
-    import tomllib
-
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"{path}: not a valid study file: {e}") from None
-    if data.get("results"):
-        return path.parent / str(data["results"])
-    name = data.get("name")
-    if not name:
-        raise InputError(f'{path}: the study has no name (e.g. name = "isca97")')
-    return path.parent / "results" / str(name)
-
-
-def _load_points(results_dir: Path) -> pl.DataFrame:
-    """The stored points of ``results_dir`` as ``netsens.store.load`` returns them.
-
-    Used only while ``netsens.store`` is not installed: reads ``points/*.parquet``,
-    copies each baseline point into every axis's curve, and adds ``value``,
-    ``value_unit``, ``baseline_makespan_ps`` and ``slowdown``."""
-    files = sorted((results_dir / "points").glob("*.parquet"))
-    if not files:
-        return pl.DataFrame()
-    raw = pl.concat([pl.read_parquet(f) for f in files], how="diagonal_relaxed")
-    # (workload, size, ranks, seed) as one string: size is null for a GOAL file.
-    key = pl.concat_str(
-        [pl.col(c).cast(pl.String).fill_null("") for c in ("workload", "size", "ranks", "seed")],
-        separator="\x1f",
-    )
-    raw = raw.with_columns(_key=key)
-    base = raw.filter(pl.col("axis") == "baseline")
-    axes = [a for a in raw["axis"].unique().to_list() if a not in ("baseline", "product")]
-    parts = [raw]
-    for axis in axes:
-        on_axis = raw.filter(pl.col("axis") == axis)["_key"].unique().implode()
-        copies = base.filter(pl.col("_key").is_in(on_axis))
-        parts.append(copies.with_columns(axis=pl.lit(axis)))
-    df = pl.concat(parts, how="vertical_relaxed")
-    value = pl.lit(None, dtype=pl.Float64)
-    unit = pl.lit(None, dtype=pl.String)
-    for axis in axes:
-        p = F.parameter(axis)
-        on = pl.col("axis") == axis
-        if p.column in df.columns and df.schema[p.column].is_numeric():
-            value = pl.when(on).then(pl.col(p.column).cast(pl.Float64)).otherwise(value)
-        unit = pl.when(on).then(pl.lit(p.unit)).otherwise(unit)
-    baseline = dict(zip(base["_key"].to_list(), base["makespan_ps"].to_list(), strict=True))
-    df = df.with_columns(
-        value=value,
-        value_unit=unit,
-        baseline_makespan_ps=pl.col("_key").replace_strict(
-            baseline, default=None, return_dtype=pl.Int64
-        ),
-    )
-    return df.drop("_key").with_columns(
-        slowdown=pl.col("makespan_ps").cast(pl.Float64) / pl.col("baseline_makespan_ps")
-    )
-
-
-def _load_dir(results_dir: Path) -> pl.DataFrame:
-    try:
-        from netsens.store import load
-    except ImportError:
-        load = _load_points
-    return load(results_dir)
-
-
 def read_source(source: Any) -> Source:
-    """The results behind ``source``: a results directory, a study file (``.toml``),
-    or an already loaded frame. A missing path or one holding no results is an
-    :class:`InputError` naming it."""
+    """The results behind ``source``: a results directory, a study file (``.toml``), a
+    :class:`netsens.study.Study`, or an already loaded frame. The store says when a
+    path is neither or holds no stored points (:func:`netsens.store.load`)."""
     if isinstance(source, pl.DataFrame):
         return Source(source)
-    study_file = None
-    results_dir = getattr(source, "results_dir", None)  # a netsens.study.Study
-    if results_dir is None:
-        path = Path(source)
-        if not path.exists():
-            raise InputError(f"{path}: no such results directory or study file")
-        if path.is_dir():
-            results_dir = path
-        elif path.suffix == ".toml":
-            study_file = path
-            results_dir = _study_results_dir(path)
-            if not results_dir.is_dir():
-                raise InputError(
-                    f"{path}: the study has no results yet ({results_dir} does not exist); "
-                    f"run `netsens sweep {path}` first"
-                )
-        else:
-            raise InputError(f"{path}: expected a results directory or a study file (.toml)")
-    results_dir = Path(results_dir)
-    frame = _load_dir(results_dir)
-    if not len(frame):
-        raise InputError(
-            f"{results_dir}: no stored results (no points/*.parquet); "
-            "run `netsens sweep STUDY.toml` first"
-        )
-    return Source(frame, results_dir, study_file)
+    root = store.results_dir(source)
+    study_file = Path(source) if isinstance(source, str | os.PathLike) else None
+    if study_file is not None and study_file.is_dir():
+        study_file = None
+    return Source(store.load(root, require_points=True), root, study_file)
 
 
 # --- tables ----------------------------------------------------------------------
@@ -235,12 +135,7 @@ def communication_rows(base: pl.DataFrame) -> list[dict[str, Any]]:
     )
     for r in first.iter_rows(named=True):
         ranks = int(r["ranks"])
-        messages_mean = r.get("messages_mean")
-        if messages_mean is None:
-            messages_mean = r["messages"] / ranks if ranks else 0.0
-        bytes_mean = r.get("bytes_mean")
-        if bytes_mean is None:
-            bytes_mean = r["bytes"] / ranks if ranks else 0.0
+        messages_mean = r["messages_mean"]
         makespan_ms = r["makespan_ps"] / 1e9
         rows.append(
             {
@@ -249,13 +144,13 @@ def communication_rows(base: pl.DataFrame) -> list[dict[str, Any]]:
                 "ranks": ranks,
                 "seed": r["seed"],
                 "makespan_ps": r["makespan_ps"],
-                "messages_mean": float(messages_mean),
-                "messages_max": r.get("messages_max"),
-                "bytes_mean": float(bytes_mean),
-                "bytes_max": r.get("bytes_max"),
-                "shares": _shares(r.get("primitives")),
+                "messages_mean": messages_mean,
+                "messages_max": r["messages_max"],
+                "bytes_mean": r["bytes_mean"],
+                "bytes_max": r["bytes_max"],
+                "shares": _shares(r["primitives"]),
                 "messages_per_ms": messages_mean / makespan_ms if makespan_ms else 0.0,
-                "median_bin": _median_bin(r.get("histogram")),
+                "median_bin": _median_bin(r["histogram"]),
                 "mean_bytes": r["bytes"] / r["messages"] if r["messages"] else 0.0,
             }
         )
@@ -312,8 +207,8 @@ def _bin_text(lo: int, hi: int) -> str:
     return f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
 
 
-def _pretty_unit(unit: str | None) -> str:
-    return {"us": "µs", "x": "×", "ratio": "×"}.get(unit or "", unit or "")
+def _pretty_unit(unit: str) -> str:
+    return {"us": "µs", "x": "×", "ratio": "×"}.get(unit, unit)
 
 
 # The columns of netsens.fit.fit_table shown, in order: (column, header, unit): "x" is
@@ -341,52 +236,48 @@ def fit_tables(
     parameter (a row per workload), so that every column has one unit: values of the
     parameter in the unit the fit used (``x_unit``, e.g. µs), slopes as seconds of run
     time per that unit (``slope_unit``)."""
-    known = [c for c in FIT_COLUMNS if c[0] in table.columns]
-    order = {a: i for i, a in enumerate(axes)}
     out = []
-    names = table["axis"].unique().to_list()
-    for axis in sorted(names, key=lambda a: (order.get(a, len(order)), a)):
+    fitted = set(table["axis"].to_list())
+    for axis in (a for a in axes if a in fitted):
         rows = table.filter(pl.col("axis") == axis)
-        p = F.parameter(axis)
+        p = PARAMETERS[axis]
         first = rows.row(0, named=True)
-        if first.get("x_unit"):
-            x_unit, divisor = _pretty_unit(first["x_unit"]), 1.0
-        else:  # values in the parameter's canonical unit
-            xs = [v for c, _, u in known if u == "x" for v in rows[c].to_list()]
-            x_unit, divisor = F.display_unit(p.unit, xs)
-        slope_unit = first.get("slope_unit") or f"s per {x_unit or 'unit'}"
-        slope_unit = _pretty_slope_unit(slope_unit)
-        units = {"x": x_unit, "slope": slope_unit}
-        headers = [("workload", "")] + [(h, units.get(u, u)) for _, h, u in known]
+        units = {
+            "x": _pretty_unit(first["x_unit"]),
+            "slope": _pretty_slope_unit(first["slope_unit"]),
+        }
+        headers = [("workload", "")] + [(h, units.get(u, u)) for _, h, u in FIT_COLUMNS]
         body = []
         for r in rows.iter_rows(named=True):
-            key = (r["workload"], r["ranks"]) if "ranks" in r else (r["workload"],)
-            cells = [labels.get(key, str(r["workload"]))]
-            for column, _, unit in known:
+            cells = [labels[_series_key(r)]]
+            for column, *_ in FIT_COLUMNS:
                 v = r[column]
                 if v is None or (isinstance(v, float) and not math.isfinite(v)):
                     cells.append("—")
                 elif column == "points":
                     cells.append(str(v))
-                elif column == "x_min" and r.get("x_max") is not None:
-                    cells.append(f"{F.number(v / divisor)}–{F.number(r['x_max'] / divisor)}")
-                elif unit == "x":
-                    cells.append(F.number(v / divisor))
+                elif column == "x_min":
+                    cells.append(f"{F.number(v)}–{F.number(r['x_max'])}")
                 elif column in ("r2", "hinge_r2"):
                     cells.append(f"{v:.4f}")
                 else:
                     cells.append(F.number(v))
             body.append(cells)
-        fitted = first.get("x_name")
-        title = p.label + (f", fitted against {fitted}" if fitted and fitted != p.name else "")
+        against = first["x_name"]
+        title = p.label + (f", fitted against {against}" if against != p.name else "")
         caption = (
             f"Run time against {p.label}: a straight line (slope, R²), the elasticity at the "
             "baseline (relative change in run time per relative change in the parameter), "
             "a two-piece fit with one breakpoint, and the knee where a flat region ends "
             "(— when there is none)."
         )
-        out.append((title, Table(headers, body, [False] + [True] * len(known), caption)))
+        out.append((title, Table(headers, body, [False] + [True] * len(FIT_COLUMNS), caption)))
     return out
+
+
+def _series_key(row: dict[str, Any]) -> tuple[Any, ...]:
+    """A model or fit table row's (workload, size, ranks): the key of its label."""
+    return tuple(row[k] for k in F.SERIES_KEYS)
 
 
 def _pretty_slope_unit(unit: str) -> str:
@@ -397,28 +288,19 @@ def _pretty_slope_unit(unit: str) -> str:
 
 
 def model_error_table(table: pl.DataFrame, labels: dict[tuple[Any, ...], str]) -> Table:
-    """How well each model explains each curve: mean and largest |relative error|."""
-    cols = F.model_columns(table)
-    keys = [c for c in ("workload", "ranks") if c in table.columns] + ["axis", cols["model"]]
-    if "error" in cols:
-        err = pl.col(cols["error"]).abs()
-    else:
-        err = (
-            (pl.col(cols["predicted"]) - pl.col(cols["measured"])) / pl.col(cols["measured"])
-        ).abs()
-    summary = (
-        table.filter(pl.col(cols["predicted"]).is_not_null())
-        .group_by(keys, maintain_order=True)
-        .agg(points=pl.len(), mean=err.mean(), largest=err.max())
+    """How well each model explains each curve (the rows of
+    :func:`netsens.models.model_table`): mean and largest |relative error|."""
+    err = pl.col("rel_error").abs()
+    summary = table.group_by([*F.SERIES_KEYS, "axis", "model"], maintain_order=True).agg(
+        points=pl.len(), mean=err.mean(), largest=err.max()
     )
     body = []
     for r in summary.iter_rows(named=True):
-        key = (r["workload"], r["ranks"]) if "ranks" in r else (r["workload"],)
         body.append(
             [
-                labels.get(key, str(r["workload"])),
-                F.parameter(r["axis"]).label,
-                str(r[cols["model"]]),
+                labels[_series_key(r)],
+                PARAMETERS[r["axis"]].label,
+                r["model"],
                 str(r["points"]),
                 "—" if r["mean"] is None else f"{100 * r['mean']:.1f}",
                 "—" if r["largest"] is None else f"{100 * r['largest']:.1f}",
@@ -446,7 +328,7 @@ def model_error_table(table: pl.DataFrame, labels: dict[tuple[Any, ...], str]) -
 def _mtimes(results_dir: Path | None) -> tuple[datetime, datetime] | None:
     if results_dir is None:
         return None
-    times = [f.stat().st_mtime for f in (results_dir / "points").glob("*.parquet")]
+    times = [f.stat().st_mtime for f in (results_dir / store.POINTS).glob("*.parquet")]
     if not times:
         return None
     return (
@@ -458,33 +340,14 @@ def _mtimes(results_dir: Path | None) -> tuple[datetime, datetime] | None:
 def _manifest(results_dir: Path | None) -> dict[str, Any]:
     """The study as the sweep recorded it (``study.json``: name, description, axes as
     written, baseline overrides), or {} when the results have none."""
-    if results_dir is None:
-        return {}
-    try:
-        data = json.loads((results_dir / "study.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    study = data.get("study") if isinstance(data, dict) else None
-    return study if isinstance(study, dict) else {}
-
-
-def _failures(results_dir: Path | None) -> list[dict[str, Any]]:
-    """The runs the sweep recorded as failed (``failures/*.json``)."""
-    if results_dir is None:
-        return []
-    found = []
-    for path in sorted((results_dir / "failures").glob("*.json")):
-        try:
-            found.append(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
-            continue
-    return found
+    manifest = store.read_manifest(results_dir) if results_dir is not None else None
+    return manifest["study"] if manifest is not None else {}
 
 
 def _values_text(values: list[Any], unit: str) -> str:
     if not values:
         return "—"
-    if not unit:
+    if unit == "clusters":  # the stored shapes
         return ", ".join(str(v) for v in values)
     name, divisor = F.display_unit(unit, values)
     if unit == "ratio":
@@ -498,10 +361,7 @@ def study_table(source: Source, df: pl.DataFrame, base: pl.DataFrame, generated:
     def add(name: str, text: str) -> None:
         rows.append([name, text])
 
-    studies = (
-        sorted({s for s in df["study"].drop_nulls().to_list()}) if "study" in df.columns else []
-    )
-    add("study", ", ".join(studies) or "—")
+    add("study", ", ".join(sorted(set(df["study"].drop_nulls().to_list()))) or "—")
     manifest = _manifest(source.results_dir)
     if manifest.get("description"):
         add("description", str(manifest["description"]))
@@ -518,12 +378,12 @@ def study_table(source: Source, df: pl.DataFrame, base: pl.DataFrame, generated:
     if len(base):
         first = base.row(0, named=True)
         shown = []
-        for p in F.PARAMETERS.values():
-            v = first.get(p.column)
+        for p in PARAMETERS.values():
+            v = first[p.column]
             if v is None or p.name == "clusters":
                 continue
             shown.append(f"{p.name} = {F.quantity(v, p.unit)}")
-        if first.get("clusters"):
+        if first["clusters"]:
             shown.append(f"clusters = {first['clusters']}")
         add("baseline parameters", ", ".join(shown))
     workloads = df.select("workload", "workload_kind", "size").unique().sort("workload")
@@ -538,10 +398,9 @@ def study_table(source: Source, df: pl.DataFrame, base: pl.DataFrame, generated:
     product = "product" in df["axis"].to_list()
     add("combination", "every combination of the axes" if product else "one axis at a time")
     for axis in F.axes_of(df):
-        p = F.parameter(axis)
-        column = p.column if p.column in df.columns else "value"
+        p = PARAMETERS[axis]
         on_axis = df.filter(pl.col("axis") == ("product" if product else axis))
-        values = sorted(set(on_axis[column].drop_nulls().to_list()))
+        values = sorted(set(on_axis[p.column].drop_nulls().to_list()))
         add(f"axis {axis}: {p.label}", f"{len(values)} values: {_values_text(values, p.unit)}")
     seeds = df.group_by("workload").agg(pl.col("seed").unique().sort()).sort("workload")
     seed_sets = {tuple(s) for s in seeds["seed"].to_list()}
@@ -555,35 +414,26 @@ def study_table(source: Source, df: pl.DataFrame, base: pl.DataFrame, generated:
                 for w, s in zip(seeds["workload"].to_list(), seeds["seed"].to_list(), strict=True)
             ),
         )
-    points = df["point_id"].n_unique() if "point_id" in df.columns else len(df)
-    runs = f"{points:,} runs"
-    if "wall_s" in df.columns:
-        wall = df.unique(subset=["point_id"])["wall_s"].sum() if "point_id" in df.columns else 0
-        runs += f", {F.number(float(wall))} s of simulation in all"
-    add("runs", runs)
-    failed = _failures(source.results_dir)
+    points = df.unique(subset=["point_id"])
+    wall = float(points["wall_s"].sum())
+    add("runs", f"{len(points):,} runs, {F.number(wall)} s of simulation in all")
+    failed = store.failures(source.results_dir) if source.results_dir is not None else []
     if failed:
         first = failed[0]
         add(
             "failed runs",
             f"{len(failed)} (not in the figures; see failures/ in the results), e.g. "
-            f"{first.get('workload', '?')} seed {first.get('seed', '?')}: "
-            f"{first.get('message', '?')}",
+            f"{first['workload']} seed {first['seed']}: {first['message']}",
         )
-    if "verified" in df.columns:
-        failed = df.filter(pl.col("verified") == False).select("point_id").n_unique()  # noqa: E712
-        checked = df.filter(pl.col("verified").is_not_null()).select("point_id").n_unique()
-        add("verified answers", f"{checked - failed} of {checked} checked runs")
+    wrong = points.filter(pl.col("verified") == False).height  # noqa: E712
+    checked = points.filter(pl.col("verified").is_not_null()).height
+    add("verified answers", f"{checked - wrong} of {checked} checked runs")
     span = _mtimes(source.results_dir)
     if span:
         start, end = (t.strftime("%Y-%m-%d %H:%M UTC") for t in span)
         add("results written", start if start == end else f"{start} to {end}")
     add("report written", generated.strftime("%Y-%m-%d %H:%M UTC"))
-    versions = (
-        sorted(set(df["netsens_version"].drop_nulls().to_list()))
-        if "netsens_version" in df.columns
-        else []
-    )
+    versions = sorted(set(df["netsens_version"].drop_nulls().to_list()))
     add("netsens version", f"results: {', '.join(versions) or '—'}; report: {__version__}")
     return Table([("", ""), ("", "")], rows, [False, False])
 
@@ -670,69 +520,41 @@ class Report:
 
 def _models(
     df: pl.DataFrame, labels: dict[tuple[Any, ...], str], style: dict[str, tuple[str, str]]
-):
-    """Model overlays and their error table, or a note saying why there are none."""
-    try:
-        from netsens.models import model_table
-    except ImportError as e:
-        return [], None, f"No model overlays: the models module is not available ({e})."
-    try:
-        table = model_table(df)
-    except Exception as e:  # a failing model must not take the rest of the report down
-        return [], None, f"No model overlays: the models could not be computed ({e})."
-    if table is None or not len(table):
+) -> tuple[list[F.LineFigure], Table | None, str | None]:
+    """Model overlays and their error table, or a note when no model applies."""
+    table = model_table(df)
+    if table.is_empty():
         return [], None, "No model overlays: no model applies to the swept parameters."
-    try:
-        F.model_columns(table)
-    except KeyError as e:
-        return [], None, f"No model overlays: the model table is not understood ({e.args[0]})."
-    base = F.baseline_rows(df)
-    baseline_ps = {}
-    for (workload, ranks), part in base.group_by(["workload", "ranks"]):
-        baseline_ps[(workload, ranks)] = float(part["makespan_ps"].median())
-        baseline_ps.setdefault((workload,), float(part["makespan_ps"].median()))
+    modelled = set(table["axis"].to_list())
     figures = [
-        F.model_figure(table, baseline_ps, labels, axis, style)
-        for axis in F.axes_of(df)
-        if axis in table["axis"].unique().to_list()
+        F.model_figure(table, labels, axis, style) for axis in F.axes_of(df) if axis in modelled
     ]
-    figures = [f for f in figures if f.series]
-    note = None if figures else "No model overlays: no model covers the swept parameters."
-    return figures, model_error_table(table, labels), note
+    return figures, model_error_table(table, labels), None
 
 
 def _fits(
     df: pl.DataFrame, labels: dict[tuple[Any, ...], str], axes: list[str]
 ) -> tuple[list[tuple[str, Table]], str | None]:
-    try:
-        from netsens.fit import fit_table
-    except ImportError as e:
-        return [], f"No fitted models: the fit module is not available ({e})."
-    try:
-        table = fit_table(df)
-    except Exception as e:  # as above: report the failure in its section
-        return [], f"No fitted models: the fits could not be computed ({e})."
-    if table is None or not len(table):
+    """The fitted-model tables, or a note when no curve can be fitted."""
+    table = fit_table(df)
+    if table.is_empty():
         return [], "No fitted models: no curve has enough points to fit."
-    if not {"workload", "axis"} <= set(table.columns):
-        return [], "No fitted models: the fit table has no workload and axis columns."
     return fit_tables(table, labels, axes), None
 
 
 def build_report(source: Source, progress: Progress | None = None) -> Report:
     """Every table and figure description of the report (nothing is drawn yet)."""
     say = progress or (lambda _msg: None)
-    df = F.with_slowdown(F.with_series(source.frame))
+    df = F.with_series(source.frame)
     base = F.baseline_rows(df)
     series = sorted(df["series"].unique().to_list())
     style = F.colours(series)
-    labels: dict[tuple[Any, ...], str] = {}
-    for r in df.select("workload", "ranks", "series").unique().iter_rows():
-        labels[(r[0], r[1])] = r[2]
-        labels.setdefault((r[0],), r[2])
+    labels = {
+        tuple(r[:-1]): r[-1] for r in df.select(*F.SERIES_KEYS, "series").unique().iter_rows()
+    }
     generated = datetime.now(UTC)
     axes = F.axes_of(df)
-    say(f"{df['point_id'].n_unique() if 'point_id' in df.columns else len(df)} runs, "
+    say(f"{df['point_id'].n_unique()} runs, "
         f"{len(series)} workloads, axes {', '.join(axes) or 'none'}")  # fmt: skip
     say(f"slowdown figures ({len(axes)})")
     slowdown = [F.slowdown_figure(df, axis, style) for axis in axes]
@@ -748,15 +570,13 @@ def build_report(source: Source, progress: Progress | None = None) -> Report:
         label = r["series"]
         comm_figures.append(
             (
-                F.heatmap_figure(label, r.get("matrix"), int(r["ranks"])),
-                F.histogram_figure(label, r.get("histogram"), style[label][0]),
+                F.heatmap_figure(label, r["matrix"], int(r["ranks"])),
+                F.histogram_figure(label, r["histogram"], style[label][0]),
             )
         )
     say("fitted models")
     fits, fits_note = _fits(df, labels, axes)
-    title = (
-        ", ".join(sorted(set(df["study"].drop_nulls().to_list()))) if "study" in df.columns else ""
-    )
+    title = ", ".join(sorted(set(df["study"].drop_nulls().to_list())))
     return Report(
         title=title or "study",
         study=study_table(source, df, base, generated),

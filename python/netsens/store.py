@@ -66,6 +66,7 @@ SCHEMA: dict[str, Any] = {
 DERIVED: dict[str, Any] = {
     "value": _F,
     "value_unit": _S,
+    "is_baseline": pl.Boolean,
     "baseline_makespan_ps": _I,
     "slowdown": _F,
 }
@@ -267,21 +268,33 @@ def _value_columns() -> list[pl.Expr]:
     return [value.alias("value"), unit.alias("value_unit")]
 
 
-def load(results_dir: str | os.PathLike[str]) -> pl.DataFrame:
+def load(results_dir: str | os.PathLike[str], *, require_points: bool = False) -> pl.DataFrame:
     """All points of the study in ``results_dir``, one row per (point, axis).
 
     The columns are ``SCHEMA``'s (see docs/STUDIES.md) plus ``value`` (the swept
-    parameter's value in ``value_unit``, the unit of its stored column; null for the
-    ``baseline`` and ``product`` rows), ``baseline_makespan_ps`` and ``slowdown``
-    (makespan over the baseline point's with the same workload, size, ranks and seed).
-    A point on several curves has a row on each: the baseline point is also a point of
-    every axis of an ``each`` study. Points stored by an earlier version of the study
-    (not in ``study.json``) are left out.
+    parameter's value in ``value_unit``, the unit of its stored column; the number of
+    clusters for ``clusters``; null for the ``baseline`` and ``product`` rows),
+    ``is_baseline`` (the row is the baseline point's, on whichever curve),
+    ``baseline_makespan_ps`` and ``slowdown`` (makespan over the baseline point's with
+    the same workload, size, ranks and seed). A point on several curves has a row on
+    each: the baseline point is also a point of every axis of an ``each`` study.
+    Points stored by an earlier version of the study (not in ``study.json``) are left
+    out.
+
+    A missing directory is an :class:`InputError`; so is one without points when
+    ``require_points`` (else the frame is empty).
     """
     root = Path(results_dir)
     if not root.is_dir():
-        raise InputError(f"results: no results directory {root}; run netsens sweep first")
+        raise InputError(
+            f"{root}: no such results directory (run `netsens sweep STUDY.toml` first)"
+        )
     files = sorted((root / POINTS).glob("*.parquet"))
+    if require_points and not files:
+        raise InputError(
+            f"{root}: no stored points (expected {root / POINTS}/*.parquet; "
+            "run `netsens sweep STUDY.toml` first)"
+        )
     frame = pl.read_parquet(files) if files else pl.DataFrame(schema=SCHEMA)
     frame = frame.select(list(SCHEMA)).cast(SCHEMA)
     manifest = read_manifest(root)
@@ -293,13 +306,21 @@ def load(results_dir: str | os.PathLike[str]) -> pl.DataFrame:
         frame = frame.drop("axis").join(curves, on="point_id", how="inner")
         axis_order = ["baseline", *manifest["study"]["axes"], "product"]
         workload_order = manifest["study"]["workloads"]
-    frame = frame.select(list(SCHEMA)).with_columns(_value_columns())
+    if require_points and frame.is_empty():
+        raise InputError(
+            f"{root}: no stored points of the study in {root / MANIFEST} "
+            "(run `netsens sweep STUDY.toml` first)"
+        )
+    baseline_ids = frame.filter(pl.col("axis") == "baseline")["point_id"].implode()
+    frame = frame.select(list(SCHEMA)).with_columns(
+        *_value_columns(), pl.col("point_id").is_in(baseline_ids).alias("is_baseline")
+    )
     # size is null for GOAL files; match it as "" so that null equals null.
     size_key = pl.col("size").fill_null("").alias("size_key")
     match = [*(k for k in MATCH if k != "size"), "size_key"]
     frame = frame.with_columns(size_key)
     baseline = (
-        frame.filter(pl.col("axis") == "baseline")
+        frame.filter(pl.col("is_baseline"))
         .select(*match, pl.col("makespan_ps").alias("baseline_makespan_ps"))
         .unique(subset=match, keep="first", maintain_order=True)
     )
@@ -326,14 +347,16 @@ def _sorted(frame: pl.DataFrame, workloads: list[str], axes: list[str]) -> pl.Da
     )
 
 
-def results(study_or_dir: Any) -> pl.DataFrame:
+def results(study_or_dir: Any, *, require_points: bool = False) -> pl.DataFrame:
     """``load`` of a study's results: a :class:`netsens.study.Study`, a study file
     (``.toml``) or a results directory."""
-    return load(results_dir(study_or_dir))
+    return load(results_dir(study_or_dir), require_points=require_points)
 
 
 def results_dir(study_or_dir: Any) -> Path:
-    """The results directory of a Study, a study file or a results directory."""
+    """The results directory of a Study, a study file (``.toml``: its ``results``, else
+    ``results/<name>`` beside it) or a results directory. A path that is neither is an
+    :class:`InputError`; the directory need not exist yet (``load`` says so)."""
     from netsens.study import Study
 
     if isinstance(study_or_dir, Study):
@@ -341,6 +364,8 @@ def results_dir(study_or_dir: Any) -> Path:
     path = Path(study_or_dir)
     if path.is_dir():
         return path
-    if path.suffix == ".toml" or path.is_file():
-        return Study.from_toml(path).results_dir
-    raise InputError(f"{path}: neither a study file (.toml) nor a results directory")
+    if not path.exists():
+        raise InputError(f"{path}: no such study file or results directory")
+    if path.suffix != ".toml":
+        raise InputError(f"{path}: expected a study file (.toml) or a results directory")
+    return Study.from_toml(path).results_dir
