@@ -625,9 +625,9 @@ impl<R: Rank> Forest for Remote<'_, R> {
 /// Leapfrog (kick, then drift) of `bodies` with their accelerations.
 fn update(bodies: &mut [Body], accs: &[[f64; 3]], dt: f64) {
     for (b, a) in bodies.iter_mut().zip(accs) {
-        for k in 0..3 {
-            b.vel[k] += a[k] * dt;
-            b.pos[k] += b.vel[k] * dt;
+        for ((v, x), a) in b.vel.iter_mut().zip(&mut b.pos).zip(a) {
+            *v += a * dt;
+            *x += *v * dt;
         }
     }
 }
@@ -741,7 +741,7 @@ fn verify(
         }
     }
     let stride = (cfg.bodies / SAMPLES).max(1);
-    for (b, a) in bodies.iter().zip(accs).filter(|(b, _)| b.id as usize % stride == 0) {
+    for (b, a) in bodies.iter().zip(accs).filter(|(b, _)| (b.id as usize).is_multiple_of(stride)) {
         let exact = direct(cfg, &want.last_pos, b.id as usize);
         let err = relative_error(*a, exact);
         if err.is_nan() || err > cfg.tolerance() {

@@ -534,13 +534,16 @@ fn serial(cfg: &Config) -> Vec<[f64; 3]> {
     (0..cfg.width * cfg.height).map(|i| ready(pixel(cfg, &grid, &mut Local(&spheres), &mut mail, i))).collect()
 }
 
+/// An image: the colour of every pixel, row-major.
+type Image = Rc<Vec<[f64; 3]>>;
+
 thread_local! {
     /// The last serial image computed on this thread, by input.
-    static REFERENCE: RefCell<Option<(Config, Rc<Vec<[f64; 3]>>)>> = const { RefCell::new(None) };
+    static REFERENCE: RefCell<Option<(Config, Image)>> = const { RefCell::new(None) };
 }
 
 /// The serial image for `cfg`, computed once per thread.
-pub fn reference(cfg: &Config) -> Rc<Vec<[f64; 3]>> {
+pub fn reference(cfg: &Config) -> Image {
     let key = cfg.image_key();
     REFERENCE.with(|cache| {
         let mut cache = cache.borrow_mut();
@@ -690,6 +693,19 @@ mod tests {
         // (the 64 spheres of tiny cover about a third of the view).
         let background = a.iter().filter(|c| **c == BACKGROUND).count();
         assert!(background < a.len() * 3 / 4, "{background} of {} pixels are background", a.len());
+    }
+
+    #[test]
+    fn verification_catches_a_wrong_pixel() {
+        let cfg = Config::preset(Size::Tiny, 7);
+        let want = reference(&cfg);
+        let pixels = cfg.pixels_of(1, 3);
+        let mut colours: Vec<[f64; 3]> = pixels.iter().map(|&i| want[i]).collect();
+        assert_eq!(verify_pixels(&cfg, 1, &pixels, &colours), Ok(()));
+        colours[5][2] = f64::from_bits(colours[5][2].to_bits() ^ 1);
+        let err = verify_pixels(&cfg, 1, &pixels, &colours).unwrap_err();
+        let (x, y) = (pixels[5] % cfg.width, pixels[5] / cfg.width);
+        assert!(err.starts_with(&format!("pixel ({x}, {y}) rendered by rank 1 is ")), "{err}");
     }
 
     #[test]
