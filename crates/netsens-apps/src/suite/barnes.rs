@@ -1,22 +1,22 @@
 //! Barnes: Barnes–Hut n-body simulation on a shared octree that is spread over the
-//! ranks, as the Split-C Barnes of Martin et al. (ISCA'97) runs it: a rank computes
-//! the forces on its own bodies by walking the whole tree, and reads every cell and
-//! body it needs from another rank with a blocking `get` (a round trip), through a
-//! software cache so that each is read at most once per time step.
+//! ranks, as the Split-C Barnes of Martin et al. (ISCA'97) runs it: a rank computes the
+//! forces on its own bodies by walking the whole tree, and reads every cell and body it
+//! needs from another rank with a blocking `get` (a round trip), through a software
+//! cache so that each is read at most once per time step.
 //!
 //! **Bodies**: a Plummer sphere of N bodies of mass 1/N in standard units (Aarseth,
 //! Hénon and Wielen 1974, as SPLASH's Barnes generates it), drawn in order from stream
 //! 0 of the seed with square roots only (a radius from the maximum of three uniform
 //! draws, directions by rejection from the cube), so the input is bit-identical on
-//! every machine. Gravitational constant 1, softening ε = 0.05, leapfrog steps of
-//! dt = 0.025 (SPLASH's values).
+//! every machine. Gravitational constant 1, softening ε = 0.05, time step dt = 0.025
+//! (SPLASH's values), each step a kick then a drift (symplectic Euler).
 //!
 //! **Distribution**: the bodies in Morton (Z-curve) order of their bounding cube, cut
 //! into P equal blocks (⌊rN/P⌋ .. ⌊(r+1)N/P⌋ for rank r): each rank holds a compact
 //! piece of space, as costzones would give it. Every rank derives the cut alike from
 //! the generated input (as if reading a partitioned input file); it is not charged.
-//! Bodies stay with their rank for the whole run. Any rank count works; with more
-//! ranks than bodies some ranks hold none.
+//! Bodies stay with their rank for the whole run. Any rank count works; with more ranks
+//! than bodies some ranks hold none.
 //!
 //! **Tree**: the global octree is the forest of the ranks' octrees, each over one
 //! rank's bodies in that rank's own bounding cube: a cell with more than [`LEAF`] = 8
@@ -36,37 +36,43 @@
 //! "bmax" criterion, which keeps the error bounded when the mass sits off centre), with
 //! θ = 0.7; θ = 0 opens every cell (the direct sum, in tree order).
 //!
-//! **Software cache**: a rank keeps every remote cell and body it has read, in a
-//! direct-mapped table per owner (cell and body numbers are dense), until the end of
-//! the step, when the trees are rebuilt. A hit costs no message and no extra time; a
-//! miss is one `get`. Every remote access counts `cache_hit` or `cache_miss`, so
-//! `cache_miss` equals `get`. [`Config::cache`] = false (tests) reads on every access.
+//! **Software cache**: a rank keeps every remote cell and body it has read, in a table
+//! per owner indexed by cell or body number (they are dense, so nothing is evicted),
+//! until the end of the step, when the trees are rebuilt. A hit costs no message and no
+//! extra time; a miss is one `get`. Every remote access counts `cache_hit` or
+//! `cache_miss`, so `cache_miss` equals `get`. [`Config::cache`] = false (tests) reads
+//! on every access.
 //!
 //! **Step** (phases): `build` (sort, build the tree, write it into the window), a
 //! barrier (every tree is published before anyone reads), `force`, a barrier (every
-//! read of this step's trees is done before anyone rebuilds), `update` (leapfrog).
+//! read of this step's trees is done before anyone rebuilds), `update` (kick, drift).
+//!
+//! **Communication**: per step and rank, one get (a 1-byte request, a 56- or 32-byte
+//! reply) per distinct remote cell or body its walks visit, and two barriers; nothing
+//! else. Far ranks' trees are read only near their roots, near ones down to bodies.
 //!
 //! **Cost model** (the suite's 1 ns per flop; round figures, assumptions rather than
-//! measurements, scaled by the platform's CPU speed): an interaction (body with body
-//! or with a cell's centre of mass: a difference, a squared distance with softening, a
+//! measurements, scaled by the platform's CPU speed): an interaction (body with body or
+//! with a cell's centre of mass: a difference, a squared distance with softening, a
 //! square root and a division, three multiply-adds; about 20 flops plus loading the
 //! record) costs [`INTERACT_PS`] = 30 ns; visiting a cell (the opening test, about 8
-//! flops and a branch) [`OPEN_PS`] = 10 ns; building a tree of n bodies n·([`KEY_PS`]
-//! = 20 ns for its Morton key + ⌈log2 n⌉·[`SORT_PS`] = 5 ns of sorting) plus
-//! [`CELL_PS`] = 40 ns per cell (centre of mass and opening radius); the leapfrog
-//! update [`UPDATE_PS`] = 10 ns per body (12 flops). The force walk charges its cost
-//! as it goes, with `compute` before each remote read (the cost of a stretch is known
-//! only once it has run), so a run that measures compute still charges the model for
-//! the walk.
+//! flops and a branch) [`OPEN_PS`] = 10 ns; building a tree of n bodies n·([`KEY_PS`] =
+//! 20 ns for its Morton key + ⌈log2 n⌉·[`SORT_PS`] = 5 ns of sorting) plus [`CELL_PS`]
+//! = 40 ns per cell (centre of mass and opening radius); the update (kick and drift)
+//! [`UPDATE_PS`] = 10 ns per body (12 flops). The force walk charges its cost as it
+//! goes, with `compute` before each remote read (the cost of a stretch is known only
+//! once it has run), so a run that measures compute still charges the model for the
+//! walk.
 //!
 //! **Verification**: a serial run of the same simulation (the same forest, walked by
 //! the same code over local data; computed once per thread for (input, P)) must give
-//! every body's acceleration in the last step, and its final position and velocity,
-//! bit for bit. And for a sample of 64 bodies spread over the input, the acceleration
-//! must be within [`Config::tolerance`] of a direct O(N²) sum over all bodies at the
-//! same positions: θ²/10, 4.9 % at θ = 0.7 (the errors of the monopole approximation
-//! with the bmax criterion measured on these inputs: median 0.5 %, largest 2.3 % at
-//! θ = 0.7; 0.2 % and 1.3 % at θ = 0.5; 1.1 % and 5.2 % at θ = 1).
+//! every body's acceleration in the last step, and its final position and velocity, bit
+//! for bit. And for a sample of 64 bodies spread over the input, the acceleration must
+//! be within [`Config::tolerance`] of a direct O(N²) sum over all bodies at the same
+//! positions: θ²/10, 4.9 % at θ = 0.7 (the errors of the monopole approximation with
+//! the bmax criterion, measured over 128 bodies of the small input on 32 ranks: median
+//! 0.5 %, largest 2.0 % at θ = 0.7; 0.2 % and 1.0 % at θ = 0.5; 1.2 % and 4.3 % at
+//! θ = 1).
 //!
 //! **Sizes** (bodies, steps; θ = 0.7 throughout): tiny 256, 2; small 4096, 2; paper
 //! 32768, 2. The seeds at hand state no input for Barnes; 32 K bodies lies between
@@ -105,7 +111,7 @@ pub const KEY_PS: Time = 20_000;
 pub const SORT_PS: Time = 5_000;
 /// Charge per cell built (centre of mass, opening radius): 40 ns.
 pub const CELL_PS: Time = 40_000;
-/// Charge per body updated (leapfrog): 10 ns.
+/// Charge per body updated (kick and drift): 10 ns.
 pub const UPDATE_PS: Time = 10_000;
 
 /// Most bodies in a leaf cell.
@@ -622,7 +628,7 @@ impl<R: Rank> Forest for Remote<'_, R> {
     }
 }
 
-/// Leapfrog (kick, then drift) of `bodies` with their accelerations.
+/// One step of `bodies` with their accelerations: kick, then drift.
 fn update(bodies: &mut [Body], accs: &[[f64; 3]], dt: f64) {
     for (b, a) in bodies.iter_mut().zip(accs) {
         for ((v, x), a) in b.vel.iter_mut().zip(&mut b.pos).zip(a) {

@@ -3,22 +3,23 @@
 //! reads every scene object it does not hold with a blocking `get` (a round trip),
 //! through a software cache of object records.
 //!
-//! **Scene**: N spheres in the unit cube, sphere i from draws 8i .. 8i+8 of stream 0
-//! of the seed (random access: each rank generates only its own): radius r₀·(0.5 + u)
-//! with r₀ = 0.35/m (m = ⌈N^(1/3)⌉, so their volumes add up to about 22 % of the cube,
-//! whatever N), a centre inside the cube, a colour, and a mirror reflectivity up to 0.4 (about
-//! 40 % of the spheres reflect). Sphere i belongs to rank i mod P, which exposes its
-//! spheres as records of [`RECORD_BYTES`] = 64 (centre, radius, colour, reflectivity),
-//! the k-th at offset 64k. One point light outside the cube, a camera in front of it.
+//! **Scene**: N spheres in the unit cube, sphere i from draws 8i .. 8i+8 of stream 0 of
+//! the seed (random access: each rank generates only its own): radius r₀·(0.5 + u) with
+//! r₀ = 0.35/m (m = ⌈N^(1/3)⌉, so their volumes add up to about 22 % of the cube
+//! whatever N), a centre inside the cube, a colour, and a mirror reflectivity up to 0.4
+//! (about 40 % of the spheres reflect). Sphere i belongs to rank i mod P, which exposes
+//! its spheres as records of [`RECORD_BYTES`] = 64 (centre, radius, colour,
+//! reflectivity), the k-th at offset 64k. One point light outside the cube, a camera in
+//! front of it.
 //!
 //! **Grid**: a uniform grid of G³ cells over the cube (G = m by default), each cell
 //! listing, in id order, the spheres whose bounding box meets it. A ray walks the cells
 //! it crosses (Amanatides–Woo), tests the spheres listed there (each once per ray), and
-//! stops when its nearest hit lies inside the current cell, so it reads only spheres
-//! it may hit. The grid holds ids, not geometry: each rank sends the cell range of
-//! each of its spheres' bounding boxes (6 × 16 bits) in one allgather and every rank
-//! builds the same grid. The allgather also tells a rank that every other rank has
-//! written its window (each writes it before it joins), so no barrier is needed.
+//! stops when its nearest hit lies inside the current cell, so it reads only spheres it
+//! may hit. The grid holds ids, not geometry: each rank sends the cell range of each of
+//! its spheres' bounding boxes (6 × 16 bits) in one allgather and every rank builds the
+//! same grid. The allgather also tells a rank that every other rank has written its
+//! window (each writes it before it joins), so no barrier is needed.
 //!
 //! **Rendering**: a primary ray per pixel centre; at a hit, a shadow ray to the light
 //! (any hit stops it) when the surface faces the light, and one mirror bounce off a
@@ -29,16 +30,21 @@
 //! from ⌊0.618·S⌋ up prime to S ([`Config::span_owner`]): s ↦ s·A mod S permutes the
 //! spans (a golden-ratio Weyl sequence, so neighbours land far apart), and ranks take
 //! equal slices of the permuted order. Every rank gets ⌊S/P⌋ or ⌈S/P⌉ spans of mixed
-//! cost from all over the image, whatever P. With more ranks than spans, some ranks render nothing.
+//! cost from all over the image, whatever P. With more ranks than spans, some ranks
+//! render nothing.
 //!
-//! **Software cache**: a direct-mapped table of N slots (sphere ids are dense) keeps
-//! every sphere read for the rest of the run: a hit costs no message and no extra time,
-//! a miss is one 64-byte `get`. Every access to a remote sphere counts `cache_hit` or
-//! `cache_miss`, so `cache_miss` equals `get`. [`Config::cache`] = false (tests) reads
-//! on every access.
+//! **Software cache**: a table of N slots indexed by sphere id (ids are dense, so
+//! nothing is evicted) keeps every sphere read for the rest of the run: a hit costs no
+//! message and no extra time, a miss is one 64-byte `get`. Every access to a remote
+//! sphere counts `cache_hit` or `cache_miss`, so `cache_miss` equals `get`.
+//! [`Config::cache`] = false (tests) reads on every access.
 //!
 //! **Phases**: `scene` (generate and expose this rank's spheres, allgather the bounds,
 //! build the grid), `render`, `verify`.
+//!
+//! **Communication**: one allgather of 12·⌈N/P⌉ bytes per rank; one get (a 1-byte
+//! request, a 64-byte reply) per distinct remote sphere a rank's rays test; the
+//! verification's reduce of 16 bytes.
 //!
 //! **Cost model** (the suite's 1 ns per flop; round figures, assumptions rather than
 //! measurements, scaled by the platform's CPU speed): a ray's setup and clipping to the
@@ -46,16 +52,16 @@
 //! list) [`STEP_PS`] = 10 ns; a ray–sphere test (a dot product, a discriminant, a
 //! square root; about 20 flops plus loading the record) [`TEST_PS`] = 30 ns; shading a
 //! hit (point, normal, light direction, Lambert, reflection) [`SHADE_PS`] = 50 ns;
-//! building the grid [`INDEX_PS`] = 10 ns per (sphere, cell) entry. Rendering charges as
-//! it goes, with `compute` before each remote read (the cost of a stretch is known only
-//! once it has run), so a run that measures compute still charges the model there.
+//! building the grid [`INDEX_PS`] = 10 ns per (sphere, cell) entry. Rendering charges
+//! as it goes, with `compute` before each remote read (the cost of a stretch is known
+//! only once it has run), so a run that measures compute still charges the model there.
 //!
-//! **Verification**: every rank compares each of its pixels, bit for bit, with a
-//! serial render of the whole image by the same code over local spheres (computed once
-//! per thread for the input; the image does not depend on P). A reduce brings each
-//! rank's pixel count and a checksum of its pixels (Σ (index mod 2¹⁶ + 1) · 24-bit
-//! colour) to rank 0, which compares them with W·H and the serial image's checksum: so
-//! every pixel was rendered, once, and right.
+//! **Verification**: every rank compares each of its pixels, bit for bit, with a serial
+//! render of the whole image by the same code over local spheres (computed once per
+//! thread for the input; the image does not depend on P). A reduce brings each rank's
+//! pixel count and a checksum of its pixels (Σ (index mod 2¹⁶ + 1) · 24-bit colour) to
+//! rank 0, which compares them with W·H and the serial image's checksum: so every pixel
+//! was rendered, once, and right.
 //!
 //! **Sizes** (image, spheres, grid): tiny 32×32, 64, 4³; small 256×256, 4096, 16³;
 //! paper 1024×1024, 16384, 26³. The seeds at hand state no input for P-Ray; the paper
