@@ -99,6 +99,8 @@ pub const SHADE_PS: Time = 50_000;
 /// Charge per (sphere, cell) entry of the grid: 10 ns.
 pub const INDEX_PS: Time = 10_000;
 
+/// A sphere id's slot in the cache when it has not been read.
+const ABSENT: u32 = u32::MAX;
 /// Bytes of a sphere's record.
 pub const RECORD_BYTES: usize = 64;
 /// Pixels per span of a row (the unit of the pixel distribution).
@@ -154,28 +156,48 @@ impl Config {
         self.width.div_ceil(SPAN) * self.height
     }
 
-    /// The rank that renders span `s`: ⌊((s·A) mod S)·P / S⌋ for the S spans, with A
-    /// the first integer from ⌊0.618·S⌋ up that is prime to S (so s ↦ s·A mod S permutes
-    /// the spans and scatters neighbours across the image).
-    pub fn span_owner(&self, s: usize, ranks: u32) -> u32 {
-        let n = self.spans();
-        let gcd = |mut a: usize, mut b: usize| {
+    /// The multiplier A that scatters the S spans: the first integer from ⌊0.618·S⌋ up
+    /// that is prime to S, so that s ↦ s·A mod S permutes them.
+    fn multiplier(&self) -> u64 {
+        let n = self.spans() as u64;
+        let gcd = |mut a: u64, mut b: u64| {
             while b != 0 {
                 (a, b) = (b, a % b);
             }
             a
         };
-        let a = (n * 618 / 1000).max(1)..;
-        let a = a.into_iter().find(|&a| gcd(a, n) == 1).expect("an integer prime to S");
-        let v = s as u128 * a as u128 % n as u128;
-        (v * u128::from(ranks) / n as u128) as u32
+        ((n * 618 / 1000).max(1)..).find(|&a| gcd(a, n) == 1).expect("an integer prime to S")
+    }
+
+    /// The rank that renders span `s`: ⌊((s·A) mod S)·P / S⌋ for the S spans.
+    pub fn span_owner(&self, s: usize, ranks: u32) -> u32 {
+        let n = self.spans() as u128;
+        let v = s as u128 * u128::from(self.multiplier()) % n;
+        (v * u128::from(ranks) / n) as u32
+    }
+
+    /// The spans rank `me` renders, in row-major order: s = v·A⁻¹ mod S for the
+    /// permuted positions v with ⌊v·P/S⌋ = me, that is ⌈me·S/P⌉ ≤ v < ⌈(me+1)·S/P⌉.
+    pub fn spans_of(&self, me: u32, ranks: u32) -> Vec<usize> {
+        let n = self.spans() as i128;
+        // A⁻¹ mod S by the extended Euclidean algorithm.
+        let (mut r0, mut r1, mut t0, mut t1) = (n, i128::from(self.multiplier()), 0i128, 1i128);
+        while r1 != 0 {
+            let q = r0 / r1;
+            (r0, r1, t0, t1) = (r1, r0 - q * r1, t1, t0 - q * t1);
+        }
+        let inverse = t0.rem_euclid(n);
+        let first = |r: u32| (i128::from(r) * n + i128::from(ranks) - 1) / i128::from(ranks);
+        let mut spans: Vec<usize> = (first(me)..first(me + 1)).map(|v| (v * inverse % n) as usize).collect();
+        spans.sort_unstable();
+        spans
     }
 
     /// The pixels (row-major indices) rank `me` renders, in order.
     pub fn pixels_of(&self, me: u32, ranks: u32) -> Vec<usize> {
         let per_row = self.width.div_ceil(SPAN);
         let mut out = Vec::new();
-        for s in (0..self.spans()).filter(|&s| self.span_owner(s, ranks) == me) {
+        for s in self.spans_of(me, ranks) {
             let (y, j) = (s / per_row, s % per_row);
             out.extend(y * self.width + j * SPAN..y * self.width + ((j + 1) * SPAN).min(self.width));
         }
@@ -488,7 +510,9 @@ struct Remote<'a, R: Rank> {
     ranks: u32,
     /// This rank's spheres: id = k·P + me for the k-th.
     own: &'a [Sphere],
-    cache: Vec<Option<Sphere>>,
+    /// The spheres read, and where each id's is among them (`ABSENT`: not read).
+    cached: Vec<Sphere>,
+    slot: Vec<u32>,
     enabled: bool,
     /// Computation done but not charged yet.
     pending: Time,
@@ -508,11 +532,12 @@ impl<R: Rank> Scene for Remote<'_, R> {
         if id % self.ranks == self.me {
             return Some(self.own[(id / self.ranks) as usize]);
         }
-        let s = self.cache[id as usize];
-        if s.is_some() {
-            self.r.count("cache_hit");
+        let slot = self.slot[id as usize];
+        if slot == ABSENT {
+            return None;
         }
-        s
+        self.r.count("cache_hit");
+        Some(self.cached[slot as usize])
     }
 
     async fn fetch(&mut self, id: u32) -> Sphere {
@@ -521,7 +546,8 @@ impl<R: Rank> Scene for Remote<'_, R> {
         self.flush().await;
         let s = Sphere::decode(&self.r.get(owner, k * RECORD_BYTES, RECORD_BYTES).await);
         if self.enabled {
-            self.cache[id as usize] = Some(s);
+            self.slot[id as usize] = self.cached.len() as u32;
+            self.cached.push(s);
         }
         s
     }
@@ -597,20 +623,30 @@ pub async fn pray<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String>
     // Bounds of every rank's spheres, padded to the same count per rank.
     let mut mine: Vec<u16> = own.iter().flat_map(|s| s.bounds(cfg.grid)).collect();
     mine.resize(per_rank * 6, 0);
-    let everyone: Vec<u16> = decode(&allgather(&r, &world, encode(&mine)).await);
-    let bounds: Vec<[u16; 6]> = (0..cfg.spheres)
-        .map(|i| {
-            let at = ((i % ranks as usize) * per_rank + i / ranks as usize) * 6;
-            everyone[at..at + 6].try_into().expect("6 bounds")
-        })
-        .collect();
-    let grid = Grid::build(cfg.grid, &bounds);
+    let grid = {
+        let everyone: Vec<u16> = decode(&allgather(&r, &world, encode(&mine)).await);
+        let bounds: Vec<[u16; 6]> = (0..cfg.spheres)
+            .map(|i| {
+                let at = ((i % ranks as usize) * per_rank + i / ranks as usize) * 6;
+                everyone[at..at + 6].try_into().expect("6 bounds")
+            })
+            .collect();
+        Grid::build(cfg.grid, &bounds)
+    };
     r.compute(INDEX_PS * grid.entries() as Time).await;
 
     r.phase("render");
     let pixels = cfg.pixels_of(me, ranks);
-    let mut scene =
-        Remote { r: &r, me, ranks, own: &own, cache: vec![None; cfg.spheres], enabled: cfg.cache, pending: 0 };
+    let mut scene = Remote {
+        r: &r,
+        me,
+        ranks,
+        own: &own,
+        cached: Vec::new(),
+        slot: vec![ABSENT; cfg.spheres],
+        enabled: cfg.cache,
+        pending: 0,
+    };
     let mut mail = Mailbox::new(cfg.spheres);
     let mut colours = Vec::with_capacity(pixels.len());
     for &i in &pixels {
@@ -655,6 +691,13 @@ mod tests {
         // 64 spans; A = 39 (⌊0.618·64⌋, odd): span s to ⌊(39·s mod 64)·P / 64⌋.
         assert_eq!([0, 1, 2, 3].map(|s| cfg.span_owner(s, 8)), [0, 4, 1, 6]);
         assert_eq!([1, 2, 5].map(|s| cfg.span_owner(s, 3)), [1, 0, 0]);
+        // spans_of inverts span_owner.
+        for ranks in [1, 3, 8, 100] {
+            for me in 0..ranks {
+                let mine: Vec<usize> = (0..64).filter(|&s| cfg.span_owner(s, ranks) == me).collect();
+                assert_eq!(cfg.spans_of(me, ranks), mine, "rank {me} of {ranks}");
+            }
+        }
         // Every rank gets ⌊64/P⌋ or ⌈64/P⌉ spans.
         for ranks in [3, 8, 10] {
             let counts: Vec<usize> = (0..ranks).map(|r| cfg.pixels_of(r, ranks).len() / SPAN).collect();
