@@ -33,8 +33,8 @@
 //! cost from all over the image, whatever P. With more ranks than spans, some ranks
 //! render nothing.
 //!
-//! **Software cache**: a table of N slots indexed by sphere id (ids are dense, so
-//! nothing is evicted) keeps every sphere read for the rest of the run: a hit costs no
+//! **Software cache**: the spheres read, found through a table of N slot numbers
+//! indexed by sphere id (ids are dense, so nothing is evicted), kept for the whole run: a hit costs no
 //! message and no extra time, a miss is one 64-byte `get`. Every access to a remote
 //! sphere counts `cache_hit` or `cache_miss`, so `cache_miss` equals `get`.
 //! [`Config::cache`] = false (tests) reads on every access.
