@@ -4,7 +4,7 @@
 //! each.
 
 use crate::examples::{faults, pingpong, stencil};
-use crate::suite::{connect, em3d_read, em3d_write, ft, is, mg, murphi, nowsort, radb, radix, sample};
+use crate::suite::{barnes, connect, em3d_read, em3d_write, ft, is, mg, murphi, nowsort, pray, radb, radix, sample};
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::Platform;
 use netsens_core::profile::RunResult;
@@ -77,6 +77,8 @@ pub const APPS: &[App] = &[
     sample::APP,
     em3d_write::APP,
     em3d_read::APP,
+    barnes::APP,
+    pray::APP,
     murphi::APP,
     connect::APP,
     nowsort::APP,

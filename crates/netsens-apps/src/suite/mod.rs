@@ -1,6 +1,7 @@
 //! The application suite of `APPS.md`, one file per application (shared parts of
 //! an application pair, like EM3D's graph, in a file of their own).
 
+pub mod barnes;
 pub mod connect;
 pub mod em3d;
 pub mod em3d_read;
@@ -11,6 +12,21 @@ pub mod lsd;
 pub mod mg;
 pub mod murphi;
 pub mod nowsort;
+pub mod pray;
 pub mod radb;
 pub mod radix;
 pub mod sample;
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+/// The output of a future that never waits, polled once. An application whose kernel
+/// is `async` over a data source (remote reads in a run) runs the same kernel over
+/// local data this way for its serial reference, so both compute alike, bit for bit.
+pub fn ready<T>(future: impl Future<Output = T>) -> T {
+    match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(out) => out,
+        Poll::Pending => panic!("a kernel run over local data waited"),
+    }
+}
