@@ -61,5 +61,5 @@ def test_axes_span_the_seed_ranges(study):
     g = [_ps(v) for v in values["g"]]
     assert g[0] == 5.8e6 and g[-1] == 105.8e6
     G = [_fs_per_byte(v) for v in values["G"]]
-    assert G[0] == pytest.approx(1e15 / 38e6, abs=1) and G[-1] == 1e6  # fs/B
-    assert G == pytest.approx([G[0] + i * (1e6 - G[0]) / 7 for i in range(8)], abs=1)
+    assert G[0] == pytest.approx(1e15 / 38e6, abs=1) and G[-1] == 1e9  # fs/B
+    assert G == pytest.approx([G[0] + i * (1e9 - G[0]) / 7 for i in range(8)], abs=1)
