@@ -334,3 +334,17 @@ def test_example_study(tmp_path):
     # Per file: the baseline row, 5 L rows + the baseline on the L curve, 3 o rows (o =
     # 1.5us is the baseline) + the baseline on the o curve.
     assert frame.height == 2 * (1 + 6 + 4)
+
+
+def test_points_run_round_robin_across_workloads():
+    from types import SimpleNamespace
+
+    from netsens.sweep import _interleaved
+
+    points = [
+        SimpleNamespace(workload=w, i=i)
+        for w, n in (("a", 3), ("b", 1), ("c", 2))
+        for i in range(n)
+    ]
+    order = [(p.workload, p.i) for p in _interleaved(points)]
+    assert order == [("a", 0), ("b", 0), ("c", 0), ("a", 1), ("c", 1), ("a", 2)]

@@ -83,7 +83,7 @@ def run_study(study: Study, jobs: int | None = None, progress: bool = True) -> S
     store.remove_stale_temporaries(root)
     store.write_manifest(root, study, points)
     have = store.stored_ids(root)
-    todo = [p for p in points if p.point_id not in have]
+    todo = _interleaved([p for p in points if p.point_id not in have])
     jobs = max(1, min(jobs or default_jobs(), len(todo)))
     summary = SweepSummary(root, len(points), len(points) - len(todo), 0, 0, 0.0)
     report = _Reporter(sys.stderr if progress else None, summary)
@@ -104,6 +104,17 @@ def run_study(study: Study, jobs: int | None = None, progress: bool = True) -> S
         report.close()
     summary.wall_s = time.perf_counter() - start
     return summary
+
+
+def _interleaved(points: list[Point]) -> list[Point]:
+    """The points taken round-robin across workloads: workloads differ in cost by 10x
+    or more, so running them one after another would make the rate and ETA of the first
+    minutes meaningless and leave cores idle at the end behind one slow workload."""
+    by_workload: dict[str, list[Point]] = {}
+    for point in points:
+        by_workload.setdefault(point.workload, []).append(point)
+    queues = list(by_workload.values())
+    return [q[i] for i in range(max(map(len, queues), default=0)) for q in queues if i < len(q)]
 
 
 def _run(
