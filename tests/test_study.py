@@ -242,8 +242,8 @@ BAD = {
     "unknown app": (
         'name = "x"\nworkloads = ["radx"]\nranks = [4]\n' + AXES,
         'workloads: unknown application "radx"; did you mean "radix"? (known: pingpong, '
-        "stencil, radix, radb, sample, em3d-write, em3d-read, murphi, connect, nowsort, ft, "
-        "is, mg); a GOAL file must end in .goal",
+        "stencil, radix, radb, sample, em3d-write, em3d-read, barnes, pray, murphi, connect, "
+        "nowsort, ft, is, mg); a GOAL file must end in .goal",
     ),
     "unknown key": (
         'name = "x"\nworkloads = ["radix"]\nrank = [4]\n' + AXES,

@@ -34,6 +34,7 @@ from netsens.api import run as api_run
 from netsens.cli_explain import explain_command
 from netsens.cli_report import report as report_command
 from netsens.cli_study import results_command, sweep_command
+from netsens.console import stdout_console
 from netsens.engine import (
     ProgressFn,
     apps,
@@ -281,7 +282,7 @@ def _progress_bar() -> Iterator[ProgressFn | None]:
 
 
 def _print_run(result: dict[str, Any]) -> None:
-    console = Console(highlight=False)
+    console = stdout_console()
     ranks = result["ranks"]
     workload = result["workload"]
     if workload["kind"] == "app":
@@ -414,7 +415,7 @@ def profile_command(
     table.add_row("messages per rank per ms", f"{prof.messages_per_ms:,.1f}")
     table.add_row("median message size", f"{prof.median_bytes_lo}-{prof.median_bytes_hi} B (bin)")
     table.add_row("mean message size", f"{prof.mean_bytes:,.1f} B")
-    Console(highlight=False).print(table)
+    stdout_console().print(table)
 
 
 @cli.command(epilog=EPILOG)
@@ -462,7 +463,7 @@ def _quantity(value: float, unit: str) -> str:
 
 
 def _print_calibration(result: dict[str, Any]) -> None:
-    console = Console(highlight=False)
+    console = stdout_console()
     console.print(f"calibration of platform [bold]{result['platform_name']}[/bold] (cluster level)")
     table = Table("parameter", "dialled", "measured", "error")
     for column in table.columns[1:]:
@@ -505,7 +506,7 @@ def apps_command() -> None:
     table = Table("app", "sizes", "description", box=None, pad_edge=False)
     for name, description, sizes in apps():
         table.add_row(name, ", ".join(sizes), description)
-    Console(highlight=False).print(table)
+    stdout_console().print(table)
 
 
 @cli.group("platform", context_settings=CONTEXT, epilog=EPILOG)
@@ -519,7 +520,7 @@ def platform_list() -> None:
     table = Table("preset", "description", box=None, pad_edge=False)
     for name, description in presets():
         table.add_row(name, description)
-    Console(highlight=False).print(table)
+    stdout_console().print(table)
 
 
 @platform_group.command("show", epilog=EPILOG)

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from netsens.console import stdout_console
 from netsens.store import results
 from netsens.units import format_time
 
@@ -61,7 +61,7 @@ def _percent(fraction: float | None) -> str:
 
 
 def _print(explanations: list[Any]) -> None:
-    console = Console(highlight=False)
+    console = stdout_console()
     for e in explanations:
         where = f"size {e.size}, " if e.size else ""
         console.print(

@@ -10,9 +10,9 @@ from typing import Any
 
 import click
 import polars as pl
-from rich.console import Console
 from rich.table import Table
 
+from netsens.console import stdout_console
 from netsens.store import FAILURES, failures, load, read_manifest, results_dir
 from netsens.study import Study
 from netsens.sweep import run_study
@@ -193,7 +193,7 @@ def _short_names(workloads: list[str]) -> dict[str, str]:
 
 
 def _print_results(root: Path, frame: pl.DataFrame) -> None:
-    console = Console(highlight=False)
+    console = stdout_console()
     if frame.is_empty():
         click.echo(f"no points stored yet in {root}; run netsens sweep on the study")
         return
