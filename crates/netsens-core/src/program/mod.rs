@@ -145,10 +145,11 @@ impl Frontend for ProgramFrontend {
             sl.in_flight = false;
             (std::mem::take(&mut sl.data), sl.desc.rank, sl.desc.tag)
         };
+        let any_source = s.ext(recv).is_some_and(|e| e.members.is_some());
         let r = &mut s.slots[recv as usize];
         r.data = data;
         r.tag = tag;
-        if r.members.is_some() {
+        if any_source {
             r.source = from;
         }
         s.release_if_unused(send);
@@ -158,7 +159,8 @@ impl Frontend for ProgramFrontend {
         let (kind, origin, target, offset, handler) = {
             let s = self.shared.borrow();
             let sl = &s.slots[op as usize];
-            (sl.desc.kind, sl.desc.rank, sl.desc.peer as u32, sl.offset, sl.handler)
+            let (offset, handler) = s.ext(op).map_or((0, None), |e| (e.offset, e.handler));
+            (sl.desc.kind, sl.desc.rank, sl.desc.peer as u32, offset, handler)
         };
         let mut cost = 0;
         match (kind, handler) {

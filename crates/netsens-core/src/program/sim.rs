@@ -13,27 +13,43 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-/// One operation of a program.
+/// One operation of a program: the fields every op needs, in one cache line (the
+/// core reads `desc` of every op it dispatches, long after the op was issued).
+#[repr(align(64))]
 pub(crate) struct Slot {
     pub desc: OpDesc,
-    pub done: bool,
-    /// The program has taken the result (or never will: stores, active messages).
-    pub consumed: bool,
-    /// The engine still refers to it (a message not yet matched or delivered).
-    pub in_flight: bool,
     /// Outgoing payload, then (receive, get) the payload received.
     pub data: Vec<u8>,
     /// Receive: world rank of the sender once matched; get: the target.
     pub source: u32,
     pub tag: Tag,
-    /// Where a one-sided op reads or writes the target's window; a handler's id for an AM.
-    pub offset: usize,
-    pub handler: Option<u32>,
-    /// Members of an `ANY_SOURCE` receive's communicator (to name the source).
-    pub members: Option<Arc<[u32]>>,
+    /// Index of the op's [`SlotExt`] in `Shared::exts`, or [`NO_EXT`].
+    pub ext: u32,
+    pub done: bool,
+    /// The program has taken the result (or never will: stores, active messages).
+    pub consumed: bool,
+    /// The engine still refers to it (a message not yet matched or delivered).
+    pub in_flight: bool,
     /// Whether a blocked future waits for this op (see [`Wake`]).
     pub wake: Wake,
 }
+
+const _: () = assert!(std::mem::size_of::<Slot>() == 64);
+
+/// The fields only some ops have (one-sided ops, `ANY_SOURCE` receives), kept out
+/// of [`Slot`] so that the common ones stay small.
+#[derive(Default)]
+pub(crate) struct SlotExt {
+    /// Where a one-sided op reads or writes the target's window.
+    pub offset: usize,
+    /// An active message's handler.
+    pub handler: Option<u32>,
+    /// Members of an `ANY_SOURCE` receive's communicator (to name the source).
+    pub members: Option<Arc<[u32]>>,
+}
+
+/// `Slot::ext` of an op without a [`SlotExt`].
+pub(crate) const NO_EXT: u32 = u32::MAX;
 
 /// How a blocked future waits for an op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +85,8 @@ pub(crate) const PRIM_NAMES: [&str; 11] =
 pub(crate) struct Shared {
     pub slots: Vec<Slot>,
     free: Vec<OpId>,
+    pub exts: Vec<SlotExt>,
+    free_exts: Vec<u32>,
     /// Ops issued since the front end last looked, in issue order.
     pub issued: Vec<OpId>,
     /// Phase markers since the front end last looked: (rank, name).
@@ -100,6 +118,8 @@ impl Shared {
         Shared {
             slots: Vec::new(),
             free: Vec::new(),
+            exts: Vec::new(),
+            free_exts: Vec::new(),
             issued: Vec::new(),
             marks: Vec::new(),
             clock: 0,
@@ -122,20 +142,22 @@ impl Shared {
     fn issue(&mut self, desc: OpDesc, data: Vec<u8>) -> OpId {
         let slot = Slot {
             desc,
-            done: false,
-            consumed: false,
-            in_flight: matches!(desc.kind, OpKind::Send | OpKind::Store | OpKind::Put | OpKind::Get),
             data,
             source: 0,
             tag: 0,
-            offset: 0,
-            handler: None,
-            members: None,
+            ext: NO_EXT,
+            done: false,
+            consumed: false,
+            in_flight: matches!(desc.kind, OpKind::Send | OpKind::Store | OpKind::Put | OpKind::Get),
             wake: Wake::No,
         };
         let id = match self.free.pop() {
             Some(id) => {
-                self.slots[id as usize] = slot;
+                // A free slot holds nothing to drop (see `release_if_unused`), so it
+                // is overwritten without reading it first.
+                let old = std::mem::replace(&mut self.slots[id as usize], slot);
+                debug_assert!(old.data.capacity() == 0 && old.ext == NO_EXT);
+                std::mem::forget(old);
                 id
             }
             None => {
@@ -147,13 +169,41 @@ impl Shared {
         id
     }
 
+    /// The op's [`SlotExt`], made if it has none.
+    pub fn ext_mut(&mut self, id: OpId) -> &mut SlotExt {
+        let e = self.slots[id as usize].ext;
+        if e != NO_EXT {
+            return &mut self.exts[e as usize];
+        }
+        let e = match self.free_exts.pop() {
+            Some(e) => e,
+            None => {
+                self.exts.push(SlotExt::default());
+                (self.exts.len() - 1) as u32
+            }
+        };
+        self.slots[id as usize].ext = e;
+        &mut self.exts[e as usize]
+    }
+
+    /// The op's [`SlotExt`], if it has one.
+    #[inline]
+    pub fn ext(&self, id: OpId) -> Option<&SlotExt> {
+        let e = self.slots[id as usize].ext;
+        (e != NO_EXT).then(|| &self.exts[e as usize])
+    }
+
     /// Recycle a slot once nobody — program or engine — needs it.
     #[inline]
     pub fn release_if_unused(&mut self, id: OpId) {
         let s = &mut self.slots[id as usize];
         if s.done && s.consumed && !s.in_flight {
             s.data = Vec::new();
-            s.members = None;
+            if s.ext != NO_EXT {
+                let e = std::mem::replace(&mut s.ext, NO_EXT);
+                self.exts[e as usize] = SlotExt::default();
+                self.free_exts.push(e);
+            }
             self.free.push(id);
         }
     }
@@ -166,12 +216,15 @@ impl Shared {
     /// Take a finished op's result, recycling its slot.
     #[inline]
     fn take(&mut self, id: OpId) -> Message {
+        let source = match self.ext(id).and_then(|e| e.members.as_ref()) {
+            Some(m) => {
+                let world = self.slots[id as usize].source;
+                m.iter().position(|&w| w == world).unwrap_or(0) as u32
+            }
+            None => self.slots[id as usize].source,
+        };
         let s = &mut self.slots[id as usize];
         s.consumed = true;
-        let source = match &s.members {
-            Some(m) => m.iter().position(|&w| w == s.source).unwrap_or(0) as u32,
-            None => s.source,
-        };
         // A send's or put's payload belongs to the message until it is delivered.
         let data = match s.desc.kind {
             OpKind::Recv | OpKind::Get => std::mem::take(&mut s.data),
@@ -208,8 +261,10 @@ impl SimRank {
         assert!(dst < self.world.size(), "rank {dst} does not exist");
         let mut s = self.shared.borrow_mut();
         let id = s.issue(self.desc(kind, dst as i32, 0, size as u64), data);
-        s.slots[id as usize].offset = offset;
         s.slots[id as usize].source = dst;
+        if offset != 0 {
+            s.ext_mut(id).offset = offset;
+        }
         id
     }
 
@@ -326,11 +381,10 @@ impl Rank for SimRank {
         let mut s = self.shared.borrow_mut();
         s.bump(self.me(), if comm.is_collective() { Prim::CollRecv } else { Prim::Recv });
         let id = s.issue(d, Vec::new());
-        let slot = &mut s.slots[id as usize];
         if src == ANY_SOURCE {
-            slot.members = Some(comm.members.clone());
+            s.ext_mut(id).members = Some(comm.members.clone());
         } else {
-            slot.source = src as u32;
+            s.slots[id as usize].source = src as u32;
         }
         Request(id)
     }
@@ -435,7 +489,7 @@ impl Rank for SimRank {
         let id = self.one_sided(OpKind::Store, dst, 0, len, data);
         let mut s = self.shared.borrow_mut();
         s.slots[id as usize].consumed = true;
-        s.slots[id as usize].handler = Some(handler.0);
+        s.ext_mut(id).handler = Some(handler.0);
         s.unsynced[self.me() as usize] += 1;
         s.bump(self.me(), Prim::Am);
     }
