@@ -39,6 +39,10 @@ pub trait Frontend {
     fn delivered(&mut self, _core: &mut Core, _op: OpId) -> Time {
         0
     }
+    /// Operation `id` is probably the next one the core looks up: a front end may
+    /// start fetching its description into the cache (a hint; never required).
+    #[inline]
+    fn prefetch(&self, _id: OpId) {}
     /// (operations finished, operations in all) for progress reports; (0, 0) if unknown.
     fn completed(&self) -> (u64, u64) {
         (0, 0)
@@ -281,6 +285,11 @@ impl Core {
     ) -> Result<RunResult> {
         while let Some(ev) = self.queue.pop() {
             self.events += 1;
+            if let Some(next) = self.queue.peek() {
+                if next.kind == EventKind::Ready {
+                    front.prefetch(next.id);
+                }
+            }
             if self.events.is_multiple_of(PROGRESS_EVERY) {
                 let (ops_done, ops_total) = front.completed();
                 if !progress(Progress { events: self.events, now_ps: ev.time, ops_done, ops_total }) {

@@ -79,6 +79,12 @@ impl EventQueue {
         self.heap.pop()
     }
 
+    /// The event that would be popped next.
+    #[inline]
+    pub fn peek(&self) -> Option<&Event> {
+        self.heap.peek()
+    }
+
     /// Drop every pending event (a run that cannot go on).
     pub fn clear(&mut self) {
         self.heap.clear();

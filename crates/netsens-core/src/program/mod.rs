@@ -108,6 +108,23 @@ impl Frontend for ProgramFrontend {
         self.shared.borrow().slots[id as usize].desc
     }
 
+    #[inline]
+    fn prefetch(&self, id: OpId) {
+        // Ops are looked up long after they were issued, so their slots have left
+        // the cache; fetching the next one while this event runs hides the miss.
+        #[cfg(target_arch = "x86_64")]
+        if let Ok(s) = self.shared.try_borrow() {
+            if let Some(slot) = s.slots.get(id as usize) {
+                // SAFETY: prefetching is a hint; it reads nothing the program sees.
+                unsafe {
+                    std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                        (slot as *const sim::Slot).cast::<i8>(),
+                    )
+                };
+            }
+        }
+    }
+
     fn started(&mut self, _core: &mut Core, _id: OpId) {}
 
     fn done(&mut self, core: &mut Core, id: OpId) {
