@@ -48,6 +48,9 @@ pub(crate) struct SlotExt {
     pub members: Option<Arc<[u32]>>,
 }
 
+/// No op (the end of a free list).
+const NO_OP: OpId = OpId::MAX;
+
 /// `Slot::ext` of an op without a [`SlotExt`].
 pub(crate) const NO_EXT: u32 = u32::MAX;
 
@@ -84,6 +87,9 @@ pub(crate) const PRIM_NAMES: [&str; 11] =
 /// State shared by all ranks' handles and the front end (one thread).
 pub(crate) struct Shared {
     pub slots: Vec<Slot>,
+    /// Per rank, the last slot it freed (`NO_OP` if none); a free slot's `source`
+    /// links to the one freed before. A rank reuses its own slots, so the ops of one
+    /// rank stay close together in memory.
     free: Vec<OpId>,
     pub exts: Vec<SlotExt>,
     free_exts: Vec<u32>,
@@ -117,7 +123,7 @@ impl Shared {
     pub fn new(ranks: u32, measured: bool, eager_limit: u64) -> Self {
         Shared {
             slots: Vec::new(),
-            free: Vec::new(),
+            free: vec![NO_OP; ranks as usize],
             exts: Vec::new(),
             free_exts: Vec::new(),
             issued: Vec::new(),
@@ -151,19 +157,18 @@ impl Shared {
             in_flight: matches!(desc.kind, OpKind::Send | OpKind::Store | OpKind::Put | OpKind::Get),
             wake: Wake::No,
         };
-        let id = match self.free.pop() {
-            Some(id) => {
-                // A free slot holds nothing to drop (see `release_if_unused`), so it
-                // is overwritten without reading it first.
-                let old = std::mem::replace(&mut self.slots[id as usize], slot);
-                debug_assert!(old.data.capacity() == 0 && old.ext == NO_EXT);
-                std::mem::forget(old);
-                id
-            }
-            None => {
-                self.slots.push(slot);
-                (self.slots.len() - 1) as OpId
-            }
+        let head = &mut self.free[desc.rank as usize];
+        let id = if *head != NO_OP {
+            let id = *head;
+            *head = self.slots[id as usize].source;
+            // A free slot holds nothing to drop (see `release_if_unused`).
+            let old = std::mem::replace(&mut self.slots[id as usize], slot);
+            debug_assert!(old.data.capacity() == 0 && old.ext == NO_EXT);
+            std::mem::forget(old);
+            id
+        } else {
+            self.slots.push(slot);
+            (self.slots.len() - 1) as OpId
         };
         self.issued.push(id);
         id
@@ -204,7 +209,9 @@ impl Shared {
                 self.exts[e as usize] = SlotExt::default();
                 self.free_exts.push(e);
             }
-            self.free.push(id);
+            let head = &mut self.free[s.desc.rank as usize];
+            s.source = *head;
+            *head = id;
         }
     }
 
