@@ -167,6 +167,11 @@ impl Shared {
             std::mem::forget(old);
             id
         } else {
+            if self.slots.len() == self.slots.capacity() {
+                // A quarter more, not double: with thousands of ranks the table is
+                // a good part of a run's memory.
+                self.slots.reserve_exact((self.slots.len() / 4).max(64));
+            }
             self.slots.push(slot);
             (self.slots.len() - 1) as OpId
         };
