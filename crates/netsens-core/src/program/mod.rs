@@ -53,7 +53,11 @@ pub struct ProgramFrontend {
 impl ProgramFrontend {
     fn poll_rank(&mut self, core: &mut Core, rank: u32) {
         let Some(task) = self.tasks[rank as usize].as_mut() else { return };
-        self.shared.borrow_mut().clock = core.host_end(rank).max(core.release_time());
+        {
+            let mut s = self.shared.borrow_mut();
+            s.clock = core.host_end(rank).max(core.release_time());
+            s.prefetch_free(rank);
+        }
         let mut cx = Context::from_waker(Waker::noop());
         if let Poll::Ready(outcome) = task.as_mut().poll(&mut cx) {
             self.tasks[rank as usize] = None;
@@ -115,12 +119,7 @@ impl Frontend for ProgramFrontend {
         #[cfg(target_arch = "x86_64")]
         if let Ok(s) = self.shared.try_borrow() {
             if let Some(slot) = s.slots.get(id as usize) {
-                // SAFETY: prefetching is a hint; it reads nothing the program sees.
-                unsafe {
-                    std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                        (slot as *const sim::Slot).cast::<i8>(),
-                    )
-                };
+                sim::prefetch(slot);
             }
         }
     }

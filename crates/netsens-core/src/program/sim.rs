@@ -48,6 +48,19 @@ pub(crate) struct SlotExt {
     pub members: Option<Arc<[u32]>>,
 }
 
+/// Free slots a rank's poll prefetches.
+const PREFETCH_FREE: usize = 8;
+
+/// Start fetching `slot` into the cache (a hint).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn prefetch(slot: &Slot) {
+    // SAFETY: a prefetch only hints the cache; it reads nothing the program sees.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((slot as *const Slot).cast::<i8>())
+    };
+}
+
 /// No op (the end of a free list).
 const NO_OP: OpId = OpId::MAX;
 
@@ -87,10 +100,13 @@ pub(crate) const PRIM_NAMES: [&str; 11] =
 /// State shared by all ranks' handles and the front end (one thread).
 pub(crate) struct Shared {
     pub slots: Vec<Slot>,
-    /// Per rank, the last slot it freed (`NO_OP` if none); a free slot's `source`
-    /// links to the one freed before. A rank reuses its own slots, so the ops of one
-    /// rank stay close together in memory.
+    /// Per rank, the last slot it freed (`NO_OP` if none); `next_free` of a free
+    /// slot links to the one freed before. A rank reuses its own slots, so the ops
+    /// of one rank stay close together in memory.
     free: Vec<OpId>,
+    /// Kept apart from the slots (a small array that stays in the cache), so that
+    /// finding a rank's next free slot does not wait for the slot itself.
+    next_free: Vec<OpId>,
     pub exts: Vec<SlotExt>,
     free_exts: Vec<u32>,
     /// Ops issued since the front end last looked, in issue order.
@@ -124,6 +140,7 @@ impl Shared {
         Shared {
             slots: Vec::new(),
             free: vec![NO_OP; ranks as usize],
+            next_free: Vec::new(),
             exts: Vec::new(),
             free_exts: Vec::new(),
             issued: Vec::new(),
@@ -160,7 +177,7 @@ impl Shared {
         let head = &mut self.free[desc.rank as usize];
         let id = if *head != NO_OP {
             let id = *head;
-            *head = self.slots[id as usize].source;
+            *head = self.next_free[id as usize];
             // A free slot holds nothing to drop (see `release_if_unused`).
             let old = std::mem::replace(&mut self.slots[id as usize], slot);
             debug_assert!(old.data.capacity() == 0 && old.ext == NO_EXT);
@@ -170,13 +187,33 @@ impl Shared {
             if self.slots.len() == self.slots.capacity() {
                 // A quarter more, not double: with thousands of ranks the table is
                 // a good part of a run's memory.
-                self.slots.reserve_exact((self.slots.len() / 4).max(64));
+                let more = (self.slots.len() / 4).max(64);
+                self.slots.reserve_exact(more);
+                self.next_free.reserve_exact(more);
             }
             self.slots.push(slot);
+            self.next_free.push(NO_OP);
             (self.slots.len() - 1) as OpId
         };
         self.issued.push(id);
         id
+    }
+
+    /// Start fetching the slots `rank` will use for its next ops into the cache
+    /// (they were freed long ago, when the rank last took its results).
+    #[inline]
+    pub fn prefetch_free(&self, rank: u32) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let mut id = self.free[rank as usize];
+            for _ in 0..PREFETCH_FREE {
+                if id == NO_OP {
+                    break;
+                }
+                prefetch(&self.slots[id as usize]);
+                id = self.next_free[id as usize];
+            }
+        }
     }
 
     /// The op's [`SlotExt`], made if it has none.
@@ -215,7 +252,7 @@ impl Shared {
                 self.free_exts.push(e);
             }
             let head = &mut self.free[s.desc.rank as usize];
-            s.source = *head;
+            self.next_free[id as usize] = *head;
             *head = id;
         }
     }
