@@ -64,6 +64,20 @@ pub(crate) fn prefetch(slot: &Slot) {
 /// No op (the end of a free list).
 const NO_OP: OpId = OpId::MAX;
 
+/// A list of free slots: the last one freed, and how many there are.
+#[derive(Clone, Copy)]
+struct FreeList {
+    head: OpId,
+    len: u32,
+}
+
+impl FreeList {
+    const EMPTY: FreeList = FreeList { head: NO_OP, len: 0 };
+}
+
+/// Free slots a rank keeps for itself.
+const OWN_FREE: u32 = 32;
+
 /// `Slot::ext` of an op without a [`SlotExt`].
 pub(crate) const NO_EXT: u32 = u32::MAX;
 
@@ -100,10 +114,13 @@ pub(crate) const PRIM_NAMES: [&str; 11] =
 /// State shared by all ranks' handles and the front end (one thread).
 pub(crate) struct Shared {
     pub slots: Vec<Slot>,
-    /// Per rank, the last slot it freed (`NO_OP` if none); `next_free` of a free
-    /// slot links to the one freed before. A rank reuses its own slots, so the ops
-    /// of one rank stay close together in memory.
-    free: Vec<OpId>,
+    /// Free slots, in lists linked through `next_free`: per rank, the slots its
+    /// ops used (it reuses them, so the ops of one rank stay close together in
+    /// memory), at most [`OWN_FREE`] of them; the others go to a shared list, which
+    /// a rank draws on when its own is empty (so that slots one rank freed do not
+    /// sit idle while others need more).
+    free: Vec<FreeList>,
+    free_shared: FreeList,
     /// Kept apart from the slots (a small array that stays in the cache), so that
     /// finding a rank's next free slot does not wait for the slot itself.
     next_free: Vec<OpId>,
@@ -139,7 +156,8 @@ impl Shared {
     pub fn new(ranks: u32, measured: bool, eager_limit: u64) -> Self {
         Shared {
             slots: Vec::new(),
-            free: vec![NO_OP; ranks as usize],
+            free: vec![FreeList::EMPTY; ranks as usize],
+            free_shared: FreeList::EMPTY,
             next_free: Vec::new(),
             exts: Vec::new(),
             free_exts: Vec::new(),
@@ -174,10 +192,14 @@ impl Shared {
             in_flight: matches!(desc.kind, OpKind::Send | OpKind::Store | OpKind::Put | OpKind::Get),
             wake: Wake::No,
         };
-        let head = &mut self.free[desc.rank as usize];
-        let id = if *head != NO_OP {
-            let id = *head;
-            *head = self.next_free[id as usize];
+        let mut list = &mut self.free[desc.rank as usize];
+        if list.head == NO_OP {
+            list = &mut self.free_shared;
+        }
+        let id = if list.head != NO_OP {
+            let id = list.head;
+            list.head = self.next_free[id as usize];
+            list.len -= 1;
             // A free slot holds nothing to drop (see `release_if_unused`).
             let old = std::mem::replace(&mut self.slots[id as usize], slot);
             debug_assert!(old.data.capacity() == 0 && old.ext == NO_EXT);
@@ -205,7 +227,7 @@ impl Shared {
     pub fn prefetch_free(&self, rank: u32) {
         #[cfg(target_arch = "x86_64")]
         {
-            let mut id = self.free[rank as usize];
+            let mut id = self.free[rank as usize].head;
             for _ in 0..PREFETCH_FREE {
                 if id == NO_OP {
                     break;
@@ -251,9 +273,13 @@ impl Shared {
                 self.exts[e as usize] = SlotExt::default();
                 self.free_exts.push(e);
             }
-            let head = &mut self.free[s.desc.rank as usize];
-            self.next_free[id as usize] = *head;
-            *head = id;
+            let mut list = &mut self.free[s.desc.rank as usize];
+            if list.len >= OWN_FREE {
+                list = &mut self.free_shared;
+            }
+            self.next_free[id as usize] = list.head;
+            list.head = id;
+            list.len += 1;
         }
     }
 
