@@ -116,7 +116,6 @@ impl Frontend for ProgramFrontend {
     fn prefetch(&self, id: OpId) {
         // Ops are looked up long after they were issued, so their slots have left
         // the cache; fetching the next one while this event runs hides the miss.
-        #[cfg(target_arch = "x86_64")]
         if let Ok(s) = self.shared.try_borrow() {
             if let Some(slot) = s.slots.get(id as usize) {
                 sim::prefetch(slot);

@@ -51,14 +51,16 @@ pub(crate) struct SlotExt {
 /// Free slots a rank's poll prefetches.
 const PREFETCH_FREE: usize = 8;
 
-/// Start fetching `slot` into the cache (a hint).
-#[cfg(target_arch = "x86_64")]
+/// Start fetching `slot` into the cache (a hint; nothing on other targets).
 #[inline]
 pub(crate) fn prefetch(slot: &Slot) {
+    #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch only hints the cache; it reads nothing the program sees.
     unsafe {
         std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((slot as *const Slot).cast::<i8>())
     };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = slot;
 }
 
 /// No op (the end of a free list).
@@ -225,16 +227,16 @@ impl Shared {
     /// (they were freed long ago, when the rank last took its results).
     #[inline]
     pub fn prefetch_free(&self, rank: u32) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let mut id = self.free[rank as usize].head;
-            for _ in 0..PREFETCH_FREE {
-                if id == NO_OP {
-                    break;
-                }
-                prefetch(&self.slots[id as usize]);
-                id = self.next_free[id as usize];
+        if cfg!(not(target_arch = "x86_64")) {
+            return;
+        }
+        let mut id = self.free[rank as usize].head;
+        for _ in 0..PREFETCH_FREE {
+            if id == NO_OP {
+                break;
             }
+            prefetch(&self.slots[id as usize]);
+            id = self.next_free[id as usize];
         }
     }
 
