@@ -374,24 +374,56 @@ impl Future for OpWait {
 /// still running as counted, so the rank is polled once, when the last completes.
 struct AllWait {
     shared: Rc<RefCell<Shared>>,
-    ops: Vec<OpId>,
+    ops: OpList,
     next: usize,
     marked: bool,
+}
+
+/// Ops waited for together: a few inline (in the waiting future, which the poll
+/// touches anyway), more in a vector.
+enum OpList {
+    Inline(u8, [OpId; INLINE_OPS]),
+    Heap(Vec<OpId>),
+}
+
+const INLINE_OPS: usize = 8;
+
+impl OpList {
+    fn new(reqs: Vec<Request>) -> OpList {
+        if reqs.len() <= INLINE_OPS {
+            let mut ids = [0; INLINE_OPS];
+            for (id, r) in ids.iter_mut().zip(&reqs) {
+                *id = r.0;
+            }
+            OpList::Inline(reqs.len() as u8, ids)
+        } else {
+            OpList::Heap(reqs.into_iter().map(|r| r.0).collect())
+        }
+    }
+
+    #[inline]
+    fn as_slice(&self) -> &[OpId] {
+        match self {
+            OpList::Inline(n, ids) => &ids[..*n as usize],
+            OpList::Heap(v) => v,
+        }
+    }
 }
 
 impl Future for AllWait {
     type Output = Vec<Message>;
     fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Vec<Message>> {
         let this = &mut *self;
+        let ops = this.ops.as_slice();
         let mut s = this.shared.borrow_mut();
-        while this.next < this.ops.len() && s.slots[this.ops[this.next] as usize].done {
+        while this.next < ops.len() && s.slots[ops[this.next] as usize].done {
             this.next += 1;
         }
-        if this.next < this.ops.len() {
+        if this.next < ops.len() {
             if !this.marked {
                 this.marked = true;
-                let rank = s.slots[this.ops[this.next] as usize].desc.rank as usize;
-                for &op in &this.ops[this.next..] {
+                let rank = s.slots[ops[this.next] as usize].desc.rank as usize;
+                for &op in &ops[this.next..] {
                     let slot = &mut s.slots[op as usize];
                     if !slot.done && slot.wake == Wake::No {
                         slot.wake = Wake::Counted;
@@ -401,7 +433,7 @@ impl Future for AllWait {
             }
             return Poll::Pending;
         }
-        Poll::Ready(this.ops.iter().map(|&op| s.take(op)).collect())
+        Poll::Ready(ops.iter().map(|&op| s.take(op)).collect())
     }
 }
 
@@ -471,8 +503,7 @@ impl Rank for SimRank {
     }
 
     async fn wait_all(&self, reqs: Vec<Request>) -> Vec<Message> {
-        AllWait { shared: self.shared.clone(), ops: reqs.into_iter().map(|r| r.0).collect(), next: 0, marked: false }
-            .await
+        AllWait { shared: self.shared.clone(), ops: OpList::new(reqs), next: 0, marked: false }.await
     }
 
     fn test(&self, req: &Request) -> bool {
