@@ -160,11 +160,10 @@ impl Frontend for ProgramFrontend {
             sl.in_flight = false;
             (std::mem::take(&mut sl.data), sl.desc.rank, sl.desc.tag)
         };
-        let any_source = s.ext(recv).is_some_and(|e| e.members.is_some());
         let r = &mut s.slots[recv as usize];
         r.data = data;
-        r.tag = tag;
-        if any_source {
+        r.tag_or_offset = tag as u32;
+        if r.desc.peer == crate::engine::ANY {
             r.source = from;
         }
         s.release_if_unused(send);
@@ -174,8 +173,8 @@ impl Frontend for ProgramFrontend {
         let (kind, origin, target, offset, handler) = {
             let s = self.shared.borrow();
             let sl = &s.slots[op as usize];
-            let (offset, handler) = s.ext(op).map_or((0, None), |e| (e.offset, e.handler));
-            (sl.desc.kind, sl.desc.rank, sl.desc.peer as u32, offset, handler)
+            let handler = sl.am.then_some(sl.source);
+            (sl.desc.kind, sl.desc.rank, sl.desc.peer as u32, s.offset(op), handler)
         };
         let mut cost = 0;
         match (kind, handler) {
@@ -269,7 +268,7 @@ fn describe(d: &OpDesc) -> String {
         }
     };
     let comm = |t: i32| {
-        let ctx = if t < -1 { (-2 - t) as u32 } else { (t.max(0) >> crate::engine::CONTEXT_SHIFT) as u32 };
+        let ctx = sim::context_of(t);
         let what = if ctx & 1 == 1 { " (collective)" } else { "" };
         format!("communicator {}{what}", ctx / 2)
     };
@@ -310,8 +309,9 @@ where
     F: Future<Output = std::result::Result<(), String>> + 'static,
 {
     let mut core = Core::new(platform, ranks, 1, 1, opts)?;
-    let shared = Rc::new(RefCell::new(Shared::new(ranks, opts.measured_compute, platform.cluster.eager_limit)));
     let everyone: std::sync::Arc<[u32]> = (0..ranks).collect();
+    let shared =
+        Rc::new(RefCell::new(Shared::new(everyone.clone(), opts.measured_compute, platform.cluster.eager_limit)));
     let tasks: Vec<Option<Task>> = (0..ranks)
         .map(|r| {
             let handle = SimRank { shared: shared.clone(), world: Communicator::world(&everyone, r) };

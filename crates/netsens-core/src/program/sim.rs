@@ -20,33 +20,28 @@ pub(crate) struct Slot {
     pub desc: OpDesc,
     /// Outgoing payload, then (receive, get) the payload received.
     pub data: Vec<u8>,
-    /// Receive: world rank of the sender once matched; get: the target.
+    /// Receive: the sender once matched (its world rank for an `ANY_SOURCE`
+    /// receive, else its rank in the communicator); get, put: the target; active
+    /// message: the handler's id.
     pub source: u32,
-    pub tag: Tag,
-    /// Index of the op's [`SlotExt`] in `Shared::exts`, or [`NO_EXT`].
-    pub ext: u32,
+    /// Receive: the tag of the message it matched. One-sided op: its offset in the
+    /// target's window, or [`FAR`] (the offset is in `Shared::far_offsets`).
+    pub tag_or_offset: u32,
     pub done: bool,
     /// The program has taken the result (or never will: stores, active messages).
     pub consumed: bool,
     /// The engine still refers to it (a message not yet matched or delivered).
     pub in_flight: bool,
+    /// An active message (a store whose `source` names its handler).
+    pub am: bool,
     /// Whether a blocked future waits for this op (see [`Wake`]).
     pub wake: Wake,
 }
 
 const _: () = assert!(std::mem::size_of::<Slot>() == 64);
 
-/// The fields only some ops have (one-sided ops, `ANY_SOURCE` receives), kept out
-/// of [`Slot`] so that the common ones stay small.
-#[derive(Default)]
-pub(crate) struct SlotExt {
-    /// Where a one-sided op reads or writes the target's window.
-    pub offset: usize,
-    /// An active message's handler.
-    pub handler: Option<u32>,
-    /// Members of an `ANY_SOURCE` receive's communicator (to name the source).
-    pub members: Option<Arc<[u32]>>,
-}
+/// `Slot::tag_or_offset` of a one-sided op whose offset does not fit in 32 bits.
+pub(crate) const FAR: u32 = u32::MAX;
 
 /// Free slots a rank's poll prefetches.
 const PREFETCH_FREE: usize = 8;
@@ -79,9 +74,6 @@ impl FreeList {
 
 /// Free slots a rank keeps for itself.
 const OWN_FREE: u32 = 32;
-
-/// `Slot::ext` of an op without a [`SlotExt`].
-pub(crate) const NO_EXT: u32 = u32::MAX;
 
 /// How a blocked future waits for an op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,8 +118,11 @@ pub(crate) struct Shared {
     /// Kept apart from the slots (a small array that stays in the cache), so that
     /// finding a rank's next free slot does not wait for the slot itself.
     next_free: Vec<OpId>,
-    pub exts: Vec<SlotExt>,
-    free_exts: Vec<u32>,
+    /// Offsets of one-sided ops that do not fit in their slot (`FAR`), by op.
+    pub far_offsets: HashMap<OpId, usize>,
+    /// Member list of each communicator, by id (context / 2), to name the sender
+    /// of an `ANY_SOURCE` receive by its rank in the receive's communicator.
+    members: Vec<Arc<[u32]>>,
     /// Ops issued since the front end last looked, in issue order.
     pub issued: Vec<OpId>,
     /// Phase markers since the front end last looked: (rank, name).
@@ -155,14 +150,15 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    pub fn new(ranks: u32, measured: bool, eager_limit: u64) -> Self {
+    pub fn new(everyone: Arc<[u32]>, measured: bool, eager_limit: u64) -> Self {
+        let ranks = everyone.len() as u32;
         Shared {
             slots: Vec::new(),
             free: vec![FreeList::EMPTY; ranks as usize],
             free_shared: FreeList::EMPTY,
             next_free: Vec::new(),
-            exts: Vec::new(),
-            free_exts: Vec::new(),
+            far_offsets: HashMap::new(),
+            members: vec![everyone],
             issued: Vec::new(),
             marks: Vec::new(),
             clock: 0,
@@ -187,11 +183,11 @@ impl Shared {
             desc,
             data,
             source: 0,
-            tag: 0,
-            ext: NO_EXT,
+            tag_or_offset: 0,
             done: false,
             consumed: false,
             in_flight: matches!(desc.kind, OpKind::Send | OpKind::Store | OpKind::Put | OpKind::Get),
+            am: false,
             wake: Wake::No,
         };
         let mut list = &mut self.free[desc.rank as usize];
@@ -204,7 +200,7 @@ impl Shared {
             list.len -= 1;
             // A free slot holds nothing to drop (see `release_if_unused`).
             let old = std::mem::replace(&mut self.slots[id as usize], slot);
-            debug_assert!(old.data.capacity() == 0 && old.ext == NO_EXT);
+            debug_assert!(old.data.capacity() == 0);
             std::mem::forget(old);
             id
         } else {
@@ -240,28 +236,13 @@ impl Shared {
         }
     }
 
-    /// The op's [`SlotExt`], made if it has none.
-    pub fn ext_mut(&mut self, id: OpId) -> &mut SlotExt {
-        let e = self.slots[id as usize].ext;
-        if e != NO_EXT {
-            return &mut self.exts[e as usize];
-        }
-        let e = match self.free_exts.pop() {
-            Some(e) => e,
-            None => {
-                self.exts.push(SlotExt::default());
-                (self.exts.len() - 1) as u32
-            }
-        };
-        self.slots[id as usize].ext = e;
-        &mut self.exts[e as usize]
-    }
-
-    /// The op's [`SlotExt`], if it has one.
+    /// Where one-sided op `id` reads or writes its target's window.
     #[inline]
-    pub fn ext(&self, id: OpId) -> Option<&SlotExt> {
-        let e = self.slots[id as usize].ext;
-        (e != NO_EXT).then(|| &self.exts[e as usize])
+    pub fn offset(&self, id: OpId) -> usize {
+        match self.slots[id as usize].tag_or_offset {
+            FAR => self.far_offsets[&id],
+            o => o as usize,
+        }
     }
 
     /// Recycle a slot once nobody — program or engine — needs it.
@@ -270,10 +251,8 @@ impl Shared {
         let s = &mut self.slots[id as usize];
         if s.done && s.consumed && !s.in_flight {
             s.data = Vec::new();
-            if s.ext != NO_EXT {
-                let e = std::mem::replace(&mut s.ext, NO_EXT);
-                self.exts[e as usize] = SlotExt::default();
-                self.free_exts.push(e);
+            if s.tag_or_offset == FAR && s.desc.kind != OpKind::Recv {
+                self.far_offsets.remove(&id);
             }
             let mut list = &mut self.free[s.desc.rank as usize];
             if list.len >= OWN_FREE {
@@ -293,21 +272,22 @@ impl Shared {
     /// Take a finished op's result, recycling its slot.
     #[inline]
     fn take(&mut self, id: OpId) -> Message {
-        let source = match self.ext(id).and_then(|e| e.members.as_ref()) {
-            Some(m) => {
-                let world = self.slots[id as usize].source;
-                m.iter().position(|&w| w == world).unwrap_or(0) as u32
-            }
-            None => self.slots[id as usize].source,
-        };
         let s = &mut self.slots[id as usize];
         s.consumed = true;
+        let recv = s.desc.kind == OpKind::Recv;
+        let source = if recv && s.desc.peer == ANY {
+            let members = &self.members[context_of(s.desc.tag) as usize / 2];
+            members.iter().position(|&w| w == s.source).unwrap_or(0) as u32
+        } else {
+            s.source
+        };
         // A send's or put's payload belongs to the message until it is delivered.
         let data = match s.desc.kind {
             OpKind::Recv | OpKind::Get => std::mem::take(&mut s.data),
             _ => Vec::new(),
         };
-        let msg = Message { source, tag: s.tag & MAX_TAG, data };
+        let tag = if recv { s.tag_or_offset as Tag & MAX_TAG } else { 0 };
+        let msg = Message { source, tag, data };
         self.release_if_unused(id);
         msg
     }
@@ -338,9 +318,14 @@ impl SimRank {
         assert!(dst < self.world.size(), "rank {dst} does not exist");
         let mut s = self.shared.borrow_mut();
         let id = s.issue(self.desc(kind, dst as i32, 0, size as u64), data);
-        s.slots[id as usize].source = dst;
-        if offset != 0 {
-            s.ext_mut(id).offset = offset;
+        let slot = &mut s.slots[id as usize];
+        slot.source = dst;
+        match u32::try_from(offset) {
+            Ok(o) if o != FAR => slot.tag_or_offset = o,
+            _ => {
+                slot.tag_or_offset = FAR;
+                s.far_offsets.insert(id, offset);
+            }
         }
         id
     }
@@ -490,9 +475,7 @@ impl Rank for SimRank {
         let mut s = self.shared.borrow_mut();
         s.bump(self.me(), if comm.is_collective() { Prim::CollRecv } else { Prim::Recv });
         let id = s.issue(d, Vec::new());
-        if src == ANY_SOURCE {
-            s.ext_mut(id).members = Some(comm.members.clone());
-        } else {
+        if src != ANY_SOURCE {
             s.slots[id as usize].source = src as u32;
         }
         Request(id)
@@ -597,7 +580,8 @@ impl Rank for SimRank {
         let id = self.one_sided(OpKind::Store, dst, 0, len, data);
         let mut s = self.shared.borrow_mut();
         s.slots[id as usize].consumed = true;
-        s.ext_mut(id).handler = Some(handler.0);
+        s.slots[id as usize].am = true;
+        s.slots[id as usize].source = handler.0;
         s.unsynced[self.me() as usize] += 1;
         s.bump(self.me(), Prim::Am);
     }
@@ -614,10 +598,22 @@ impl Rank for SimRank {
         let next = s.next_context;
         assert!(next < 2 * super::api::MAX_COMMUNICATORS, "more than {} communicators", super::api::MAX_COMMUNICATORS);
         let context = *s.contexts.entry(key).or_insert(next);
+        let members: Arc<[u32]> = members.into();
         if context == next {
             s.next_context += 2;
+            s.members.push(members.clone());
         }
-        Communicator::new(context, members.into(), me)
+        Communicator::new(context, members, me)
+    }
+}
+
+/// The context (communicator and message space) of an engine tag; a receive's
+/// `ANY_TAG` is `-2 - context`.
+pub(crate) fn context_of(tag: i32) -> u32 {
+    if tag < ANY {
+        (-2 - tag) as u32
+    } else {
+        (tag.max(0) >> CONTEXT_SHIFT) as u32
     }
 }
 
@@ -627,4 +623,50 @@ fn thread_cpu_time() -> Time {
     // SAFETY: clock_gettime only writes the timespec we pass.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     ts.tv_sec as Time * 1_000_000_000_000 + ts.tv_nsec as Time * 1000
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::RunOptions;
+    use crate::platform::presets;
+    use crate::program::run_program;
+
+    #[test]
+    fn context_of_reads_tags_and_any_tag() {
+        assert_eq!(context_of(0), 0);
+        assert_eq!(context_of((5 << CONTEXT_SHIFT) | 3), 5);
+        assert_eq!(context_of(any_tag_in(0)), 0);
+        assert_eq!(context_of(any_tag_in(7)), 7);
+    }
+
+    #[test]
+    fn offsets_beyond_32_bits_are_kept_apart() {
+        // A get far past the end of an empty window reads zeros (nothing is allocated),
+        // and its offset does not fit in a slot; a near one does.
+        let p = presets::get("loggopsim").unwrap();
+        let far = 5usize << 32;
+        run_program(&p, 2, &RunOptions::default(), move |r: SimRank| async move {
+            if r.rank() == 0 {
+                let a = r.iget(1, far, 3);
+                let b = r.iget(1, 7, 2);
+                let placed = {
+                    let s = r.shared.borrow();
+                    s.slots[a.0 as usize].tag_or_offset == FAR && s.offset(a.0) == far && s.offset(b.0) == 7
+                };
+                if !placed {
+                    return Err("offsets are not where they belong".into());
+                }
+                let got = r.wait_all(vec![a, b]).await;
+                if got[0].data != [0; 3] || got[1].data != [0; 2] || got[0].source != 1 {
+                    return Err(format!("got {got:?}"));
+                }
+                if !r.shared.borrow().far_offsets.is_empty() {
+                    return Err("a far offset outlived its op".into());
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    }
 }
