@@ -365,7 +365,7 @@ where
     result.primitives = (0..n)
         .flat_map(|rank| {
             let builtin = s.counts[rank].iter().zip(sim::PRIM_NAMES).map(|(&count, name)| (name, count));
-            let named = s.named_counts[rank].iter().map(|(&name, &count)| (name, count));
+            let named = s.named_counts[rank].iter().copied();
             let mut v: Vec<_> = builtin
                 .chain(named)
                 .filter(|&(_, count)| count > 0)

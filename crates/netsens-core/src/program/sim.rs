@@ -137,7 +137,9 @@ pub(crate) struct Shared {
     pub unsynced: Vec<u64>,
     /// Per rank: counts of the built-in primitives, and of named ones (collectives).
     pub counts: Vec<[u64; PRIM_NAMES.len()]>,
-    pub named_counts: Vec<HashMap<&'static str, u64>>,
+    /// A program names few counters (a cache's hits and misses, a collective's kind)
+    /// and may bump one per remote read: a short list scanned in place beats hashing.
+    pub named_counts: Vec<Vec<(&'static str, u64)>>,
     /// Ranks blocked in store_sync.
     pub sync_waiting: Vec<bool>,
     /// Per rank: counted ops not yet complete.
@@ -168,7 +170,7 @@ impl Shared {
             handlers: vec![Vec::new(); ranks as usize],
             unsynced: vec![0; ranks as usize],
             counts: vec![[0; PRIM_NAMES.len()]; ranks as usize],
-            named_counts: vec![HashMap::new(); ranks as usize],
+            named_counts: vec![Vec::new(); ranks as usize],
             sync_waiting: vec![false; ranks as usize],
             counted: vec![0; ranks as usize],
             contexts: HashMap::new(),
@@ -530,7 +532,12 @@ impl Rank for SimRank {
     }
 
     fn count(&self, primitive: &'static str) {
-        *self.shared.borrow_mut().named_counts[self.me() as usize].entry(primitive).or_insert(0) += 1;
+        let mut s = self.shared.borrow_mut();
+        let counts = &mut s.named_counts[self.me() as usize];
+        match counts.iter_mut().find(|(name, _)| *name == primitive) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((primitive, 1)),
+        }
     }
 
     fn expose(&self, bytes: usize) {
