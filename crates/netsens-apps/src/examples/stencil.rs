@@ -100,6 +100,24 @@ impl Grid {
         Grid { rows: p / cols, cols }
     }
 
+    /// The process grid of `job.ranks` over an `n`×`n` `domain` (e.g. "grid"), or the
+    /// input error `app` reports when its longer side has more processes than points.
+    pub fn fitting(app: &str, job: &Job<'_>, n: usize, domain: &str) -> Result<Grid> {
+        let grid = Grid::for_ranks(job.ranks);
+        if grid.rows as usize > n {
+            return Err(input_err!(
+                "{app}: {} ranks form a {}x{} process grid (the most square factorisation), which does not fit the \
+                 {n}x{n} {domain} of size {}; accepted: rank counts whose most square factorisation has both sides at \
+                 most {n}",
+                job.ranks,
+                grid.rows,
+                grid.cols,
+                job.size
+            ));
+        }
+        Ok(grid)
+    }
+
     /// Messages of one halo exchange: two per pair of adjacent blocks.
     pub fn messages_per_iteration(&self) -> u64 {
         let (r, c) = (u64::from(self.rows), u64::from(self.cols));
@@ -315,18 +333,7 @@ fn verify(cfg: &Config, blk: &Block) -> std::result::Result<(), String> {
 
 fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
     let cfg = Config::preset(job.size, job.seed);
-    let grid = Grid::for_ranks(job.ranks);
-    if grid.rows as usize > cfg.n {
-        return Err(input_err!(
-            "stencil: {} ranks form a {}x{} process grid (the most square factorisation), which does not fit the \
-             {n}x{n} grid of size {}; accepted: rank counts whose most square factorisation has both sides at most {n}",
-            job.ranks,
-            grid.rows,
-            grid.cols,
-            job.size,
-            n = cfg.n
-        ));
-    }
+    Grid::fitting("stencil", job, cfg.n, "grid")?;
     run_program_with_progress(job.platform, job.ranks, job.opts, move |r| stencil(r, cfg), progress)
 }
 

@@ -53,7 +53,7 @@ use netsens_core::profile::RunResult;
 use netsens_core::program::collectives::{allreduce, barrier};
 use netsens_core::program::{run_program_with_progress, Op, Rank};
 use netsens_core::time::Time;
-use netsens_core::{input_err, Result};
+use netsens_core::Result;
 use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;
@@ -367,18 +367,7 @@ async fn verify<R: Rank>(r: &R, cfg: &Config, blk: &mut Block) -> std::result::R
 
 fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
     let cfg = Config::preset(job.size, job.seed);
-    let grid = Grid::for_ranks(job.ranks);
-    if grid.rows as usize > cfg.n {
-        return Err(input_err!(
-            "connect: {} ranks form a {}x{} process grid (the most square factorisation), which does not fit the \
-             {n}x{n} lattice of size {}; accepted: rank counts whose most square factorisation has both sides at most {n}",
-            job.ranks,
-            grid.rows,
-            grid.cols,
-            job.size,
-            n = cfg.n
-        ));
-    }
+    Grid::fitting("connect", job, cfg.n, "lattice")?;
     run_program_with_progress(job.platform, job.ranks, job.opts, move |r| connect(r, cfg), progress)
 }
 
