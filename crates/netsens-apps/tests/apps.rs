@@ -1,31 +1,15 @@
 //! The example applications through the registry: they verify their answers, and
 //! their times and traffic agree with numbers derived by hand from LOGGP.md.
 
-use netsens_apps::registry::{list, run_app, AppInfo};
+mod common;
+
+use netsens_apps::registry::{list, run_app};
 use netsens_core::engine::RunOptions;
 use netsens_core::error::Error;
-use netsens_core::platform::Platform;
 use netsens_core::profile::RunResult;
 use netsens_core::time::NS;
 
-/// The `loggopsim` preset (L=2500 o=1500 g=1000 ns, G=6 ns/B, O=0, S=65535 B) with
-/// the handshake rendezvous, plus overrides.
-fn loggopsim(overrides: &[(&str, &str)]) -> Platform {
-    let mut p = Platform::resolve("loggopsim").expect("a preset");
-    p.set("rendezvous", "handshake").expect("a protocol");
-    p.set_all(overrides).expect("valid overrides");
-    p
-}
-
-fn run_on(p: &Platform, app: &str, ranks: u32, size: &str) -> Result<(RunResult, AppInfo), Error> {
-    run_app(app, ranks, size, 0, p, &RunOptions::default(), &mut |_| true)
-}
-
-fn run(app: &str, ranks: u32) -> RunResult {
-    let (r, info) = run_on(&loggopsim(&[]), app, ranks, "tiny").expect("the app runs");
-    assert_eq!(info, AppInfo { app: app.into(), size: "tiny".into(), verified: true });
-    r
-}
+use common::{loggopsim, run, run_sized as run_on};
 
 fn phase(r: &RunResult, rank: u32, name: &str) -> u64 {
     r.phases.iter().find(|p| p.rank == rank && p.phase == name).map(|p| p.elapsed_ps).expect("the phase exists")

@@ -2,9 +2,10 @@
 //! the reads and writes counted from the generated graph, and respond to L and o
 //! as Martin et al. found (reads are latency-bound; writes follow the overhead model).
 
-use netsens_apps::registry::{run_app, AppInfo, Size};
+mod common;
+
+use netsens_apps::registry::Size;
 use netsens_apps::suite::em3d::{Config, Kind, Part};
-use netsens_core::engine::RunOptions;
 use netsens_core::platform::{presets, Platform};
 use netsens_core::profile::RunResult;
 use netsens_core::time::{NS, US};
@@ -12,16 +13,13 @@ use std::collections::HashSet;
 
 const APPS: [&str; 2] = ["em3d-write", "em3d-read"];
 
+/// The `loggopsim` preset as it is (LogGOPSim's rendezvous), plus overrides.
 fn loggopsim(overrides: &[(&str, &str)]) -> Platform {
-    let mut p = Platform::resolve("loggopsim").expect("a preset");
-    p.set_all(overrides).expect("valid overrides");
-    p
+    common::platform("loggopsim", overrides)
 }
 
 fn run_on(p: &Platform, app: &str, ranks: u32) -> RunResult {
-    let (r, info) = run_app(app, ranks, "tiny", 0, p, &RunOptions::default(), &mut |_| true).expect("the app runs");
-    assert_eq!(info, AppInfo { app: app.into(), size: "tiny".into(), verified: true });
-    r
+    common::verified(p, app, ranks, "tiny")
 }
 
 /// Count of `primitive` on each rank.

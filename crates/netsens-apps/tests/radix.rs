@@ -2,7 +2,8 @@
 //! the messages derived by hand from their algorithms, and slow down with o as
 //! Martin's overhead model says.
 
-use netsens_apps::registry::{run_app, AppInfo};
+mod common;
+
 use netsens_apps::suite::lsd::Config;
 use netsens_apps::suite::{radb, radix};
 use netsens_core::engine::RunOptions;
@@ -11,16 +12,13 @@ use netsens_core::profile::RunResult;
 use netsens_core::program::run_program;
 use netsens_core::time::{NS, US};
 
+/// The `loggopsim` preset as it is (LogGOPSim's rendezvous), plus overrides.
 fn loggopsim(overrides: &[(&str, &str)]) -> Platform {
-    let mut p = Platform::resolve("loggopsim").expect("a preset");
-    p.set_all(overrides).expect("valid overrides");
-    p
+    common::platform("loggopsim", overrides)
 }
 
 fn run_on(p: &Platform, app: &str, ranks: u32) -> RunResult {
-    let (r, info) = run_app(app, ranks, "tiny", 0, p, &RunOptions::default(), &mut |_| true).expect("the app runs");
-    assert_eq!(info, AppInfo { app: app.into(), size: "tiny".into(), verified: true });
-    r
+    common::verified(p, app, ranks, "tiny")
 }
 
 fn run(app: &str, ranks: u32) -> RunResult {

@@ -2,24 +2,15 @@
 //! they verify their answers, and their traffic and times agree with numbers derived
 //! by hand.
 
-use netsens_apps::registry::{run_app, AppInfo};
+mod common;
+
+use netsens_apps::registry::run_app;
 use netsens_apps::suite::nowsort::{self, BATCH, RECORD};
 use netsens_core::engine::RunOptions;
 use netsens_core::error::Error;
-use netsens_core::platform::Platform;
 use netsens_core::profile::RunResult;
 
-fn platform(preset: &str, overrides: &[(&str, &str)]) -> Platform {
-    let mut p = Platform::resolve(preset).expect("a preset");
-    p.set_all(overrides).expect("valid overrides");
-    p
-}
-
-fn run_on(p: &Platform, app: &str, ranks: u32, size: &str) -> RunResult {
-    let (r, info) = run_app(app, ranks, size, 0, p, &RunOptions::default(), &mut |_| true).expect("the app runs");
-    assert_eq!(info, AppInfo { app: app.into(), size: size.into(), verified: true });
-    r
-}
+use common::{platform, verified as run_on};
 
 fn run(app: &str, ranks: u32) -> RunResult {
     run_on(&platform("loggopsim", &[]), app, ranks, "tiny")
