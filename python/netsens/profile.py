@@ -7,6 +7,7 @@ run time, the median and mean message size, plus the balance matrix and the size
 histogram as data.
 """
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,20 +54,35 @@ class CommunicationProfile:
         return d
 
 
+def class_shares(totals: Mapping[str, int]) -> dict[str, float] | None:
+    """Share of each class of message (:data:`CLASSES`) among primitive totals, summing
+    to 1; None when there are no such messages (a GOAL schedule has no primitives)."""
+    per_class = {name: sum(totals.get(p, 0) for p in prims) for name, prims in CLASSES.items()}
+    everything = sum(per_class.values())
+    return {name: n / everything for name, n in per_class.items()} if everything else None
+
+
+def median_bin(histogram: Iterable[Mapping[str, int]]) -> tuple[int, int] | None:
+    """``(lo_bytes, hi_bytes)`` of the size bin holding the median message; None when
+    there are no messages."""
+    bins = sorted(histogram, key=lambda b: b["lo_bytes"])
+    total = sum(b["messages"] for b in bins)
+    seen = 0
+    for b in bins:
+        seen += b["messages"]
+        if total and seen >= (total + 1) // 2:
+            return b["lo_bytes"], b["hi_bytes"]
+    return None
+
+
 def characterize(result: RunResult) -> CommunicationProfile:
     """The communication profile of a finished run."""
     ranks = result.ranks
     counts = result.primitives.group_by("primitive").agg(pl.col("count").sum())
     total = dict(zip(counts["primitive"].to_list(), counts["count"].to_list(), strict=True))
-    per_class = {name: sum(total.get(p, 0) for p in prims) for name, prims in CLASSES.items()}
-    all_classes = sum(per_class.values())
-    shares = {name: (n / all_classes if all_classes else 0.0) for name, n in per_class.items()}
+    shares = class_shares(total) or {name: 0.0 for name in CLASSES}
     hist = result.histogram
-    lo = hi = 0
-    if result.messages:
-        cumulative = hist["messages"].cum_sum()
-        row = int((cumulative >= (result.messages + 1) // 2).arg_max())
-        lo, hi = int(hist["lo_bytes"][row]), int(hist["hi_bytes"][row])
+    lo, hi = median_bin(hist.iter_rows(named=True)) or (0, 0)
     makespan_ms = result.makespan_ps / 1e9
     messages_mean = float(ranks["sent_messages"].mean()) if len(ranks) else 0.0
     w = result.workload

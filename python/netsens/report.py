@@ -34,7 +34,7 @@ from netsens.errors import InputError
 from netsens.fit import fit_table
 from netsens.models import model_table
 from netsens.parameters import PARAMETERS
-from netsens.profile import CLASSES
+from netsens.profile import CLASSES, class_shares, median_bin
 
 Progress = Callable[[str], None]
 
@@ -100,30 +100,12 @@ class Table:
 
 
 def _shares(primitives: Sequence[dict[str, Any]] | None) -> dict[str, float] | None:
-    """Share of reads, writes, bulk and collective messages (profile.CLASSES) from a
-    stored point's primitive totals; None when it has none (a GOAL schedule)."""
+    """Share of reads, writes, bulk and collective messages from a stored point's
+    primitive totals; None when it has none (a GOAL schedule)."""
     totals: dict[str, int] = {}
     for p in primitives or []:
         totals[p["primitive"]] = totals.get(p["primitive"], 0) + int(p["total"] or 0)
-    per_class = {c: sum(totals.get(p, 0) for p in prims) for c, prims in CLASSES.items()}
-    everything = sum(per_class.values())
-    if not everything:
-        return None
-    return {c: n / everything for c, n in per_class.items()}
-
-
-def _median_bin(histogram: Sequence[dict[str, int]] | None) -> tuple[int, int] | None:
-    """The power-of-two size bin holding the median message, as profile.characterize."""
-    bins = sorted(histogram or [], key=lambda b: b["lo_bytes"])
-    total = sum(b["messages"] for b in bins)
-    if not total:
-        return None
-    seen = 0
-    for b in bins:
-        seen += b["messages"]
-        if seen >= (total + 1) // 2:
-            return b["lo_bytes"], b["hi_bytes"]
-    return None
+    return class_shares(totals)
 
 
 def communication_rows(base: pl.DataFrame) -> list[dict[str, Any]]:
@@ -150,7 +132,7 @@ def communication_rows(base: pl.DataFrame) -> list[dict[str, Any]]:
                 "bytes_max": r["bytes_max"],
                 "shares": _shares(r["primitives"]),
                 "messages_per_ms": messages_mean / makespan_ms if makespan_ms else 0.0,
-                "median_bin": _median_bin(r["histogram"]),
+                "median_bin": median_bin(r["histogram"] or []),
                 "mean_bytes": r["bytes"] / r["messages"] if r["messages"] else 0.0,
             }
         )
