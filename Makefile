@@ -7,6 +7,8 @@
 #   make lint      rustfmt --check, clippy -D warnings, ruff check + ruff format --check
 #   make bench     the engine, program front-end and application benchmarks, and the
 #                  default study timed (each prints its report)
+#   make install-live  live mode: Open MPI and MPICH (Debian), the PMPI injection library
+#                  for each, and netsens-mpi-run (the suite on real MPI)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -41,12 +43,22 @@ MISSING_TEST_PACKAGES = $(shell command -v dpkg-query >/dev/null || exit 0; \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
 	done)
 
+# Live mode (netsens live): both MPI implementations side by side (each keeps its own
+# mpicc/mpirun under /usr/bin/mpicc.openmpi, mpicc.mpich, ...; Debian's alternatives
+# pick the default, which netsens never relies on), gfortran and mpi4py's build for
+# the Fortran and Python test programs, libclang-dev for the mpi crate's bindings.
+LIVE_PACKAGES := openmpi-bin libopenmpi-dev mpich libmpich-dev libclang-dev gfortran
+MISSING_LIVE_PACKAGES = $(shell command -v dpkg-query >/dev/null || exit 0; \
+	for p in $(LIVE_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done)
+
 # The native module is rebuilt when any of these change, or when it is missing.
 RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml)
 CORE_MODULE := $(wildcard python/netsens/_core*.so)
 BUILD_STAMP := $(VENV)/.netsens-built
 
-.PHONY: help deps test-deps install run test lint bench FORCE
+.PHONY: help deps test-deps live-deps install install-live pmpi mpi-run run test lint bench FORCE
 .DELETE_ON_ERROR:
 
 help:
@@ -63,6 +75,22 @@ ifneq ($(strip $(MISSING_TEST_PACKAGES)),)
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(MISSING_TEST_PACKAGES)
 endif
+
+live-deps:
+ifneq ($(strip $(MISSING_LIVE_PACKAGES)),)
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(MISSING_LIVE_PACKAGES)
+endif
+
+# libnetsens-pmpi.so for each MPI implementation (native/pmpi/build/{openmpi,mpich}/).
+pmpi: live-deps
+	$(MAKE) -C native/pmpi
+
+# netsens-mpi-run, the suite on real MPI, for each MPI implementation.
+mpi-run: live-deps
+	cargo build --release -p netsens-mpi
+
+install-live: install live-deps pmpi mpi-run
 
 $(BIN)/python: | deps
 	$(PYTHON) -m venv $(VENV)
@@ -84,13 +112,13 @@ run: install
 	$(BIN)/netsens explain $(DEFAULT_STUDY)
 	@echo "report: $$($(BIN)/netsens report $(DEFAULT_STUDY))"
 
-lint: install
+lint: install install-live
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(BIN)/ruff check $(PY_SOURCES)
 	$(BIN)/ruff format --check $(PY_SOURCES)
 
-test: install lint test-deps
+test: install install-live lint test-deps
 	cargo test --workspace --release
 	$(BIN)/pytest -q tests
 

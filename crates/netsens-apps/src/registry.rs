@@ -1,15 +1,18 @@
 //! The applications netsens runs by name: each with a one-line description, the
-//! size presets it accepts and a runner that checks the inputs and runs it on the
-//! simulator. The suite of `APPS.md` adds its applications to [`APPS`], one entry
-//! each.
+//! size presets it accepts and a runner that checks the inputs and runs its program
+//! on a [`Backend`]: the simulator here, real MPI in `netsens-mpi`, the same source
+//! on both. The suite of `APPS.md` adds its applications to the [`suite!`] list at
+//! the end, one line each.
 
 use crate::examples::{faults, pingpong, stencil};
 use crate::suite::{barnes, connect, em3d_read, em3d_write, ft, is, mg, murphi, nowsort, pray, radb, radix, sample};
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::Platform;
 use netsens_core::profile::RunResult;
+use netsens_core::program::{run_program_with_progress, Rank, SimRank};
 use netsens_core::{input_err, Result};
 use std::fmt;
+use std::future::Future;
 
 /// A size preset: `tiny` for unit tests, `small` for the default study, `paper` for
 /// the input size of the seed paper.
@@ -52,8 +55,39 @@ pub struct Job<'a> {
     pub opts: &'a RunOptions,
 }
 
-/// Checks the job (rank count, size) and runs it, reporting progress.
-pub type Runner = fn(&Job<'_>, &mut dyn FnMut(Progress) -> bool) -> Result<RunResult>;
+/// Where an application's program runs. Each application checks its job (rank
+/// count, size) and hands its program, generic over [`Rank`], to a backend.
+pub trait Backend {
+    type Rank: Rank;
+    /// What a finished run gives back (the simulator: the run's result).
+    type Output;
+    /// Run `program` on every rank of the job on `platform` (an application may
+    /// adjust the job's platform, e.g. give it disks).
+    fn run<P, F>(self, platform: &Platform, program: P) -> Result<Self::Output>
+    where
+        P: Fn(Self::Rank) -> F,
+        F: Future<Output = std::result::Result<(), String>> + 'static;
+}
+
+/// The simulator: every rank a coroutine in virtual time.
+pub struct Simulator<'a> {
+    pub ranks: u32,
+    pub opts: &'a RunOptions,
+    pub progress: &'a mut dyn FnMut(Progress) -> bool,
+}
+
+impl Backend for Simulator<'_> {
+    type Rank = SimRank;
+    type Output = RunResult;
+
+    fn run<P, F>(self, platform: &Platform, program: P) -> Result<RunResult>
+    where
+        P: Fn(SimRank) -> F,
+        F: Future<Output = std::result::Result<(), String>> + 'static,
+    {
+        run_program_with_progress(platform, self.ranks, self.opts, program, self.progress)
+    }
+}
 
 pub struct App {
     /// The name the CLI and the Python API use.
@@ -65,29 +99,44 @@ pub struct App {
     pub verifies: bool,
     /// Left out of [`list`] and of error messages: test programs for the error paths.
     pub hidden: bool,
-    pub run: Runner,
 }
 
-/// Every application, listed in this order.
-pub const APPS: &[App] = &[
-    pingpong::APP,
-    stencil::APP,
-    radix::APP,
-    radb::APP,
-    sample::APP,
-    em3d_write::APP,
-    em3d_read::APP,
-    barnes::APP,
-    pray::APP,
-    murphi::APP,
-    connect::APP,
-    nowsort::APP,
-    ft::APP,
-    is::APP,
-    mg::APP,
-    faults::DEADLOCK,
-    faults::WRONG_ANSWER,
-];
+/// Lists every application once (its description and its runner): gives [`APPS`]
+/// and [`run_on`], which a backend's type cannot be chosen apart from.
+macro_rules! suite {
+    ($($app:path => $run:path),* $(,)?) => {
+        /// Every application, listed in this order.
+        pub const APPS: &[App] = &[$($app),*];
+
+        /// Run `app`'s program for `job` on `backend` (`app` from [`find`]).
+        pub fn run_on<B: Backend>(app: &App, job: &Job<'_>, backend: B) -> Result<B::Output> {
+            $(if app.name == $app.name {
+                return $run(job, backend);
+            })*
+            Err(input_err!("unknown application \"{}\"", app.name))
+        }
+    };
+}
+
+suite! {
+    pingpong::APP => pingpong::run,
+    stencil::APP => stencil::run,
+    radix::APP => radix::run,
+    radb::APP => radb::run,
+    sample::APP => sample::run,
+    em3d_write::APP => em3d_write::run,
+    em3d_read::APP => em3d_read::run,
+    barnes::APP => barnes::run,
+    pray::APP => pray::run,
+    murphi::APP => murphi::run,
+    connect::APP => connect::run,
+    nowsort::APP => nowsort::run,
+    ft::APP => ft::run,
+    is::APP => is::run,
+    mg::APP => mg::run,
+    faults::DEADLOCK => faults::deadlock,
+    faults::WRONG_ANSWER => faults::wrong_answer,
+}
 
 /// What a run was: the application, its size, and whether it checked its answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,6 +162,17 @@ pub fn list() -> Vec<(&'static str, &'static str, Vec<&'static str>)> {
         .collect()
 }
 
+/// The application called `name` at size preset `size` (an `Error::Input` naming the
+/// sizes it accepts otherwise).
+pub fn find_sized(name: &str, size: &str) -> Result<(&'static App, Size)> {
+    let app = find(name)?;
+    let size = Size::parse(size).filter(|s| app.sizes.contains(s)).ok_or_else(|| {
+        let sizes: Vec<&str> = app.sizes.iter().map(|s| s.name()).collect();
+        input_err!("unknown size \"{size}\" for {name}; sizes: {}", sizes.join(", "))
+    })?;
+    Ok((app, size))
+}
+
 /// Run application `name` on `ranks` ranks of `platform` at size preset `size`, its
 /// data generated from `seed` (`opts.seed` seeds the platform's noise; netsens passes
 /// the same value for both). An unknown application or size, or a rank count the
@@ -127,15 +187,11 @@ pub fn run_app(
     opts: &RunOptions,
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<(RunResult, AppInfo)> {
-    let app = find(name)?;
-    let size = Size::parse(size).filter(|s| app.sizes.contains(s)).ok_or_else(|| {
-        let sizes: Vec<&str> = app.sizes.iter().map(|s| s.name()).collect();
-        input_err!("unknown size \"{size}\" for {name}; sizes: {}", sizes.join(", "))
-    })?;
+    let (app, size) = find_sized(name, size)?;
     if ranks == 0 {
         return Err(input_err!("ranks: must be at least 1, got 0"));
     }
     let job = Job { ranks, size, seed, platform, opts };
-    let result = (app.run)(&job, progress)?;
+    let result = run_on(app, &job, Simulator { ranks, opts, progress })?;
     Ok((result, AppInfo { app: app.name.into(), size: size.name().into(), verified: app.verifies }))
 }

@@ -2,10 +2,8 @@
 //! tests run them by name): one deadlocks, one reports a wrong answer. Neither is
 //! listed by `netsens apps`.
 
-use crate::registry::{App, Job, Size};
-use netsens_core::engine::Progress;
-use netsens_core::profile::RunResult;
-use netsens_core::program::{run_program_with_progress, Rank};
+use crate::registry::{App, Backend, Job, Size};
+use netsens_core::program::Rank;
 use netsens_core::Result;
 
 pub const DEADLOCK: App = App {
@@ -14,7 +12,6 @@ pub const DEADLOCK: App = App {
     sizes: &Size::ALL,
     verifies: false,
     hidden: true,
-    run: deadlock,
 };
 
 pub const WRONG_ANSWER: App = App {
@@ -23,26 +20,25 @@ pub const WRONG_ANSWER: App = App {
     sizes: &Size::ALL,
     verifies: false,
     hidden: true,
-    run: wrong_answer,
 };
 
-fn deadlock(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
-    let program = |r: netsens_core::program::SimRank| async move {
+pub(crate) fn deadlock<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
+    let program = |r: B::Rank| async move {
         if r.rank() == 0 {
             r.recv(&r.world(), (r.size() - 1) as i32, 0).await;
         }
         Ok(())
     };
-    run_program_with_progress(job.platform, job.ranks, job.opts, program, progress)
+    backend.run(job.platform, program)
 }
 
-fn wrong_answer(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
-    let program = |r: netsens_core::program::SimRank| async move {
+pub(crate) fn wrong_answer<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
+    let program = |r: B::Rank| async move {
         r.compute(1000).await;
         if r.rank() + 1 == r.size() {
             return Err("checksum 41 != 42 (a deliberately wrong answer)".to_string());
         }
         Ok(())
     };
-    run_program_with_progress(job.platform, job.ranks, job.opts, program, progress)
+    backend.run(job.platform, program)
 }

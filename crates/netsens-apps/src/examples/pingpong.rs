@@ -6,10 +6,8 @@
 //! bytes (eager) costs 2·(2o + L + (s−1)·G), the α–β line the calibration recovers.
 
 use crate::data;
-use crate::registry::{App, Job, Size};
-use netsens_core::engine::Progress;
-use netsens_core::profile::RunResult;
-use netsens_core::program::{run_program_with_progress, Rank};
+use crate::registry::{App, Backend, Job, Size};
+use netsens_core::program::Rank;
 use netsens_core::{input_err, Result};
 
 pub const APP: App = App {
@@ -18,7 +16,6 @@ pub const APP: App = App {
     sizes: &Size::ALL,
     verifies: true,
     hidden: false,
-    run,
 };
 
 const TAG: i32 = 0;
@@ -92,7 +89,7 @@ pub async fn pingpong<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), Str
     Ok(())
 }
 
-fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
+pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
     if job.ranks < 2 {
         return Err(input_err!(
             "pingpong needs at least 2 ranks (ranks 0 and 1 play, any others idle), got {}",
@@ -100,7 +97,7 @@ fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunR
         ));
     }
     let cfg = Config::preset(job.size, job.seed);
-    run_program_with_progress(job.platform, job.ranks, job.opts, move |r| pingpong(r, cfg), progress)
+    backend.run(job.platform, move |r| pingpong(r, cfg))
 }
 
 #[cfg(test)]

@@ -31,11 +31,9 @@
 //! per thread, keyed by (N, iterations, seed)); it costs no virtual time.
 
 use crate::data::unit_f64s_at;
-use crate::registry::{App, Job, Size};
-use netsens_core::engine::Progress;
-use netsens_core::profile::RunResult;
+use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::{decode, encode};
-use netsens_core::program::{run_program_with_progress, Communicator, Rank, Tag};
+use netsens_core::program::{Communicator, Rank, Tag};
 use netsens_core::time::Time;
 use netsens_core::{input_err, Result};
 use std::cell::RefCell;
@@ -47,7 +45,6 @@ pub const APP: App = App {
     sizes: &Size::ALL,
     verifies: true,
     hidden: false,
-    run,
 };
 
 /// Flops of one point update: 4 additions and 1 multiplication.
@@ -331,10 +328,10 @@ fn verify(cfg: &Config, blk: &Block) -> std::result::Result<(), String> {
     Ok(())
 }
 
-fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
+pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
     let cfg = Config::preset(job.size, job.seed);
     Grid::fitting("stencil", job, cfg.n, "grid")?;
-    run_program_with_progress(job.platform, job.ranks, job.opts, move |r| stencil(r, cfg), progress)
+    backend.run(job.platform, move |r| stencil(r, cfg))
 }
 
 #[cfg(test)]

@@ -81,11 +81,9 @@
 
 use super::ready;
 use crate::data::{stream, unit_f64};
-use crate::registry::{App, Job, Size};
-use netsens_core::engine::Progress;
-use netsens_core::profile::RunResult;
+use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::barrier;
-use netsens_core::program::{run_program_with_progress, Rank};
+use netsens_core::program::Rank;
 use netsens_core::time::Time;
 use netsens_core::Result;
 use rand_chacha::ChaCha12Rng;
@@ -98,7 +96,6 @@ pub const APP: App = App {
     sizes: &Size::ALL,
     verifies: true,
     hidden: false,
-    run,
 };
 
 /// Charge per interaction (body–body or body–cell): 30 ns, before CPU-speed scaling.
@@ -802,9 +799,9 @@ pub async fn barnes<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), Strin
     verify(&cfg, &want, me, &bodies, &accs)
 }
 
-fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
+pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
     let cfg = Config::preset(job.size, job.seed);
-    run_program_with_progress(job.platform, job.ranks, job.opts, move |r| barnes(r, cfg), progress)
+    backend.run(job.platform, move |r| barnes(r, cfg))
 }
 
 #[cfg(test)]

@@ -47,11 +47,9 @@
 
 use crate::data::unit_f64s_at;
 use crate::examples::stencil::{span, Grid};
-use crate::registry::{App, Job, Size};
-use netsens_core::engine::Progress;
-use netsens_core::profile::RunResult;
+use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::{allreduce, barrier};
-use netsens_core::program::{run_program_with_progress, Op, Rank};
+use netsens_core::program::{Op, Rank};
 use netsens_core::time::Time;
 use netsens_core::Result;
 use std::cell::RefCell;
@@ -64,7 +62,6 @@ pub const APP: App = App {
     sizes: &Size::ALL,
     verifies: true,
     hidden: false,
-    run,
 };
 
 /// Probability that an edge between two neighbouring sites is present.
@@ -365,10 +362,10 @@ async fn verify<R: Rank>(r: &R, cfg: &Config, blk: &mut Block) -> std::result::R
     Ok(())
 }
 
-fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
+pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
     let cfg = Config::preset(job.size, job.seed);
     Grid::fitting("connect", job, cfg.n, "lattice")?;
-    run_program_with_progress(job.platform, job.ranks, job.opts, move |r| connect(r, cfg), progress)
+    backend.run(job.platform, move |r| connect(r, cfg))
 }
 
 #[cfg(test)]

@@ -14,11 +14,9 @@
 //! exposes the window and waits for every rank to have done so.
 
 use super::em3d::{update, verify, Config, Kind, Part};
-use crate::registry::{App, Job, Size};
-use netsens_core::engine::Progress;
-use netsens_core::profile::RunResult;
+use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::barrier;
-use netsens_core::program::{decode, encode, run_program_with_progress, Rank};
+use netsens_core::program::{decode, encode, Rank};
 use netsens_core::Result;
 
 pub const APP: App = App {
@@ -27,7 +25,6 @@ pub const APP: App = App {
     sizes: &Size::ALL,
     verifies: true,
     hidden: false,
-    run,
 };
 
 /// Where the value of node `index` of kind `k` lives in its owner's window.
@@ -77,7 +74,7 @@ pub async fn em3d_read<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), St
     verify(&cfg, ranks, me, &part.values)
 }
 
-fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
+pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
     let cfg = Config::preset(job.size, job.seed);
-    run_program_with_progress(job.platform, job.ranks, job.opts, move |r| em3d_read(r, cfg), progress)
+    backend.run(job.platform, move |r| em3d_read(r, cfg))
 }

@@ -20,11 +20,9 @@
 //! issues `iters ×` (the ghosts of its nodes, over all ranks) stores in a run.
 
 use super::em3d::{update_all, verify, Config, Kind, Part};
-use crate::registry::{App, Job, Size};
-use netsens_core::engine::Progress;
-use netsens_core::profile::RunResult;
+use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::{alltoallv, barrier};
-use netsens_core::program::{decode, encode, run_program_with_progress, Rank};
+use netsens_core::program::{decode, encode, Rank};
 use netsens_core::Result;
 use std::ops::Range;
 
@@ -34,7 +32,6 @@ pub const APP: App = App {
     sizes: &Size::ALL,
     verifies: true,
     hidden: false,
-    run,
 };
 
 /// Where an edge's neighbour value is read from.
@@ -160,7 +157,7 @@ pub async fn em3d_write<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), S
     verify(&cfg, ranks, me, &part.values)
 }
 
-fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
+pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
     let cfg = Config::preset(job.size, job.seed);
-    run_program_with_progress(job.platform, job.ranks, job.opts, move |r| em3d_write(r, cfg), progress)
+    backend.run(job.platform, move |r| em3d_write(r, cfg))
 }

@@ -35,11 +35,9 @@
 
 use crate::data::unit_f64s_at;
 use crate::examples::stencil::span;
-use crate::registry::{App, Job, Size};
-use netsens_core::engine::Progress;
-use netsens_core::profile::RunResult;
+use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::{allreduce, alltoallv};
-use netsens_core::program::{decode, encode, run_program_with_progress, Op, Rank};
+use netsens_core::program::{decode, encode, Op, Rank};
 use netsens_core::time::Time;
 use netsens_core::Result;
 use std::cell::RefCell;
@@ -52,7 +50,6 @@ pub const APP: App = App {
     sizes: &Size::ALL,
     verifies: true,
     hidden: false,
-    run,
 };
 
 /// Charge per flop: 1 ns, before CPU-speed scaling.
@@ -383,9 +380,9 @@ pub async fn ft<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> {
     Ok(())
 }
 
-fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
+pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
     let cfg = Config::preset(job.size, job.seed);
-    run_program_with_progress(job.platform, job.ranks, job.opts, move |r| ft(r, cfg), progress)
+    backend.run(job.platform, move |r| ft(r, cfg))
 }
 
 #[cfg(test)]

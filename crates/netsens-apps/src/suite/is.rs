@@ -37,11 +37,9 @@
 
 use crate::data::unit_f64s_at;
 use crate::examples::stencil::span;
-use crate::registry::{App, Job, Size};
-use netsens_core::engine::Progress;
-use netsens_core::profile::RunResult;
+use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::{allgather, allreduce, alltoall, alltoallv};
-use netsens_core::program::{decode, encode, run_program_with_progress, Op, Rank};
+use netsens_core::program::{decode, encode, Op, Rank};
 use netsens_core::time::Time;
 use netsens_core::{input_err, Result};
 use std::cell::RefCell;
@@ -52,7 +50,6 @@ pub const APP: App = App {
     sizes: &Size::ALL,
     verifies: true,
     hidden: false,
-    run,
 };
 
 /// Charge per key pass: 1 ns, before CPU-speed scaling.
@@ -291,7 +288,7 @@ pub async fn is<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> {
     check_fingerprint(&total, &reference(&cfg))
 }
 
-fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
+pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
     let cfg = Config::preset(job.size, job.seed);
     if u64::from(job.ranks) > cfg.max_ranks() {
         return Err(input_err!(
@@ -301,7 +298,7 @@ fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunR
             cfg.max_ranks()
         ));
     }
-    run_program_with_progress(job.platform, job.ranks, job.opts, move |r| is(r, cfg), progress)
+    backend.run(job.platform, move |r| is(r, cfg))
 }
 
 #[cfg(test)]

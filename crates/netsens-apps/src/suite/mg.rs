@@ -40,11 +40,9 @@
 //! within 10⁻⁹ relative, computed once per thread and cached by (n, levels, iters, seed).
 
 use crate::data::{stream, unit_f64};
-use crate::registry::{App, Job, Size};
-use netsens_core::engine::Progress;
-use netsens_core::profile::RunResult;
+use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::allreduce;
-use netsens_core::program::{decode, encode, run_program_with_progress, Communicator, Op, Rank, Tag};
+use netsens_core::program::{decode, encode, Communicator, Op, Rank, Tag};
 use netsens_core::time::Time;
 use netsens_core::{input_err, Result};
 use std::cell::RefCell;
@@ -55,7 +53,6 @@ pub const APP: App = App {
     sizes: &Size::ALL,
     verifies: true,
     hidden: false,
-    run,
 };
 
 /// Charge per flop: 1 ns, before CPU-speed scaling.
@@ -449,7 +446,7 @@ pub async fn mg<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> {
     check((total[0] / (cfg.n as f64).powi(3)).sqrt(), reference(&cfg, &levels))
 }
 
-fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
+pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
     let cfg = Config::preset(job.size, job.seed);
     let max = (cfg.n / 2).pow(3);
     if !job.ranks.is_power_of_two() || job.ranks as usize > max {
@@ -461,7 +458,7 @@ fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunR
             n = cfg.n
         ));
     }
-    run_program_with_progress(job.platform, job.ranks, job.opts, move |r| mg(r, cfg), progress)
+    backend.run(job.platform, move |r| mg(r, cfg))
 }
 
 #[cfg(test)]

@@ -55,11 +55,9 @@
 //! and the allreduced count of owned states equals the serial count: the owners'
 //! disjoint sets then are exactly the reachable set.
 
-use crate::registry::{App, Job, Size};
-use netsens_core::engine::Progress;
-use netsens_core::profile::RunResult;
+use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::allreduce;
-use netsens_core::program::{decode, encode, run_program_with_progress, Op, Rank};
+use netsens_core::program::{decode, encode, Op, Rank};
 use netsens_core::time::Time;
 use netsens_core::Result;
 use std::cell::RefCell;
@@ -72,7 +70,6 @@ pub const APP: App = App {
     sizes: &Size::ALL,
     verifies: true,
     hidden: false,
-    run,
 };
 
 /// Data values a write can store.
@@ -354,9 +351,9 @@ pub async fn murphi<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), Strin
     Ok(())
 }
 
-fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
+pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
     let cfg = Config::preset(job.size, job.seed);
-    run_program_with_progress(job.platform, job.ranks, job.opts, move |r| murphi(r, cfg), progress)
+    backend.run(job.platform, move |r| murphi(r, cfg))
 }
 
 #[cfg(test)]

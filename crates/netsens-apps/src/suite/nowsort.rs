@@ -44,11 +44,9 @@
 //! is a permutation of the input.
 
 use crate::data::{bytes, stream};
-use crate::registry::{App, Job, Size};
-use netsens_core::engine::Progress;
-use netsens_core::profile::RunResult;
+use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::{allgather, allreduce};
-use netsens_core::program::{run_program_with_progress, Op, Rank, Tag, ANY_SOURCE, ANY_TAG};
+use netsens_core::program::{Op, Rank, Tag, ANY_SOURCE, ANY_TAG};
 use netsens_core::time::{Time, NS};
 use netsens_core::{input_err, Result};
 use std::borrow::Cow;
@@ -59,7 +57,6 @@ pub const APP: App = App {
     sizes: &Size::ALL,
     verifies: true,
     hidden: false,
-    run,
 };
 
 /// Bytes of a record and of its key (the Datamation sort benchmark's format).
@@ -238,7 +235,7 @@ async fn verify<R: Rank>(r: &R, input: &[Record], mine: &[Record]) -> std::resul
     Ok(())
 }
 
-fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
+pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
     let cfg = Config::preset(job.size, job.seed);
     let platform = match &job.platform.disks {
         None => {
@@ -255,7 +252,7 @@ fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunR
         }
         Some(_) => Cow::Borrowed(job.platform),
     };
-    run_program_with_progress(&platform, job.ranks, job.opts, move |r| nowsort(r, cfg), progress)
+    backend.run(&platform, move |r| nowsort(r, cfg))
 }
 
 #[cfg(test)]

@@ -69,11 +69,9 @@
 
 use super::ready;
 use crate::data::unit_f64s_at;
-use crate::registry::{App, Job, Size};
-use netsens_core::engine::Progress;
-use netsens_core::profile::RunResult;
+use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::{allgather, reduce};
-use netsens_core::program::{decode, encode, run_program_with_progress, Op, Rank};
+use netsens_core::program::{decode, encode, Op, Rank};
 use netsens_core::time::Time;
 use netsens_core::Result;
 use std::cell::RefCell;
@@ -85,7 +83,6 @@ pub const APP: App = App {
     sizes: &Size::ALL,
     verifies: true,
     hidden: false,
-    run,
 };
 
 /// Charge per ray (setup, clipping to the cube): 20 ns, before CPU-speed scaling.
@@ -671,9 +668,9 @@ pub async fn pray<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String>
     Ok(())
 }
 
-fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
+pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
     let cfg = Config::preset(job.size, job.seed);
-    run_program_with_progress(job.platform, job.ranks, job.opts, move |r| pray(r, cfg), progress)
+    backend.run(job.platform, move |r| pray(r, cfg))
 }
 
 #[cfg(test)]

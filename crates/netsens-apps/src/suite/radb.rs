@@ -22,10 +22,8 @@
 //! and one move per key, the sender's as one move per key.
 
 use super::lsd::{self, Config, HISTOGRAM_PS_PER_KEY, MOVE_PS_PER_KEY, SCAN_PS_PER_COUNT};
-use crate::registry::{App, Job, Size};
-use netsens_core::engine::Progress;
-use netsens_core::profile::RunResult;
-use netsens_core::program::{decode, encode, run_program_with_progress, Rank, Tag};
+use crate::registry::{App, Backend, Job, Size};
+use netsens_core::program::{decode, encode, Rank, Tag};
 use netsens_core::time::Time;
 use netsens_core::Result;
 
@@ -35,7 +33,6 @@ pub const APP: App = App {
     sizes: &Size::ALL,
     verifies: true,
     hidden: false,
-    run,
 };
 
 const TAG_COUNTS: Tag = 1;
@@ -118,7 +115,7 @@ pub async fn radb<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String>
     lsd::verify(&r, &keys, input).await
 }
 
-fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
+pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
     let cfg = Config::preset(job.size, job.seed);
-    run_program_with_progress(job.platform, job.ranks, job.opts, move |r| radb(r, cfg), progress)
+    backend.run(job.platform, move |r| radb(r, cfg))
 }

@@ -27,11 +27,9 @@
 //! receives (P per owned bucket), then B (prefix, total) pairs.
 
 use super::lsd::{self, Config, HISTOGRAM_PS_PER_KEY, MOVE_PS_PER_KEY, SCAN_PS_PER_COUNT};
-use crate::registry::{App, Job, Size};
-use netsens_core::engine::Progress;
-use netsens_core::profile::RunResult;
+use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::barrier;
-use netsens_core::program::{decode, run_program_with_progress, Rank};
+use netsens_core::program::{decode, Rank};
 use netsens_core::time::Time;
 use netsens_core::Result;
 
@@ -41,7 +39,6 @@ pub const APP: App = App {
     sizes: &Size::ALL,
     verifies: true,
     hidden: false,
-    run,
 };
 
 /// Keys whose addresses are computed (and charged) before their stores are issued.
@@ -147,7 +144,7 @@ pub async fn radix<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String
     lsd::verify(&r, &keys, input).await
 }
 
-fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
+pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
     let cfg = Config::preset(job.size, job.seed);
-    run_program_with_progress(job.platform, job.ranks, job.opts, move |r| radix(r, cfg), progress)
+    backend.run(job.platform, move |r| radix(r, cfg))
 }

@@ -40,11 +40,9 @@
 //! and over the sorted output, checks that the output is a permutation of the input.
 
 use crate::data::stream;
-use crate::registry::{App, Job, Size};
-use netsens_core::engine::Progress;
-use netsens_core::profile::RunResult;
+use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::{allgather, allreduce, barrier, bcast, gather};
-use netsens_core::program::{decode, encode, run_program_with_progress, Op, Rank};
+use netsens_core::program::{decode, encode, Op, Rank};
 use netsens_core::time::{Time, NS};
 use netsens_core::Result;
 use rand_chacha::rand_core::Rng;
@@ -57,7 +55,6 @@ pub const APP: App = App {
     sizes: &Size::ALL,
     verifies: true,
     hidden: false,
-    run,
 };
 
 /// Charge per key step, before CPU-speed scaling.
@@ -217,9 +214,9 @@ async fn verify<R: Rank>(r: &R, input: &[u32], mine: &[u32]) -> std::result::Res
     Ok(())
 }
 
-fn run(job: &Job<'_>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunResult> {
+pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
     let cfg = Config::preset(job.size, job.seed);
-    run_program_with_progress(job.platform, job.ranks, job.opts, move |r| sample(r, cfg), progress)
+    backend.run(job.platform, move |r| sample(r, cfg))
 }
 
 #[cfg(test)]
