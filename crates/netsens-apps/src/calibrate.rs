@@ -209,7 +209,8 @@ pub struct BigBursts {
 }
 
 /// Timestamps or durations a rank records, read after the run.
-type Log = Rc<RefCell<Vec<Time>>>;
+/// The times one microbenchmark logs (only one of its two ranks logs).
+pub type Log = Rc<RefCell<Vec<Time>>>;
 
 const TAG: i32 = 0;
 
@@ -292,15 +293,28 @@ async fn eager_probe<R: Rank>(r: R, size: usize, wait: Time, log: Log) -> std::r
     Ok(())
 }
 
-/// Runs the microbenchmarks on one platform; each is a fresh run, so every clock
-/// starts idle.
-struct Bench<'a> {
-    platform: Platform,
-    opts: &'a RunOptions,
-    reps: u32,
+/// Runs one two-rank microbenchmark and returns what it logged: the simulator runs
+/// each as a fresh run; a real machine (`netsens-mpi`) runs them one after another on
+/// the same two processes and hands the logging rank's times to both, since later
+/// microbenchmarks are chosen from earlier results.
+pub trait BenchRunner {
+    type Rank: Rank;
+    fn run<P, F>(&self, program: P) -> Result<Vec<Time>>
+    where
+        P: Fn(Self::Rank, Log) -> F,
+        F: Future<Output = std::result::Result<(), String>> + 'static;
 }
 
-impl Bench<'_> {
+/// Each microbenchmark a fresh simulation on the calibration's platform, so every
+/// clock starts idle.
+struct SimBench<'a> {
+    platform: Platform,
+    opts: &'a RunOptions,
+}
+
+impl BenchRunner for SimBench<'_> {
+    type Rank = SimRank;
+
     fn run<P, F>(&self, program: P) -> Result<Vec<Time>>
     where
         P: Fn(SimRank, Log) -> F,
@@ -310,6 +324,22 @@ impl Bench<'_> {
         let shared = log.clone();
         run_program(&self.platform, 2, self.opts, move |r| program(r, shared.clone()))?;
         Ok(log.take())
+    }
+}
+
+/// The microbenchmarks, each run by `runner`.
+struct Bench<'a, B> {
+    runner: &'a B,
+    reps: u32,
+}
+
+impl<B: BenchRunner> Bench<'_, B> {
+    fn run<P, F>(&self, program: P) -> Result<Vec<Time>>
+    where
+        P: Fn(B::Rank, Log) -> F,
+        F: Future<Output = std::result::Result<(), String>> + 'static,
+    {
+        self.runner.run(program)
     }
 
     /// Steady-state interval of a burst: first to last send end, per interval.
@@ -352,10 +382,7 @@ pub fn calibrate(platform: &Platform, opts: &RunOptions, options: &Options) -> R
 /// The microbenchmarks of the module doc, each choosing its compute from the
 /// earlier ones' results.
 pub fn measure(platform: &Platform, opts: &RunOptions, options: &Options) -> Result<Measurements> {
-    if options.reps < 2 || options.max_size < 2 {
-        return Err(input_err!("calibrate: needs at least 2 repetitions and a largest size of at least 2 B"));
-    }
-    let bench = Bench {
+    let runner = SimBench {
         platform: Platform {
             node: None,
             wan: None,
@@ -364,8 +391,17 @@ pub fn measure(platform: &Platform, opts: &RunOptions, options: &Options) -> Res
             ..platform.clone()
         },
         opts,
-        reps: options.reps,
     };
+    measure_with(&runner, options)
+}
+
+/// The microbenchmarks of the module doc, each run by `runner` (on a real machine,
+/// both processes run this in step and reach the same decisions).
+pub fn measure_with<B: BenchRunner>(runner: &B, options: &Options) -> Result<Measurements> {
+    if options.reps < 2 || options.max_size < 2 {
+        return Err(input_err!("calibrate: needs at least 2 repetitions and a largest size of at least 2 B"));
+    }
+    let bench = Bench { runner, reps: options.reps };
     let p0 = bench.burst(1, 0)?;
     let pause = p0.ceil() as Time;
     let spaced = (pause as f64, bench.burst(1, pause)?);
