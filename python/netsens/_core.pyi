@@ -55,9 +55,11 @@ def run_app(
     seed: int = 0,
     matrix: bool = True,
     progress: ProgressFn | None = None,
+    measured_compute: bool = False,
 ) -> str:
     """Run application ``name`` on ``ranks`` ranks at size preset ``size``; the JSON adds
-    ``app``, ``size`` and ``verified``."""
+    ``app``, ``size`` and ``verified``. ``measured_compute`` charges the thread CPU time
+    of each piece of real work instead of its modelled cost (not deterministic)."""
 
 def calibrate(platform: str = "loggopsim", overrides: dict[str, str] | None = None) -> str:
     """The seeds' LogP calibration on the platform's cluster level, as JSON: per parameter

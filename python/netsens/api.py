@@ -156,6 +156,8 @@ def run(
     overrides: Mapping[str, str] | None = None,
     matrix: bool = True,
     progress: ProgressFn | None = None,
+    mode: str = "simulate",
+    mpi: str = "openmpi",
 ) -> RunResult:
     """Run ``workload`` on ``platform`` (a preset name or a TOML file) and return its result.
 
@@ -166,7 +168,35 @@ def run(
     application's data. ``overrides`` maps parameter names to values with units, e.g.
     ``{"L": "5us", "G": "10Gbit/s"}``. ``matrix=False`` skips the (src, dst) matrix.
     ``progress(events, now_ps, ops_done, ops_total)`` is called every 2^20 events.
+
+    ``mode="live"`` runs an application on real MPI (``mpi``: ``"openmpi"`` or
+    ``"mpich"``) with the platform's o, g, L, G and wide-area links injected
+    (:mod:`netsens.live`); ``platform=None`` then injects only the overrides. The
+    result adds ``mode``, ``mpi`` and ``machine``.
     """
+    if mode not in ("simulate", "live"):
+        raise InputError(f'mode: "simulate" or "live", got {mode!r}')
+    if mode == "live":
+        from netsens.live import run_live  # noqa: PLC0415 (live mode only)
+
+        if not isinstance(workload, str) or _is_goal(workload):
+            raise InputError(
+                'mode="live" runs an application; for a program use netsens.live.run_live'
+            )
+        live_platform = None if platform in (None, "machine") else platform
+        if ranks is None:
+            raise InputError(f'ranks: required for application "{workload}", e.g. ranks=4')
+        data = run_live(
+            ranks,
+            app=workload,
+            size=size,
+            seed=seed,
+            platform=live_platform,
+            overrides=overrides,
+            mpi=mpi,
+            matrix=matrix,
+        )
+        return RunResult(data)
     if not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise InputError(f"seed: must be an integer from 0 to 2^64-1, got {seed!r}")
     if ranks is not None and (not isinstance(ranks, int) or isinstance(ranks, bool)):

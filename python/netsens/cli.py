@@ -32,6 +32,7 @@ from rich.table import Table
 from netsens import __version__
 from netsens.api import run as api_run
 from netsens.cli_explain import explain_command
+from netsens.cli_live import live_command
 from netsens.cli_report import report as report_command
 from netsens.cli_study import results_command, sweep_command
 from netsens.console import stdout_console
@@ -576,3 +577,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 # The study commands live in their own modules.
 for _command in (sweep_command, results_command, explain_command, report_command):
     cli.add_command(_command)
+cli.add_command(live_command(platform_options, overrides_from, _check_seed))

@@ -167,7 +167,7 @@ fn run_goal_text(
 /// `app`, `size` and `verified` added.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (name, ranks, size="small", platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None))]
+#[pyo3(signature = (name, ranks, size="small", platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, measured_compute=false))]
 fn run_app(
     py: Python<'_>,
     name: &str,
@@ -178,6 +178,7 @@ fn run_app(
     seed: u64,
     matrix: bool,
     progress: Option<Py<PyAny>>,
+    measured_compute: bool,
 ) -> PyResult<String> {
     // The name and size are checked before the platform, so a bad one is reported first.
     let app = netsens_apps::registry::find(name).map_err(to_py)?;
@@ -185,7 +186,8 @@ fn run_app(
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
         let (r, info) = with_progress(progress, |hook| {
-            netsens_apps::run_app(app.name, ranks, size, seed, &p, &opts(seed, matrix), hook)
+            let opts = RunOptions { measured_compute, ..opts(seed, matrix) };
+            netsens_apps::run_app(app.name, ranks, size, seed, &p, &opts, hook)
         })?;
         let workload = json!({"kind": "app", "app": info.app, "size": info.size, "ranks": ranks});
         let extra =

@@ -1,0 +1,190 @@
+"""``netsens live``: a real MPI program, or a suite application on real MPI, under a
+dialled network (:mod:`netsens.live`).
+
+Registered on the ``netsens`` group by :mod:`netsens.cli`; errors end as one line
+``netsens: error: ...`` with exit code 2 there, Ctrl-C with exit code 130 (and no MPI
+process left behind).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from typing import Any
+
+import click
+from rich.table import Table
+
+from netsens.console import stdout_console
+from netsens.live import run_live
+from netsens.live_mpi import IMPLEMENTATIONS
+from netsens.units import format_bytes, format_time, parse_quantity
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def timeout_seconds(text: str | None) -> float | None:
+    """``--timeout`` in seconds (given as a time with its unit, e.g. ``600s``)."""
+    if text is None:
+        return None
+    try:
+        q = parse_quantity("--timeout", text, ("time",))
+    except ValueError as e:
+        raise click.BadParameter(str(e).removeprefix("--timeout: ")) from None
+    return float(q.value) / 1e12
+
+
+def mpi_options(command: Any) -> Any:
+    """``--mpi``, ``--mpirun-args`` and ``--timeout``, shared by the live commands."""
+    command = click.option(
+        "--timeout",
+        metavar="TIME",
+        help="Stop the MPI job after this long, e.g. 600s  [default: no limit]",
+    )(command)
+    command = click.option(
+        "--mpirun-args",
+        default="",
+        metavar="ARGS",
+        help='More arguments for the launcher, e.g. "--bind-to core" (one string).',
+    )(command)
+    return click.option(
+        "--mpi",
+        type=click.Choice(list(IMPLEMENTATIONS)),
+        default="openmpi",
+        show_default=True,
+        help="MPI implementation (each has its own mpirun and netsens library build).",
+    )(command)
+
+
+def _print_live(result: dict[str, Any]) -> None:
+    from netsens.cli import _phase_table, _rank_table  # noqa: PLC0415 (cli imports us)
+
+    console = stdout_console()
+    w = result["workload"]
+    what = f"{w['app']} (size {w['size']})" if w["kind"] == "app" else shlex.join(w["command"])
+    mpi = result["mpi"]
+    console.print(
+        f"{what}: {len(result['ranks'])} ranks live on {mpi['implementation']} "
+        f"({mpi['library']}), platform [bold]{result['platform_name']}[/bold] injected"
+    )
+    summary = Table.grid(padding=(0, 2))
+    summary.add_column(style="bold")
+    summary.add_column(justify="right")
+    summary.add_row("makespan", format_time(result["makespan_ps"]))
+    summary.add_row("messages", f"{result['messages']:,}")
+    summary.add_row("bytes", format_bytes(result["bytes"]))
+    if "verified" in result:
+        summary.add_row("verified", "yes" if result["verified"] else "no (not checked)")
+    unhandled = result.get("unhandled_calls") or {}
+    if unhandled:
+        listed = ", ".join(f"{name} ×{n}" for name, n in unhandled.items())
+        summary.add_row("not injected", listed)
+    console.print(summary)
+    console.print(_rank_table(result["ranks"]))
+    if result.get("phases"):
+        console.print(_phase_table(result["phases"]))
+
+
+def live_command(platform_options: Any, overrides_from: Any, check_seed: Any) -> click.Command:
+    """The command, given the network flags of :mod:`netsens.cli` (shared with ``run``)."""
+
+    @click.command("live", context_settings=CONTEXT)
+    @click.argument("program", nargs=-1, type=click.UNPROCESSED, metavar="[-- PROGRAM ARGS...]")
+    @click.option("--app", metavar="NAME", help="Suite application to run (netsens apps).")
+    @click.option("--ranks", type=int, required=True, metavar="P", help="Number of MPI processes.")
+    @click.option(
+        "--size",
+        default="small",
+        show_default=True,
+        metavar="tiny|small|paper",
+        help="Size preset of the --app application's input.",
+    )
+    @click.option(
+        "--platform",
+        default=None,
+        metavar="PRESET|FILE.toml",
+        help="Inject this platform's o, O, g, G, L and wide-area links  "
+        "[default: none, only the flags given]",
+    )
+    @platform_options
+    @mpi_options
+    @click.option(
+        "--seed",
+        type=int,
+        default=0,
+        show_default=True,
+        metavar="N",
+        callback=lambda _ctx, _param, value: check_seed(value),
+        help="Seed of the --app application's data.",
+    )
+    @click.option(
+        "--json", "as_json", is_flag=True, help="Print the result as one JSON object (times in ps)."
+    )
+    @click.option(
+        "--matrix/--no-matrix",
+        default=True,
+        show_default=True,
+        help="Include the matrix in --json.",
+    )
+    def live(
+        program: tuple[str, ...],
+        app: str | None,
+        ranks: int,
+        size: str,
+        platform: str | None,
+        mpi: str,
+        mpirun_args: str,
+        timeout: str | None,
+        seed: int,
+        as_json: bool,
+        matrix: bool,
+        **params: Any,
+    ) -> None:
+        """Run a program on real MPI with o, g, L and G injected.
+
+        \b
+        A suite application (same source as in simulation) or any MPI program,
+        C, Fortran, Rust or Python, unmodified:
+          netsens live --app radb --ranks 4 --size tiny --o 20us
+          netsens live --ranks 4 --L 50us --G 1GB/s -- ./my_solver input.dat
+          netsens live --ranks 2 --o 10us -- python3 -m mpi4py my_script.py
+
+        \b
+        netsens starts mpirun with its PMPI library preloaded. Injected on top
+        of the real machine (docs/LIVE.md):
+          o, O  busy CPU at the sender and the receiver of every message
+          g, G  at least g between a rank's sends; (s-1)*G of send NIC per message
+          L     no message is received before its send time + L
+          --clusters with --wan-latency/--wan-bandwidth: wide-area links between
+                rank groups, each directed link a FIFO
+        Nothing is injected unless asked: `netsens live --ranks 4 -- ./prog`
+        measures the bare machine. --S, --rendezvous and node levels are the real
+        MPI's own and are not injected.
+
+        The result has the simulated run's schema plus the MPI implementation, the
+        machine and the MPI calls the library passed through untouched.
+        """
+        if (app is None) == (not program):
+            raise click.UsageError("give either --app NAME or a program after --, not both")
+        output = run_live(
+            ranks,
+            app=app,
+            program=list(program) or None,
+            size=size,
+            seed=seed,
+            platform=platform,
+            overrides=overrides_from(params),
+            mpi=mpi,
+            mpirun_args=shlex.split(mpirun_args),
+            timeout=timeout_seconds(timeout),
+            matrix=matrix,
+            # With --json, stdout carries the JSON only: the program's output goes to stderr.
+            program_stdout=sys.stderr.fileno() if as_json else None,
+        )
+        if as_json:
+            click.echo(json.dumps(output))
+        else:
+            _print_live(output)
+
+    return live

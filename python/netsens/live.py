@@ -1,0 +1,248 @@
+"""Live mode: a real MPI program, or an application of the suite on real MPI, under a
+dialled network.
+
+netsens starts the MPI launcher with its PMPI library preloaded into every process
+(``LD_PRELOAD``) and configured through environment variables: the library adds the
+platform's o (busy CPU at both ends of every message, plus O per byte), keeps g
+between a rank's message injections and (s − 1)·G on its send NIC, holds every
+message until its send time + L, and sends messages between clusters over emulated
+wide-area links (each directed link a FIFO). What is injected comes on top of the
+real machine: with no platform and no flags nothing is injected and the run measures
+the machine itself. See docs/LIVE.md for the exact semantics.
+
+    import netsens
+    r = netsens.run("radb", ranks=4, size="tiny", mode="live", overrides={"o": "20us"})
+    r.makespan_ps, r.verified, r.to_dict()["mpi"]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from netsens import _core
+from netsens.errors import InputError, ProgramError
+from netsens.live_mpi import Implementation, implementation, launch
+from netsens.live_result import merge, read_ranks
+
+# With no --platform, live mode injects nothing but what the flags ask for.
+MACHINE = "machine"
+_ZERO = {"L": "0ps", "o": "0ps", "g": "0ps", "G": "0ps/B", "O": "0ps/B"}
+
+
+def resolve_platform(
+    platform: str | os.PathLike[str] | None, overrides: Mapping[str, str] | None
+) -> tuple[dict[str, Any], str, str]:
+    """(resolved platform as a dict, its name, its TOML) of what will be injected.
+
+    ``platform=None`` is the bare machine: every parameter 0, then the overrides."""
+    overrides = dict(overrides or {})
+    if platform is None:
+        spec, merged = "loggopsim", {**_ZERO, **overrides}
+    else:
+        spec, merged = os.fspath(platform), overrides
+    resolved = json.loads(_core.platform_json(spec, merged))
+    toml = _core.platform_toml(spec, merged)
+    name = resolved["name"] if platform is not None else MACHINE
+    resolved["name"] = name
+    return resolved, name, toml
+
+
+def injection_env(platform: Mapping[str, Any]) -> dict[str, str]:
+    """The PMPI library's environment for ``platform`` (times in ps, per byte in fs/B).
+
+    The cluster level is injected between any two ranks; a node level is not (the
+    ranks of one host already share memory)."""
+    c = platform["cluster"]
+    env = {
+        "NETSENS_L_PS": c["latency"],
+        "NETSENS_O_PS": c["overhead"],
+        "NETSENS_O_FS_PER_B": c["overhead_per_byte"],
+        "NETSENS_GAP_PS": c["gap"],
+        "NETSENS_GAP_FS_PER_B": c["gap_per_byte"],
+    }
+    clusters = platform["shape"].get("clusters")
+    if clusters and len(clusters) > 1:
+        wan = platform["wan"]
+        env |= {
+            "NETSENS_CLUSTERS": ",".join(str(n) for n in clusters),
+            "NETSENS_WAN_SHAPE": wan["shape"],
+            "NETSENS_WAN_HUB": wan["hub"],
+            "NETSENS_WAN_L_PS": wan["latency"],
+            "NETSENS_WAN_FS_PER_B": wan["per_byte"],
+        }
+    return {key: str(value) for key, value in env.items()}
+
+
+def _check_ranks(ranks: Any, platform: Mapping[str, Any]) -> int:
+    if not isinstance(ranks, int) or isinstance(ranks, bool) or ranks < 1:
+        raise InputError(f"ranks: must be a whole number of at least 1, got {ranks!r}")
+    clusters = platform["shape"].get("clusters")
+    if clusters and sum(clusters) != ranks:
+        raise InputError(
+            f"ranks: {ranks} ranks do not fill the platform's clusters "
+            f"{'+'.join(map(str, clusters))} = {sum(clusters)}"
+        )
+    return ranks
+
+
+_LINKED = {"openmpi": b"libmpi.so.40", "mpich": b"libmpich.so"}
+
+
+def _check_linked(program: str, impl: Implementation) -> None:
+    """A compiled program linked against the other implementation cannot take this
+    one's library: say so before it crashes (scripts and static binaries pass)."""
+    path = Path(program) if os.sep in program else None
+    if path is None:
+        found = shutil.which(program)
+        path = Path(found) if found else None
+    if path is None or not path.is_file():
+        raise InputError(f"program not found: {program}")
+    try:
+        with path.open("rb") as f:
+            if f.read(4) != b"\x7fELF":
+                return
+        libs = subprocess.run(["ldd", str(path)], capture_output=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return
+    for name, marker in _LINKED.items():
+        if name != impl.name and marker in libs and _LINKED[impl.name] not in libs:
+            raise InputError(
+                f"{program} is linked against {name}, not {impl.name}; run it with --mpi {name}"
+            )
+
+
+def _launcher_error(stderr: str) -> str:
+    """The launcher's most telling line about a failed job."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    for pattern in (
+        r"netsens-mpi-run: .*",
+        r"netsens-pmpi: error: .*",
+        r".*(unable to find the specified executable|No such file or directory).*",
+        r".*process rank \d+ .*(exited|signal).*",
+        r".*(BAD TERMINATION|exit code|killed|Segmentation fault).*",
+    ):
+        for line in lines:
+            if re.search(pattern, line):
+                return line
+    return lines[-1] if lines else "no message"
+
+
+def _run_job(
+    impl: Implementation,
+    ranks: int,
+    program: Sequence[str],
+    env: dict[str, str],
+    mpirun_args: Sequence[str],
+    timeout: float | None,
+    stdout: int | None,
+    out: Path,
+) -> None:
+    env = dict(env, NETSENS_STATS_DIR=str(out), LD_PRELOAD=str(impl.pmpi_library()))
+    job = uuid.uuid4().hex
+    env["NETSENS_JOB"] = job
+    outcome = launch(impl.command(ranks, env, program, mpirun_args), job, timeout, stdout)
+    if outcome.timed_out:
+        raise ProgramError(
+            f"live run: timed out after {timeout:g} s; every MPI process was stopped"
+        )
+    apps = read_ranks(out, "app-", ranks)
+    failed = sorted((r, a["error"]) for r, a in apps.items() if a.get("error"))
+    if failed:
+        r, why = failed[0]
+        more = f" (and {len(failed) - 1} more rank(s) failed)" if len(failed) > 1 else ""
+        raise ProgramError(f"rank {r}: {why}{more}")
+    if outcome.returncode != 0:
+        line = _launcher_error(outcome.stderr)
+        for prefix in ("netsens-mpi-run: error: ", "netsens-pmpi: error: "):
+            if line.startswith(prefix):
+                raise InputError(line.removeprefix(prefix))
+        if "executable" in line or "No such file" in line:
+            raise InputError(f"program not found or not executable: {' '.join(program)}")
+        raise ProgramError(
+            f"live run failed: {impl.launcher} exited with code {outcome.returncode}: {line}"
+        )
+
+
+def _collect(out: Path, ranks: int, program: Sequence[str]) -> dict[int, dict[str, Any]]:
+    stats = read_ranks(out, "", ranks)
+    if not stats:
+        raise InputError(
+            f"{' '.join(program)} is not an MPI program: no process called MPI_Init and "
+            "MPI_Finalize under the netsens library (or it uses another MPI; see --mpi)"
+        )
+    missing = sorted(set(range(ranks)) - set(stats))
+    if missing:
+        raise ProgramError(f"live run: rank(s) {missing} ended without MPI_Finalize")
+    return stats
+
+
+def run_live(
+    ranks: int,
+    *,
+    app: str | None = None,
+    program: Sequence[str] | None = None,
+    size: str = "small",
+    seed: int = 0,
+    platform: str | os.PathLike[str] | None = None,
+    overrides: Mapping[str, str] | None = None,
+    mpi: str = "openmpi",
+    mpirun_args: Sequence[str] = (),
+    timeout: float | None = None,
+    matrix: bool = True,
+    program_stdout: int | None = None,
+) -> dict[str, Any]:
+    """Run ``app`` (a suite application) or ``program`` (any MPI program's command line)
+    on ``ranks`` processes of real MPI under the dialled network; the result has the
+    schema of a simulated run plus ``mode``, ``mpi``, ``machine`` and the MPI calls
+    seen (``unhandled_calls`` lists those the library passed through untouched)."""
+    if (app is None) == (program is None):
+        raise InputError("live: give either an application or a program to run")
+    impl = implementation(mpi)
+    resolved, name, toml = resolve_platform(platform, overrides)
+    ranks = _check_ranks(ranks, resolved)
+    env = injection_env(resolved)
+    with tempfile.TemporaryDirectory(prefix="netsens-live-") as tmp:
+        out = Path(tmp)
+        if app is not None:
+            known = {n: sizes for n, _, sizes in _core.apps()}
+            if app not in known:
+                raise InputError(f'unknown application "{app}"; applications: {", ".join(known)}')
+            if size not in known[app]:
+                raise InputError(f'unknown size "{size}" for {app}; sizes: {", ".join(known[app])}')
+            (out / "platform.toml").write_text(toml)
+            command = [
+                str(impl.app_runner()),
+                *("--app", app, "--size", size, "--seed", str(seed)),
+                *("--platform", str(out / "platform.toml"), "--out", str(out)),
+            ]
+            workload = {"kind": "app", "app": app, "size": size}
+        else:
+            command = list(program or [])
+            if not command:
+                raise InputError("live: the program's command line is empty (after --)")
+            _check_linked(command[0], impl)
+            workload = {"kind": "program", "command": command}
+        _run_job(impl, ranks, command, env, mpirun_args, timeout, program_stdout, out)
+        stats = _collect(out, ranks, command)
+        apps = read_ranks(out, "app-", ranks) if app is not None else {}
+        if app is not None and len(apps) != ranks:
+            raise ProgramError(f"live run: {ranks - len(apps)} rank(s) wrote no application result")
+        return merge(
+            stats,
+            apps,
+            implementation=impl.name,
+            platform=resolved,
+            platform_name=name,
+            workload=workload,
+            seed=seed,
+            matrix=matrix,
+        )
