@@ -44,7 +44,12 @@ KEYS = (
     "deterministic",
     "axes",
     "baseline",
+    "mode",
+    "mpi",
 )
+# A study runs simulated (default) or live on real MPI (netsens.live), one point at a time.
+MODES = ("simulate", "live")
+MPI_IMPLEMENTATIONS = ("openmpi", "mpich")
 RANGE_KEYS = ("from", "to", "points", "scale")
 COMBINE = ("each", "product")
 SCALES = ("linear", "log")
@@ -82,9 +87,11 @@ def point_id(
     platform: str,
     seed: int,
     overrides: dict[str, str],
+    mode: str = "simulate",
 ) -> str:
-    """First 16 hex digits of the SHA-256 of the point's canonical JSON."""
-    key = {
+    """First 16 hex digits of the SHA-256 of the point's canonical JSON (a live point's
+    names its mode; a simulated point's is unchanged from before live mode existed)."""
+    key: dict[str, Any] = {
         "workload": workload,
         "size": size,
         "ranks": ranks,
@@ -92,6 +99,8 @@ def point_id(
         "seed": seed,
         "overrides": dict(sorted(overrides.items())),
     }
+    if mode != "simulate":
+        key["mode"] = mode
     text = json.dumps(key, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -114,6 +123,8 @@ class Point:
     axes: list[str]
     goal_path: str | None = None  # absolute, for the engine
     platform_path: str = ""  # preset name or absolute TOML path, for the engine
+    mode: str = "simulate"  # or "live": real MPI with the platform injected
+    mpi: str = "openmpi"  # a live point's MPI implementation
 
     @property
     def axis(self) -> str:
@@ -122,7 +133,13 @@ class Point:
     @property
     def point_id(self) -> str:
         return point_id(
-            self.workload, self.size, self.ranks, self.platform, self.seed, self.overrides
+            self.workload,
+            self.size,
+            self.ranks,
+            self.platform,
+            self.seed,
+            self.overrides,
+            self.mode,
         )
 
     def describe(self) -> str:
@@ -162,6 +179,8 @@ class Study:
     deterministic: list[str] = field(default_factory=list)
     results: str | os.PathLike[str] | None = None
     description: str = ""
+    mode: str = "simulate"
+    mpi: str = "openmpi"
     base_dir: Path = field(default_factory=Path.cwd)
 
     def __post_init__(self) -> None:
@@ -181,6 +200,10 @@ class Study:
         self.deterministic = self._check_deterministic()
         self.baseline = self._check_baseline()
         self._platform_path = self._resolve_platform()
+        if self.mode == "live" and any(w.kind != "app" for w in self._workloads):
+            raise StudyError(
+                'workloads: a live study runs applications (mode = "live"), not GOAL files'
+            )
         if not isinstance(self.axes, dict) or not self.axes:
             raise StudyError(
                 'axes: empty grid; give at least one axis, e.g. [axes] L = ["5us", "10us"]'
@@ -234,7 +257,8 @@ class Study:
             raise StudyError(f"{path}: {missing.group(1)}: required key is missing") from None
 
     def _check_scalars(self) -> None:
-        for key, allowed in (("combine", COMBINE), ("size", _sizes())):
+        checks = (("combine", COMBINE), ("size", _sizes()), ("mode", MODES))
+        for key, allowed in checks + (("mpi", MPI_IMPLEMENTATIONS),):
             value = getattr(self, key)
             if value not in allowed:
                 raise StudyError(f"{key}: {_unknown(key, str(value), list(allowed))}")
@@ -350,6 +374,8 @@ class Study:
             "deterministic": list(self.deterministic),
             "axes": self.axis_values,
             "baseline": dict(self.baseline),
+            "mode": self.mode,
+            "mpi": self.mpi,
         }
 
     # --- points --------------------------------------------------------------------------
@@ -423,6 +449,8 @@ class Study:
             axes=list(axes),
             goal_path=w.path,
             platform_path=self._platform_path,
+            mode=self.mode,
+            mpi=self.mpi,
         )
         known = points.setdefault(point.point_id, point)
         known.axes += [a for a in axes if a not in known.axes]

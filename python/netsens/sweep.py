@@ -85,6 +85,8 @@ def run_study(study: Study, jobs: int | None = None, progress: bool = True) -> S
     have = store.stored_ids(root)
     todo = _interleaved([p for p in points if p.point_id not in have])
     jobs = max(1, min(jobs or default_jobs(), len(todo)))
+    if study.mode == "live":
+        jobs = 1  # live points share the machine: one at a time
     summary = SweepSummary(root, len(points), len(points) - len(todo), 0, 0, 0.0)
     report = _Reporter(sys.stderr if progress else None, summary)
     report.start(study.name, len(todo), jobs)
@@ -182,7 +184,19 @@ def _run_point(point: Point, name: str, results_dir: str) -> tuple[str | None, s
 
     start = time.perf_counter()
     try:
-        if point.kind == "app":
+        if point.mode == "live":
+            from netsens.live import run_live  # noqa: PLC0415 (live studies only)
+
+            result = run_live(
+                point.ranks,
+                app=point.workload,
+                size=point.size or "small",
+                seed=point.seed,
+                platform=point.platform_path,
+                overrides=point.overrides,
+                mpi=point.mpi,
+            )
+        elif point.kind == "app":
             result = run_app(
                 point.workload,
                 point.ranks,
