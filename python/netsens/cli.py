@@ -32,7 +32,13 @@ from rich.table import Table
 from netsens import __version__
 from netsens.api import run as api_run
 from netsens.cli_explain import explain_command
-from netsens.cli_live import live_command
+from netsens.cli_live import (
+    LIVE_CALIBRATE_KEYS,
+    calibrate_live_cli,
+    live_calibrate_options,
+    live_command,
+    validate_command,
+)
 from netsens.cli_report import report as report_command
 from netsens.cli_study import results_command, sweep_command
 from netsens.console import stdout_console
@@ -422,10 +428,9 @@ def profile_command(
 @cli.command(epilog=EPILOG)
 @click.option(
     "--platform",
-    default="loggopsim",
-    show_default=True,
+    default=None,
     metavar="PRESET|FILE.toml",
-    help="Platform preset name or TOML file.",
+    help="Platform preset name or TOML file  [default: loggopsim; with --live: none injected]",
 )
 @platform_options
 @click.option(
@@ -434,7 +439,13 @@ def profile_command(
     is_flag=True,
     help="Print the result as one JSON object (times in ps) and nothing else.",
 )
-def calibrate(platform: str, as_json: bool, **params: Any) -> None:
+@click.option(
+    "--live",
+    is_flag=True,
+    help="Measure the real machine over MPI (two processes), then with the platform injected.",
+)
+@live_calibrate_options
+def calibrate(platform: str | None, as_json: bool, live: bool, **params: Any) -> None:
     """Recover L, o, g, G, O and S with the seeds' LogP microbenchmarks.
 
     Two ranks of the platform's cluster run Martin et al.'s calibration: bursts of
@@ -444,8 +455,22 @@ def calibrate(platform: str, as_json: bool, **params: Any) -> None:
     messages (O, and g when g <= o) and a probe of the eager limit S. Each estimate is
     printed next to the dialled value; one the method cannot observe is printed as the
     bound the measurements prove, with the reason.
+
+    \b
+    With --live the same microbenchmarks run on real MPI (--mpi): first the bare
+    machine, then, if a platform or flags are given, with them injected, each
+    parameter next to what the injection should deliver on this machine:
+      netsens calibrate --live                          # the machine's own L, o, g, G
+      netsens calibrate --live --o 20us --L 50us        # dialled vs measured
+      netsens calibrate --live --save machine.toml      # the machine as a platform file
     """
-    text = calibrate_json(platform, overrides_from(params))
+    live_options = {k: params.pop(k) for k in LIVE_CALIBRATE_KEYS}
+    if live:
+        calibrate_live_cli(platform, overrides_from(params), as_json, **live_options)
+        return
+    if any(v not in (None, "openmpi", 40) for v in live_options.values()):
+        raise click.UsageError("--mpi, --reps, --save and --timeout are for --live")
+    text = calibrate_json(platform or "loggopsim", overrides_from(params))
     if as_json:
         click.echo(text)
     else:
@@ -578,3 +603,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 for _command in (sweep_command, results_command, explain_command, report_command):
     cli.add_command(_command)
 cli.add_command(live_command(platform_options, overrides_from, _check_seed))
+cli.add_command(validate_command)

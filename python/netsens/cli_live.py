@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -188,3 +189,192 @@ def live_command(platform_options: Any, overrides_from: Any, check_seed: Any) ->
             _print_live(output)
 
     return live
+
+
+# --- netsens calibrate --live -----------------------------------------------------------
+
+LIVE_CALIBRATE_KEYS = ("mpi", "reps", "save", "timeout")
+
+
+def live_calibrate_options(command: Any) -> Any:
+    """The options ``netsens calibrate`` takes for ``--live``."""
+    command = click.option(
+        "--timeout", metavar="TIME", help="Stop a calibration run after this long, e.g. 300s."
+    )(command)
+    command = click.option(
+        "--save",
+        metavar="FILE.toml",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="With --live: write the measured machine as a platform file for run and sweep.",
+    )(command)
+    command = click.option(
+        "--reps",
+        type=click.IntRange(min=2),
+        default=40,
+        show_default=True,
+        help="With --live: messages per burst and round trips per size.",
+    )(command)
+    return click.option(
+        "--mpi",
+        type=click.Choice(list(IMPLEMENTATIONS)),
+        default="openmpi",
+        show_default=True,
+        help="With --live: the MPI implementation.",
+    )(command)
+
+
+def _unit_value(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "ps":
+        return format_time(round(value))
+    if unit == "ps/B":
+        return f"{value / 1000:.4g} ns/B"
+    return format_bytes(round(value))
+
+
+def calibrate_live_cli(
+    platform: str | None,
+    overrides: dict[str, str],
+    as_json: bool,
+    mpi: str,
+    reps: int,
+    save: Path | None,
+    timeout: str | None,
+) -> None:
+    from netsens.live_calibrate import calibrate_live  # noqa: PLC0415
+    from netsens.validate import machine_toml  # noqa: PLC0415
+
+    result = calibrate_live(mpi, platform, overrides, reps, timeout_seconds(timeout))
+    if save is not None:
+        tmp = save.with_name(save.name + ".tmp")
+        tmp.write_text(machine_toml(result["machine"]))
+        tmp.replace(save)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    console = stdout_console()
+    console.print(f"live calibration on {mpi}, 2 processes, {reps} repetitions")
+    injected = result["injected"] is not None
+    headers = ["parameter", "machine"]
+    if injected:
+        headers += ["dialled", "expected", "measured", "error"]
+    table = Table(*headers)
+    for column in table.columns[1:]:
+        column.justify = "right"
+    for row in result["rows"]:
+        unit = row["unit"]
+        cells = [row["name"], _unit_value(row["machine"], unit)]
+        if injected:
+            err = row.get("abs_error")
+            rel = row.get("relative_error")
+            error = "-" if err is None else f"{_unit_value(err, unit)}"
+            if rel is not None:
+                error += f" ({100 * rel:+.1f} %)"
+            how = "+" if row.get("combines") == "add" else "floor "
+            cells += [
+                (how + _unit_value(row["dialled"], unit)) if "dialled" in row else "-",
+                _unit_value(row.get("expected"), unit),
+                _unit_value(row.get("measured"), unit),
+                error if "dialled" in row else "",
+            ]
+        table.add_row(*cells)
+    console.print(table)
+    if injected:
+        console.print(
+            "o and O add to the machine's own; L, g and G are floors (docs/LIVE.md): "
+            "expected = machine + dialled, or max(machine, dialled)."
+        )
+    if save is not None:
+        console.print(f"machine platform written to {save}")
+
+
+# --- netsens validate -------------------------------------------------------------------
+
+
+@click.command("validate", context_settings=CONTEXT)
+@click.option("--app", required=True, metavar="NAME", help="Suite application (netsens apps).")
+@click.option("--axis", required=True, metavar="NAME=FROM..TO", help="e.g. o=0us..100us")
+@click.option("--points", type=click.IntRange(min=2), default=5, show_default=True)
+@click.option("--ranks", type=int, default=4, show_default=True, metavar="P")
+@click.option("--size", default="tiny", show_default=True, metavar="tiny|small|paper")
+@click.option(
+    "--machine",
+    metavar="FILE.toml",
+    help="The calibrated machine (calibrate --live --save)  [default: calibrate now]",
+)
+@click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Where the figure, page and JSON go  [default: results/validate/APP-AXIS]",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+@click.option(
+    "--mpi",
+    type=click.Choice(list(IMPLEMENTATIONS)),
+    default="openmpi",
+    show_default=True,
+    help="MPI implementation.",
+)
+def validate_command(
+    app: str,
+    axis: str,
+    points: int,
+    ranks: int,
+    size: str,
+    machine: str | None,
+    repeats: int,
+    seed: int,
+    out: Path | None,
+    as_json: bool,
+    mpi: str,
+) -> None:
+    """The same sweep simulated and live, both curves in one figure.
+
+    \b
+      netsens calibrate --live --save machine.toml
+      netsens validate --app radb --axis o=0us..100us --machine machine.toml
+
+    Live runs inject each value of the axis into real MPI; simulated runs add it to
+    the calibrated machine, with computation lined up to a live baseline run via
+    measured compute. Prints each point's slowdown both ways and the error
+    (simulated / live - 1), and writes the figure (PNG, PDF), an HTML page and the
+    JSON under --out.
+    """
+    from netsens.live_calibrate import calibrate_live  # noqa: PLC0415
+    from netsens.validate import machine_toml, parse_axis, validate, write_outputs  # noqa: PLC0415
+
+    name, values = parse_axis(axis, points)
+    out = out or Path("results/validate") / f"{app}-{name}"
+    out.mkdir(parents=True, exist_ok=True)
+    say = (lambda line: click.echo(line, err=True)) if not as_json else (lambda _line: None)
+    if machine is None:
+        say("calibrating the machine (calibrate --live)")
+        calibration = calibrate_live(mpi)
+        machine = str(out / "machine.toml")
+        Path(machine).write_text(machine_toml(calibration["machine"]))
+    result = validate(
+        app, ranks, name, values, machine, size=size, seed=seed, mpi=mpi, repeats=repeats, say=say
+    )
+    paths = write_outputs(result, out)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    table = Table(name, "live", "simulated", "live slowdown", "simulated slowdown", "error")
+    for column in table.columns[1:]:
+        column.justify = "right"
+    for p in result["points"]:
+        table.add_row(
+            p["value"],
+            format_time(p["live_ps"]),
+            format_time(p["simulated_ps"]),
+            f"{p['live_slowdown']:.3f}×",
+            f"{p['simulated_slowdown']:.3f}×",
+            f"{100 * p['error']:+.1f} %",
+        )
+    console = stdout_console()
+    console.print(table)
+    console.print(f"largest error {100 * result['max_abs_error']:.1f} %; written: {paths[-1]}")

@@ -1,0 +1,253 @@
+"""``netsens validate``: the same sweep simulated and live, laid side by side.
+
+For one application and one axis (``o=0us..100us``): live runs on real MPI with the
+axis's values injected, and simulated runs on the machine's calibrated platform
+(``netsens calibrate --live --save``) with the same values added to it. Computation
+is lined up first: a live baseline run (nothing injected) gives each rank's time
+outside MPI, a simulation with measured compute (the thread CPU time of the real
+work) gives the same program's compute, and their ratio becomes the simulation's CPU
+speed (on 2 cores, 4 live ranks share each core, which the ratio absorbs).
+
+What a value means on each side: o and O add to the machine's own (the library's o is
+a busy CPU on top of MPI's), L, g and G are floors (the library holds a message until
+its send time + L, spaces sends by at least g), so the simulation uses
+``max(machine, value)``. Each point is the median of ``repeats`` live runs; the error
+of a point is simulated slowdown / live slowdown - 1.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from netsens import _core
+from netsens.errors import InputError
+from netsens.live import run_live
+from netsens.parameters import PARAMETERS
+from netsens.units import format_quantity, parse_quantity
+
+# How the live library applies each axis (see the module doc): added to the machine's
+# value, or a floor under it.
+ADDITIVE = {"o", "O"}
+FLOORS = {"L", "g", "G"}
+TOML_KEY = {"L": "L", "o": "o", "g": "g", "G": "G", "O": "O"}
+
+
+@dataclass
+class ValidationPoint:
+    value: str
+    live_ps: int
+    live_spread_ps: tuple[int, int]
+    simulated_ps: int
+    live_slowdown: float
+    simulated_slowdown: float
+    error: float
+
+
+def parse_axis(text: str, points: int = 5) -> tuple[str, list[str]]:
+    """``o=0us..100us`` (``points`` values, evenly spaced) or ``o=0us,20us,50us``."""
+    name, sep, spec = text.partition("=")
+    name = name.strip()
+    if not sep or name not in ADDITIVE | FLOORS:
+        raise InputError(
+            f'--axis: "{text}" is not NAME=FROM..TO or NAME=V1,V2,...; NAME is one of '
+            f"{', '.join(sorted(ADDITIVE | FLOORS))}, e.g. o=0us..100us"
+        )
+    kinds = ("time",) if PARAMETERS[name].kinds[0] == "time" else ("per_byte",)
+    try:
+        if ".." in spec:
+            lo_text, hi_text = spec.split("..", 1)
+            lo, hi = (parse_quantity(name, t, kinds) for t in (lo_text, hi_text))
+            if lo.kind != hi.kind or lo.value >= hi.value:
+                raise ValueError(f'{name}: "{spec}" must rise from its first value to its last')
+            step = (hi.value - lo.value) / (points - 1)
+            values = [lo.value + i * step for i in range(points)]
+            unit = hi.unit
+            out = [format_quantity(v, lo.kind, unit) for v in values]
+        else:
+            out = [t.strip() for t in spec.split(",") if t.strip()]
+            for t in out:
+                parse_quantity(name, t, kinds)
+    except ValueError as e:
+        raise InputError(f"--axis: {e}") from None
+    if len(out) < 2:
+        raise InputError(f"--axis: {name} needs at least two values, e.g. {name}=0us..100us")
+    return name, out
+
+
+def _machine(platform: str) -> dict[str, Any]:
+    try:
+        return json.loads(_core.platform_json(platform, {}))
+    except _core.InputError as e:
+        raise InputError(f"--machine: {e}") from None
+
+
+def _sim_override(axis: str, value: str, machine: dict[str, Any]) -> str:
+    """The simulated platform's value of ``axis`` when ``value`` is injected live."""
+    param = PARAMETERS[axis]
+    q = parse_quantity(axis, value, ("time",) if param.kinds[0] == "time" else ("per_byte",))
+    key = {
+        "L": "latency",
+        "o": "overhead",
+        "g": "gap",
+        "G": "gap_per_byte",
+        "O": "overhead_per_byte",
+    }
+    own = Fraction(machine["cluster"][key[axis]])
+    injected = q.value if q.kind != "bandwidth" else Fraction(10**15) / q.value
+    total = own + injected if axis in ADDITIVE else max(own, injected)
+    unit = "ps" if param.kinds[0] == "time" else "fs/B"
+    return f"{int(total)}{unit}"
+
+
+def _median_run(
+    run: Callable[[], dict[str, Any]], repeats: int
+) -> tuple[int, tuple[int, int], dict]:
+    results = [run() for _ in range(repeats)]
+    times = sorted(r["makespan_ps"] for r in results)
+    middle = results[[r["makespan_ps"] for r in results].index(times[len(times) // 2])]
+    return times[len(times) // 2], (times[0], times[-1]), middle
+
+
+def _mean_compute(result: dict[str, Any]) -> float:
+    return statistics.fmean(r["compute_ps"] for r in result["ranks"])
+
+
+def validate(
+    app: str,
+    ranks: int,
+    axis: str,
+    values: Sequence[str],
+    machine: str,
+    *,
+    size: str = "tiny",
+    seed: int = 0,
+    mpi: str = "openmpi",
+    repeats: int = 3,
+    say: Callable[[str], None] = lambda _line: None,
+) -> dict[str, Any]:
+    """Sweep ``axis`` over ``values`` live and simulated (see the module doc)."""
+    platform = _machine(machine)
+    if platform["shape"].get("clusters"):
+        raise InputError("--machine: validate compares one cluster; the platform has several")
+
+    def live(over: dict[str, str]) -> Callable[[], dict[str, Any]]:
+        return lambda: run_live(
+            ranks, app=app, size=size, seed=seed, overrides=over, mpi=mpi, matrix=False
+        )
+
+    say(f"live baseline: {app} on {ranks} ranks, nothing injected ({repeats} runs)")
+    live0, spread0, live_base = _median_run(live({}), repeats)
+    sim_probe = json.loads(_core.run_app(app, ranks, size, machine, {}, seed, False, None, True))
+    speed = _mean_compute(sim_probe) / max(_mean_compute(live_base), 1.0)
+
+    def simulated(over: dict[str, str]) -> Callable[[], dict[str, Any]]:
+        over = {"cpu_speed": f"{speed:.6g}", **over}
+        return lambda: json.loads(
+            _core.run_app(app, ranks, size, machine, over, seed, False, None, True)
+        )
+
+    sim0, _, _ = _median_run(simulated({}), repeats)
+    points = []
+    for value in values:
+        say(f"{axis} = {value}: live and simulated ({repeats} runs each)")
+        t_live, spread, _ = _median_run(live({axis: value}), repeats)
+        t_sim, _, _ = _median_run(simulated({axis: _sim_override(axis, value, platform)}), repeats)
+        s_live, s_sim = t_live / live0, t_sim / sim0
+        points.append(
+            ValidationPoint(value, t_live, spread, t_sim, s_live, s_sim, s_sim / s_live - 1)
+        )
+    return {
+        "app": app,
+        "ranks": ranks,
+        "size": size,
+        "axis": axis,
+        "machine": machine,
+        "mpi": mpi,
+        "repeats": repeats,
+        "cpu_speed": speed,
+        "live_baseline_ps": live0,
+        "live_baseline_spread_ps": list(spread0),
+        "simulated_baseline_ps": sim0,
+        "points": [asdict(p) for p in points],
+        "max_abs_error": max(abs(p.error) for p in points),
+    }
+
+
+def machine_toml(calibration: dict[str, Any], name: str = "machine") -> str:
+    """A platform file of the measured machine (``calibrate --live --save``): L, o (the
+    mean of o_s and o_r), g, G, O and S as measured; a value the method could not
+    observe is its proven bound (or 0 for a per-byte cost it showed to be hidden)."""
+    values: dict[str, float] = {}
+    for p in calibration["parameters"]:
+        v = p["measured"]
+        if v is None:
+            v = p["bound"]["value"] if p["name"] != "G" else 0.0
+        values[p["name"]] = max(float(v), 0.0)
+    o = (values["o_s"] + values["o_r"]) / 2
+    lines = [
+        f'name = "{name}"',
+        'base = "loggopsim"',
+        'rendezvous = "handshake"',
+        "",
+        "[cluster]",
+        f'L = "{round(values["L"])}ps"',
+        f'o = "{round(o)}ps"',
+        f'g = "{round(values["g"])}ps"',
+        f'G = "{round(values["G"] * 1000)}fs/B"',
+        f'O = "{round(values["O"] * 1000)}fs/B"',
+        f'S = "{round(values["S"])}B"',
+    ]
+    text = "\n".join(lines) + "\n"
+    tomllib.loads(text)
+    return text
+
+
+def write_outputs(result: dict[str, Any], directory: Path) -> list[Path]:
+    """``validation.json``, the figure as PNG and PDF, and an HTML page with both."""
+    from netsens.figures import LineFigure, Series, save_matplotlib, to_plotly  # noqa: PLC0415
+
+    directory.mkdir(parents=True, exist_ok=True)
+    axis, pts = result["axis"], result["points"]
+    # ps → µs, or fs/B → ns/B: both a factor of 10^6.
+    x_unit = "µs" if PARAMETERS[axis].kinds[0] == "time" else "ns/B"
+    x = [float(parse_quantity(axis, p["value"], ("time", "per_byte")).value) / 1e6 for p in pts]
+    fig = LineFigure(
+        name=f"validate_{result['app']}_{axis}",
+        title=f"{result['app']}, {result['ranks']} ranks: live vs simulated",
+        x_title=f"injected {axis} ({x_unit})",
+        y_title="slowdown (×)",
+        series=[
+            Series("live", x, [p["live_slowdown"] for p in pts], "#1f77b4"),
+            Series("simulated", x, [p["simulated_slowdown"] for p in pts], "#ff7f0e", "s", True),
+        ],
+        caption=(
+            "Slowdown against the run with nothing injected; live: median of "
+            f"{result['repeats']} runs on {result['mpi']}; simulated on the calibrated machine "
+            f"{result['machine']} with compute lined up to the live baseline."
+        ),
+    )
+    paths = [directory / "validation.json"]
+    paths[0].write_text(json.dumps(result, indent=1))
+    paths += save_matplotlib(fig, directory)
+    rows = "".join(
+        f"<tr><td>{p['value']}</td><td>{p['live_slowdown']:.3f}</td>"
+        f"<td>{p['simulated_slowdown']:.3f}</td><td>{100 * p['error']:+.1f} %</td></tr>"
+        for p in pts
+    )
+    # The page works offline, like the study report: plotly.js is inlined.
+    html = to_plotly(fig).to_html(full_html=False, include_plotlyjs=True)
+    page = directory / "validation.html"
+    page.write_text(
+        f"<html><head><meta charset='utf-8'><title>{fig.title}</title></head><body>"
+        f"<h1>{fig.title}</h1>{html}<p>{fig.caption}</p><table border=1>"
+        f"<tr><th>{axis}</th><th>live slowdown</th><th>simulated slowdown</th><th>error</th></tr>"
+        f"{rows}</table></body></html>"
+    )
+    return [*paths, page]
