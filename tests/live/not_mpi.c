@@ -1,0 +1,2 @@
+/* A program that never calls MPI. */
+int main(void) { return 0; }

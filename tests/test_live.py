@@ -1,0 +1,211 @@
+"""`netsens live` on real Open MPI (installed by `make install-live`), run as a user
+runs it: counts and injected times of a ring program derived by hand, every suite
+application verified live, and every way a live run can fail ending in one line with
+exit code 2 and no MPI process left behind.
+
+Times are compared by ratio or as bounds derived from the injected values, never as
+absolute wall-clock figures: this box is shared and has 2 cores for 4 ranks.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PROGRAMS = ROOT / "tests" / "live"
+US = 1_000_000  # ps
+
+
+def netsens(*args: object, env: dict | None = None, timeout: float = 600):
+    command = [sys.executable, "-m", "netsens", *map(str, args)]
+    return subprocess.run(
+        command, capture_output=True, text=True, cwd=ROOT, timeout=timeout, env=env
+    )
+
+
+def live_json(*args: object) -> dict:
+    proc = netsens("live", "--json", *args)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def one_error_line(proc: subprocess.CompletedProcess) -> str:
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("netsens: error: "), lines
+    assert "Traceback" not in proc.stderr
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory) -> dict[str, Path]:
+    """The test programs built with each implementation's compiler wrapper."""
+    out = tmp_path_factory.mktemp("live-programs")
+    built = {}
+    for source in PROGRAMS.glob("*.c"):
+        for mpi, cc in (("openmpi", "mpicc.openmpi"), ("mpich", "mpicc.mpich")):
+            exe = out / f"{source.stem}-{mpi}"
+            subprocess.run([cc, "-O2", "-o", exe, source], check=True)
+            built[f"{source.stem}-{mpi}"] = exe
+    return built
+
+
+# --- what a run reports ------------------------------------------------------------------
+
+
+def test_ring_counts_match_the_program(programs):
+    # 4 ranks, 20 rounds: each rank sends 20 messages of 8 B to its right neighbour
+    # (MPI_Sendrecv), so 80 messages, 640 B, one matrix cell per rank and all in the
+    # 8-15 B bin.
+    r = live_json("--ranks", 4, "--", programs["ring-openmpi"], 20, 8)
+    assert r["mode"] == "live"
+    assert r["mpi"]["implementation"] == "openmpi"
+    assert "Open MPI" in r["mpi"]["library"]
+    assert r["messages"] == 80 and r["bytes"] == 640
+    for rank in r["ranks"]:
+        assert rank["sent_messages"] == 20 and rank["recv_messages"] == 20
+        assert rank["sent_bytes"] == 160
+    cells = {(m["src"], m["dst"]): (m["messages"], m["bytes"]) for m in r["matrix"]}
+    assert cells == {(s, (s + 1) % 4): (20, 160) for s in range(4)}
+    assert r["histogram"] == [{"lo_bytes": 8, "hi_bytes": 15, "messages": 80, "bytes": 640}]
+    assert r["unhandled_calls"] == {}
+    assert r["makespan_ps"] == max(rank["end_ps"] for rank in r["ranks"])
+
+
+def test_injected_overhead_is_busy_cpu_on_both_ends(programs):
+    # Each round a rank sends one message and receives one: 2 o of injected CPU per
+    # round, 20 rounds at o = 100 us: 4 ms per rank, counted exactly as overhead.
+    r = live_json("--ranks", 4, "--o", "100us", "--", programs["ring-openmpi"], 20, 8)
+    for rank in r["ranks"]:
+        assert abs(rank["overhead_ps"] - 20 * 2 * 100 * US) <= 0.01 * 20 * 2 * 100 * US
+        assert rank["end_ps"] >= 20 * 2 * 100 * US
+
+
+def test_injected_latency_is_a_floor_per_round(programs):
+    # Every round's receive completes no earlier than its send + L, and the next round
+    # starts after it: 20 rounds take at least 20 L; the rest is the machine's own
+    # round time (the run without L bounds it, with a generous factor for noise).
+    base = live_json("--ranks", 4, "--", programs["ring-openmpi"], 20, 8)["makespan_ps"]
+    slow = live_json("--ranks", 4, "--L", "500us", "--", programs["ring-openmpi"], 20, 8)
+    assert slow["makespan_ps"] >= 20 * 500 * US
+    assert slow["makespan_ps"] <= 20 * 500 * US * 1.15 + 3 * base
+
+
+def test_mpich_runs_the_same_program(programs):
+    r = live_json("--ranks", 2, "--mpi", "mpich", "--", programs["ring-mpich"], 10, 8)
+    assert r["mpi"]["implementation"] == "mpich"
+    assert r["messages"] == 20
+
+
+# --- bad input and failures: one line, exit 2 ------------------------------------------
+
+
+def test_crashed_rank_is_one_line(programs):
+    line = one_error_line(netsens("live", "--ranks", 2, "--", programs["crash-openmpi"]))
+    assert "rank" in line or "signal" in line, line
+
+
+def test_not_an_mpi_program(programs):
+    line = one_error_line(netsens("live", "--ranks", 2, "--", programs["not_mpi-openmpi"]))
+    assert "not an MPI program" in line
+
+
+def test_program_linked_against_the_other_mpi(programs):
+    line = one_error_line(netsens("live", "--ranks", 2, "--", programs["ring-mpich"], 1, 1))
+    assert "--mpi mpich" in line
+
+
+def test_unknown_mpi_and_missing_program(programs):
+    one_error_line(netsens("live", "--ranks", 2, "--mpi", "lam", "--", programs["ring-openmpi"]))
+    line = one_error_line(netsens("live", "--ranks", 2, "--", "/no/such/program"))
+    assert "/no/such/program" in line
+
+
+def test_missing_mpirun(programs):
+    env = dict(os.environ, PATH=str(Path(sys.executable).parent))
+    line = one_error_line(
+        netsens("live", "--ranks", 2, "--", programs["ring-openmpi"], 1, 1, env=env)
+    )
+    assert "mpirun.openmpi" in line and "make install-live" in line
+
+
+def test_wrong_answer_of_a_live_application():
+    line = one_error_line(netsens("live", "--app", "_wrong-answer", "--ranks", 2, "--size", "tiny"))
+    assert "rank 1" in line and "wrong answer" in line
+
+
+# --- no stray processes ----------------------------------------------------------------
+
+
+def _running(exe: Path) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if str(exe) in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def _start_sleepers(exe: Path) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "netsens", "live", "--ranks", "2", "--", str(exe), "120"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while len([p for p in _running(exe) if p != proc.pid]) < 2:
+        assert time.monotonic() < deadline, "the MPI processes never started"
+        time.sleep(0.2)
+    return proc
+
+
+def _gone(exe: Path, within: float = 15) -> bool:
+    deadline = time.monotonic() + within
+    while _running(exe):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
+def test_killed_live_leaves_no_mpi_process(programs, tmp_path, sig):
+    exe = tmp_path / "sleeper"
+    exe.write_bytes(programs["sleeper-openmpi"].read_bytes())
+    exe.chmod(0o755)
+    proc = _start_sleepers(exe)
+    proc.send_signal(sig)
+    proc.wait(timeout=30)
+    if sig == signal.SIGINT:
+        assert proc.returncode == 130
+    assert _gone(exe), f"MPI processes left after {sig.name}: {_running(exe)}"
+
+
+# --- the suite on real MPI ----------------------------------------------------------------
+
+
+def _apps() -> list[str]:
+    from netsens import apps
+
+    return [name for name, _, _ in apps()]
+
+
+@pytest.mark.parametrize("app", _apps())
+def test_every_application_verifies_live_with_and_without_injection(app):
+    for flags in ([], ["--o", "5us", "--L", "10us", "--g", "2us", "--G", "1ns/B"]):
+        r = live_json("--app", app, "--ranks", 4, "--size", "tiny", *flags)
+        assert r["verified"] is True, (app, flags)
+        assert r["app"] == app and len(r["ranks"]) == 4
+        assert r["primitives"], app
