@@ -71,9 +71,10 @@ fn main() {
                 if info {
                     print!("{e}");
                 } else {
+                    // clap's message up to its usage, on one line.
                     let text = e.to_string();
-                    let line = text.lines().next().unwrap_or_default().trim_start_matches("error: ");
-                    eprintln!("netsens-mpi-run: error: {line}");
+                    let parts: Vec<&str> = text.lines().map(str::trim).take_while(|l| !l.is_empty()).collect();
+                    eprintln!("netsens-mpi-run: error: {}", parts.join(" ").trim_start_matches("error: "));
                 }
             }
             if info {
