@@ -37,7 +37,8 @@ async fn program<R: Rank>(r: R) -> Result<Vec<u8>, String> {
     // A derived communicator: even and odd ranks sum their ranks apart.
     let half = split(&r, &r.world(), (me % 2) as i32, me as i32).await.ok_or("split gave no communicator")?;
     let sum = allreduce(&r, &half, &[me as u8 + 1], Op::Sum).await;
-    r.window(|w| w[60] = sum[0]);
+    let (cluster, clusters) = (r.cluster_of(me) as u8, r.cluster_sizes().len() as u8);
+    r.window(|w| w[60..63].copy_from_slice(&[sum[0], cluster, clusters]));
     barrier(&r, &r.world()).await;
     Ok(r.window(|w| w.clone()))
 }

@@ -132,13 +132,16 @@ fn bad_arguments_exit_2_with_one_line() {
     let dir = tempfile_dir("bad");
     let out = dir.to_string_lossy().to_string();
     let bin = openmpi_binary();
-    for (args, what) in [
-        (vec!["--app", "nosuch", "--platform", "loggopsim", "--out", &out], "unknown application \"nosuch\""),
-        (vec!["--app", "radb", "--size", "huge", "--platform", "loggopsim", "--out", &out], "unknown size"),
-        (vec!["--app", "radb", "--platform", "/nonexistent/p.toml", "--out", &out], "not found"),
-        (vec!["--app", "radb", "--platform", "loggopsim"], "--out"),
+    for (ranks, args, what) in [
+        (RANKS, vec!["--app", "nosuch", "--platform", "loggopsim", "--out", &out], "unknown application \"nosuch\""),
+        (RANKS, vec!["--app", "radb", "--size", "huge", "--platform", "loggopsim", "--out", &out], "unknown size"),
+        (RANKS, vec!["--app", "radb", "--platform", "/nonexistent/p.toml", "--out", &out], "not found"),
+        (RANKS, vec!["--app", "radb", "--platform", "loggopsim"], "--out"),
+        (RANKS, vec!["--app", "radb", "--platform", "loggopsim", "--cpu-speed", "fast", "--out", &out], "cpu_speed"),
+        // mg needs a power of two of ranks.
+        (3, vec!["--app", "mg", "--platform", "loggopsim", "--out", &out], "mg: 3 ranks"),
     ] {
-        let o = mpirun(Mpi::OpenMpi, RANKS, &bin, &args);
+        let o = mpirun(Mpi::OpenMpi, ranks, &bin, &args);
         let stderr = String::from_utf8_lossy(&o.stderr);
         let ours: Vec<&str> = stderr.lines().filter(|l| l.starts_with("netsens-mpi-run")).collect();
         assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");

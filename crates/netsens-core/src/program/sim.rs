@@ -655,6 +655,32 @@ mod tests {
     }
 
     #[test]
+    fn ranks_know_their_clusters() {
+        // das1998: 4 clusters of 8 (Plaat et al.), so ranks 8..16 are cluster 1;
+        // loggopsim is flat: one cluster of all 3 ranks.
+        for (preset, ranks, sizes, probes) in [
+            ("das1998", 32, vec![8, 8, 8, 8], vec![(0, 0), (7, 0), (8, 1), (15, 1), (31, 3)]),
+            ("loggopsim", 3, vec![3], vec![(2, 0)]),
+        ] {
+            let p = presets::get(preset).unwrap();
+            let (sizes, probes) = (sizes.clone(), probes.clone());
+            run_program(&p, ranks, &RunOptions::default(), move |r: SimRank| {
+                let (sizes, probes) = (sizes.clone(), probes.clone());
+                async move {
+                    if r.cluster_sizes() != sizes {
+                        return Err(format!("cluster sizes {:?}", r.cluster_sizes()));
+                    }
+                    match probes.iter().find(|&&(rank, c)| r.cluster_of(rank) != c) {
+                        Some(bad) => Err(format!("cluster of rank {} is {}", bad.0, r.cluster_of(bad.0))),
+                        None => Ok(()),
+                    }
+                }
+            })
+            .unwrap();
+        }
+    }
+
+    #[test]
     fn offsets_beyond_32_bits_are_kept_apart() {
         // A get far past the end of an empty window reads zeros (nothing is allocated),
         // and its offset does not fit in a slot; a near one does.
