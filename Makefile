@@ -86,9 +86,12 @@ endif
 pmpi: live-deps
 	$(MAKE) -C native/pmpi
 
-# netsens-mpi-run, the suite on real MPI, for each MPI implementation.
+# netsens-mpi-run, the suite on real MPI, for each MPI implementation: Open MPI into
+# target/release/, MPICH into target/mpich/release/ (the mpi crate takes its MPI from
+# the MPICC wrapper when first built, so each implementation has its own target dir).
 mpi-run: live-deps
-	cargo build --release -p netsens-mpi
+	MPICC=mpicc.openmpi cargo build --release -p netsens-mpi
+	MPICC=mpicc.mpich cargo build --release -p netsens-mpi --bin netsens-mpi-run --target-dir target/mpich
 
 install-live: install live-deps pmpi mpi-run
 

@@ -9,7 +9,7 @@ mod sim;
 
 pub use api::{Communicator, Handler, HandlerId, Message, Rank, Request, Tag, ANY_SOURCE, ANY_TAG, MAX_TAG};
 pub use payload::{decode, encode, Element, Op};
-pub use sim::SimRank;
+pub use sim::{thread_cpu_time, SimRank};
 
 use crate::engine::{Core, Frontend, OpDesc, OpId, OpKind, Progress, RunOptions};
 use crate::error::{Error, Result};
@@ -312,6 +312,9 @@ where
     let everyone: std::sync::Arc<[u32]> = (0..ranks).collect();
     let shared =
         Rc::new(RefCell::new(Shared::new(everyone.clone(), opts.measured_compute, platform.cluster.eager_limit)));
+    if let Some(sizes) = &platform.shape.clusters {
+        shared.borrow_mut().cluster_sizes = sizes.clone();
+    }
     let tasks: Vec<Option<Task>> = (0..ranks)
         .map(|r| {
             let handle = SimRank { shared: shared.clone(), world: Communicator::world(&everyone, r) };

@@ -131,6 +131,8 @@ pub(crate) struct Shared {
     pub clock: Time,
     pub measured: bool,
     pub eager_limit: u64,
+    /// Ranks per cluster (the platform's shape; one cluster of every rank by default).
+    pub cluster_sizes: Vec<u32>,
     pub windows: Vec<Vec<u8>>,
     pub handlers: Vec<Vec<Handler>>,
     /// Stores and active messages issued by each rank and not yet processed.
@@ -166,6 +168,7 @@ impl Shared {
             clock: 0,
             measured,
             eager_limit,
+            cluster_sizes: vec![ranks],
             windows: vec![Vec::new(); ranks as usize],
             handlers: vec![Vec::new(); ranks as usize],
             unsynced: vec![0; ranks as usize],
@@ -461,6 +464,10 @@ impl Rank for SimRank {
         self.shared.borrow().eager_limit
     }
 
+    fn cluster_sizes(&self) -> Vec<u32> {
+        self.shared.borrow().cluster_sizes.clone()
+    }
+
     fn isend(&self, comm: &Communicator, dst: u32, tag: Tag, data: Vec<u8>) -> Request {
         let to = comm.world_rank(dst);
         let d = self.desc(OpKind::Send, to as i32, Self::engine_tag(comm, tag), data.len() as u64);
@@ -625,7 +632,7 @@ pub(crate) fn context_of(tag: i32) -> u32 {
 }
 
 /// CPU time of the calling thread, ps.
-fn thread_cpu_time() -> Time {
+pub fn thread_cpu_time() -> Time {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime only writes the timespec we pass.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
@@ -645,6 +652,32 @@ mod tests {
         assert_eq!(context_of((5 << CONTEXT_SHIFT) | 3), 5);
         assert_eq!(context_of(any_tag_in(0)), 0);
         assert_eq!(context_of(any_tag_in(7)), 7);
+    }
+
+    #[test]
+    fn ranks_know_their_clusters() {
+        // das1998: 4 clusters of 8 (Plaat et al.), so ranks 8..16 are cluster 1;
+        // loggopsim is flat: one cluster of all 3 ranks.
+        for (preset, ranks, sizes, probes) in [
+            ("das1998", 32, vec![8, 8, 8, 8], vec![(0, 0), (7, 0), (8, 1), (15, 1), (31, 3)]),
+            ("loggopsim", 3, vec![3], vec![(2, 0)]),
+        ] {
+            let p = presets::get(preset).unwrap();
+            let (sizes, probes) = (sizes.clone(), probes.clone());
+            run_program(&p, ranks, &RunOptions::default(), move |r: SimRank| {
+                let (sizes, probes) = (sizes.clone(), probes.clone());
+                async move {
+                    if r.cluster_sizes() != sizes {
+                        return Err(format!("cluster sizes {:?}", r.cluster_sizes()));
+                    }
+                    match probes.iter().find(|&&(rank, c)| r.cluster_of(rank) != c) {
+                        Some(bad) => Err(format!("cluster of rank {} is {}", bad.0, r.cluster_of(bad.0))),
+                        None => Ok(()),
+                    }
+                }
+            })
+            .unwrap();
+        }
     }
 
     #[test]

@@ -1,0 +1,183 @@
+//! `netsens-mpi-run`: one application of the suite on real MPI, one rank per
+//! process, started by `mpirun` (netsens live does this). Every rank writes
+//! `OUT/app-rank-<r>.json` at the end (temporary name, then rename).
+//!
+//! Exit codes: 0 verified (or nothing to verify); 2 bad arguments, a bad platform or
+//! a rank count the application cannot use (one line from rank 0, every rank exits
+//! 2); 3 a wrong answer (the rank prints why and records it) or an internal error.
+
+use clap::Parser;
+use mpi::traits::Communicator as _;
+use netsens_apps::registry::{find_sized, run_on, Job};
+use netsens_core::engine::RunOptions;
+use netsens_core::platform::{Layout, Platform};
+use netsens_core::Error;
+use netsens_mpi::{abort, library_version, MpiBackend, RankRun};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+/// Run a netsens application on real MPI (one rank per MPI process).
+#[derive(Parser, Debug)]
+#[command(name = "netsens-mpi-run")]
+struct Cli {
+    /// Application name (as in `netsens apps`).
+    #[arg(long)]
+    app: String,
+    /// Size preset: tiny, small or paper.
+    #[arg(long, default_value = "tiny")]
+    size: String,
+    /// Seed of the application's generated data.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Platform file (TOML, as `netsens platform show` prints) or preset name.
+    #[arg(long)]
+    platform: String,
+    /// Directory for the per-rank results.
+    #[arg(long)]
+    out: PathBuf,
+    /// CPU speed relative to the machine the compute costs were charged for (e.g. 2.0).
+    #[arg(long)]
+    cpu_speed: Option<String>,
+}
+
+/// Seconds a failed rank waits for the others to finish before it aborts the job.
+const FAILED_RANK_PATIENCE: f64 = 10.0;
+
+fn main() {
+    let parsed = Cli::try_parse();
+    let Some(universe) = mpi::initialize() else {
+        eprintln!("netsens-mpi-run: error: MPI could not be initialised");
+        std::process::exit(2);
+    };
+    let world = universe.world();
+    let me = world.rank();
+    std::panic::set_hook(Box::new(move |info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".into());
+        let what = what.lines().next().unwrap_or_default().to_string();
+        eprintln!("netsens-mpi-run: rank {me}: internal error: {what}");
+        // The other ranks may wait for this one forever: end the job.
+        abort(3);
+    }));
+    let code = match parsed {
+        Ok(cli) => run(&cli, &world),
+        Err(e) => {
+            let info = matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion);
+            if me == 0 {
+                if info {
+                    print!("{e}");
+                } else {
+                    // clap's message up to its usage, on one line.
+                    let text = e.to_string();
+                    let parts: Vec<&str> = text.lines().map(str::trim).take_while(|l| !l.is_empty()).collect();
+                    eprintln!("netsens-mpi-run: error: {}", parts.join(" ").trim_start_matches("error: "));
+                }
+            }
+            if info {
+                0
+            } else {
+                2
+            }
+        }
+    };
+    drop(universe);
+    std::process::exit(code);
+}
+
+/// Run the job on this rank; the process's exit code.
+fn run(cli: &Cli, world: &mpi::topology::SimpleCommunicator) -> i32 {
+    let me = world.rank() as u32;
+    let bad = |e: Error| {
+        if me == 0 {
+            eprintln!("netsens-mpi-run: error: {e}");
+        }
+        2
+    };
+    let mut platform = match Platform::resolve(&cli.platform) {
+        Ok(p) => p,
+        Err(e) => return bad(e),
+    };
+    if let Some(speed) = &cli.cpu_speed {
+        if let Err(e) = platform.set("cpu_speed", speed) {
+            return bad(e);
+        }
+    }
+    let (app, size) = match find_sized(&cli.app, &cli.size) {
+        Ok(found) => found,
+        Err(e) => return bad(e),
+    };
+    let ranks = world.size() as u32;
+    if let Err(e) = Layout::new(&platform, ranks) {
+        return bad(e);
+    }
+    let opts = RunOptions { seed: cli.seed, ..RunOptions::default() };
+    let job = Job { ranks, size, seed: cli.seed, platform: &platform, opts: &opts };
+    let run = match run_on(app, &job, MpiBackend { world }) {
+        Ok(run) => run,
+        Err(e @ Error::Input(_)) => return bad(e),
+        Err(e) => {
+            eprintln!("netsens-mpi-run: rank {me}: {e}");
+            abort(3);
+        }
+    };
+    let verified = run.outcome.is_ok() && app.verifies;
+    let report = report(cli, app.name, size.name(), me, ranks, verified, &run);
+    if let Err(why) = write_atomically(&cli.out, &format!("{}-rank-{me}.json", app.name), &report) {
+        eprintln!("netsens-mpi-run: rank {me}: cannot write the result: {why}");
+        abort(2);
+    }
+    match &run.outcome {
+        Ok(()) => {
+            run.rank.drain(None);
+            0
+        }
+        Err(why) => {
+            eprintln!("netsens-mpi-run: rank {me}: {why}");
+            if !run.rank.drain(Some(FAILED_RANK_PATIENCE)) {
+                abort(3);
+            }
+            3
+        }
+    }
+}
+
+fn report(cli: &Cli, app: &str, size: &str, me: u32, ranks: u32, verified: bool, run: &RankRun) -> String {
+    let s = &run.stats;
+    let phases: Vec<_> = s
+        .phases
+        .iter()
+        // Overhead cannot be told apart from waiting on real MPI: reported as 0.
+        .map(|(name, elapsed, compute)| {
+            json!({"phase": name, "elapsed_ps": elapsed, "compute_ps": compute, "overhead_ps": 0})
+        })
+        .collect();
+    let primitives: Vec<_> = s.primitives.iter().map(|(p, n)| json!({"primitive": p, "count": n})).collect();
+    let value = json!({
+        "rank": me,
+        "size": ranks,
+        "app": app,
+        "size_preset": size,
+        "seed": cli.seed,
+        "verified": verified,
+        "error": run.outcome.as_ref().err(),
+        "elapsed_ps": s.elapsed_ps,
+        "compute_ps": s.compute_ps,
+        "phases": phases,
+        "primitives": primitives,
+        "mpi_library": library_version(),
+    });
+    format!("{value}\n")
+}
+
+/// Write `text` to `dir/name` through a temporary file and a rename, so a reader
+/// never sees half a file.
+fn write_atomically(dir: &Path, name: &str, text: &str) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(".{name}.tmp"));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, dir.join(name))
+}
