@@ -1,0 +1,121 @@
+/* The environment: every setting of the library, parsed and checked at MPI_Init. */
+#include "netsens_pmpi.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ns_config ns_cfg;
+static int config_rank;
+
+static void fail(const char *name, const char *value, const char *why)
+{
+    if (config_rank == 0) {
+        fprintf(stderr, "netsens-pmpi: error: %s=%s: %s\n", name, value, why);
+        fflush(stderr);
+    }
+    PMPI_Abort(MPI_COMM_WORLD, 2);
+    exit(2);
+}
+
+/* A non-negative integer setting; absent or empty means `fallback`. */
+static int64_t env_int(const char *name, int64_t fallback)
+{
+    const char *value = getenv(name);
+    if (value == NULL || *value == '\0') return fallback;
+    char *end;
+    errno = 0;
+    long long parsed = strtoll(value, &end, 10);
+    if (*end != '\0' || end == value) fail(name, value, "not an integer");
+    if (errno == ERANGE) fail(name, value, "out of range");
+    if (parsed < 0) fail(name, value, "negative");
+    return parsed;
+}
+
+static void load_clusters(int size)
+{
+    ns_cfg.cluster_of = calloc((size_t)size, sizeof(int));
+    const char *value = getenv("NETSENS_CLUSTERS");
+    if (value == NULL || *value == '\0') {
+        ns_cfg.nclusters = 1;
+        ns_cfg.cluster_sizes = calloc(1, sizeof(int));
+        ns_cfg.cluster_sizes[0] = size;
+        return;
+    }
+    ns_cfg.cluster_sizes = calloc(strlen(value) + 1, sizeof(int));
+    int total = 0, n = 0;
+    const char *p = value;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long sz = strtol(p, &end, 10);
+        if (end == p || (*end != ',' && *end != '\0') || errno == ERANGE)
+            fail("NETSENS_CLUSTERS", value, "not a comma list of integers");
+        if (sz <= 0) fail("NETSENS_CLUSTERS", value, "a cluster size is not positive");
+        for (long i = 0; i < sz && total + i < size; i++) ns_cfg.cluster_of[total + i] = n;
+        ns_cfg.cluster_sizes[n++] = (int)sz;
+        total += (int)sz;
+        if (total > size) break;
+        if (*end == '\0') break;
+        p = end + 1;
+    }
+    if (total != size) {
+        char why[96];
+        snprintf(why, sizeof why, "cluster sizes add up to %d, the world has %d ranks", total,
+                 size);
+        fail("NETSENS_CLUSTERS", value, why);
+    }
+    ns_cfg.nclusters = n;
+}
+
+static void load_wan_shape(void)
+{
+    const char *value = getenv("NETSENS_WAN_SHAPE");
+    ns_cfg.wan_shape = WAN_FULL;
+    if (value == NULL || *value == '\0' || strcmp(value, "full") == 0) return;
+    if (strcmp(value, "star") == 0)
+        ns_cfg.wan_shape = WAN_STAR;
+    else if (strcmp(value, "ring") == 0)
+        ns_cfg.wan_shape = WAN_RING;
+    else
+        fail("NETSENS_WAN_SHAPE", value, "unknown shape (full, star or ring)");
+}
+
+const char *ns_wan_shape_name(void)
+{
+    static const char *names[] = {"full", "star", "ring"};
+    return names[ns_cfg.wan_shape];
+}
+
+void ns_config_load(int rank, int size)
+{
+    config_rank = rank;
+    ns_cfg.o_ps = env_int("NETSENS_O_PS", 0);
+    ns_cfg.o_fs_per_b = env_int("NETSENS_O_FS_PER_B", 0);
+    ns_cfg.gap_ps = env_int("NETSENS_GAP_PS", 0);
+    ns_cfg.gap_fs_per_b = env_int("NETSENS_GAP_FS_PER_B", 0);
+    ns_cfg.l_ps = env_int("NETSENS_L_PS", 0);
+    load_clusters(size);
+    load_wan_shape();
+    ns_cfg.wan_hub = (int)env_int("NETSENS_WAN_HUB", 0);
+    if (ns_cfg.wan_hub >= ns_cfg.nclusters)
+        fail("NETSENS_WAN_HUB", getenv("NETSENS_WAN_HUB"), "no such cluster");
+    ns_cfg.wan_l_ps = env_int("NETSENS_WAN_L_PS", 0);
+    ns_cfg.wan_fs_per_b = env_int("NETSENS_WAN_FS_PER_B", 0);
+    ns_cfg.spin_ps = env_int("NETSENS_SPIN_NS", 20000) * 1000;
+    const char *stats = getenv("NETSENS_STATS_DIR");
+    ns_cfg.stats_dir = (stats != NULL && *stats != '\0') ? stats : NULL;
+    const char *coll = getenv("NETSENS_COLLECTIVES");
+    ns_cfg.expand_collectives = true;
+    if (coll != NULL && *coll != '\0') {
+        if (strcmp(coll, "pass") == 0)
+            ns_cfg.expand_collectives = false;
+        else if (strcmp(coll, "expand") != 0)
+            fail("NETSENS_COLLECTIVES", coll, "neither expand nor pass");
+    }
+    bool wan = ns_cfg.nclusters > 1 && (ns_cfg.wan_l_ps > 0 || ns_cfg.wan_fs_per_b > 0);
+    ns_cfg.shadows = ns_cfg.l_ps > 0 || ns_cfg.gap_fs_per_b > 0 || wan;
+    ns_cfg.active = ns_cfg.shadows || ns_cfg.o_ps > 0 || ns_cfg.o_fs_per_b > 0 ||
+                    ns_cfg.gap_ps > 0;
+}
