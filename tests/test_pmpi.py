@@ -31,7 +31,7 @@ def build(tmp_path_factory):
     subprocess.run(["make", "-s", "-C", str(ROOT / "native" / "pmpi")], check=True)
     out = tmp_path_factory.mktemp("pmpi")
     for impl in IMPLEMENTATIONS:
-        for name in ["pingpong", "burst", "wan", "mix", "collectives"]:
+        for name in ["pingpong", "burst", "wan", "mix", "collectives", "notyet"]:
             subprocess.run(
                 [f"mpicc.{impl}", "-O2", "-o", out / f"{name}.{impl}", PROGRAMS / f"{name}.c"],
                 check=True,
@@ -160,6 +160,20 @@ def test_gap_spaces_a_burst(build):
     settles(
         lambda: burst(count, {"NETSENS_GAP_PS": g_ns * 1000}) - burst(1, {}), (count - 1) * g_ns
     )
+
+
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS)
+@pytest.mark.parametrize("latency_ms", [0, 200])
+def test_probe_and_test_wait_for_delivery(build, impl, latency_ms):
+    # The message physically arrives within microseconds; 20 ms later Iprobe and Test see
+    # it without injection, and report "not yet" with L = 200 ms, whose Wait returns at
+    # the delivery time, 200 ms after the common start.
+    settings = {"NETSENS_COLLECTIVES": "pass", "NETSENS_L_PS": latency_ms * 10**9}
+    proc = mpirun(impl, 2, [build / f"notyet.{impl}"], settings)
+    seen = 0 if latency_ms else 1
+    assert measured(proc, "probed") == seen and measured(proc, "tested") == seen
+    if latency_ms:
+        assert measured(proc, "wait_ns") >= latency_ms * 1e6 - 2 * US
 
 
 # ---- wide-area links ----------------------------------------------------------------
