@@ -5,16 +5,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct ns_config ns_cfg;
 static int config_rank;
 
+/* Every rank reads the same environment: rank 0 reports and aborts at once; the others
+ * wait so that its line is not cut off by their own abort, and report only if the job
+ * is still alive (their environment differed). */
 static void fail(const char *name, const char *value, const char *why)
 {
-    if (config_rank == 0) {
-        fprintf(stderr, "netsens-pmpi: error: %s=%s: %s\n", name, value, why);
-        fflush(stderr);
-    }
+    if (config_rank != 0) sleep(2);
+    fprintf(stderr, "netsens-pmpi: error: %s=%s: %s\n", name, value, why);
+    fflush(stderr);
     PMPI_Abort(MPI_COMM_WORLD, 2);
     exit(2);
 }
@@ -56,7 +59,6 @@ static void load_clusters(int size)
         for (long i = 0; i < sz && total + i < size; i++) ns_cfg.cluster_of[total + i] = n;
         ns_cfg.cluster_sizes[n++] = (int)sz;
         total += (int)sz;
-        if (total > size) break;
         if (*end == '\0') break;
         p = end + 1;
     }

@@ -105,7 +105,7 @@ int ns_coll_recv(void *buf, int count, MPI_Datatype dt, int src, MPI_Comm comm)
     return recv(buf, count, dt, src, 0, comm, MPI_STATUS_IGNORE);
 }
 
-#define SEND_WRAPPER(NAME, FLAVOUR)                                                         \
+#define SEND_WRAPPER(NAME, INAME, FLAVOUR)                                                         \
     int MPI_##NAME(const void *buf, int count, MPI_Datatype dt, int dest, int tag,          \
                    MPI_Comm comm)                                                           \
     {                                                                                       \
@@ -114,19 +114,19 @@ int ns_coll_recv(void *buf, int count, MPI_Datatype dt, int src, MPI_Comm comm)
         NS_LEAVE();                                                                         \
         return rc;                                                                          \
     }                                                                                       \
-    int MPI_I##NAME(const void *buf, int count, MPI_Datatype dt, int dest, int tag,         \
+    int MPI_##INAME(const void *buf, int count, MPI_Datatype dt, int dest, int tag,         \
                     MPI_Comm comm, MPI_Request *req)                                        \
     {                                                                                       \
-        NS_ENTER(STAT_CALLS, "MPI_I" #NAME);                                                \
+        NS_ENTER(STAT_CALLS, "MPI_" #INAME);                                                \
         int rc = ns_send(buf, count, dt, dest, tag, comm, FLAVOUR, req);                    \
         NS_LEAVE();                                                                         \
         return rc;                                                                          \
     }
 
-SEND_WRAPPER(Send, SEND_STD)
-SEND_WRAPPER(Ssend, SEND_SYNC)
-SEND_WRAPPER(Bsend, SEND_BUF)
-SEND_WRAPPER(Rsend, SEND_READY)
+SEND_WRAPPER(Send, Isend, SEND_STD)
+SEND_WRAPPER(Ssend, Issend, SEND_SYNC)
+SEND_WRAPPER(Bsend, Ibsend, SEND_BUF)
+SEND_WRAPPER(Rsend, Irsend, SEND_READY)
 
 int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
              MPI_Status *status)
