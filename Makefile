@@ -58,8 +58,7 @@ RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs
 CORE_MODULE := $(wildcard python/netsens/_core*.so)
 BUILD_STAMP := $(VENV)/.netsens-built
 
-.PHONY: help deps test-deps live-deps install install-live pmpi mpi-run run test lint bench FORCE
-.PHONY: live-python
+.PHONY: help deps test-deps live-deps install install-live pmpi mpi-run live-python run test lint bench FORCE
 .DELETE_ON_ERROR:
 
 help:
@@ -94,14 +93,13 @@ mpi-run: live-deps
 	MPICC=mpicc.openmpi cargo build --release -p netsens-mpi
 	MPICC=mpicc.mpich cargo build --release -p netsens-mpi --bin netsens-mpi-run --target-dir target/mpich
 
-install-live: install live-deps pmpi mpi-run
-
 # mpi4py for the live tests' Python program, built from source against Debian's Open
 # MPI (the implementation the library is preloaded for); skipped once it imports.
 live-python: install live-deps
 	$(BIN)/python -c 'import mpi4py' 2>/dev/null || \
 	  MPICC=mpicc.openmpi $(BIN)/python -m pip install --quiet --no-binary mpi4py 'mpi4py>=4'
-install-live: live-python
+
+install-live: install live-deps pmpi mpi-run live-python
 
 $(BIN)/python: | deps
 	$(PYTHON) -m venv $(VENV)

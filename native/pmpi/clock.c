@@ -24,7 +24,12 @@ void ns_busy_spin(ps_t duration)
 {
     if (duration <= 0) return;
     ps_t end = ns_now() + duration;
+    /* The rank is busy until the deadline, but yields at every turn: with more ranks
+     * than cores a spinning rank would otherwise hold its core for a whole time slice
+     * (milliseconds) while the rank it shares the core with waits. Alone on a core,
+     * sched_yield returns at once and this is a plain busy loop. */
     while (ns_now() < end) {
+        sched_yield();
     }
 }
 

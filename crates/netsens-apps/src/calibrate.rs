@@ -55,6 +55,7 @@ use netsens_core::platform::{LevelParams, Platform, Shape};
 use netsens_core::program::{run_program, Rank, SimRank};
 use netsens_core::time::Time;
 use netsens_core::{input_err, Result};
+use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::future::Future;
 use std::rc::Rc;
@@ -368,6 +369,46 @@ impl<B: BenchRunner> Bench<'_, B> {
         let first = self.run(|r, log| eager_probe(r, size as usize, wait, log))?[0];
         let longer = 2 * (wait + first);
         Ok(self.run(|r, log| eager_probe(r, size as usize, longer, log))?[0] < longer)
+    }
+}
+
+impl Calibration {
+    /// As JSON: per parameter its unit, dialled and measured values and relative
+    /// error, or, when the method cannot observe it, the bound it proves and why; then
+    /// the α–β line of half a round trip, measured and modelled.
+    pub fn to_json(&self) -> Value {
+        let c = self;
+        let params: Vec<Value> = c
+            .params
+            .iter()
+            .map(|p| {
+                let (bound, why) = match &p.estimate {
+                    Estimate::Measured(_) => (Value::Null, Value::Null),
+                    Estimate::AtMost { value, why } => {
+                        (json!({"kind": "at_most", "value": value}), why.as_str().into())
+                    }
+                    Estimate::AtLeast { value, why } => {
+                        (json!({"kind": "at_least", "value": value}), why.as_str().into())
+                    }
+                };
+                json!({
+                    "name": p.name,
+                    "unit": p.unit.symbol(),
+                    "dialled": p.dialled,
+                    "measured": p.measured(),
+                    "relative_error": p.relative_error(),
+                    "bound": bound,
+                    "why": why,
+                })
+            })
+            .collect();
+        let l = &c.line;
+        json!({
+            "platform_name": c.platform,
+            "parameters": params,
+            "alpha": {"unit": "ps", "measured": l.alpha, "model": l.model_alpha},
+            "beta": {"unit": "ps/B", "measured": l.beta, "model": l.model_beta},
+        })
     }
 }
 

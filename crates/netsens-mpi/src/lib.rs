@@ -4,6 +4,7 @@
 //! under `mpirun`. The backend injects nothing: it makes ordinary MPI calls, and a
 //! PMPI library preloaded under it (native/pmpi) delays them.
 
+pub mod calibrate;
 mod comms;
 mod disks;
 mod one_sided;

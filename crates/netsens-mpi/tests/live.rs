@@ -75,7 +75,7 @@ fn run_live(mpi: Mpi, app: &str) -> (Option<i32>, String, Vec<Value>) {
     let o = mpirun(mpi, RANKS, &binary, &args);
     let stderr = String::from_utf8_lossy(&o.stderr).to_string();
     let ranks = (0..RANKS)
-        .filter_map(|r| std::fs::read_to_string(out.join(format!("{app}-rank-{r}.json"))).ok())
+        .filter_map(|r| std::fs::read_to_string(out.join(format!("app-rank-{r}.json"))).ok())
         .map(|t| serde_json::from_str(&t).expect("a rank's result is JSON"))
         .collect();
     (o.status.code(), stderr, ranks)

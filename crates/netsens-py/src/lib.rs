@@ -2,7 +2,7 @@
 //! runs, and hands back JSON; errors become netsens's own exception classes
 //! carrying the engine's one-line message.
 
-use netsens_apps::calibrate::{Calibration, Estimate, Options};
+use netsens_apps::calibrate::Options;
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::{presets, Platform};
 use netsens_core::profile::RunResult;
@@ -206,37 +206,7 @@ fn calibrate(py: Python<'_>, platform: &str, overrides: Option<HashMap<String, S
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
         let c = netsens_apps::calibrate::calibrate(&p, &opts(0, false), &Options::default()).map_err(to_py)?;
-        Ok(calibration_json(&c).to_string())
-    })
-}
-
-fn calibration_json(c: &Calibration) -> Value {
-    let params: Vec<Value> = c
-        .params
-        .iter()
-        .map(|p| {
-            let (bound, why) = match &p.estimate {
-                Estimate::Measured(_) => (Value::Null, Value::Null),
-                Estimate::AtMost { value, why } => (json!({"kind": "at_most", "value": value}), why.as_str().into()),
-                Estimate::AtLeast { value, why } => (json!({"kind": "at_least", "value": value}), why.as_str().into()),
-            };
-            json!({
-                "name": p.name,
-                "unit": p.unit.symbol(),
-                "dialled": p.dialled,
-                "measured": p.measured(),
-                "relative_error": p.relative_error(),
-                "bound": bound,
-                "why": why,
-            })
-        })
-        .collect();
-    let l = &c.line;
-    json!({
-        "platform_name": c.platform,
-        "parameters": params,
-        "alpha": {"unit": "ps", "measured": l.alpha, "model": l.model_alpha},
-        "beta": {"unit": "ps/B", "measured": l.beta, "model": l.model_beta},
+        Ok(c.to_json().to_string())
     })
 }
 

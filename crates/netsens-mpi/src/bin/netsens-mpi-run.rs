@@ -2,16 +2,24 @@
 //! process, started by `mpirun` (netsens live does this). Every rank writes
 //! `OUT/app-rank-<r>.json` at the end (temporary name, then rename).
 //!
+//! `netsens-mpi-run --calibrate --out DIR` on two processes runs the seeds' LogP
+//! calibration instead and rank 0 writes `OUT/calibration.json` (as `netsens
+//! calibrate --json` prints it, the dialled values those of a machine with nothing
+//! injected).
+//!
 //! Exit codes: 0 verified (or nothing to verify); 2 bad arguments, a bad platform or
 //! a rank count the application cannot use (one line from rank 0, every rank exits
 //! 2); 3 a wrong answer (the rank prints why and records it) or an internal error.
 
 use clap::Parser;
 use mpi::traits::Communicator as _;
+use netsens_apps::calibrate::{analyse, measure_with, Options};
 use netsens_apps::registry::{find_sized, run_on, Job};
 use netsens_core::engine::RunOptions;
-use netsens_core::platform::{Layout, Platform};
+use netsens_core::platform::{Layout, LevelParams, Platform};
+use netsens_core::time::PerByte;
 use netsens_core::Error;
+use netsens_mpi::calibrate::MpiBench;
 use netsens_mpi::{abort, library_version, MpiBackend, RankRun};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -21,8 +29,17 @@ use std::path::{Path, PathBuf};
 #[command(name = "netsens-mpi-run")]
 struct Cli {
     /// Application name (as in `netsens apps`).
-    #[arg(long)]
-    app: String,
+    #[arg(long, required_unless_present = "calibrate")]
+    app: Option<String>,
+    /// Run the LogP calibration on two processes instead of an application.
+    #[arg(long, conflicts_with = "app")]
+    calibrate: bool,
+    /// Calibration: messages per burst and round trips per size.
+    #[arg(long, default_value_t = 40)]
+    reps: u32,
+    /// Calibration: the largest message the eager-limit probe tries, bytes.
+    #[arg(long, default_value_t = 1 << 20)]
+    max_size: u64,
     /// Size preset: tiny, small or paper.
     #[arg(long, default_value = "tiny")]
     size: String,
@@ -30,8 +47,8 @@ struct Cli {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Platform file (TOML, as `netsens platform show` prints) or preset name.
-    #[arg(long)]
-    platform: String,
+    #[arg(long, required_unless_present = "calibrate")]
+    platform: Option<String>,
     /// Directory for the per-rank results.
     #[arg(long)]
     out: PathBuf,
@@ -64,6 +81,7 @@ fn main() {
         abort(3);
     }));
     let code = match parsed {
+        Ok(cli) if cli.calibrate => calibrate(&cli, &world),
         Ok(cli) => run(&cli, &world),
         Err(e) => {
             let info = matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion);
@@ -97,7 +115,7 @@ fn run(cli: &Cli, world: &mpi::topology::SimpleCommunicator) -> i32 {
         }
         2
     };
-    let mut platform = match Platform::resolve(&cli.platform) {
+    let mut platform = match Platform::resolve(cli.platform.as_deref().unwrap_or_default()) {
         Ok(p) => p,
         Err(e) => return bad(e),
     };
@@ -106,7 +124,7 @@ fn run(cli: &Cli, world: &mpi::topology::SimpleCommunicator) -> i32 {
             return bad(e);
         }
     }
-    let (app, size) = match find_sized(&cli.app, &cli.size) {
+    let (app, size) = match find_sized(cli.app.as_deref().unwrap_or_default(), &cli.size) {
         Ok(found) => found,
         Err(e) => return bad(e),
     };
@@ -126,7 +144,7 @@ fn run(cli: &Cli, world: &mpi::topology::SimpleCommunicator) -> i32 {
     };
     let verified = run.outcome.is_ok() && app.verifies;
     let report = report(cli, app.name, size.name(), me, ranks, verified, &run);
-    if let Err(why) = write_atomically(&cli.out, &format!("{}-rank-{me}.json", app.name), &report) {
+    if let Err(why) = write_atomically(&cli.out, &format!("app-rank-{me}.json"), &report) {
         eprintln!("netsens-mpi-run: rank {me}: cannot write the result: {why}");
         abort(2);
     }
@@ -143,6 +161,56 @@ fn run(cli: &Cli, world: &mpi::topology::SimpleCommunicator) -> i32 {
             3
         }
     }
+}
+
+/// The calibration on this process (one of two); rank 0 writes the result.
+fn calibrate(cli: &Cli, world: &mpi::topology::SimpleCommunicator) -> i32 {
+    let me = world.rank();
+    if world.size() != 2 {
+        if me == 0 {
+            eprintln!("netsens-mpi-run: error: --calibrate runs on exactly 2 processes, got {}", world.size());
+        }
+        return 2;
+    }
+    let machine = match Platform::resolve("loggopsim") {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("netsens-mpi-run: rank {me}: {e}");
+            return 3;
+        }
+    };
+    // Nothing is dialled here: the injection, if any, is the preloaded library's.
+    let nothing = LevelParams {
+        latency: 0,
+        overhead: 0,
+        gap: 0,
+        gap_per_byte: PerByte::ZERO,
+        overhead_per_byte: PerByte::ZERO,
+        eager_limit: 0,
+    };
+    let bench = MpiBench { world, platform: Platform { cpu_speed: 1.0, ..machine } };
+    let options = Options { reps: cli.reps, max_size: cli.max_size };
+    let measured = match measure_with(&bench, &options) {
+        Ok(m) => m,
+        Err(e @ Error::Input(_)) => {
+            if me == 0 {
+                eprintln!("netsens-mpi-run: error: {e}");
+            }
+            return 2;
+        }
+        Err(e) => {
+            eprintln!("netsens-mpi-run: rank {me}: {e}");
+            abort(3);
+        }
+    };
+    if me == 0 {
+        let result = analyse(&measured, &nothing, "machine");
+        if let Err(why) = write_atomically(&cli.out, "calibration.json", &format!("{}\n", result.to_json())) {
+            eprintln!("netsens-mpi-run: cannot write the calibration: {why}");
+            return 2;
+        }
+    }
+    0
 }
 
 fn report(cli: &Cli, app: &str, size: &str, me: u32, ranks: u32, verified: bool, run: &RankRun) -> String {
