@@ -112,7 +112,9 @@ fn some_applications_verify_on_mpich() {
         assert_verified(Mpi::Mpich, app);
     }
     let (_, _, ranks) = run_live(Mpi::Mpich, "pingpong");
-    assert!(ranks[0]["mpi_library"].as_str().unwrap().contains("MPICH"), "{}", ranks[0]);
+    assert!(ranks[0]["mpi_library"].as_str().unwrap().starts_with("MPICH"), "{}", ranks[0]);
+    let (code, stderr, _) = run_live(Mpi::Mpich, "_wrong-answer");
+    assert_eq!(code, Some(3), "{stderr}");
 }
 
 #[test]
