@@ -9,6 +9,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Once;
 
 const RANKS: u32 = 4;
@@ -75,14 +76,18 @@ fn run_live(mpi: Mpi, app: &str) -> (Option<i32>, String, Vec<Value>) {
     let o = mpirun(mpi, RANKS, &binary, &args);
     let stderr = String::from_utf8_lossy(&o.stderr).to_string();
     let ranks = (0..RANKS)
-        .filter_map(|r| std::fs::read_to_string(out.join(format!("{app}-rank-{r}.json"))).ok())
+        .filter_map(|r| std::fs::read_to_string(out.join(format!("app-rank-{r}.json"))).ok())
         .map(|t| serde_json::from_str(&t).expect("a rank's result is JSON"))
         .collect();
+    let _ = std::fs::remove_dir_all(&out);
     (o.status.code(), stderr, ranks)
 }
 
+/// A fresh directory per run (tests run in parallel, some with the same application).
 fn tempfile_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("netsens-mpi-test-{}-{name}", std::process::id()));
+    static RUNS: AtomicU32 = AtomicU32::new(0);
+    let n = RUNS.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("netsens-mpi-test-{}-{n}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }

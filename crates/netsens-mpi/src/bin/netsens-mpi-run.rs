@@ -126,7 +126,7 @@ fn run(cli: &Cli, world: &mpi::topology::SimpleCommunicator) -> i32 {
     };
     let verified = run.outcome.is_ok() && app.verifies;
     let report = report(cli, app.name, size.name(), me, ranks, verified, &run);
-    if let Err(why) = write_atomically(&cli.out, &format!("{}-rank-{me}.json", app.name), &report) {
+    if let Err(why) = write_atomically(&cli.out, &format!("app-rank-{me}.json"), &report) {
         eprintln!("netsens-mpi-run: rank {me}: cannot write the result: {why}");
         abort(2);
     }
