@@ -48,14 +48,15 @@ enum Mpi {
     Mpich,
 }
 
+/// Seconds a run may take before it counts as hung (exit 124 from `timeout`).
+const HUNG_AFTER: &str = "300";
+
 fn mpirun(mpi: Mpi, ranks: u32, program: &Path, args: &[&str]) -> Output {
-    let mut cmd = match mpi {
-        Mpi::OpenMpi => {
-            let mut c = Command::new("mpirun.openmpi");
-            c.args(["--oversubscribe", "--allow-run-as-root"]);
-            c
-        }
-        Mpi::Mpich => Command::new("mpirun.mpich"),
+    let mut cmd = Command::new("timeout");
+    cmd.args(["--kill-after=10", HUNG_AFTER]);
+    match mpi {
+        Mpi::OpenMpi => cmd.args(["mpirun.openmpi", "--oversubscribe", "--allow-run-as-root"]),
+        Mpi::Mpich => cmd.arg("mpirun.mpich"),
     };
     cmd.arg("-np").arg(ranks.to_string()).arg(program).args(args);
     cmd.output().expect("mpirun starts")
