@@ -80,6 +80,11 @@ fn run_live(mpi: Mpi, app: &str) -> (Option<i32>, String, Vec<Value>) {
         .filter_map(|r| std::fs::read_to_string(out.join(format!("app-rank-{r}.json"))).ok())
         .map(|t| serde_json::from_str(&t).expect("a rank's result is JSON"))
         .collect();
+    // Written through a temporary name and a rename: none is left behind.
+    if let Ok(entries) = std::fs::read_dir(&out) {
+        let names: Vec<String> = entries.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert!(names.iter().all(|n| n.starts_with("app-rank-") && n.ends_with(".json")), "{names:?}");
+    }
     let _ = std::fs::remove_dir_all(&out);
     (o.status.code(), stderr, ranks)
 }
