@@ -123,6 +123,11 @@ impl Frontend for ProgramFrontend {
         }
     }
 
+    fn describe(&self, id: OpId) -> String {
+        let d = self.op(id);
+        format!("rank {}'s {}", d.rank, describe(&d))
+    }
+
     fn started(&mut self, _core: &mut Core, _id: OpId) {}
 
     fn done(&mut self, core: &mut Core, id: OpId) {
