@@ -49,3 +49,23 @@ def test_two_calcs_past_the_largest_time_do_not_saturate(tmp_path: Path) -> None
     calc = "calc 18446744073709551"
     goal.write_text(f"num_ranks 1\nrank 0 {{\nc1: {calc}\nc2: {calc}\nc2 requires c1\n}}\n")
     assert_one_error_line(netsens("run", "--goal", goal), "rank 0", "c2: calc", "largest time")
+
+
+def test_too_many_ranks_are_refused_before_allocating() -> None:
+    # 4e9 ranks need at least 8 B of clock each (32e9 B, the allocation that used to
+    # abort); the refusal names the estimate and what the machine has.
+    proc = netsens("run", "--app", "radix", "--ranks", 4_000_000_000)
+    line = assert_one_error_line(proc, "4000000000 ranks", "GB of memory", "available")
+    needed = float(line.split("needs about ")[1].split(" GB")[0])
+    assert needed >= 32.0, line
+
+
+def test_an_allocation_that_fails_anyway_is_one_line_not_an_abort() -> None:
+    # 10^7 ranks fit the machine's free memory by the estimate, but not a 3 GB
+    # address-space limit: an allocation fails mid-run.
+    run = "run --app radix --ranks 10000000 --size tiny"
+    command = f"ulimit -v 3000000; exec {sys.executable} -m netsens {run}"
+    proc = subprocess.run(
+        ["bash", "-c", command], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
+    assert_one_error_line(proc, "out of memory", "B failed")

@@ -13,6 +13,21 @@ pub(super) fn past_largest_time(what: &str) -> Error {
     ))
 }
 
+/// Bytes the core allocates for a run of `ranks` ranks before its first event: clocks,
+/// queues, waiting groups, per-rank statistics and, when asked for, the dense
+/// message matrix (a lower bound: messages in flight come on top).
+pub fn state_bytes(ranks: u128, ncpus: u128, nnics: u128, matrix: bool) -> u128 {
+    use std::mem::size_of;
+    let per_rank = ncpus * size_of::<Time>() as u128
+        + 2 * nnics * size_of::<Time>() as u128
+        + 2 * size_of::<std::collections::VecDeque<u32>>() as u128
+        + size_of::<crate::profile::RankStats>() as u128
+        + ncpus * nnics * 3 * size_of::<u32>() as u128
+        + size_of::<Time>() as u128;
+    let cells = if matrix && ranks <= crate::profile::DENSE_MATRIX_MAX_RANKS as u128 { ranks * ranks } else { 0 };
+    ranks * per_rank + cells * size_of::<(u64, u64)>() as u128
+}
+
 impl Core {
     /// `a + b` for operation `op`; a time past the engine's largest stops the run.
     #[inline]

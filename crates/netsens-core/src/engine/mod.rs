@@ -21,6 +21,7 @@ use noise::NoiseState;
 use queue::{Event, EventKind, EventQueue};
 use std::collections::{HashMap, VecDeque};
 
+pub use limits::state_bytes;
 pub use op::{any_tag_in, tag_matches, OpDesc, OpId, OpKind, ANY, CONTEXT_SHIFT};
 
 /// A source of operations (GOAL schedule, rank programs) driving the core.
@@ -203,9 +204,13 @@ impl Core {
         if nhosts == 0 {
             return Err(Error::Input("a run needs at least 1 rank".into()));
         }
+        let (ncpus, nnics) = (ncpus.max(1) as usize, nnics.max(1) as usize);
+        crate::memory::ensure_fits(
+            &format!("a run of {nhosts} ranks"),
+            limits::state_bytes(nhosts as u128, ncpus as u128, nnics as u128, opts.matrix),
+        )?;
         let layout = Layout::new(platform, nhosts)?;
         let n = nhosts as usize;
-        let (ncpus, nnics) = (ncpus.max(1) as usize, nnics.max(1) as usize);
         let nclusters = layout.nclusters();
         Ok(Core {
             queue: EventQueue::default(),
