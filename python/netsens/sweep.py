@@ -23,7 +23,7 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from netsens import store
+from netsens import store, store_verify
 from netsens.engine import run_app, run_goal
 from netsens.errors import NetsensError
 from netsens.study import Point, Study
@@ -81,8 +81,8 @@ def run_study(study: Study, jobs: int | None = None, progress: bool = True) -> S
     root = study.results_dir
     (root / store.POINTS).mkdir(parents=True, exist_ok=True)
     store.remove_stale_temporaries(root)
+    have = store_verify.verified_ids(root)  # damaged files moved aside: computed again
     store.write_manifest(root, study, points)
-    have = store.stored_ids(root)
     todo = _interleaved([p for p in points if p.point_id not in have])
     jobs = max(1, min(jobs or default_jobs(), len(todo)))
     summary = SweepSummary(root, len(points), len(points) - len(todo), 0, 0, 0.0)
