@@ -150,6 +150,15 @@ def _run(
             "a worker process died (out of memory?); finished points are kept, run the "
             "same command again to continue"
         ) from None
+    except OSError as e:
+        # A full disk or a read-only directory: the points stored so far are whole.
+        _stop(pool)
+        where = e.filename or root
+        raise SweepError(
+            f"cannot store a point: {e.strerror or e}: {where}; every point stored before is "
+            "intact, run the same command again once the results directory is writable "
+            "and has room"
+        ) from None
     except BaseException:
         _stop(pool)
         raise
