@@ -251,7 +251,7 @@ class Study:
         except StudyError as e:
             raise StudyError(f"{path}: {e}") from None
         except TypeError as e:  # a required key is missing
-            missing = re.search(r"argument: '(\w+)'", str(e))
+            missing = re.search(r"arguments?: '(\w+)'", str(e))  # one or more
             if not missing:
                 raise
             raise StudyError(f"{path}: {missing.group(1)}: required key is missing") from None

@@ -14,6 +14,11 @@ use pyo3::prelude::*;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
+mod alloc_guard;
+
+#[global_allocator]
+static ALLOCATOR: alloc_guard::ExitOnFailure = alloc_guard::ExitOnFailure;
+
 create_exception!(_core, NetsensError, PyException, "Base class of every netsens error.");
 create_exception!(_core, InputError, NetsensError, "Invalid input: a value, file, flag or schedule.");
 create_exception!(_core, DeadlockError, NetsensError, "The simulated program cannot finish.");
