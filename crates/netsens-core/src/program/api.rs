@@ -117,6 +117,24 @@ pub trait Rank: Clone + 'static {
     /// collectives switch algorithms above it.
     fn eager_limit(&self) -> u64;
 
+    // ---- machine shape ----
+
+    /// Ranks per cluster, in rank order (consecutive ranks share a cluster); one
+    /// entry, the world size, on a machine of one cluster.
+    fn cluster_sizes(&self) -> Vec<u32>;
+
+    /// The cluster holding world rank `world_rank` (from [`Rank::cluster_sizes`]).
+    fn cluster_of(&self, world_rank: u32) -> u32 {
+        let mut end = 0;
+        for (c, n) in self.cluster_sizes().into_iter().enumerate() {
+            end += n;
+            if world_rank < end {
+                return c as u32;
+            }
+        }
+        panic!("rank {world_rank} is in no cluster (the world has {end} ranks)")
+    }
+
     // ---- point-to-point ----
 
     /// Start sending `data` to member `dst` of `comm`.

@@ -312,6 +312,10 @@ where
     let everyone: std::sync::Arc<[u32]> = (0..ranks).collect();
     let shared =
         Rc::new(RefCell::new(Shared::new(everyone.clone(), opts.measured_compute, platform.cluster.eager_limit)));
+    if let Some(sizes) = platform.shape.clusters.as_ref().filter(|s| !s.is_empty()) {
+        // Core::new checked that the clusters hold exactly the run's ranks.
+        shared.borrow_mut().cluster_sizes = sizes.clone();
+    }
     let tasks: Vec<Option<Task>> = (0..ranks)
         .map(|r| {
             let handle = SimRank { shared: shared.clone(), world: Communicator::world(&everyone, r) };

@@ -131,6 +131,8 @@ pub(crate) struct Shared {
     pub clock: Time,
     pub measured: bool,
     pub eager_limit: u64,
+    /// Ranks per cluster, in rank order (the platform's shape).
+    pub cluster_sizes: Vec<u32>,
     pub windows: Vec<Vec<u8>>,
     pub handlers: Vec<Vec<Handler>>,
     /// Stores and active messages issued by each rank and not yet processed.
@@ -166,6 +168,7 @@ impl Shared {
             clock: 0,
             measured,
             eager_limit,
+            cluster_sizes: vec![ranks],
             windows: vec![Vec::new(); ranks as usize],
             handlers: vec![Vec::new(); ranks as usize],
             unsynced: vec![0; ranks as usize],
@@ -459,6 +462,10 @@ impl Rank for SimRank {
 
     fn eager_limit(&self) -> u64 {
         self.shared.borrow().eager_limit
+    }
+
+    fn cluster_sizes(&self) -> Vec<u32> {
+        self.shared.borrow().cluster_sizes.clone()
     }
 
     fn isend(&self, comm: &Communicator, dst: u32, tag: Tag, data: Vec<u8>) -> Request {
