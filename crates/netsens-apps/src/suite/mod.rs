@@ -1,6 +1,7 @@
 //! The application suite of `APPS.md`, one file per application (shared parts of
 //! an application pair, like EM3D's graph, in a file of their own).
 
+pub mod asp;
 pub mod barnes;
 pub mod connect;
 pub mod em3d;
@@ -16,6 +17,7 @@ pub mod pray;
 pub mod radb;
 pub mod radix;
 pub mod sample;
+pub mod wan;
 
 use std::future::Future;
 use std::pin::pin;

@@ -1,0 +1,90 @@
+//! The wide-area suite (Plaat, Bal and Hofman 1998) through the registry: both
+//! variants verify on flat machines and on clusters, their message counts agree with
+//! counts derived by hand, and the optimized variants cross the wide area less often
+//! by a factor derived in each application's documentation.
+
+mod common;
+
+use common::platform;
+use netsens_apps::registry::{run_app_variant, AppInfo};
+use netsens_core::engine::RunOptions;
+use netsens_core::error::Error;
+use netsens_core::platform::Platform;
+use netsens_core::profile::RunResult;
+
+const VARIANTS: [&str; 2] = ["original", "optimized"];
+
+/// `das1998` with `clusters` (e.g. "2x4", or "all" for one cluster).
+fn das(clusters: &str) -> Platform {
+    platform("das1998", &[("clusters", clusters)])
+}
+
+fn try_run(p: &Platform, app: &str, variant: Option<&str>, ranks: u32) -> Result<(RunResult, AppInfo), Error> {
+    run_app_variant(app, variant, ranks, "tiny", 0, p, &RunOptions::default(), &mut |_| true)
+}
+
+/// `app`'s `variant` at tiny on `ranks` ranks of `p`, which must verify.
+fn run(p: &Platform, app: &str, variant: &str, ranks: u32) -> RunResult {
+    let (r, info) = try_run(p, app, Some(variant), ranks).unwrap_or_else(|e| panic!("{app} {variant}: {e}"));
+    assert!(info.verified);
+    r
+}
+
+/// Messages over the wide-area links (every link a message crosses counts).
+fn wan_messages(r: &RunResult) -> u64 {
+    r.wan_links.iter().map(|l| l.messages).sum()
+}
+
+/// Every variant of `app` verifies on 1, 2, 3 and 8 ranks of one cluster and on
+/// 2 × 4 and 4 × 2 clusters.
+fn verifies_everywhere(app: &str, variants: &[&str]) {
+    for v in variants {
+        for ranks in [1, 2, 3, 8] {
+            run(&das("all"), app, v, ranks);
+        }
+        for shape in ["2x4", "4x2"] {
+            run(&das(shape), app, v, 8);
+        }
+    }
+}
+
+// --- variants -------------------------------------------------------------------------
+
+#[test]
+fn a_variant_is_refused_where_there_is_none() {
+    let err = |app: &str, v: &str| try_run(&das("all"), app, Some(v), 2).map(|_| ()).unwrap_err().to_string();
+    assert!(err("radix", "original").contains("radix has no variants"), "{}", err("radix", "original"));
+    assert!(err("asp", "fastest").contains("unknown variant \"fastest\""));
+    // Without --variant an application without variants runs as before.
+    assert!(try_run(&das("all"), "radix", None, 2).is_ok());
+}
+
+// --- asp ------------------------------------------------------------------------------
+
+#[test]
+fn asp_verifies_in_both_variants() {
+    verifies_everywhere("asp", &VARIANTS);
+}
+
+#[test]
+fn asp_sends_each_row_to_every_other_rank_once() {
+    // tiny: n = 24 rows; each reaches the P − 1 ranks that do not own it through one
+    // message each (the owner's hand-off standing in for the copy it does not need):
+    // 24 · 7 = 168 on 8 ranks, in both variants and on any shape.
+    for v in VARIANTS {
+        for shape in ["all", "2x4"] {
+            let r = run(&das(shape), "asp", v, 8);
+            assert_eq!(r.messages, 24 * 7, "{v} on {shape}");
+        }
+    }
+}
+
+#[test]
+fn asp_optimized_crosses_the_wide_area_eight_times_less_at_4x8() {
+    // Per row: original P − P/C = 32 − 8 = 24 wide-area messages, optimized C − 1 = 3
+    // (asp.rs): 24 · 24 = 576 against 24 · 3 = 72, a factor of P/C = 8.
+    let p = das("4x8");
+    let (orig, opt) = (wan_messages(&run(&p, "asp", "original", 32)), wan_messages(&run(&p, "asp", "optimized", 32)));
+    assert_eq!((orig, opt), (24 * 24, 24 * 3));
+    assert_eq!(orig / opt, 8);
+}
