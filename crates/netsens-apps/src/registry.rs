@@ -6,7 +6,7 @@
 
 use crate::examples::{faults, pingpong, stencil};
 use crate::suite::{
-    asp, barnes, connect, em3d_read, em3d_write, ft, is, mg, murphi, nowsort, pray, radb, radix, sample,
+    asp, barnes, connect, em3d_read, em3d_write, fft1d, ft, is, mg, murphi, nowsort, pray, radb, radix, sample,
 };
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::Platform;
@@ -162,6 +162,7 @@ suite! {
     is::APP => is::run,
     mg::APP => mg::run,
     asp::APP => asp::run,
+    fft1d::APP => fft1d::run,
     faults::DEADLOCK => faults::deadlock,
     faults::WRONG_ANSWER => faults::wrong_answer,
 }

@@ -88,3 +88,25 @@ fn asp_optimized_crosses_the_wide_area_eight_times_less_at_4x8() {
     assert_eq!((orig, opt), (24 * 24, 24 * 3));
     assert_eq!(orig / opt, 8);
 }
+
+// --- fft1d ----------------------------------------------------------------------------
+
+#[test]
+fn fft1d_verifies_and_has_no_optimized_variant() {
+    verifies_everywhere("fft1d", &["original"]);
+    let err = try_run(&das("all"), "fft1d", Some("optimized"), 2).map(|_| ()).unwrap_err().to_string();
+    assert!(err.contains("fft1d has no optimized variant"), "{err}");
+    // Its default is the original.
+    assert!(try_run(&das("all"), "fft1d", None, 2).is_ok());
+}
+
+#[test]
+fn fft1d_sends_three_transposes() {
+    // Three transposes of one message per ordered pair of ranks: 3 · 8 · 7 = 168 on 8
+    // ranks; at 4 × 8 the pairs in different clusters, 32 · 24 per transpose, cross
+    // the wide area: 3 · 768 = 2304. Tiny: 16 × 16 points, 16 B each, so a message
+    // between 8 ranks carries 2 × 2 points: 64 B.
+    let r = run(&das("all"), "fft1d", "original", 8);
+    assert_eq!((r.messages, r.bytes), (168, 168 * 64));
+    assert_eq!(wan_messages(&run(&das("4x8"), "fft1d", "original", 32)), 3 * 32 * 24);
+}

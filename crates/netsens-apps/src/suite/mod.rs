@@ -7,6 +7,7 @@ pub mod connect;
 pub mod em3d;
 pub mod em3d_read;
 pub mod em3d_write;
+pub mod fft1d;
 pub mod ft;
 pub mod is;
 pub mod lsd;
