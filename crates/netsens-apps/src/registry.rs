@@ -6,7 +6,7 @@
 
 use crate::examples::{faults, pingpong, stencil};
 use crate::suite::{
-    asp, barnes, connect, em3d_read, em3d_write, fft1d, ft, is, mg, murphi, nowsort, pray, radb, radix, sample,
+    asp, barnes, connect, em3d_read, em3d_write, fft1d, ft, is, mg, murphi, nowsort, pray, radb, radix, sample, water,
 };
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::Platform;
@@ -163,6 +163,7 @@ suite! {
     mg::APP => mg::run,
     asp::APP => asp::run,
     fft1d::APP => fft1d::run,
+    water::APP => water::run,
     faults::DEADLOCK => faults::deadlock,
     faults::WRONG_ANSWER => faults::wrong_answer,
 }

@@ -110,3 +110,41 @@ fn fft1d_sends_three_transposes() {
     assert_eq!((r.messages, r.bytes), (168, 168 * 64));
     assert_eq!(wan_messages(&run(&das("4x8"), "fft1d", "original", 32)), 3 * 32 * 24);
 }
+
+// --- water ----------------------------------------------------------------------------
+
+#[test]
+fn water_verifies_in_both_variants() {
+    verifies_everywhere("water", &VARIANTS);
+}
+
+#[test]
+fn water_sends_positions_and_forces_once_per_pair_of_ranks() {
+    // Every unordered pair of ranks is one (needer, owner) pair: one positions message
+    // and one forces message per step, P·(P − 1) per step; tiny has 2 steps: 2 · 56
+    // on 8 ranks, in both variants and on any shape. Tiny: 32 molecules, 4 a rank,
+    // 24 B each: every message is 96 B.
+    for v in VARIANTS {
+        for shape in ["all", "2x4", "4x2"] {
+            let r = run(&das(shape), "water", v, 8);
+            assert_eq!((r.messages, r.bytes), (2 * 56, 2 * 56 * 96), "{v} on {shape}");
+        }
+    }
+}
+
+#[test]
+fn water_optimized_crosses_the_wide_area_six_times_less_at_4x8() {
+    // Original: two messages per pair of ranks in different clusters,
+    // (32² − 4 · 8²)/2 = 384 pairs: 768 a step.
+    // Optimized: two per (owner q, other cluster that needs q). Owner q ≥ 16 is
+    // needed by the 16 ranks q − 16 .. q − 1: two clusters other than q's own (if
+    // q % 8 = 0 the range is exactly two whole other clusters; otherwise it spans three
+    // clusters, q's among them). Owner q < 16 is needed by the 15 ranks q − 15 .. q − 1
+    // (mod 32): for q % 8 = 7 those are q's own cluster and one other, for every other
+    // q two others. So 16 · 2 + 14 · 2 + 2 · 1 = 62 pairs: 124 a step.
+    // Two steps: 1536 against 248, a factor of 6.19.
+    let p = das("4x8");
+    let orig = wan_messages(&run(&p, "water", "original", 32));
+    let opt = wan_messages(&run(&p, "water", "optimized", 32));
+    assert_eq!((orig, opt), (2 * 768, 2 * 124));
+}

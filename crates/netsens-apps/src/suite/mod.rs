@@ -19,6 +19,7 @@ pub mod radb;
 pub mod radix;
 pub mod sample;
 pub mod wan;
+pub mod water;
 
 use std::future::Future;
 use std::pin::pin;
