@@ -6,7 +6,8 @@
 
 use crate::examples::{faults, pingpong, stencil};
 use crate::suite::{
-    asp, barnes, connect, em3d_read, em3d_write, fft1d, ft, is, mg, murphi, nowsort, pray, radb, radix, sample, water,
+    asp, barnes, connect, em3d_read, em3d_write, fft1d, ft, is, mg, murphi, nowsort, pray, radb, radix, sample, tsp,
+    water,
 };
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::Platform;
@@ -164,6 +165,7 @@ suite! {
     asp::APP => asp::run,
     fft1d::APP => fft1d::run,
     water::APP => water::run,
+    tsp::APP => tsp::run,
     faults::DEADLOCK => faults::deadlock,
     faults::WRONG_ANSWER => faults::wrong_answer,
 }

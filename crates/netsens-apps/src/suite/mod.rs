@@ -18,6 +18,7 @@ pub mod pray;
 pub mod radb;
 pub mod radix;
 pub mod sample;
+pub mod tsp;
 pub mod wan;
 pub mod water;
 
