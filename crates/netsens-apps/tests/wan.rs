@@ -175,9 +175,9 @@ fn tsp_original_sends_two_messages_per_job_and_worker() {
 #[test]
 fn tsp_optimized_crosses_the_wide_area_only_to_steal() {
     // Original at 4 × 8: 2 · (J_w + 24) wide-area messages for the J_w jobs the
-    // workers of clusters 1–3 take (counted in the profile), plus the reduces' tree
-    // edges between clusters: with root 0, the binomial tree's edges of length 8 and
-    // 16 (ranks 8, 16, 24 → 0, 24 → 16: 3 edges... 8 → 0, 16 → 0, 24 → 16), 3 each.
+    // workers of clusters 1–3 take (counted in the profile), plus the edges of the
+    // check's two binomial reduces (root 0) that join clusters: 8 → 0 and 24 → 16
+    // (mask 8), 16 → 0 (mask 16): 3 each, 6 in all.
     // Optimized: at most 3 · C · (C − 1) = 36 thefts and finish notices, plus the same 6.
     let p = das("4x8");
     let orig = run(&p, "tsp", "original", 32);
