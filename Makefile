@@ -126,5 +126,6 @@ bench: install
 	cargo bench -p netsens-core --bench engine --bench programs
 	cargo bench -p netsens-apps --bench apps
 	$(BIN)/python scripts/bench_study.py --study $(DEFAULT_STUDY)
+	$(BIN)/python scripts/bench_study.py --study studies/das1998.toml --target 900
 
 FORCE:

@@ -184,12 +184,13 @@ def _run_point(point: Point, name: str, results_dir: str) -> tuple[str | None, s
     try:
         if point.kind == "app":
             result = run_app(
-                point.workload,
+                point.app,
                 point.ranks,
                 point.size or "small",
                 point.platform_path,
                 point.overrides,
                 point.seed,
+                variant=point.variant,
             )
         else:
             assert point.goal_path is not None

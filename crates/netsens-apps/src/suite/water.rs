@@ -194,17 +194,29 @@ pub async fn water<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String
         r.phase("positions");
         let mut sends: Vec<_> =
             my_routes.iter().map(|(hop, _)| r.isend(&w, *hop, tag_positions(me), flat(&x))).collect();
-        let mut theirs = Vec::new();
-        for (q, rts) in &needed {
-            // Straight from the owner, or as the coordinator from it, or from the coordinator.
-            let (src, forward) = match rts.iter().find(|(hop, rest)| *hop == me || rest.contains(&me)) {
-                Some((hop, rest)) if *hop == me => (*q, rest.clone()),
-                Some((hop, _)) => (*hop, Vec::new()),
+        // Every receive is posted at once, the positions this rank forwards as a
+        // coordinator first, so no rank waits on another's order of work.
+        let (mut firsts, mut rest_reqs, mut forwards, mut order) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (i, (q, rts)) in needed.iter().enumerate() {
+            match rts.iter().find(|(hop, rest)| *hop == me || rest.contains(&me)) {
+                Some((hop, rest)) if *hop == me => {
+                    firsts.push(r.irecv(&w, *q as i32, tag_positions(*q)));
+                    forwards.push((i, *q, rest.clone()));
+                }
+                Some((hop, _)) => {
+                    rest_reqs.push(r.irecv(&w, *hop as i32, tag_positions(*q)));
+                    order.push(i);
+                }
                 None => unreachable!("rank {me} needs {q}'s molecules"),
-            };
-            let m = r.recv(&w, src as i32, tag_positions(*q)).await;
-            sends.extend(forward.iter().map(|&to| r.isend(&w, to, tag_positions(*q), m.data.clone())));
-            theirs.push(unflat(&m.data));
+            }
+        }
+        let mut theirs = vec![Vec::new(); needed.len()];
+        for ((i, q, to), m) in forwards.into_iter().zip(r.wait_all(firsts).await) {
+            sends.extend(to.iter().map(|&t| r.isend(&w, t, tag_positions(q), m.data.clone())));
+            theirs[i] = unflat(&m.data);
+        }
+        for (i, m) in order.into_iter().zip(r.wait_all(rest_reqs).await) {
+            theirs[i] = unflat(&m.data);
         }
         r.phase("forces");
         let pair_count = mine.len() * (mine.len().saturating_sub(1)) / 2
@@ -226,21 +238,27 @@ pub async fn water<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String
             .await;
         r.wait_all(sends).await;
         r.phase("updates");
-        let mut sends = Vec::new();
-        for ((q, rts), mut up) in needed.iter().zip(updates) {
+        // Own updates out first; then, as a coordinator, add the forwarded ranks' forces
+        // and send one message home; then add what came home to this rank.
+        let (mut sends, mut combined) = (Vec::new(), Vec::new());
+        for ((q, rts), up) in needed.iter().zip(updates) {
             let (hop, rest) = rts.iter().find(|(hop, rest)| *hop == me || rest.contains(&me)).expect("a route");
-            if *hop == me {
-                // Add the forces of the ranks this one forwarded to, then one message home.
-                for &from in rest {
-                    add(&mut up, &unflat(&r.recv(&w, from as i32, tag_forces(*q)).await.data));
-                }
-                sends.push(r.isend(&w, *q, tag_forces(*q), flat(&up)));
-            } else {
+            if *hop != me {
                 sends.push(r.isend(&w, *hop, tag_forces(*q), flat(&up)));
+            } else {
+                let reqs: Vec<_> = rest.iter().map(|&from| r.irecv(&w, from as i32, tag_forces(*q))).collect();
+                combined.push((*q, up, reqs));
             }
         }
-        for (hop, _) in &my_routes {
-            add(&mut f, &unflat(&r.recv(&w, *hop as i32, tag_forces(me)).await.data));
+        let home: Vec<_> = my_routes.iter().map(|(hop, _)| r.irecv(&w, *hop as i32, tag_forces(me))).collect();
+        for (q, mut up, reqs) in combined {
+            for m in r.wait_all(reqs).await {
+                add(&mut up, &unflat(&m.data));
+            }
+            sends.push(r.isend(&w, q, tag_forces(q), flat(&up)));
+        }
+        for m in r.wait_all(home).await {
+            add(&mut f, &unflat(&m.data));
         }
         r.work(OP_PS * 12 * mine.len() as Time, || step(&mut x, &mut v, &f)).await;
         r.wait_all(sends).await;
