@@ -163,15 +163,10 @@ def test_the_report_has_a_wide_area_section_and_explain_names_the_gaps(tmp_path)
         assert row["speedup"] == pytest.approx(base / row["makespan_ps"])
     # tiny asp on one cluster: 24 steps of a few 18 us hops, about 1 ms. Over the wide
     # area each of the 24 rows crosses a >= 3 ms link before the next step can use it:
-    # at least 72 ms, a speedup near 0.01, below 40 % at every point. So the first
-    # bandwidth below 40 % (at 3 ms) is the highest swept, 3 MB/s, and the first
-    # latency (at 3 MB/s) the lowest, 3 ms; das1998's local bandwidth is 50 MB/s and its
-    # local one-way latency L + 2o = 18 us: gaps 50/3 and 3000/18.
+    # at least 72 ms, a speedup near 0.01, below 40 % from the first point on.
     (row,) = gaps(frame)
-    assert row["bandwidth_40_Bps"] == pytest.approx(3e6)
-    assert row["latency_40_ps"] == 3 * 10**9
-    assert row["bandwidth_gap_40"] == pytest.approx(50 / 3)
-    assert row["latency_gap_40"] == pytest.approx(3000 / 18)
+    assert row["bandwidth_40_throughout"] and row["latency_40_throughout"]
+    assert row["bandwidth_40_Bps"] is None and row["latency_40_ps"] is None
     page = write_report(study.results_dir, tmp_path / "report")
     assert "<h2>Wide area</h2>" in page.read_text()
     for name in ("wan-speedup-bandwidth", "wan-speedup-map"):
@@ -179,7 +174,39 @@ def test_the_report_has_a_wide_area_section_and_explain_names_the_gaps(tmp_path)
             assert (tmp_path / "report" / "figures" / f"{name}{suffix}").stat().st_size > 0
     proc = netsens("explain", study.results_dir)
     assert proc.returncode == 0, proc.stderr
-    assert "wide-area gaps" in proc.stdout and "167x" in proc.stdout
+    assert "wide-area gaps" in proc.stdout and "below throughout" in proc.stdout
+
+
+def test_gaps_are_where_speedup_first_falls_below_60_and_40_percent():
+    from netsens.report_wan import gaps
+
+    # Speedups by hand (slowdown = 1/speedup) on das1998's local network, 1/G = 50 MB/s,
+    # L + 2o = 18 us. At 3 ms: 10 MB/s 0.9, 1 MB/s 0.5, 0.1 MB/s 0.3: below 60 % first
+    # at 1 MB/s (gap 50), below 40 % at 0.1 MB/s (gap 500). At 3 MB/s: 1 ms 0.8, 3 ms
+    # 0.7, 30 ms 0.45, 300 ms 0.2: below 60 % at 30 ms (gap 30000/18), below 40 % at
+    # 300 ms (gap 300000/18).
+    ms = 10**9
+    cells = [(10e6, 3 * ms, 0.9), (1e6, 3 * ms, 0.5), (0.1e6, 3 * ms, 0.3)]
+    cells += [(3e6, ms, 0.8), (3e6, 3 * ms, 0.7), (3e6, 30 * ms, 0.45), (3e6, 300 * ms, 0.2)]
+    frame = pl.DataFrame(
+        {
+            "workload": ["asp:optimized"] * len(cells),
+            "axis": ["product"] * len(cells),
+            "wan_bandwidth_Bps": [c[0] for c in cells],
+            "wan_latency_ps": [c[1] for c in cells],
+            "slowdown": [1 / c[2] for c in cells],
+            "G_ps_per_B": [20_000.0] * len(cells),
+            "L_ps": [14_000_000] * len(cells),
+            "o_ps": [2_000_000] * len(cells),
+        }
+    )
+    (row,) = gaps(frame)
+    assert (row["bandwidth_60_Bps"], row["bandwidth_40_Bps"]) == (1e6, 0.1e6)
+    assert row["bandwidth_gap_60"] == pytest.approx(50)
+    assert row["bandwidth_gap_40"] == pytest.approx(500)
+    assert (row["latency_60_ps"], row["latency_40_ps"]) == (30 * ms, 300 * ms)
+    assert row["latency_gap_60"] == pytest.approx(30_000 / 18)
+    assert row["latency_gap_40"] == pytest.approx(300_000 / 18)
 
 
 def test_clusters_all_makes_one_cluster_in_a_study(tmp_path):

@@ -187,14 +187,16 @@ def _print_gaps(rows: list[dict[str, Any]]) -> None:
         cells = [r["workload"]]
         for pct in (60, 40):
             bw, gap = r[f"bandwidth_{pct}_Bps"], r[f"bandwidth_gap_{pct}"]
+            low = "below throughout" if r[f"bandwidth_{pct}_throughout"] else "none"
             cells += [
-                "none" if bw is None else f"{bw / 1e6:g} MB/s",
+                low if bw is None else f"{bw / 1e6:g} MB/s",
                 "none" if gap is None else f"{gap:.0f}x",
             ]
         for pct in (60, 40):
             lat, gap = r[f"latency_{pct}_ps"], r[f"latency_gap_{pct}"]
+            low = "below throughout" if r[f"latency_{pct}_throughout"] else "none"
             cells += [
-                "none" if lat is None else format_time(round(lat)),
+                low if lat is None else format_time(round(lat)),
                 "none" if gap is None else f"{gap:.0f}x",
             ]
         table.add_row(*cells)

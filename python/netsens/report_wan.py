@@ -148,15 +148,24 @@ def _save(fig: Any, directory: Path, name: str) -> list[Path]:
 
 
 def _first_below(points: list[tuple[float, float]], threshold: float) -> float | None:
-    """The first x (in the given order) whose speedup is below ``threshold``."""
+    """The first x (in the given order) whose speedup is below ``threshold``, after
+    one at or above it: ``None`` when it never falls below, or is below from the start
+    (see ``_throughout``)."""
+    if not points or points[0][1] < threshold:
+        return None
     return next((x for x, s in points if s < threshold), None)
+
+
+def _throughout(points: list[tuple[float, float]], threshold: float) -> bool:
+    return bool(points) and points[0][1] < threshold
 
 
 def gaps(df: pl.DataFrame) -> list[dict[str, Any]]:
     """Per workload, the seed's gap figures: the wide-area bandwidth (at 3 ms) and the
     one-way latency (at 3 MB/s) at which relative speedup first falls below 60 % and
     40 %, and the gap they mean: local bandwidth over that bandwidth, that latency over
-    the local one-way latency L + 2o. ``None`` where the sweep never falls that low."""
+    the local one-way latency L + 2o. ``None`` where the sweep never falls that low or
+    is that low from its first point (``<kind>_<pct>_throughout``)."""
     grid = wide_area_points(df)
     if grid.is_empty():
         return []
@@ -180,6 +189,8 @@ def gaps(df: pl.DataFrame) -> list[dict[str, Any]]:
             bw = _first_below(by_bw, t)
             lat = _first_below(by_lat, t)
             pct = round(100 * t)
+            row[f"bandwidth_{pct}_throughout"] = _throughout(by_bw, t)
+            row[f"latency_{pct}_throughout"] = _throughout(by_lat, t)
             row[f"bandwidth_{pct}_Bps"] = bw
             row[f"bandwidth_gap_{pct}"] = local_bw / bw if bw and local_bw else None
             row[f"latency_{pct}_ps"] = lat
@@ -226,8 +237,9 @@ def section_html(df: pl.DataFrame, figure_dir: Path) -> str:
             for pct in (60, 40):
                 unit_key = f"{kind}_{pct}_Bps" if kind == "bandwidth" else f"{kind}_{pct}_ps"
                 v, gap = r[unit_key], r[f"{kind}_gap_{pct}"]
+                low = "below throughout" if r[f"{kind}_{pct}_throughout"] else "none"
                 cells += [
-                    "none" if v is None else f"{v / scale:g}",
+                    low if v is None else f"{v / scale:g}",
                     "none" if gap is None else f"{gap:.0f}",
                 ]
         body += "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>"
