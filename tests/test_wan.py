@@ -169,7 +169,7 @@ def test_the_report_has_a_wide_area_section_and_explain_names_the_gaps(tmp_path)
     assert row["bandwidth_40_Bps"] is None and row["latency_40_ps"] is None
     page = write_report(study.results_dir, tmp_path / "report")
     assert "<h2>Wide area</h2>" in page.read_text()
-    for name in ("wan-speedup-bandwidth", "wan-speedup-map"):
+    for name in ("wan-speedup-bandwidth", "wan-speedup-map", "wan-share"):
         for suffix in (".png", ".pdf"):
             assert (tmp_path / "report" / "figures" / f"{name}{suffix}").stat().st_size > 0
     proc = netsens("explain", study.results_dir)
