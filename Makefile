@@ -138,6 +138,7 @@ bench: install
 	cargo bench -p netsens-core --bench engine --bench programs
 	cargo bench -p netsens-apps --bench apps
 	$(BIN)/python scripts/bench_study.py --study $(DEFAULT_STUDY)
+	$(BIN)/python scripts/bench_study.py --study studies/das1998.toml --target 900
 
 # Fuzzing: cargo-fuzz drives libFuzzer with AddressSanitizer, which needs nightly
 # flags (-Zsanitizer); RUSTC_BOOTSTRAP=1 lets the installed stable toolchain accept

@@ -166,6 +166,12 @@ def cli() -> None:
     help="Size preset of the --app program's input  [default: small]",
 )
 @click.option(
+    "--variant",
+    metavar="original|optimized",
+    help="Form of a wide-area --app program (water, bh, tsp, asp, awari; fft1d has "
+    "only original)  [default: optimized]",
+)
+@click.option(
     "--platform",
     default="loggopsim",
     show_default=True,
@@ -199,6 +205,7 @@ def run(
     app: str | None,
     ranks: int | None,
     size: str | None,
+    variant: str | None,
     platform: str,
     seed: int,
     as_json: bool,
@@ -236,7 +243,7 @@ def run(
     if goal is None and app is None:
         raise click.UsageError("Missing option '--goal' or '--app'")
     if goal is not None:
-        for flag, value in (("--ranks", ranks), ("--size", size)):
+        for flag, value in (("--ranks", ranks), ("--size", size), ("--variant", variant)):
             if value is not None:
                 raise click.UsageError(f"{flag} is for --app; a GOAL file sets its own ranks")
     elif ranks is None:
@@ -246,9 +253,9 @@ def run(
         if app is not None:
             args = (app, ranks, size or "small", platform, overrides, seed)
             if as_json:
-                output = run_app_json(*args, matrix, progress)
+                output = run_app_json(*args, matrix, progress, variant)
             else:
-                result = run_app(*args, matrix=False, progress=progress)
+                result = run_app(*args, matrix=False, progress=progress, variant=variant)
         elif as_json:
             output = run_goal_json(goal, platform, overrides, seed, matrix, progress)
         else:

@@ -230,12 +230,13 @@ def _compute_point(point: Point, name: str, results_dir: str) -> tuple[str | Non
             )
         elif point.kind == "app":
             result = run_app(
-                point.workload,
+                point.app,
                 point.ranks,
                 point.size or "small",
                 point.platform_path,
                 point.overrides,
                 point.seed,
+                variant=point.variant,
             )
         else:
             assert point.goal_path is not None
