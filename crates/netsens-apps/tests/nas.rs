@@ -3,7 +3,7 @@
 //! the collectives' (collectives.rs), and slow down when the overhead o rises.
 
 mod common;
-use common::{count, loggopsim, run, run_on};
+use common::{count, loggopsim, run, run_on, verified};
 use netsens_core::error::Error;
 
 #[test]
@@ -48,27 +48,38 @@ fn each_slows_down_when_o_rises() {
 
 // --- ft ---------------------------------------------------------------------------
 
+/// (messages, bytes) each rank sent.
+fn sent(r: &netsens_core::profile::RunResult) -> Vec<(u64, u64)> {
+    r.ranks.iter().map(|k| (k.sent_messages, k.sent_bytes)).collect()
+}
+
 #[test]
-fn ft_transposes_by_hand() {
-    // tiny: 32³, 6 steps: 1 forward transpose + 1 per step = 7 alltoallv, and one
-    // allreduce of the checksum (2 f64 = 16 B) per step.
-    // 8 ranks: pairwise exchange, 7 messages per rank per transpose, each the sender's
-    // 4 planes × 32 rows × the receiver's 4 columns = 512 complex values = 8192 B
-    // (N³/P² points). The allreduce: recursive doubling, 3 messages per rank.
-    let r = run("ft", 8);
-    assert_eq!(r.messages, 8 * (7 * 7 + 6 * 3));
-    assert_eq!(r.bytes, 8 * 7 * 7 * 8192 + 8 * 6 * 3 * 16);
-    assert_eq!(r.control_messages, 0, "8 KiB is below S: all eager");
-    for rank in 0..8 {
-        assert_eq!([count(&r, rank, "alltoallv"), count(&r, rank, "allreduce")], [7, 6]);
-        assert_eq!(count(&r, rank, "send"), 0, "all communication is collective");
+fn ft_communicates_as_npb_by_hand() {
+    // NPB 3.4 ft.f90, timed region, 1-D layout (np ≤ nz): fft(1) once, then per step
+    // fft(−1) and checksum. Each fft has one transpose, an mpi_alltoall of
+    // ntdivnp/np = nx·ny·nz/np² double complex (16 B) per peer; each checksum an
+    // MPI_Reduce of one double complex to rank 0. 6 steps in classes S and W: 7
+    // alltoalls, 6 reduces. On 8 ranks an alltoall is 7 messages per rank and a
+    // binomial reduce one message from every rank but the root.
+    // tiny = class S, 64³: 64³/8² = 4096 points, 65 536 B per peer.
+    // small = class W, 128×128×32: 128·128·32/8² = 8192 points, 131 072 B per peer.
+    let p = loggopsim(&[]);
+    for (size, block) in [("tiny", 65_536u64), ("small", 131_072)] {
+        let r = verified(&p, "ft", 8, size);
+        let mut want = vec![(7 * 7 + 6, 7 * 7 * block + 6 * 16); 8];
+        want[0] = (7 * 7, 7 * 7 * block);
+        assert_eq!(sent(&r), want, "{size}");
+        for rank in 0..8 {
+            assert_eq!([count(&r, rank, "alltoallv"), count(&r, rank, "reduce")], [7, 6], "{size}");
+            assert_eq!(count(&r, rank, "send"), 0, "all communication is collective");
+        }
     }
-    // 3 ranks: slabs of 10, 11, 11 planes (and columns). s sends d |z_s|·32·|x_d|
-    // points: summed over s ≠ d, 16 B · 32 · (32·32 − (10² + 11² + 11²)) per
-    // transpose. The allreduce folds rank 0 into rank 1: 4 messages.
+    // 3 ranks at tiny: slabs of 21, 21, 22 planes (and columns). s sends d
+    // |z_s|·64·|x_d| points: summed over s ≠ d, 16 B · 64 · (64² − (21² + 21² + 22²))
+    // per transpose. The binomial reduce: ranks 1 and 2 each send to rank 0.
     let r = run("ft", 3);
-    assert_eq!(r.messages, 7 * 3 * 2 + 6 * 4);
-    assert_eq!(r.bytes, 7 * 16 * 32 * (1024 - 342) + 6 * 4 * 16);
+    assert_eq!(r.messages, 7 * 3 * 2 + 6 * 2);
+    assert_eq!(r.bytes, 7 * 16 * 64 * (4096 - 1366) + 6 * 2 * 16);
 }
 
 // --- is ---------------------------------------------------------------------------
