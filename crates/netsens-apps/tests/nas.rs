@@ -85,25 +85,40 @@ fn ft_communicates_as_npb_by_hand() {
 // --- is ---------------------------------------------------------------------------
 
 #[test]
-fn is_messages_by_hand() {
-    // tiny: 2^16 keys, 10 iterations, 8 ranks. Per iteration and rank: the allreduce
-    // of 1024 u32 bucket counts (4 KiB, below S: recursive doubling, 3 messages), an
-    // alltoall of one u32 per pair (7 messages of 4 B), an alltoallv of keys (7
-    // messages). Then an allgather of (count, first, last) (recursive doubling: 12,
-    // 24, 48 B) and an allreduce of the 3-u64 fingerprint (3 messages of 24 B).
-    let r = run("is", 8);
-    assert_eq!(r.messages, 8 * (10 * (3 + 7 + 7) + 3 + 3));
-    let fixed = 8 * (10 * (3 * 4096 + 7 * 4) + (12 + 24 + 48) + 3 * 24);
-    // The keys: 4 B each; a rank keeps about 1/8 of its keys (the buckets it owns),
-    // so about 7/8 of the 2^16 keys move each iteration.
-    let keys = r.bytes - fixed;
-    assert_eq!(keys % 4, 0);
-    let expected = 10 * 4 * 65536 * 7 / 8;
-    assert!(keys.abs_diff(expected) < expected / 100, "{keys} key bytes, about {expected} expected");
-    for rank in 0..8 {
-        let used = ["allreduce", "alltoall", "alltoallv", "allgather"].map(|p| count(&r, rank, p));
-        assert_eq!(used, [11, 10, 10, 1]);
-        assert_eq!(count(&r, rank, "coll_send"), 10 * 17 + 6);
+fn is_communicates_as_npb_by_hand() {
+    // NPB 3.4 is.c, timed region and full_verify, 8 ranks. Each of the 10 iterations
+    // of rank(): MPI_Allreduce of NUM_BUCKETS + TEST_ARRAY_SIZE (5) ints (recursive
+    // doubling below S: 3 messages per rank), MPI_Alltoall of one int (7 messages of
+    // 4 B), MPI_Alltoallv of the keys (7 messages). Then MPI_Reduce of a double to
+    // rank 0 (8 B; binomial: every rank but the root sends once), the largest key (an
+    // int, 4 B) to the next rank (all but rank 7), and MPI_Reduce of an int (4 B).
+    // Class S (tiny): 2^9 buckets, (512 + 5)·4 = 2 068 B; class W (small): 2^10,
+    // (1024 + 5)·4 = 4 116 B. Keys are 4 B; each rank ends up with about N/8 of them
+    // and keeps about 1/8 of its own, so it sends about 7/8 · N/8 keys per iteration.
+    let p = loggopsim(&[]);
+    for (size, keys, counts) in [("tiny", 1u64 << 16, 2_068u64), ("small", 1 << 20, 4_116)] {
+        let r = verified(&p, "is", 8, size);
+        let iterations = 10 * (3 * counts + 7 * 4);
+        let verify = |rank: u64| match rank {
+            0 => (1, 4),
+            7 => (2, 8 + 4),
+            _ => (3, 8 + 4 + 4),
+        };
+        let per_rank_keys = 10 * 4 * keys * 7 / 64;
+        for (rank, &(messages, bytes)) in sent(&r).iter().enumerate() {
+            let (vm, vb) = verify(rank as u64);
+            assert_eq!(messages, 10 * (3 + 7 + 7) + vm, "{size} rank {rank}");
+            let key_bytes = bytes - iterations - vb;
+            assert_eq!(key_bytes % 4, 0, "{size} rank {rank}");
+            assert!(
+                key_bytes.abs_diff(per_rank_keys) < per_rank_keys * 3 / 100,
+                "{size} rank {rank}: {key_bytes} key bytes, about {per_rank_keys} expected"
+            );
+            let used = ["allreduce", "alltoall", "alltoallv", "reduce", "send"].map(|p| count(&r, rank as u32, p));
+            assert_eq!(used, [10, 10, 10, 2, u64::from(rank < 7)], "{size} rank {rank}");
+        }
+        let all_keys = r.bytes - 8 * iterations - (0..8).map(|k| verify(k).1).sum::<u64>();
+        assert!(all_keys.abs_diff(8 * per_rank_keys) < 8 * per_rank_keys / 100, "{size}: {all_keys} key bytes");
     }
 }
 
