@@ -131,24 +131,42 @@ fn halo_bytes(m: u64) -> u64 {
 }
 
 #[test]
-fn mg_halos_by_hand() {
-    // tiny: 32³, 4 iterations, 8 ranks as 2×2×2: levels 32, 16, 8, 4, 2 (L = 5),
-    // blocks of 16³, 8³, 4³, 2³, 1³. Halo exchanges: the initial residual (level 0);
-    // per iteration the restrictions (levels 1–4), the smoothing at level 4, then
-    // prolong, residual and smoothing at levels 3, 2, 1, 0, and the residual at
-    // level 0: 4L − 2 = 18. Per level over the run: 17, 16, 16, 16, 8 (73 in all).
-    // Each is 6 messages per rank; the norm's allreduce (8 B) 3 more.
-    let r = run("mg", 8);
-    assert_eq!(r.messages, 8 * (73 * 6 + 3));
-    let per_level: [(u64, u64); 5] = [(16, 17), (8, 16), (4, 16), (2, 16), (1, 8)];
-    let halo: u64 = per_level.iter().map(|&(m, n)| n * halo_bytes(m)).sum();
-    assert_eq!(r.bytes, 8 * (halo + 3 * 8));
-    // Sizes fall by about 4 per level: the level-0 faces (2048 to 2592 B) fill the
-    // largest bin of the histogram, and nothing else does.
-    let largest = r.histogram.last().expect("messages");
-    assert_eq!((largest.lo_bytes, largest.messages), (2048, 8 * 17 * 6));
+fn mg_communicates_as_npb_by_hand() {
+    // NPB 3.4 mg.f90, timed region, 8 ranks as 2×2×2, 4 iterations, levels n … 2:
+    // resid + norm2u3, then per iteration mg3P + resid, then norm2u3. comm3 ends
+    // every rprj3, psinv and resid (interp's comm3_ex sends nothing when no process
+    // is idle). mg3P over L levels: L − 1 restrictions (levels 1 … L−1), psinv at the
+    // coarsest, resid + psinv at each of the L − 1 finer levels: 3L − 2, and the resid
+    // after it: 3L − 1 per iteration, 1 + 4(3L − 1) in all. Per level over the run:
+    // finest 1 + 4·3 = 13; each middle level 4·3 = 12; the coarsest 4·2 = 8.
+    // Each comm3 is 2 messages per axis; norm2u3 is two MPI_Allreduce of one double
+    // (recursive doubling: 3 messages of 8 B each), 4 in all.
+    // tiny = S: 32³, L = 5, blocks 16³ … 1³: 13 + 3·12 + 8 = 57 exchanges.
+    // small = W: 128³, L = 7, blocks 64³ … 1³: 13 + 5·12 + 8 = 81 exchanges.
+    let p = loggopsim(&[]);
+    for (size, finest) in [("tiny", 16u64), ("small", 64)] {
+        let r = verified(&p, "mg", 8, size);
+        let blocks = std::iter::successors(Some(finest), |&m| (m > 1).then_some(m / 2)).collect::<Vec<_>>();
+        let exchanges = |level: usize| match level {
+            0 => 13,
+            l if l + 1 == blocks.len() => 8,
+            _ => 12,
+        };
+        let total: u64 = (0..blocks.len()).map(exchanges).sum();
+        assert_eq!(total, if size == "tiny" { 57 } else { 81 });
+        let halo: u64 = blocks.iter().enumerate().map(|(l, &m)| exchanges(l) * halo_bytes(m)).sum();
+        assert_eq!(sent(&r), vec![(6 * total + 4 * 3, halo + 4 * 3 * 8); 8], "{size}");
+        for rank in 0..8 {
+            assert_eq!(count(&r, rank, "allreduce"), 4, "{size}");
+        }
+        // Sizes fall by about 4 per level: the finest faces fill the largest bin of
+        // the histogram, and nothing else does.
+        let largest = r.histogram.last().expect("messages");
+        assert_eq!(largest.messages, 8 * 13 * 6, "{size}");
+    }
     // 2 ranks (2×1×1): only x has neighbours, 2 messages per exchange; y and z wrap
-    // locally. Blocks 16×32×32, levels 32 … 2, 73 exchanges again.
+    // locally. Blocks 16×32×32, levels 32 … 2, 57 exchanges again; each allreduce is
+    // one message.
     let r = run("mg", 2);
-    assert_eq!(r.messages, 2 * (73 * 2 + 1));
+    assert_eq!(r.messages, 2 * (57 * 2 + 4));
 }
