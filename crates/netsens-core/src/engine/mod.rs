@@ -347,7 +347,7 @@ impl Core {
         let busy = p.overhead + p.overhead_per_byte.cost(k);
         let extra = self.noise.detour(host, t0, busy);
         self.cpu[c] = t0 + busy + extra;
-        self.nic_s[n] = t0 + p.gap + p.gap_per_byte.cost(k);
+        self.nic_s[n] = t0 + p.gap + p.gap_bytes(wire);
         let r = &mut self.rec.ranks[host as usize];
         r.overhead_ps += busy;
         r.noise_ps += extra;
@@ -709,11 +709,11 @@ impl Core {
             return;
         }
         let (p, _) = self.params(from, host);
-        let k = self.wire_bytes(ev.id, phase).saturating_sub(1);
-        let busy = p.overhead + p.overhead_per_byte.cost(k).max(p.gap_per_byte.cost(k));
+        let wire = self.wire_bytes(ev.id, phase);
+        let busy = p.overhead + p.overhead_per_byte.cost(wire.saturating_sub(1)).max(p.gap_bytes(wire));
         let extra = self.noise.detour(host, ev.time, busy);
         self.cpu[c] = ev.time + busy + extra;
-        self.nic_r[n] = ev.time + p.gap + p.gap_per_byte.cost(k);
+        self.nic_r[n] = ev.time + p.gap + p.gap_bytes(wire);
         let r = &mut self.rec.ranks[host as usize];
         r.overhead_ps += busy;
         r.noise_ps += extra;
