@@ -126,5 +126,7 @@ bench: install
 	cargo bench -p netsens-core --bench engine --bench programs
 	cargo bench -p netsens-apps --bench apps
 	$(BIN)/python scripts/bench_study.py --study $(DEFAULT_STUDY)
+	$(BIN)/netsens sweep studies/isca97-paper.toml
+	$(BIN)/python scripts/isca97_statements.py --size paper
 
 FORCE:
