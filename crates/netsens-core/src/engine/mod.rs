@@ -371,7 +371,7 @@ impl Core {
         let extra = self.noise.detour(host, t0, busy);
         let end = self.add(op, t0, busy);
         self.cpu[c] = self.add(op, end, extra);
-        let per_byte = self.per_byte(op, p.gap_per_byte, k);
+        let per_byte = self.gap_bytes(op, p, wire);
         let gap = self.add(op, p.gap, per_byte);
         self.nic_s[n] = self.add(op, t0, gap);
         // Saturating: once a clock passed the largest time the run stops (see `add`).
@@ -750,9 +750,10 @@ impl Core {
             return;
         }
         let (p, _) = self.params(from, host);
-        let k = self.wire_bytes(ev.id, phase).saturating_sub(1);
+        let wire = self.wire_bytes(ev.id, phase);
+        let k = wire.saturating_sub(1);
         let op = self.msg_op(ev.id, phase);
-        let (o_bytes, g_bytes) = (self.per_byte(op, p.overhead_per_byte, k), self.per_byte(op, p.gap_per_byte, k));
+        let (o_bytes, g_bytes) = (self.per_byte(op, p.overhead_per_byte, k), self.gap_bytes(op, &p, wire));
         let busy = self.add(op, p.overhead, o_bytes.max(g_bytes));
         let extra = self.noise.detour(host, ev.time, busy);
         let end = self.add(op, ev.time, busy);

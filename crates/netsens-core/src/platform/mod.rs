@@ -29,6 +29,22 @@ pub struct LevelParams {
     pub overhead_per_byte: PerByte,
     /// S: eager/rendezvous threshold, bytes (a message of more than S bytes uses rendezvous).
     pub eager_limit: u64,
+    /// G applies only to messages of more than this many bytes (0: to every message,
+    /// LogGP's rule). Martin et al. slowed only bulk transfers: see docs/BULK-GAP.md.
+    pub gap_above: u64,
+}
+
+impl LevelParams {
+    /// The per-byte gap of a message of `wire` bytes: G·(wire − 1), or 0 for a message
+    /// of at most `gap_above` bytes.
+    #[inline]
+    pub fn gap_bytes(&self, wire: u64) -> crate::time::Time {
+        if wire > self.gap_above {
+            self.gap_per_byte.cost(wire.saturating_sub(1))
+        } else {
+            0
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

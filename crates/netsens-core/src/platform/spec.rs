@@ -53,7 +53,7 @@ use toml::{Table, Value};
 const TOP_KEYS: &[&str] =
     &["name", "base", "rendezvous", "cpu_speed", "cluster", "node", "shape", "wan", "noise", "disks"];
 const DISK_KEYS: &[&str] = &["count", "bandwidth"];
-const LEVEL_KEYS: &[&str] = &["L", "o", "g", "G", "O", "S"];
+const LEVEL_KEYS: &[&str] = &["L", "o", "g", "G", "O", "S", "G_above"];
 const SHAPE_KEYS: &[&str] = &["clusters", "ranks_per_node"];
 const WAN_KEYS: &[&str] = &["shape", "latency", "bandwidth", "hub"];
 const NOISE_KEYS: &[&str] = &["latency_jitter", "wan_jitter", "detour_interval", "detour_duration"];
@@ -66,6 +66,7 @@ pub const SET_KEYS: &[&str] = &[
     "G",
     "O",
     "S",
+    "G_above",
     "rendezvous",
     "cpu_speed",
     "clusters",
@@ -284,6 +285,13 @@ fn level(table: &Table, name: &str, start: Option<&LevelParams>, hint: &str) -> 
             }
             None => s.map_or(DEFAULT_EAGER_LIMIT, |s| s.eager_limit),
         },
+        gap_above: match table.get("G_above") {
+            Some(v) => {
+                let p = path(name, "G_above");
+                parse_size(&p, &text(&p, v, "16B")?)?
+            }
+            None => s.map_or(0, |s| s.gap_above),
+        },
     })
 }
 
@@ -457,6 +465,7 @@ fn write_level(out: &mut String, section: &str, l: &LevelParams) {
         writeln!(out, "G = \"{}\"  # ~{}", format_per_byte(l.gap_per_byte), format_bandwidth_approx(l.gap_per_byte));
     let _ = writeln!(out, "O = \"{}\"", format_per_byte(l.overhead_per_byte));
     let _ = writeln!(out, "S = \"{}\"", format_size(l.eager_limit));
+    let _ = writeln!(out, "G_above = \"{}\"  # G on messages above this size only", format_size(l.gap_above));
 }
 
 impl Platform {
@@ -580,6 +589,10 @@ impl Platform {
             "S" => {
                 let v = parse_size(key, value)?;
                 levels(self, &|l| l.eager_limit = v);
+            }
+            "G_above" => {
+                let v = parse_size(key, value)?;
+                levels(self, &|l| l.gap_above = v);
             }
             "rendezvous" => self.rendezvous = parse_rendezvous(key, value)?,
             "cpu_speed" => self.cpu_speed = parse_cpu_speed(key, value)?,
