@@ -576,3 +576,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 # The study commands live in their own modules.
 for _command in (sweep_command, results_command, explain_command, report_command):
     cli.add_command(_command)
+
+# After the group and its shared options exist: the ACE command imports them.
+from netsens.cli_ace import ace_command  # noqa: E402
+
+cli.add_command(ace_command)
