@@ -115,3 +115,73 @@ fn bad_specifications_are_one_line_input_errors() {
     assert!(bad(&p, None, &["pattern=ring,size=1KiB,load=30%,ranks=0"]).contains("at least 2 ranks"));
     assert!(bad(&p, None, &["pattern=ring,size=1KiB,ranks=0-3,colour=red"]).contains("unknown key"));
 }
+
+/// loggopsim split in two clusters of 4 joined by 100 us, 100 MB/s links (10 ns/B),
+/// with `noise` added as TOML.
+fn two_sites(noise: &str) -> Platform {
+    let text = format!(
+        "base = \"loggopsim\"\nrendezvous = \"handshake\"\n[shape]\nclusters = \"2x4\"\n[wan]\nlatency = \"100us\"\n\
+         bandwidth = \"100MB/s\"\n{noise}"
+    );
+    Platform::from_toml(&text, "two-sites").unwrap()
+}
+
+#[test]
+fn eas_sharing_a_wide_area_link_slow_each_other_by_its_capacity() {
+    // 100 KB messages (eager: S = 1 MB) cross the 0→1 and 1→0 links (10 ns/B: 1 ms
+    // each, L_w = 10 us). Alone, a cycle at 90 % load lasts
+    // (T_comm + T_sync) / 0.9 = (1.612994 + 0.013) ms / 0.9 = 1.80666 ms; two EAs put
+    // two messages per cycle on each link, 2 ms of link time, so neither can cycle
+    // faster than 2 ms: 50 cycles take at least 100 ms.
+    let mut p = two_sites("");
+    p.set_all(&[("S", "1MB"), ("wan_latency", "10us")]).unwrap();
+    let a = "pattern=pairwise,size=100KB,load=90%,iterations=50,ranks=0+4";
+    let b = "pattern=pairwise,size=100KB,load=90%,iterations=50,ranks=1+5";
+    let alone = &ace(&p, None, &[a]).unwrap().eas[0];
+    // o + s·G_w + L_w + o + (s−1)·G = 1.5 + 1000 + 10 + 1.5 + 599.994 us.
+    assert_eq!(alone.t_comm, 1_612_994_000.0);
+    assert_eq!(alone.actual, 90_333_000_000);
+    let both = ace(&p, None, &[a, b]).unwrap();
+    for ea in &both.eas {
+        assert!(ea.actual >= 50 * 2 * 1_000_000_000, "{} ps", ea.actual);
+    }
+}
+
+#[test]
+fn a_background_flow_slows_the_ea_crossing_its_link_only() {
+    let a = "pattern=pairwise,size=10KB,load=50%,iterations=50,ranks=0+4";
+    let c = "pattern=pairwise,size=10KB,load=50%,iterations=50,ranks=2+3";
+    let quiet = ace(&two_sites(""), None, &[a, c]).unwrap();
+    let flow = "[[noise.background]]\nlink = [0, 1]\nsize = \"10KB\"\ninterval = \"exponential(150us)\"\n";
+    let busy = ace(&two_sites(flow), None, &[a, c]).unwrap();
+    // The crossing EA waits behind the flow's 100 us messages at times; the other,
+    // inside cluster 0, is the same to the picosecond.
+    assert!(busy.eas[0].comm.mean > quiet.eas[0].comm.mean);
+    assert!(busy.eas[0].comm.sd > 0.0 && quiet.eas[0].comm.sd == 0.0);
+    assert!(busy.eas[0].actual > quiet.eas[0].actual);
+    assert_eq!(busy.eas[1].actual, quiet.eas[1].actual);
+    assert_eq!(busy.eas[1].comm, quiet.eas[1].comm);
+}
+
+#[test]
+fn a_soft_fault_on_a_node_shows_in_its_own_dispersion() {
+    // Rank 7 is a leaf of the binomial broadcast: its L ×10 during the second quarter
+    // of phase two delays only the message it receives (and the barrier after).
+    let spec = "pattern=bcast,size=4KiB,load=50%,iterations=100,ranks=0-7";
+    let clean = ace(&loggopsim(&[]), None, &[spec]).unwrap();
+    let bench = clean.run.phases.iter().find(|ph| ph.rank == 7 && ph.phase == "benchmark").unwrap().elapsed_ps;
+    let cycles = clean.eas[0].actual;
+    let (from, to) = (bench + cycles / 4, bench + cycles / 2);
+    let text = format!(
+        "base = \"loggopsim\"\nrendezvous = \"handshake\"\n[[noise.faults]]\nnode = 7\nparam = \"L\"\n\
+         factor = 10.0\nfrom = \"{from}ps\"\nto = \"{to}ps\"\n"
+    );
+    let faulty = ace(&Platform::from_toml(&text, "fault").unwrap(), None, &[spec]).unwrap();
+    let (before, after) = (&clean.eas[0].ranks, &faulty.eas[0].ranks);
+    assert!(after[7].comm.cv > 10.0 * before[7].comm.cv, "{:?} then {:?}", before[7].comm, after[7].comm);
+    for r in 0..7 {
+        assert!(after[r].comm.cv < after[7].comm.cv / 5.0, "rank {r}: {:?}", after[r].comm);
+        assert!(after[r].comm.sd < 3.0 * before[r].comm.sd.max(1.0), "rank {r}: {:?}", after[r].comm);
+        assert_eq!(after[r].comm.max, before[r].comm.max, "rank {r}");
+    }
+}
