@@ -110,6 +110,13 @@ def print_ace(result: dict[str, Any]) -> None:
 @click.option("--seed", type=int, default=None, help="Seed of the platform's noise  [default: 0]")
 @platform_options
 @click.option(
+    "--figure",
+    "figure_dir",
+    metavar="DIR",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write the dispersion figure (ace-dispersion.png and .pdf) into DIR.",
+)
+@click.option(
     "--json", "as_json", is_flag=True, help="Print the result as one JSON object (times in ps)."
 )
 def ace_command(
@@ -118,6 +125,7 @@ def ace_command(
     platform: str | None,
     ranks: int | None,
     seed: int | None,
+    figure_dir: Path | None,
     as_json: bool,
     **params: Any,
 ) -> None:
@@ -139,7 +147,13 @@ def ace_command(
         if value is not None:
             args[key] = value
     text = ace_json(overrides=overrides_from(params), **args)
+    result = json.loads(text)
     if as_json:
         click.echo(text)
     else:
-        print_ace(json.loads(text))
+        print_ace(result)
+    if figure_dir is not None:
+        from netsens.report_ace import dispersion_figure
+
+        for path in dispersion_figure(result, figure_dir):
+            click.echo(f"netsens ace: wrote {path}", err=True)
