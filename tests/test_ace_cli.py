@@ -157,3 +157,24 @@ def test_readme_variability_example_reads_back(tmp_path):
     assert "[[noise.faults]]" in toml and "factor = 10.0" in toml
     example_file = netsens.platform_toml(str(ROOT / "examples/platforms/ace-variability.toml"))
     assert example_file.count("[[noise.background]]") == 2
+
+
+def test_ace_study_writes_rows_and_figure(tmp_path):
+    study = tmp_path / "ace.toml"
+    study.write_text(
+        'name = "tiny"\nranks = "0-7"\nsize = "4KiB"\niterations = 40\npatterns = ["ring"]\n'
+        'loads = ["50%"]\njitter_sd = ["0us", "2us"]\n'
+    )
+    proc = netsens_cli("ace", "--study", study)
+    assert proc.returncode == 0, proc.stderr
+    import polars as pl
+
+    rows = pl.read_parquet(tmp_path / "results/tiny/ace.parquet")
+    assert rows["jitter_sd"].to_list() == ["0us", "2us"]
+    # Without jitter every cycle is the same; with it T_comm spreads and the run slows.
+    assert rows["comm_sd_ps"][0] == 0 and rows["comm_sd_ps"][1] > 0
+    assert rows["actual_ps"][1] > rows["actual_ps"][0]
+    assert (tmp_path / "results/tiny/report/ace-error.png").read_bytes()[:4] == b"\x89PNG"
+    study.write_text('patterns = "ring"\n')
+    proc = netsens_cli("ace", "--study", study)
+    assert proc.returncode == 2 and "patterns must be a non-empty list" in proc.stderr

@@ -63,23 +63,34 @@ def ace(
     return json.loads(ace_json(eas, platform, overrides, ranks, seed))
 
 
-def load_ace_file(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The keyword arguments of :func:`ace` from a TOML file (a relative platform
-    file is found beside it)."""
-    path = Path(path)
+def read_ace_toml(path: Path, keys: Sequence[str]) -> dict[str, Any]:
+    """A TOML file of ``keys`` (others are an error), its ``platform`` file, when
+    relative, found beside it."""
     try:
         doc = tomllib.loads(path.read_text())
     except OSError as e:
         raise InputError(f"{path}: {e.strerror or e}") from None
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"{path}: not valid TOML: {e}") from None
-    unknown = [k for k in doc if k not in FILE_KEYS]
+    unknown = [k for k in doc if k not in keys]
     if unknown:
-        raise InputError(f'{path}: unknown key "{unknown[0]}"; keys: {", ".join(FILE_KEYS)}')
-    eas = doc.get("ea")
-    if not isinstance(eas, list) or not eas:
-        raise InputError(f"{path}: needs at least one [[ea]] table")
+        raise InputError(f'{path}: unknown key "{unknown[0]}"; keys: {", ".join(keys)}')
     platform = str(doc.get("platform", "loggopsim"))
     if platform.endswith(".toml") and not Path(platform).is_absolute():
         platform = str(path.parent / platform)
-    return {"eas": eas, "platform": platform, "ranks": doc.get("ranks"), "seed": doc.get("seed", 0)}
+    return {**doc, "platform": platform}
+
+
+def load_ace_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The keyword arguments of :func:`ace` from a TOML file."""
+    path = Path(path)
+    doc = read_ace_toml(path, FILE_KEYS)
+    eas = doc.get("ea")
+    if not isinstance(eas, list) or not eas:
+        raise InputError(f"{path}: needs at least one [[ea]] table")
+    return {
+        "eas": eas,
+        "platform": doc["platform"],
+        "ranks": doc.get("ranks"),
+        "seed": doc.get("seed", 0),
+    }

@@ -110,6 +110,13 @@ def print_ace(result: dict[str, Any]) -> None:
 @click.option("--seed", type=int, default=None, help="Seed of the platform's noise  [default: 0]")
 @platform_options
 @click.option(
+    "--study",
+    "study_file",
+    metavar="STUDY.toml",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Run an ACE study (jitter sd x load x pattern) instead; see studies/ace.toml.",
+)
+@click.option(
     "--figure",
     "figure_dir",
     metavar="DIR",
@@ -122,6 +129,7 @@ def print_ace(result: dict[str, Any]) -> None:
 def ace_command(
     eas: tuple[str, ...],
     spec_file: Path | None,
+    study_file: Path | None,
     platform: str | None,
     ranks: int | None,
     seed: int | None,
@@ -137,6 +145,9 @@ def ace_command(
     T_comp = T_comm (1 - load) / load per cycle and predicts the run time. The table
     gives the prediction, the outcome and each rank's dispersion over the cycles.
     """
+    if study_file is not None:
+        _run_study(study_file)
+        return
     args: dict[str, Any] = {"eas": [], "platform": "loggopsim", "ranks": None, "seed": 0}
     if spec_file is not None:
         args.update(load_ace_file(spec_file))
@@ -157,3 +168,36 @@ def ace_command(
 
         for path in dispersion_figure(result, figure_dir):
             click.echo(f"netsens ace: wrote {path}", err=True)
+
+
+def _run_study(path: Path) -> None:
+    """Run the study, print its rows and where they were written."""
+    from netsens.ace_study import run_ace_study, write_study
+
+    df = run_ace_study(path)
+    table = Table(title=f"ACE study {path}")
+    for col in (
+        "pattern",
+        "load",
+        "jitter sd",
+        "mean T_comm",
+        "sd T_comm",
+        "CV",
+        "actual",
+        "error",
+    ):
+        table.add_column(col, justify="right")
+    for r in df.iter_rows(named=True):
+        table.add_row(
+            r["pattern"],
+            f"{r['load'] * 100:g} %",
+            r["jitter_sd"],
+            format_time(round(r["comm_mean_ps"])),
+            format_time(round(r["comm_sd_ps"])),
+            f"{r['comm_cv']:.3f}",
+            format_time(r["actual_ps"]),
+            f"{r['error'] * 100:+.2f} %",
+        )
+    stdout_console().print(table)
+    for written in write_study(path, df):
+        click.echo(f"netsens ace: wrote {written}", err=True)
