@@ -93,6 +93,8 @@ def test_toml_file(tmp_path):
         ),
         (["--ea", "pattern=ring,size=1KiB,load=9%,ranks=0-3,color=red"], 'unknown key "color"'),
         ([], "at least one --ea"),
+        (["--seed", "-1", "--ea", RING], "seed: must be between 0 and 2^64-1"),
+        (["--ranks", "0", "--ea", RING], "ranks: must be between 1 and 2^32-1"),
         (["--file", "no-such-ace.toml"], "no-such-ace.toml"),
     ],
 )
@@ -109,6 +111,11 @@ def test_bad_toml_key(tmp_path):
     path.write_text('platfrom = "loggopsim"\n[[ea]]\npattern = "ring"\n')
     proc = netsens_cli("ace", "--file", path)
     assert proc.returncode == 2 and 'unknown key "platfrom"' in proc.stderr
+    path.write_text(
+        'seed = "one"\n[[ea]]\npattern = "ring"\nsize = "1KiB"\nload = "9%"\nranks = "0-3"\n'
+    )
+    proc = netsens_cli("ace", "--file", path)
+    assert proc.returncode == 2 and "seed: must be between" in proc.stderr, proc.stderr
 
 
 def test_dispersion_figure_png_and_pdf(tmp_path):

@@ -42,8 +42,10 @@ def ace_json(
     seed: int = 0,
 ) -> str:
     """``ace``'s result as the engine's JSON text, unparsed."""
-    if ranks is not None and ranks < 1:
-        raise InputError(f"ranks: must be at least 1, got {ranks}")
+    if ranks is not None and not (isinstance(ranks, int) and 1 <= ranks < 2**32):
+        raise InputError(f"ranks: must be between 1 and 2^32-1, got {ranks}")
+    if not (isinstance(seed, int) and 0 <= seed < 2**64):
+        raise InputError(f"seed: must be between 0 and 2^64-1, got {seed}")
     texts = [spec_text(ea) for ea in eas]
     return _core.ace(texts, os.fspath(platform), dict(overrides or {}), ranks, seed)
 
