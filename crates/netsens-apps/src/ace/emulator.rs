@@ -4,8 +4,8 @@
 
 use super::spec::EaSpec;
 use super::stats::AlphaBeta;
-use netsens_core::program::collectives::{allreduce, barrier};
-use netsens_core::program::{Communicator, Op, Rank};
+use netsens_core::program::collectives::{allreduce, barrier, gather};
+use netsens_core::program::{decode, encode, Communicator, Op, Rank};
 use netsens_core::time::Time;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -33,7 +33,8 @@ pub struct RankLog {
     pub run_time: Time,
 }
 
-/// Where ranks leave their logs (the simulator reads it after the run).
+/// Where each EA's first rank leaves its ranks' logs (the simulator reads it after
+/// the run).
 pub type Sink = Rc<RefCell<Vec<RankLog>>>;
 
 /// Message sizes of phase one: eighths, quarters, halves and the chosen size.
@@ -106,19 +107,30 @@ pub async fn emulate<R: Rank>(r: R, specs: Rc<Vec<EaSpec>>, sink: Sink) -> Resul
         sync.push(t3 - t2);
     }
     let run_time = r.now() - start;
-    sink.borrow_mut().push(RankLog {
-        ea,
-        rank: me,
-        bench,
-        fit,
-        t_comm,
-        t_sync,
-        t_comp,
-        compute,
-        comm: comm_t,
-        sync,
-        run_time,
-    });
+
+    // The EA's first rank collects every rank's cycles (after the timed part, through
+    // the API, so a live run gets them the same way) and leaves the logs in the sink.
+    let mine: Vec<u64> = [run_time].iter().chain(&compute).chain(&comm_t).chain(&sync).copied().collect();
+    if let Some(all) = gather(&r, &comm, 0, encode(&mine)).await {
+        let all: Vec<u64> = decode(&all);
+        let mut sink = sink.borrow_mut();
+        for (i, block) in all.chunks(mine.len()).enumerate() {
+            let cycles = |k: usize| block[1 + k * n..1 + (k + 1) * n].to_vec();
+            sink.push(RankLog {
+                ea,
+                rank: comm.world_rank(i as u32),
+                bench: bench.clone(),
+                fit,
+                t_comm,
+                t_sync,
+                t_comp,
+                compute: cycles(0),
+                comm: cycles(1),
+                sync: cycles(2),
+                run_time: block[0],
+            });
+        }
+    }
     Ok(())
 }
 
