@@ -612,3 +612,8 @@ for _command in (sweep_command, results_command, explain_command, report_command
     cli.add_command(_command)
 cli.add_command(live_command(platform_options, overrides_from, _check_seed))
 cli.add_command(validate_command)
+
+# After the group and its shared options exist: the ACE command imports them.
+from netsens.cli_ace import ace_command  # noqa: E402
+
+cli.add_command(ace_command)

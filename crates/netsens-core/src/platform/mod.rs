@@ -7,6 +7,7 @@ mod layout;
 pub mod noise;
 pub mod presets;
 pub mod spec;
+pub mod variability;
 
 pub use layout::{Layout, Level};
 pub use noise::Dist;
@@ -99,6 +100,10 @@ pub struct Noise {
     pub detour_interval: Dist,
     /// Length of one CPU detour.
     pub detour_duration: Dist,
+    /// Background traffic (`[[noise.background]]`, see [`variability`]).
+    pub background: Vec<variability::Flow>,
+    /// Soft faults (`[[noise.faults]]`).
+    pub faults: Vec<variability::Fault>,
 }
 
 impl Noise {
@@ -108,6 +113,8 @@ impl Noise {
             wan_jitter: Dist::None,
             detour_interval: Dist::None,
             detour_duration: Dist::None,
+            background: Vec::new(),
+            faults: Vec::new(),
         }
     }
 
@@ -115,6 +122,8 @@ impl Noise {
         self.latency_jitter.is_none()
             && self.wan_jitter.is_none()
             && (self.detour_interval.is_none() || self.detour_duration.is_none())
+            && self.background.is_empty()
+            && self.faults.is_empty()
     }
 }
 

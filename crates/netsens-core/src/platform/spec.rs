@@ -40,7 +40,7 @@
 //! Every error is one line naming the file and the field, e.g.
 //! `platform.toml: cluster.L: "5" has no unit; write a time such as 5us`.
 
-use super::{presets, Disks, Dist, LevelParams, Noise, Platform, Rendezvous, Shape, Wan, WanShape};
+use super::{presets, variability, Disks, Dist, LevelParams, Noise, Platform, Rendezvous, Shape, Wan, WanShape};
 use crate::error::{Error, Result};
 use crate::input_err;
 use crate::time::{PerByte, Time};
@@ -56,7 +56,8 @@ const DISK_KEYS: &[&str] = &["count", "bandwidth"];
 const LEVEL_KEYS: &[&str] = &["L", "o", "g", "G", "O", "S", "G_above"];
 const SHAPE_KEYS: &[&str] = &["clusters", "ranks_per_node"];
 const WAN_KEYS: &[&str] = &["shape", "latency", "bandwidth", "hub"];
-const NOISE_KEYS: &[&str] = &["latency_jitter", "wan_jitter", "detour_interval", "detour_duration"];
+const NOISE_KEYS: &[&str] =
+    &["latency_jitter", "wan_jitter", "detour_interval", "detour_duration", "background", "faults"];
 
 /// Keys accepted by [`Platform::set`] and [`Platform::set_all`].
 pub const SET_KEYS: &[&str] = &[
@@ -361,6 +362,8 @@ fn noise(table: &Table, start: Noise) -> Result<Noise> {
         wan_jitter: dist("wan_jitter", start.wan_jitter)?,
         detour_interval: dist("detour_interval", start.detour_interval)?,
         detour_duration: dist("detour_duration", start.detour_duration)?,
+        background: table.get("background").map_or(Ok(start.background), variability::parse_flows)?,
+        faults: table.get("faults").map_or(Ok(start.faults), variability::parse_faults)?,
     })
 }
 
@@ -706,6 +709,7 @@ impl Platform {
             }
             _ => {}
         }
+        variability::validate(self, n)?;
         Ok(())
     }
 
@@ -773,6 +777,7 @@ impl Platform {
         let _ = writeln!(out, "wan_jitter = \"{}\"", nz.wan_jitter);
         let _ = writeln!(out, "detour_interval = \"{}\"", nz.detour_interval);
         let _ = writeln!(out, "detour_duration = \"{}\"", nz.detour_duration);
+        variability::write_toml(&mut out, &nz.background, &nz.faults);
         out
     }
 }
