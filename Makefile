@@ -130,7 +130,7 @@ lint: install install-live
 	$(BIN)/ruff format --check $(PY_SOURCES)
 
 test: install install-live lint test-deps
-	cargo test --workspace --release
+	cargo test --workspace --profile ci
 	$(BIN)/pytest -q tests
 	$(MAKE) fuzz FUZZ_SECONDS=60
 

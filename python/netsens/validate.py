@@ -36,7 +36,8 @@ from netsens.units import format_quantity, parse_quantity
 # value, or a floor under it.
 ADDITIVE = {"o", "O"}
 FLOORS = {"L", "g", "G"}
-TOML_KEY = {"L": "L", "o": "o", "g": "g", "G": "G", "O": "O"}
+# The machine file's eager limit: larger than any message (see machine_toml).
+EAGER_ALWAYS = 1 << 50
 
 
 @dataclass
@@ -102,8 +103,9 @@ def _sim_override(axis: str, value: str, machine: dict[str, Any]) -> str:
     own = Fraction(machine["cluster"][key[axis]])
     injected = q.value if q.kind != "bandwidth" else Fraction(10**15) / q.value
     total = own + injected if axis in ADDITIVE else max(own, injected)
-    unit = "ps" if param.kinds[0] == "time" else "fs/B"
-    return f"{int(total)}{unit}"
+    if param.kinds[0] == "time":
+        return f"{int(total)}ps"
+    return f"{float(total) / 1000:.3f}ps/B"  # fs/B, in a unit the platform parser reads
 
 
 def _median_run(
@@ -184,8 +186,9 @@ def validate(
 
 def machine_toml(calibration: dict[str, Any], name: str = "machine") -> str:
     """A platform file of the measured machine (``calibrate --live --save``): L, o (the
-    mean of o_s and o_r), g, G, O and S as measured; a value the method could not
-    observe is its proven bound (or 0 for a per-byte cost it showed to be hidden)."""
+    mean of o_s and o_r), g, G and O as measured; a value the method could not observe
+    is its proven bound (or 0 for a per-byte cost it showed to be hidden). The measured
+    S is left out: every message is eager (see below)."""
     values: dict[str, float] = {}
     for p in calibration["parameters"]:
         v = p["measured"]
@@ -202,9 +205,12 @@ def machine_toml(calibration: dict[str, Any], name: str = "machine") -> str:
         f'L = "{round(values["L"])}ps"',
         f'o = "{round(o)}ps"',
         f'g = "{round(values["g"])}ps"',
-        f'G = "{round(values["G"] * 1000)}fs/B"',
-        f'O = "{round(values["O"] * 1000)}fs/B"',
-        f'S = "{round(values["S"])}B"',
+        f'G = "{values["G"]:.3f}ps/B"',
+        f'O = "{values["O"]:.3f}ps/B"',
+        # The library charges o once per message at each end, whatever its size (the
+        # MPI's own rendezvous is inside the measured costs), so the simulated machine
+        # sends every message eagerly.
+        f'S = "{EAGER_ALWAYS}B"',
     ]
     text = "\n".join(lines) + "\n"
     tomllib.loads(text)
