@@ -7,12 +7,13 @@ line and exit 2, nothing stored lost."""
 import os
 import re
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
 import polars as pl
 import pytest
-from slurm_cluster import Cluster
+from slurm_cluster import Cluster, free_port
 
 from netsens import slurm
 from netsens.cli import main
@@ -99,3 +100,129 @@ def test_a_study_on_slurm_stores_what_a_local_sweep_stores(cluster, tmp_path, ca
     # Run again: everything is stored, nothing is submitted.
     code, out, _ = netsens(capsys, "sweep", on_slurm, "--executor", "slurm")
     assert code == 0 and "nothing to submit" in out
+
+
+# 8 points of about 0.5 s each (radix at size small on 16 ranks), 4 per task.
+SLOW_STUDY = """name = "slow"
+workloads = ["radix"]
+size = "small"
+ranks = [16]
+[axes]
+L = ["1us", "2us", "4us", "8us", "16us", "32us", "64us"]
+[slurm]
+points_per_task = 4
+max_parallel = 1
+"""
+
+
+def plan_ids(root: Path, job: str) -> list[str]:
+    """The point ids of every task of ``job``, as the submission recorded them."""
+    return [i for task in next(s for s in slurm.submissions(root) if s.job == job).plan
+            for i in task]  # fmt: skip
+
+
+def test_a_cancelled_task_is_reported_and_only_its_missing_points_run_again(
+    cluster, tmp_path, capsys
+):
+    study_file = write_study(tmp_path, SLOW_STUDY)
+    study = Study.from_toml(study_file)
+    root, name = study.results_dir, slurm.job_name(study, study.results_dir)
+    code, out, err = netsens(capsys, "sweep", study_file, "--executor", "slurm", "--detach")
+    assert code == 0, err
+    job = re.search(r"\(job (\d+),", out).group(1)
+    # Task 0 runs first (max_parallel = 1): cancel it once it has stored one point.
+    log = root / "slurm" / "logs" / f"{job}_0.log"
+    deadline = time.monotonic() + 120
+    while not (log.exists() and "stored" in log.read_text()):
+        assert time.monotonic() < deadline, "task 0 stored nothing"
+        time.sleep(0.05)
+    subprocess.run(["scancel", f"{job}_0"], check=True)
+    squeue_empty(name)
+    first_task = plan_ids(root, job)[:4]
+    kept = files(study_file)
+    left = [i for i in first_task if f"{i}.parquet" not in kept]
+    assert 1 <= len(left) <= 3, "task 0 was not cancelled mid-run"
+    assert len(kept) == 8 - len(left)  # task 1 ran all its points
+
+    code, out, err = netsens(capsys, "sweep", study_file, "--status")
+    assert code == 0
+    assert f"{8 - len(left)}/8 points stored" in out
+    assert f"task {job}_0 failed with {len(left)} points not stored" in err
+    assert str(log) in err
+
+    code, out, err = netsens(capsys, "sweep", study_file, "--executor", "slurm")
+    assert code == 0, err
+    assert f"task {job}_0 failed" in err and "submitted again" in err
+    assert f"submitted {len(left)} points as 1 tasks" in out
+    again = re.search(r"\(job (\d+),", out).group(1)
+    assert sorted(plan_ids(root, again)) == sorted(left)
+    assert "8/8 points stored" in out
+    after = files(study_file)
+    assert {k: after[k] for k in kept} == kept  # never recomputed nor rewritten
+    # The failure, now superseded, is no longer reported.
+    code, out, err = netsens(capsys, "sweep", study_file, "--status")
+    assert code == 0 and "failed" not in err
+
+
+def stored_locally(tmp_path: Path, capsys) -> tuple[Path, dict]:
+    """The GOAL study swept locally, then 3 of its point files deleted."""
+    study_file = write_study(tmp_path)
+    assert netsens(capsys, "sweep", study_file, "--jobs", "2")[0] == 0
+    points = Study.from_toml(study_file).results_dir / POINTS
+    for path in sorted(points.glob("*.parquet"))[:3]:
+        path.unlink()
+    return study_file, files(study_file)
+
+
+def assert_one_error_line(code: int, err: str, pattern: str) -> None:
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("netsens: error: "), err
+    assert re.search(pattern, lines[0]), lines[0]
+
+
+def test_no_slurm_commands_on_path_is_one_line(tmp_path, capsys, monkeypatch):
+    study_file, before = stored_locally(tmp_path, capsys)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    code, _, err = netsens(capsys, "sweep", study_file, "--executor", "slurm")
+    assert_one_error_line(code, err, r"squeue not found on PATH")
+    assert files(study_file) == before
+
+
+def test_an_unreachable_controller_is_one_line(cluster, tmp_path, capsys, monkeypatch):
+    study_file, before = stored_locally(tmp_path, capsys)
+    conf = Path(cluster.conf).read_text()
+    conf = re.sub(r"SlurmctldPort=\d+", f"SlurmctldPort={free_port()}", conf)
+    (tmp_path / "slurm.conf").write_text(conf)
+    monkeypatch.setenv("SLURM_CONF", str(tmp_path / "slurm.conf"))
+    code, _, err = netsens(capsys, "sweep", study_file, "--executor", "slurm")
+    assert_one_error_line(code, err, r"Unable to contact slurm controller")
+    assert files(study_file) == before
+
+
+def test_a_rejected_submission_is_one_line(cluster, tmp_path, capsys):
+    study_file, before = stored_locally(tmp_path, capsys)
+    code, _, err = netsens(
+        capsys, "sweep", study_file, "--executor", "slurm", "--partition", "nosuch"
+    )
+    assert_one_error_line(code, err, r"sbatch failed: .*[Ii]nvalid partition")
+    assert files(study_file) == before
+    base = Study.from_toml(study_file).results_dir / "slurm"
+    assert not list((base / "plans").glob("*")) and not list((base / "jobs").glob("*"))
+
+
+@pytest.mark.parametrize(
+    ("args", "slurm_table", "pattern"),
+    [
+        (["--executor", "slurm", "--time", "half an hour"], "", r"time: .* HH:MM:SS"),
+        (["--executor", "slurm"], "[slurm]\npartitions = 'x'\n", r"unknown key 'partitions'"),
+        (["--executor", "slurm"], "[slurm]\npoints_per_task = 0\n", r"points_per_task"),
+        (["--detach"], "", r"--detach needs --executor slurm"),
+        (["--partition", "p"], "", r"--partition needs --executor slurm"),
+    ],
+)
+def test_bad_slurm_options_are_one_line(tmp_path, capsys, args, slurm_table, pattern):
+    study_file = write_study(tmp_path, GOAL_STUDY + slurm_table)
+    code, _, err = netsens(capsys, "sweep", study_file, *args)
+    assert_one_error_line(code, err, pattern)
+    assert not (tmp_path / "results").exists()
