@@ -147,7 +147,7 @@ def test_a_cancelled_task_is_reported_and_only_its_missing_points_run_again(
     code, out, err = netsens(capsys, "sweep", study_file, "--status")
     assert code == 0
     assert f"{8 - len(left)}/8 points stored" in out
-    assert f"task {job}_0 failed with {len(left)} points not stored" in err
+    assert f"task {job}_0 failed with {len(left)} of its points not stored" in err
     assert str(log) in err
 
     code, out, err = netsens(capsys, "sweep", study_file, "--executor", "slurm")

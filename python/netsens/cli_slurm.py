@@ -109,11 +109,18 @@ def sweep(study: Study, study_file: str, flags: dict[str, Any]) -> None:
 
 def _report_failed(failed: list[slurm_status.FailedTask], then: str) -> None:
     for task in failed[:MAX_TASK_LINES]:
+        why = (
+            f"cancelled, out of time or its node lost; log: {task.log}"
+            if task.log.exists()
+            else "cancelled before it started"
+        )
         click.echo(
-            f"slurm: task {task.task} failed with {len(task.missing)} points not stored "
-            f"(cancelled, out of time or its node lost); log: {task.log}; {then}",
+            f"slurm: task {task.task} failed with {len(task.missing)} of its points not "
+            f"stored ({why}); {then}",
             err=True,
         )
+    if len(failed) > MAX_TASK_LINES:
+        click.echo(f"slurm: ... and {len(failed) - MAX_TASK_LINES} more failed tasks", err=True)
 
 
 def _finish(now: slurm_status.Status, root: Any, study_file: str, watching: bool) -> None:

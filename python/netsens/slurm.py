@@ -157,11 +157,20 @@ class Submission:
 def submissions(root: Path) -> list[Submission]:
     """Every job array submitted for ``root``, oldest first."""
     out = []
-    for path in sorted((root / SLURM / JOBS).glob("*.json"), key=lambda p: int(p.stem)):
-        record = json.loads(path.read_text(encoding="utf-8"))
-        plan = json.loads((root / SLURM / PLANS / record["plan"]).read_text(encoding="utf-8"))
-        ids = [[Point(**p).point_id for p in task] for task in plan["tasks"]]
-        out.append(Submission(path.stem, ids, root / SLURM / LOGS, record.get("superseded", [])))
+    jobs = [p for p in (root / SLURM / JOBS).glob("*.json") if p.stem.isdigit()]
+    for path in sorted(jobs, key=lambda p: int(p.stem)):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            plan_path = root / SLURM / PLANS / record["plan"]
+            ids = json.loads(plan_path.read_text(encoding="utf-8"))["ids"]
+            superseded = record.get("superseded", [])
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise SlurmError(
+                f"{path}: unreadable submission record ({type(e).__name__}: {e}); the stored "
+                "points are intact: move it away and run again (its points are then "
+                "submitted again unless stored)"
+            ) from None
+        out.append(Submission(path.stem, ids, root / SLURM / LOGS, superseded))
     return out
 
 
@@ -231,6 +240,7 @@ def _submit_array(
         "study": study.name,
         "results_dir": str(root),
         "tasks": [[dataclasses.asdict(p) for p in task] for task in tasks],
+        "ids": [[p.point_id for p in task] for task in tasks],
     }
     store.write_json_atomic(plan_path, plan)
     array = f"0-{len(tasks) - 1}" + (f"%{options.max_parallel}" if options.max_parallel else "")
