@@ -226,3 +226,38 @@ def test_bad_slurm_options_are_one_line(tmp_path, capsys, args, slurm_table, pat
     code, _, err = netsens(capsys, "sweep", study_file, *args)
     assert_one_error_line(code, err, pattern)
     assert not (tmp_path / "results").exists()
+
+
+LIVE_STUDY = """name = "live"
+mode = "live"
+workloads = ["radb"]
+size = "tiny"
+ranks = [2]
+[axes]
+o = ["1us", "2us"]
+"""
+
+
+def test_live_points_run_as_one_job_each_with_their_ranks(cluster, tmp_path, capsys):
+    """3 live points (baseline, o = 1us, 2us) of radb on 2 ranks: 3 jobs of 2 tasks."""
+    study_file = write_study(tmp_path, LIVE_STUDY)
+    code, out, err = netsens(capsys, "sweep", study_file, "--executor", "slurm")
+    assert code == 0, err
+    assert "submitted 3 points as 3 tasks" in out and "3/3 points stored" in out
+    jobs = re.search(r"\(job ([\d, ]+),", out).group(1).split(", ")
+    assert len(jobs) == 3
+    root = Study.from_toml(study_file).results_dir
+    for job in jobs:
+        assert "(2 Slurm tasks on " in (root / "slurm" / "logs" / f"{job}_0.log").read_text()
+    rows = stored(study_file)
+    assert rows.height == 3 and rows["verified"].to_list() == [True] * 3
+
+
+def test_a_damaged_submission_record_is_one_line(cluster, tmp_path, capsys):
+    study_file, before = stored_locally(tmp_path, capsys)
+    jobs = Study.from_toml(study_file).results_dir / "slurm" / "jobs"
+    jobs.mkdir(parents=True)
+    (jobs / "7.json").write_text('{"plan": ')  # cut short
+    code, _, err = netsens(capsys, "sweep", study_file, "--status")
+    assert_one_error_line(code, err, r"7\.json: unreadable submission record")
+    assert files(study_file) == before

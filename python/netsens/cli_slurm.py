@@ -74,8 +74,8 @@ def sweep(study: Study, study_file: str, flags: dict[str, Any]) -> None:
     if flags["status"]:
         _finish(slurm_status.status(root, points, name), root, study_file, watching=False)
         return
-    root, points = slurm.prepare(study)
     before = slurm_status.status(root, points, name)
+    root, points = slurm.prepare(study, tasks_active=before.active)
     _report_failed(before.failed, "its points are submitted again")
     todo = slurm.missing(root, points, before.queued_ids)
     if todo:

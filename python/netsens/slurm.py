@@ -182,12 +182,15 @@ def supersede(root: Path, job: str, indices: list[int]) -> None:
     store.write_json_atomic(path, record)
 
 
-def prepare(study: Study) -> tuple[Path, list[Point]]:
-    """The results directory made ready as the local executor does, and every point."""
+def prepare(study: Study, tasks_active: bool) -> tuple[Path, list[Point]]:
+    """The results directory made ready as the local executor does, and every point.
+    Temporaries are left alone while tasks run: one on another node has a process id
+    this host cannot judge."""
     points = study.points()
     root = study.results_dir
     (root / store.POINTS).mkdir(parents=True, exist_ok=True)
-    store.remove_stale_temporaries(root)
+    if not tasks_active:
+        store.remove_stale_temporaries(root)
     store.write_manifest(root, study, points)
     return root, points
 

@@ -1,9 +1,10 @@
 """Where a study's Slurm jobs stand, from the results store and ``squeue`` alone.
 
-Points done are the verified point files; a task is pending or running while
-``squeue`` lists it; a task Slurm no longer holds is done when it wrote its ``done``
-file or all its points are stored or recorded as failed, and failed otherwise (its log
-path says why). :func:`follow` redraws this until Slurm holds no task of the study.
+Points done are the stored point files (verified when the next run submits); a task
+is pending or running while ``squeue`` lists it; a task Slurm no longer holds is done
+when it wrote its ``done`` file or all its points are stored or recorded as failed, and
+failed otherwise (its log path says why). :func:`follow` redraws this until Slurm holds
+no task of the study.
 """
 
 import sys
@@ -15,12 +16,13 @@ from typing import TextIO
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from netsens import slurm, store, store_verify
+from netsens import slurm, store
 from netsens.study import Point
 
-# How often follow mode looks at the store and squeue, in s; plain lines (stderr not a
-# terminal) come at most every PLAIN_EVERY_S.
-POLL_S = 1.0
+# How often follow mode looks at the store and squeue, in s (squeue asks the controller,
+# which a site shares with everyone); plain lines (stderr not a terminal) come at most
+# every PLAIN_EVERY_S.
+POLL_S = 2.0
 PLAIN_EVERY_S = 5.0
 RUNNING = ("RUNNING", "COMPLETING", "CONFIGURING", "STAGE_OUT")
 
@@ -61,7 +63,7 @@ def status(root: Path, points: list[Point], name: str) -> Status:
     """The study's state now (``name``: its Slurm job name)."""
     queue = {(t.job, t.index): t.state for t in slurm.queued(name)}
     ids = {p.point_id for p in points}
-    have = store_verify.verified_ids(root) & ids
+    have = store.stored_ids(root) & ids  # by name: reading every file each poll is too slow
     failed_ids = {f["point_id"] for f in store.failures(root)} - have
     done_dir = root / slurm.SLURM / slurm.DONE
     out = Status(len(ids), len(have), point_failures=len(failed_ids & ids))

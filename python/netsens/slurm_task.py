@@ -25,7 +25,9 @@ def main(argv: list[str]) -> int:
     job = os.environ["SLURM_ARRAY_JOB_ID"]
     root = plan["results_dir"]
     points = [Point(**p) for p in plan["tasks"][index]]
-    print(f"netsens task {job}_{index}: {len(points)} points into {root}", flush=True)
+    ntasks, nodes = os.environ.get("SLURM_NTASKS", "1"), os.environ.get("SLURM_JOB_NODELIST")
+    where = f"{ntasks} Slurm tasks on {nodes or '?'}"
+    print(f"netsens task {job}_{index}: {len(points)} points into {root} ({where})", flush=True)
     for point in points:
         start = time.perf_counter()
         outcome = run_and_record(point, plan["study"], root)
