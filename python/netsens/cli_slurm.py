@@ -80,11 +80,9 @@ def sweep(study: Study, study_file: str, flags: dict[str, Any]) -> None:
     todo = slurm.missing(root, points, before.queued_ids)
     if todo:
         jobs = slurm.submit(study, root, todo, options, name)
-        tasks = -(-sum(p.mode != "live" for p in todo) // options.points_per_task) + sum(
-            p.mode == "live" for p in todo
-        )
         click.echo(
-            f"slurm: submitted {len(todo)} points as {tasks} tasks (job {', '.join(jobs)}, "
+            f"slurm: submitted {len(todo)} points as {sum(jobs.values())} tasks (job "
+            f"{', '.join(jobs)}, "
             f"name {name}); {before.stored}/{before.total} already stored, "
             f"{len(before.queued_ids)} queued"
         )

@@ -209,20 +209,20 @@ def missing(root: Path, points: list[Point], busy: set[str]) -> list[Point]:
 
 def submit(
     study: Study, root: Path, todo: list[Point], options: SlurmOptions, name: str
-) -> list[str]:
+) -> dict[str, int]:
     """Submit ``todo``: simulated points as one job array of ``points_per_task`` points
-    per task, each live point as its own job with ``--ntasks`` = its ranks. The job ids."""
+    per task, each live point as its own job with ``--ntasks`` = its ranks. Each job's
+    id and its number of tasks."""
     simulated = [p for p in todo if p.mode != "live"]
     live = [p for p in todo if p.mode == "live"]
-    jobs = []
+    jobs = {}
     k = options.points_per_task
     if simulated:
         tasks = [simulated[i : i + k] for i in range(0, len(simulated), k)]
-        jobs.append(_submit_array(study, root, tasks, options, name, []))
+        jobs[_submit_array(study, root, tasks, options, name, [])] = len(tasks)
     for point in live:
-        jobs.append(
-            _submit_array(study, root, [[point]], options, name, [f"--ntasks={point.ranks}"])
-        )
+        ntasks = [f"--ntasks={point.ranks}"]
+        jobs[_submit_array(study, root, [[point]], options, name, ntasks)] = 1
     return jobs
 
 
