@@ -154,6 +154,8 @@ bench: install
 	cargo bench -p netsens-apps --bench apps
 	$(BIN)/python scripts/bench_study.py --study $(DEFAULT_STUDY)
 	$(BIN)/python scripts/bench_study.py --study studies/das1998.toml --target 900
+	$(BIN)/netsens sweep studies/isca97-paper.toml
+	$(BIN)/python scripts/isca97_statements.py --size paper
 
 # Fuzzing: cargo-fuzz drives libFuzzer with AddressSanitizer, which needs nightly
 # flags (-Zsanitizer); RUSTC_BOOTSTRAP=1 lets the installed stable toolchain accept

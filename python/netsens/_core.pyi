@@ -82,3 +82,12 @@ def platform_json(spec: str, overrides: dict[str, str] | None = None) -> str:
 
 def presets() -> list[tuple[str, str]]:
     """(name, one-line description) of every platform preset."""
+
+def ace(
+    specs: list[str],
+    platform: str = "loggopsim",
+    overrides: dict[str, str] | None = None,
+    ranks: int | None = None,
+    seed: int = 0,
+) -> str:
+    """ACE's emulated applications run together, as JSON (see :func:`netsens.ace.ace`)."""

@@ -88,6 +88,7 @@ NETWORK_OPTIONS = [
     ("--G", "G", "PER_BYTE", "Gap G per byte on the NIC, e.g. 6ps/B or 10Gbit/s."),
     ("--O", "O", "PER_BYTE", "CPU overhead O per byte, e.g. 0ns/B."),
     ("--S", "S", "SIZE", "Eager limit S: larger messages use rendezvous, e.g. 64KiB."),
+    ("--G-above", "G_above", "SIZE", "G only on messages above this size (0B: on all), e.g. 16B."),
 ]
 SHAPE_OPTIONS = [
     ("--clusters", "clusters", "SHAPE", "Clusters joined by wide-area links, e.g. 4x8."),
@@ -611,3 +612,8 @@ for _command in (sweep_command, results_command, explain_command, report_command
     cli.add_command(_command)
 cli.add_command(live_command(platform_options, overrides_from, _check_seed))
 cli.add_command(validate_command)
+
+# After the group and its shared options exist: the ACE command imports them.
+from netsens.cli_ace import ace_command  # noqa: E402
+
+cli.add_command(ace_command)

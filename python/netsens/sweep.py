@@ -234,7 +234,8 @@ def _compute_point(point: Point, name: str, results_dir: str) -> tuple[str | Non
 
             result = run_live(
                 point.ranks,
-                app=point.workload,
+                app=point.app,
+                variant=point.variant,
                 size=point.size or "small",
                 seed=point.seed,
                 platform=point.platform_path,

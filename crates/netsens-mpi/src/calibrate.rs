@@ -5,8 +5,8 @@
 //! (outside the timed part) and both reach the same decisions.
 
 use crate::MpiBackend;
-use mpi::topology::SimpleCommunicator;
 use mpi::datatype::PartitionMut;
+use mpi::topology::SimpleCommunicator;
 use mpi::traits::CommunicatorCollectives;
 use mpi::Count;
 use netsens_apps::calibrate::{BenchRunner, Log};

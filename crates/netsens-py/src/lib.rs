@@ -2,6 +2,8 @@
 //! runs, and hands back JSON; errors become netsens's own exception classes
 //! carrying the engine's one-line message.
 
+mod ace;
+
 use netsens_apps::calibrate::Options;
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::{presets, Platform};
@@ -281,6 +283,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(apps, m)?)?;
     m.add_function(wrap_pyfunction!(app_variants, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate, m)?)?;
+    m.add_function(wrap_pyfunction!(ace::ace, m)?)?;
     m.add_function(wrap_pyfunction!(platform_toml, m)?)?;
     m.add_function(wrap_pyfunction!(platform_json, m)?)?;
     m.add("presets", wrap_pyfunction!(presets_list, m)?)?;

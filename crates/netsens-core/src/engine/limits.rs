@@ -3,6 +3,7 @@
 
 use super::{Core, OpId, Phase};
 use crate::error::Error;
+use crate::platform::LevelParams;
 use crate::time::{PerByte, Time};
 
 /// The error of a run stopped at the largest time; `what` names the operation.
@@ -44,6 +45,18 @@ impl Core {
         match cost.checked_cost(bytes) {
             Some(t) => t,
             None => self.overflowed(op),
+        }
+    }
+
+    /// The per-byte gap of a message of `wire` bytes for operation `op`: G·(wire − 1),
+    /// or 0 at most `gap_above` bytes (see [`LevelParams::gap_bytes`]), checked as
+    /// [`Core::add`].
+    #[inline]
+    pub(super) fn gap_bytes(&mut self, op: OpId, p: &LevelParams, wire: u64) -> Time {
+        if wire > p.gap_above {
+            self.per_byte(op, p.gap_per_byte, wire.saturating_sub(1))
+        } else {
+            0
         }
     }
 

@@ -11,6 +11,7 @@ mod limits;
 mod noise;
 mod op;
 pub mod queue;
+mod variability;
 
 use crate::error::{Error, Result};
 use crate::platform::{Disks, Layout, Level, LevelParams, Platform, Rendezvous, Wan};
@@ -20,6 +21,7 @@ use blocked::{Blocked, Needs};
 use noise::NoiseState;
 use queue::{Event, EventKind, EventQueue};
 use std::collections::{HashMap, VecDeque};
+use variability::Variability;
 
 pub use limits::state_bytes;
 pub use op::{any_tag_in, tag_matches, OpDesc, OpId, OpKind, ANY, CONTEXT_SHIFT};
@@ -188,6 +190,9 @@ pub struct Core {
     rendezvous: Rendezvous,
     cpu_speed: f64,
     noise: NoiseState,
+    /// Background traffic and soft faults; `now` is the time of the event being handled.
+    var: Variability,
+    now: Time,
     /// Last arrival per (src, dst): keeps MPI's non-overtaking order when jitter
     /// could reorder messages (only used then).
     last_arrival: HashMap<(u32, u32), Time>,
@@ -212,6 +217,8 @@ impl Core {
         let layout = Layout::new(platform, nhosts)?;
         let n = nhosts as usize;
         let nclusters = layout.nclusters();
+        crate::platform::variability::check_run(&platform.noise, nhosts, &platform.cluster)?;
+        let var = Variability::new(&platform.noise.background, &platform.noise.faults, opts.seed, &layout);
         Ok(Core {
             queue: EventQueue::default(),
             nhosts: n,
@@ -241,6 +248,8 @@ impl Core {
             rendezvous: platform.rendezvous,
             cpu_speed: platform.cpu_speed,
             noise: NoiseState::new(&platform.noise, opts.seed),
+            var,
+            now: 0,
             last_arrival: HashMap::new(),
             rec: Recorder::new(n, nclusters, opts.matrix),
             events: 0,
@@ -357,8 +366,11 @@ impl Core {
     #[inline]
     fn params(&self, a: u32, b: u32) -> (LevelParams, Level) {
         let level = self.layout.level(a, b);
-        let p = if level == Level::Node { &self.node_params } else { &self.cluster_params };
-        (p.clone(), level)
+        let mut p = if level == Level::Node { &self.node_params } else { &self.cluster_params }.clone();
+        if self.var.faults_on {
+            self.var.degrade(&mut p, a, b, self.now);
+        }
+        (p, level)
     }
 
     /// Sender side of a message of `wire` bytes starting at `t0` on `host`.
@@ -371,7 +383,7 @@ impl Core {
         let extra = self.noise.detour(host, t0, busy);
         let end = self.add(op, t0, busy);
         self.cpu[c] = self.add(op, end, extra);
-        let per_byte = self.per_byte(op, p.gap_per_byte, k);
+        let per_byte = self.gap_bytes(op, p, wire);
         let gap = self.add(op, p.gap, per_byte);
         self.nic_s[n] = self.add(op, t0, gap);
         // Saturating: once a clock passed the largest time the run stops (see `add`).
@@ -518,6 +530,7 @@ impl Core {
 
     #[inline(always)]
     fn dispatch<F: Frontend>(&mut self, ev: Event, front: &mut F) {
+        self.now = ev.time;
         match ev.kind {
             EventKind::Ready => {
                 let d = front.op(ev.id);
@@ -546,6 +559,10 @@ impl Core {
     /// not, `ev` waits for them.
     #[inline]
     fn sender_free(&mut self, ev: Event, c: usize, n: usize) -> bool {
+        if self.var.flows_on {
+            let p = self.cluster_params.clone();
+            self.var.before_send((n / self.nnics) as u32, ev.time, &mut self.nic_s[n], &p);
+        }
         let free = self.cpu[c].max(self.nic_s[n]);
         if free > ev.time {
             self.block(ev, c, n, Needs::SendNic, free);
@@ -718,6 +735,9 @@ impl Core {
         let dst_cluster = self.layout.cluster(to);
         let next = self.layout.next_hop(at, dst_cluster);
         let link = self.layout.link_id(at, next);
+        if self.var.flows_on {
+            self.var.before_link(link, ev.time, &mut self.link_free[link], per_byte);
+        }
         let start = ev.time.max(self.link_free[link]);
         let op = self.msg_op(ev.id, phase);
         let occupancy = self.per_byte(op, per_byte, wire);
@@ -744,15 +764,20 @@ impl Core {
             (m.cpu, m.nic)
         };
         let (c, n) = (self.ci(host, mcpu), self.ni(host, mnic));
+        if self.var.flows_on {
+            let p = self.cluster_params.clone();
+            self.var.before_receive(host, ev.time, &mut self.nic_r[n], &p);
+        }
         let free = self.cpu[c].max(self.nic_r[n]);
         if free > ev.time {
             self.block(ev, c, n, Needs::RecvNic, free);
             return;
         }
         let (p, _) = self.params(from, host);
-        let k = self.wire_bytes(ev.id, phase).saturating_sub(1);
+        let wire = self.wire_bytes(ev.id, phase);
+        let k = wire.saturating_sub(1);
         let op = self.msg_op(ev.id, phase);
-        let (o_bytes, g_bytes) = (self.per_byte(op, p.overhead_per_byte, k), self.per_byte(op, p.gap_per_byte, k));
+        let (o_bytes, g_bytes) = (self.per_byte(op, p.overhead_per_byte, k), self.gap_bytes(op, &p, wire));
         let busy = self.add(op, p.overhead, o_bytes.max(g_bytes));
         let extra = self.noise.detour(host, ev.time, busy);
         let end = self.add(op, ev.time, busy);

@@ -38,6 +38,18 @@ impl Communicator {
         Communicator { context, members, me }
     }
 
+    /// A communicator from its parts, for other backends: `context` even for
+    /// point-to-point (the collectives' is `context | 1`), `members` the world rank
+    /// of each member by rank, `me` this process's rank among them.
+    pub fn from_parts(context: u32, members: Arc<[u32]>, me: u32) -> Self {
+        Communicator { context, members, me }
+    }
+
+    /// Message context: `2 · id`, plus 1 in the collectives' message space.
+    pub fn context(&self) -> u32 {
+        self.context
+    }
+
     pub fn rank(&self) -> u32 {
         self.me
     }
@@ -77,6 +89,18 @@ impl Communicator {
 #[must_use = "a request must be waited for"]
 pub struct Request(pub(crate) u32);
 
+impl Request {
+    /// A request named by the backend's own number, for other backends.
+    pub fn from_id(id: u32) -> Self {
+        Request(id)
+    }
+
+    /// The backend's number of this request.
+    pub fn id(&self) -> u32 {
+        self.0
+    }
+}
+
 /// A completed operation: for a receive, who sent what; for a get, the bytes read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Message {
@@ -93,6 +117,17 @@ pub type Handler = Rc<dyn Fn(u32, &[u8]) -> Time>;
 /// Id of a registered handler (ranks register their handlers in the same order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HandlerId(pub(crate) u32);
+
+impl HandlerId {
+    /// The handler registered `index`-th (from 0), for other backends.
+    pub fn from_index(index: u32) -> Self {
+        HandlerId(index)
+    }
+
+    pub fn index(self) -> u32 {
+        self.0
+    }
+}
 
 /// One rank's view of the parallel machine.
 ///

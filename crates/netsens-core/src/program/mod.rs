@@ -9,7 +9,7 @@ mod sim;
 
 pub use api::{Communicator, Handler, HandlerId, Message, Rank, Request, Tag, ANY_SOURCE, ANY_TAG, MAX_TAG};
 pub use payload::{decode, encode, Element, Op};
-pub use sim::SimRank;
+pub use sim::{thread_cpu_time, SimRank};
 
 use crate::engine::{Core, Frontend, OpDesc, OpId, OpKind, Progress, RunOptions};
 use crate::error::{Error, Result};
@@ -121,6 +121,11 @@ impl Frontend for ProgramFrontend {
                 sim::prefetch(slot);
             }
         }
+    }
+
+    fn describe(&self, id: OpId) -> String {
+        let d = self.op(id);
+        format!("rank {}'s {}", d.rank, describe(&d))
     }
 
     fn started(&mut self, _core: &mut Core, _id: OpId) {}
@@ -308,6 +313,14 @@ where
     P: Fn(SimRank) -> F,
     F: Future<Output = std::result::Result<(), String>> + 'static,
 {
+    // Each rank's program state (its future, boxed) and bookkeeping, on top of the core's.
+    let per_rank = std::mem::size_of::<F>()
+        + std::mem::size_of::<Option<Task>>()
+        + std::mem::size_of::<Option<OpenPhase>>()
+        + std::mem::size_of::<BTreeMap<String, PhaseAcc>>()
+        + std::mem::size_of::<u32>();
+    let bytes = ranks as u128 * per_rank as u128 + crate::engine::state_bytes(ranks as u128, 1, 1, opts.matrix);
+    crate::memory::ensure_fits(&format!("a run of {ranks} ranks"), bytes)?;
     let mut core = Core::new(platform, ranks, 1, 1, opts)?;
     let everyone: std::sync::Arc<[u32]> = (0..ranks).collect();
     let shared =

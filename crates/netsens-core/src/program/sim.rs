@@ -632,7 +632,7 @@ pub(crate) fn context_of(tag: i32) -> u32 {
 }
 
 /// CPU time of the calling thread, ps.
-fn thread_cpu_time() -> Time {
+pub fn thread_cpu_time() -> Time {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime only writes the timespec we pass.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
