@@ -7,7 +7,9 @@ line and exit 2, nothing stored lost."""
 import os
 import re
 import shutil
+import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -261,3 +263,21 @@ def test_a_damaged_submission_record_is_one_line(cluster, tmp_path, capsys):
     code, _, err = netsens(capsys, "sweep", study_file, "--status")
     assert_one_error_line(code, err, r"7\.json: unreadable submission record")
     assert files(study_file) == before
+
+
+def test_interrupting_the_command_leaves_the_jobs_running(cluster, tmp_path):
+    study_file = write_study(tmp_path)
+    command = [sys.executable, "-m", "netsens", "sweep", str(study_file), "--executor",
+               "slurm", "--points-per-task", "11", "--max-parallel", "1"]  # fmt: skip
+    follow = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert "submitted 22 points as 2 tasks" in follow.stdout.readline()
+    assert follow.stderr.readline().startswith("slurm: 0/22 points")  # following
+    follow.send_signal(signal.SIGINT)
+    out, err = follow.communicate(timeout=60)
+    assert follow.returncode == 130, err
+    assert "the jobs go on" in err
+    study = Study.from_toml(study_file)
+    name = slurm.job_name(study, study.results_dir)
+    assert slurm.queued(name)  # still there
+    squeue_empty(name)
+    assert stored(study_file).height == GOAL_POINTS

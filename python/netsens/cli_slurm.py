@@ -76,15 +76,14 @@ def sweep(study: Study, study_file: str, flags: dict[str, Any]) -> None:
         return
     before = slurm_status.status(root, points, name)
     root, points = slurm.prepare(study, tasks_active=before.active)
-    _report_failed(before.failed, "its points are submitted again")
     todo = slurm.missing(root, points, before.queued_ids)
     if todo:
         jobs = slurm.submit(study, root, todo, options, name)
+        _report_failed(before.failed, "its points are submitted again")
         click.echo(
             f"slurm: submitted {len(todo)} points as {sum(jobs.values())} tasks (job "
-            f"{', '.join(jobs)}, "
-            f"name {name}); {before.stored}/{before.total} already stored, "
-            f"{len(before.queued_ids)} queued"
+            f"{', '.join(jobs)}, name {name}); {before.stored}/{before.total} already "
+            f"stored, {len(before.queued_ids)} queued"
         )
         for task in before.failed:
             slurm.supersede(root, task.job, [task.index])
