@@ -281,3 +281,20 @@ def test_interrupting_the_command_leaves_the_jobs_running(cluster, tmp_path):
     assert slurm.queued(name)  # still there
     squeue_empty(name)
     assert stored(study_file).height == GOAL_POINTS
+
+
+def test_cancel_ends_the_study_s_jobs_and_keeps_what_is_stored(cluster, tmp_path, capsys):
+    study_file = write_study(tmp_path, SLOW_STUDY)
+    code, out, err = netsens(capsys, "sweep", study_file, "--executor", "slurm", "--detach")
+    assert code == 0 and "submitted 8 points as 2 tasks" in out, err
+    study = Study.from_toml(study_file)
+    name = slurm.job_name(study, study.results_dir)
+    code, out, err = netsens(capsys, "sweep", study_file, "--cancel")
+    assert code == 0 and re.search(r"cancelled [12] tasks", out), err
+    squeue_empty(name, timeout=30)
+    kept = files(study_file)
+    code, out, err = netsens(capsys, "sweep", study_file, "--status")
+    assert f"{len(kept)}/8 points stored" in out
+    assert "task" in err and "failed" in err  # at least the second, cancelled while pending
+    time.sleep(1)
+    assert files(study_file) == kept
