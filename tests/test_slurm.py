@@ -221,6 +221,7 @@ def test_a_rejected_submission_is_one_line(cluster, tmp_path, capsys):
         (["--executor", "slurm"], "[slurm]\npoints_per_task = 0\n", r"points_per_task"),
         (["--detach"], "", r"--detach needs --executor slurm"),
         (["--partition", "p"], "", r"--partition needs --executor slurm"),
+        (["--executor", "slurm", "--jobs", "2"], "", r"--jobs is for the local executor"),
     ],
 )
 def test_bad_slurm_options_are_one_line(tmp_path, capsys, args, slurm_table, pattern):

@@ -122,6 +122,8 @@ def sweep_command(
     as one job array and follows it; --status and --cancel look at or cancel its jobs.
     """
     on_slurm = wants_slurm(executor)
+    if on_slurm and jobs is not None:
+        raise click.UsageError("--jobs is for the local executor; on Slurm use --max-parallel")
     study = Study.from_toml(
         study_file,
         results=results,
