@@ -106,11 +106,8 @@ def sweep(study: Study, study_file: str, flags: dict[str, Any]) -> None:
 
 def _report_failed(failed: list[slurm_status.FailedTask], then: str) -> None:
     for task in failed[:MAX_TASK_LINES]:
-        why = (
-            f"cancelled, out of time or its node lost; log: {task.log}"
-            if task.log.exists()
-            else "cancelled before it started"
-        )
+        how = task.state or "cancelled, out of time or its node lost"
+        why = f"{how}; log: {task.log}" if task.log.exists() else f"{how}, before it started"
         click.echo(
             f"slurm: task {task.task} failed with {len(task.missing)} of its points not "
             f"stored ({why}); {then}",

@@ -121,18 +121,32 @@ def run_command(argv: list[str]) -> str:
     return out.stdout
 
 
+# Job states after which a task runs no more; Slurm lists such a task for a few
+# minutes (MinJobAge), then forgets it. Any other state (pending, running, suspended,
+# requeued, ...) may still store points.
+ENDED = frozenset(
+    "BOOT_FAIL CANCELLED COMPLETED DEADLINE FAILED NODE_FAIL OUT_OF_MEMORY PREEMPTED "
+    "REVOKED SPECIAL_EXIT TIMEOUT".split()
+)
+
+
 @dataclass(frozen=True)
 class QueuedTask:
     job: str  # the array's job id
     index: int  # the task's index in the array
-    state: str  # PENDING, RUNNING, COMPLETING, ...
+    state: str  # PENDING, RUNNING, SUSPENDED, ..., or an ENDED state
+
+    @property
+    def active(self) -> bool:
+        return self.state not in ENDED
 
 
 def queued(name: str) -> list[QueuedTask]:
-    """The tasks of jobs named ``name`` that Slurm still holds, one per array task."""
+    """The tasks of jobs named ``name`` that Slurm still lists (in any state, ended ones
+    for a few minutes), one per array task."""
     user = os.environ.get("USER") or str(os.getuid())
-    text = run_command(["squeue", "--noheader", "--array", f"--name={name}", f"--user={user}",
-                        "--format=%F|%K|%T"])  # fmt: skip
+    text = run_command(["squeue", "--noheader", "--array", "--states=all", f"--name={name}",
+                        f"--user={user}", "--format=%F|%K|%T"])  # fmt: skip
     tasks = []
     for line in text.splitlines():
         job, index, state = line.strip().split("|")
@@ -275,7 +289,7 @@ def _submit_array(
 
 def cancel(name: str) -> int:
     """Cancel every job of the study still in Slurm; how many tasks were queued."""
-    count = len(queued(name))
+    count = sum(t.active for t in queued(name))
     if count:
         user = os.environ.get("USER") or str(os.getuid())
         run_command(["scancel", f"--name={name}", f"--user={user}"])

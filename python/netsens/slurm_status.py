@@ -34,6 +34,7 @@ class FailedTask:
     index: int
     log: Path
     missing: list[str]  # its point ids not stored
+    state: str | None  # Slurm's word for how it ended (TIMEOUT, ...) while it still says
 
 
 @dataclass
@@ -70,7 +71,7 @@ def status(root: Path, points: list[Point], name: str) -> Status:
     for sub in slurm.submissions(root):
         for index, task_ids in enumerate(sub.plan):
             state = queue.get((sub.job, index))
-            if state is not None:
+            if state is not None and state not in slurm.ENDED:
                 if state in RUNNING:
                     out.running += 1
                 else:
@@ -81,7 +82,7 @@ def status(root: Path, points: list[Point], name: str) -> Status:
             finished = (done_dir / f"{sub.job}_{index}").exists()
             if left and not finished and index not in sub.superseded:
                 out.failed.append(FailedTask(f"{sub.job}_{index}", sub.job, index,
-                                             sub.log(index), left))  # fmt: skip
+                                             sub.log(index), left, state))  # fmt: skip
     return out
 
 
