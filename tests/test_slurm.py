@@ -214,18 +214,24 @@ def test_a_rejected_submission_is_one_line(cluster, tmp_path, capsys):
 
 
 @pytest.mark.parametrize(
-    ("args", "slurm_table", "pattern"),
+    ("args", "study", "pattern"),
     [
-        (["--executor", "slurm", "--time", "half an hour"], "", r"time: .* HH:MM:SS"),
-        (["--executor", "slurm"], "[slurm]\npartitions = 'x'\n", r"unknown key 'partitions'"),
-        (["--executor", "slurm"], "[slurm]\npoints_per_task = 0\n", r"points_per_task"),
-        (["--detach"], "", r"--detach needs --executor slurm"),
-        (["--partition", "p"], "", r"--partition needs --executor slurm"),
-        (["--executor", "slurm", "--jobs", "2"], "", r"--jobs is for the local executor"),
+        (["--executor", "slurm", "--time", "half an hour"], GOAL_STUDY, r"time: .* HH:MM:SS"),
+        (
+            ["--executor", "slurm"],
+            GOAL_STUDY + "[slurm]\npartitions = 'x'\n",
+            r"unknown key 'partitions'",
+        ),
+        (["--executor", "slurm"], GOAL_STUDY + "[slurm]\npoints_per_task = 0\n", r"points_per"),
+        (["--executor", "slurm"], GOAL_STUDY + "[slurm]\nmax_parallel = true\n", r"max_par"),
+        (["--executor", "slurm"], "slurm = 3\n" + GOAL_STUDY, r"slurm: must be a table"),
+        (["--detach"], GOAL_STUDY, r"--detach needs --executor slurm"),
+        (["--partition", "p"], GOAL_STUDY, r"--partition needs --executor slurm"),
+        (["--executor", "slurm", "--jobs", "2"], GOAL_STUDY, r"--jobs is for the local executor"),
     ],
 )
-def test_bad_slurm_options_are_one_line(tmp_path, capsys, args, slurm_table, pattern):
-    study_file = write_study(tmp_path, GOAL_STUDY + slurm_table)
+def test_bad_slurm_options_are_one_line(tmp_path, capsys, args, study, pattern):
+    study_file = write_study(tmp_path, study)
     code, _, err = netsens(capsys, "sweep", study_file, *args)
     assert_one_error_line(code, err, pattern)
     assert not (tmp_path / "results").exists()

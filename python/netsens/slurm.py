@@ -78,7 +78,8 @@ class SlurmOptions:
     def _check(self) -> None:
         for key in ("max_parallel", "points_per_task"):
             value = getattr(self, key)
-            if value is not None and (not isinstance(value, int) or value < 1):
+            whole = isinstance(value, int) and not isinstance(value, bool)
+            if value is not None and (not whole or value < 1):
                 raise SlurmError(f"slurm: {key}: must be a whole number of at least 1")
         if self.time is not None and not (isinstance(self.time, str) and _TIME.match(self.time)):
             raise SlurmError(
