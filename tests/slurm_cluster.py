@@ -17,6 +17,8 @@ from pathlib import Path
 # The node's CPUs: the test machine has two cores.
 CPUS = 2
 START_TIMEOUT_S = 60.0
+# Array tasks per sbatch (Slurm's default is 1001): small, so that a test can pass it.
+MAX_ARRAY_SIZE = 20
 
 
 def free_port() -> int:
@@ -122,6 +124,7 @@ InactiveLimit=0
 SlurmctldTimeout=30
 SlurmdTimeout=30
 MessageTimeout=5
+MaxArraySize={MAX_ARRAY_SIZE}
 NodeName={self.node} NodeAddr=127.0.0.1 CPUs={CPUS} State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 """

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from slurm_cluster import Cluster, free_port
+from slurm_cluster import MAX_ARRAY_SIZE, Cluster, free_port
 
 from netsens import slurm
 from netsens.cli import main
@@ -305,3 +305,13 @@ def test_cancel_ends_the_study_s_jobs_and_keeps_what_is_stored(cluster, tmp_path
     assert "task" in err and "failed" in err  # at least the second, cancelled while pending
     time.sleep(1)
     assert files(study_file) == kept
+
+
+def test_more_tasks_than_the_array_size_limit_is_one_line(cluster, tmp_path, capsys):
+    """22 points in tasks of 1 are 22 tasks, past the test cluster's MaxArraySize of 20:
+    tasks of 2 (11 tasks) would fit."""
+    assert MAX_ARRAY_SIZE == 20
+    study_file = write_study(tmp_path)
+    code, _, err = netsens(capsys, "sweep", study_file, "--executor", "slurm")
+    assert_one_error_line(code, err, r"22 array tasks, .*\(20\); use --points-per-task 2 or more")
+    assert not list((Study.from_toml(study_file).results_dir / "slurm" / "jobs").glob("*"))

@@ -234,6 +234,13 @@ def submit(
     k = options.points_per_task
     if simulated:
         tasks = [simulated[i : i + k] for i in range(0, len(simulated), k)]
+        limit = max_array_size()
+        if len(tasks) > limit:
+            raise SlurmError(
+                f"{len(simulated)} points in tasks of {k} make {len(tasks)} array tasks, more "
+                f"than this cluster's MaxArraySize allows ({limit}); use --points-per-task "
+                f"{-(-len(simulated) // limit)} or more"
+            )
         jobs[_submit_array(study, root, tasks, options, name, [])] = len(tasks)
     for point in live:
         ntasks = [f"--ntasks={point.ranks}"]
@@ -269,7 +276,6 @@ def _submit_array(
         f"--array={array}",
         f"--output={base / LOGS / '%A_%a.log'}",
         "--open-mode=append",
-        "--kill-on-invalid-dep=yes",
         *([f"--partition={options.partition}"] if options.partition else []),
         *([f"--time={options.time}"] if options.time else []),
         *extra,
@@ -286,6 +292,14 @@ def _submit_array(
     record = {"plan": plan_name, "tasks": len(tasks), "name": name, "submitted": time.time()}
     store.write_json_atomic(base / JOBS / f"{job}.json", record)
     return job
+
+
+def max_array_size() -> int:
+    """Array tasks one sbatch may ask for: the cluster's MaxArraySize (indices 0 to
+    MaxArraySize - 1), Slurm's default 1001 when the configuration does not say."""
+    config = run_command(["scontrol", "show", "config"])
+    found = re.search(r"^MaxArraySize\s*=\s*(\d+)", config, re.M)
+    return int(found.group(1)) if found else 1001
 
 
 def cancel(name: str) -> int:
