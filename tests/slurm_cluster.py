@@ -54,6 +54,8 @@ class Cluster:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if len(self.processes) == 3:
+            self._cancel_jobs()
         for process in reversed(self.processes):
             process.terminate()
         for process in reversed(self.processes):
@@ -63,6 +65,18 @@ class Cluster:
                 process.kill()
                 process.wait()
         self.processes.clear()
+
+    def _cancel_jobs(self) -> None:
+        """Cancel what a failed test left queued and wait for it to end: a job step
+        still running when slurmd stops would outlive the cluster."""
+        env = dict(os.environ, **self.env())
+        subprocess.run(["scancel", f"--user={os.getuid()}"], env=env, capture_output=True)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            out = subprocess.run(["squeue", "--noheader"], capture_output=True, text=True, env=env)
+            if out.returncode != 0 or not out.stdout.strip():
+                return
+            time.sleep(0.5)
 
     def _start_munge(self) -> None:
         munge = self.root / "munge"
