@@ -3,7 +3,8 @@
 #
 #   make install   .venv/ with netsens installed (editable, release-built native module)
 #   make run       install, then the default study (ISCA'97 at small size) and its report
-#   make test      install, lint, Rust tests, Python tests (test-deps: Debian packages they need)
+#   make test      install, lint, Rust tests, Python tests (test-deps, slurm-deps: Debian
+#                  packages they need)
 #   make lint      rustfmt --check, clippy -D warnings, ruff check + ruff format --check
 #   make bench     the engine, program front-end and application benchmarks, and the
 #                  default study timed (each prints its report)
@@ -45,6 +46,14 @@ MISSING_TEST_PACKAGES = $(shell command -v dpkg-query >/dev/null || exit 0; \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
 	done)
 
+# The Slurm executor's tests (tests/test_slurm.py) start a real one-node cluster:
+# Debian's Slurm 22.05 (slurmctld, slurmd and the client commands) and munge.
+SLURM_PACKAGES := slurm-wlm munge
+MISSING_SLURM_PACKAGES = $(shell command -v dpkg-query >/dev/null || exit 0; \
+	for p in $(SLURM_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done)
+
 # Live mode (netsens live): both MPI implementations side by side (each keeps its own
 # mpicc/mpirun under /usr/bin/mpicc.openmpi, mpicc.mpich, ...; Debian's alternatives
 # pick the default, which netsens never relies on), gfortran and mpi4py's build for
@@ -60,7 +69,7 @@ RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs
 CORE_MODULE := $(wildcard python/netsens/_core*.so)
 BUILD_STAMP := $(VENV)/.netsens-built
 
-.PHONY: help deps test-deps live-deps install install-live pmpi mpi-run live-python run test lint bench FORCE
+.PHONY: help deps test-deps slurm-deps live-deps install install-live pmpi mpi-run live-python run test lint bench FORCE
 .DELETE_ON_ERROR:
 
 help:
@@ -76,6 +85,12 @@ test-deps:
 ifneq ($(strip $(MISSING_TEST_PACKAGES)),)
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(MISSING_TEST_PACKAGES)
+endif
+
+slurm-deps:
+ifneq ($(strip $(MISSING_SLURM_PACKAGES)),)
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(MISSING_SLURM_PACKAGES)
 endif
 
 live-deps:
@@ -129,7 +144,7 @@ lint: install install-live
 	$(BIN)/ruff check $(PY_SOURCES)
 	$(BIN)/ruff format --check $(PY_SOURCES)
 
-test: install install-live lint test-deps
+test: install install-live lint test-deps slurm-deps
 	cargo test --workspace --profile ci
 	$(BIN)/pytest -q tests
 	$(MAKE) fuzz FUZZ_SECONDS=60

@@ -249,7 +249,7 @@ BAD = {
         'name = "x"\nworkloads = ["radix"]\nrank = [4]\n' + AXES,
         'unknown key "rank"; did you mean "ranks"? (known: name, description, results, '
         "platform, workloads, size, ranks, seeds, combine, deterministic, axes, baseline, "
-        "variants)",
+        "mode, mpi, variants, slurm)",
     ),
     "unknown range key": (
         HEAD + '[axes]\nL = { from = "2us", to = "16us", point = 4 }\n',

@@ -12,6 +12,8 @@ import click
 import polars as pl
 from rich.table import Table
 
+from netsens.cli_slurm import slurm_options, wants_slurm
+from netsens.cli_slurm import sweep as slurm_sweep
 from netsens.console import stdout_console
 from netsens.store import FAILURES, failures, load, read_manifest, results_dir
 from netsens.study import Study
@@ -88,6 +90,7 @@ def _ranks(values: tuple[str, ...]) -> list[int]:
     metavar="NAME|FILE.goal",
     help="Workload instead of the study's (repeat for several; 'all' = every app).",
 )
+@slurm_options
 def sweep_command(
     study_file: Path,
     jobs: int | None,
@@ -97,6 +100,7 @@ def sweep_command(
     seeds: int | None,
     size: str | None,
     workloads: tuple[str, ...],
+    **executor: Any,
 ) -> None:
     """Run every point of a study that is not stored yet, on all cores.
 
@@ -112,7 +116,14 @@ def sweep_command(
     Example:
       netsens sweep examples/studies/quick.toml --ranks 4 --seeds 1 --jobs 2
       netsens results examples/studies/quick.toml
+
+    \b
+    On a Slurm cluster (docs/STUDIES.md): --executor slurm submits the missing points
+    as one job array and follows it; --status and --cancel look at or cancel its jobs.
     """
+    on_slurm = wants_slurm(executor)
+    if on_slurm and jobs is not None:
+        raise click.UsageError("--jobs is for the local executor; on Slurm use --max-parallel")
     study = Study.from_toml(
         study_file,
         results=results,
@@ -122,6 +133,9 @@ def sweep_command(
         size=size,
         workloads=list(workloads),
     )
+    if on_slurm:
+        slurm_sweep(study, str(study_file), executor)
+        return
     summary = run_study(study, jobs=jobs, progress=True)
     click.echo(summary.line())
     if summary.failed:

@@ -167,6 +167,10 @@ def _write_json(path: Path, data: Any) -> None:
     write_atomic(path, lambda f: f.write(text.encode()))
 
 
+# For the executors' own records beside the results (netsens.slurm).
+write_json_atomic = _write_json
+
+
 def write_manifest(results_dir: str | os.PathLike[str], study: Any, points: list[Any]) -> None:
     """Record the resolved ``study`` and its ``points`` (id, axes and what they run;
     ``sha256``, the point file's checksum, for each point stored so far)."""

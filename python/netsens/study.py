@@ -47,6 +47,7 @@ KEYS = (
     "mode",
     "mpi",
     "variants",
+    "slurm",
 )
 # A study runs simulated (default) or live on real MPI (netsens.live), one point at a time.
 MODES = ("simulate", "live")
@@ -192,6 +193,8 @@ class Study:
     base_dir: Path = field(default_factory=Path.cwd)
     # Variants of the wide-area applications to run, each its own workload.
     variants: list[str] = field(default_factory=list)
+    # The Slurm executor's options (netsens.slurm.SlurmOptions), checked when it runs.
+    slurm: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._source: str | None = None  # the study file, to name it in errors

@@ -211,6 +211,19 @@ def _run_point(point: Point, name: str, results_dir: str) -> tuple[str | None, s
         claims.release(results_dir, point.point_id, holder)
 
 
+def run_and_record(point: Point, name: str, results_dir: str) -> str | None:
+    """Run one point as a sweep's worker does and record a failure as the sweep does
+    (the point runner of the other executors, e.g. a Slurm task): None when stored,
+    ``ELSEWHERE`` when another sweep has it, else the failure's message."""
+    error, message = _run_point(point, name, results_dir)
+    if error is None:
+        store.clear_failure(results_dir, point.point_id)
+    elif error != ELSEWHERE:
+        store.write_failure(results_dir, point, error, message or "")
+        return f"{error}: {message}"
+    return error
+
+
 def _compute_point(point: Point, name: str, results_dir: str) -> tuple[str | None, str | None]:
     from netsens import __version__
 
