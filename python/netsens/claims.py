@@ -60,8 +60,12 @@ def _start_time(pid: int) -> float | None:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    # The command name (field 2) may hold spaces; field 22 is the start time in ticks.
+    # The command name (field 2) may hold spaces; field 3 is the state, field 22 the
+    # start time in ticks. A zombie (killed, not yet reaped: a container's init may
+    # reap late) holds nothing any more.
     fields = stat.rpartition(")")[2].split()
+    if fields[0] in ("Z", "X"):
+        return None
     return int(fields[19]) / os.sysconf("SC_CLK_TCK")
 
 

@@ -188,6 +188,11 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         process.terminate()
     for process in processes:
         process.join()
+    # Let the pool's manager thread see its workers gone and end now: left running, it
+    # can meet closed pipes at interpreter exit and print a traceback after our one line.
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(timeout=5)
 
 
 # What a worker answers for a point another sweep holds a claim on or has stored.
