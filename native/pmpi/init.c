@@ -1,6 +1,6 @@
 /* MPI_Init, MPI_Init_thread and MPI_Finalize: the library's setup (configuration,
  * communicator ids, clock offsets, wide-area links) and the stats file. */
-#include "netsens_pmpi.h"
+#include "trace.h"
 
 void ns_after_init(void)
 {
@@ -10,6 +10,7 @@ void ns_after_init(void)
     ns_world_rank = rank;
     ns_world_size = size;
     ns_config_load(rank, size);
+    ns_trace_init();
     ns_comm_ids_init();
     ns_clock_sync(ns_shadow_comm, rank, size);
     ns_wan_init(ns_shadow_comm, rank);
@@ -22,6 +23,7 @@ void ns_after_init(void)
 void ns_before_finalize(void)
 {
     ns_count_call(STAT_CALLS, "MPI_Finalize");
+    if (ns_tracing) ns_trace_finish();
     ns_stats_write();
     ns_finalizing = true;
 }
