@@ -1,0 +1,300 @@
+//! OTF2 events → a [`Schedule`], through the public [`ScheduleBuilder`] only.
+//!
+//! Per rank, in the rank's order:
+//! - the CPU time between two MPI calls (leave → next enter) becomes a `calc`, rounded
+//!   to whole nanoseconds (so the GOAL form of the schedule is exact);
+//! - a blocking send or receive waits for everything before it, and what follows
+//!   waits for it; a receive takes the source and tag it matched (wildcards resolved
+//!   as recorded);
+//! - a non-blocking send starts after what precedes it and what follows starts once it
+//!   has started (`irequires`); a non-blocking receive is posted where `MPI_Irecv` was
+//!   called (created when its completion names the source); the op after a
+//!   completion (`MPI_Wait*`, a successful `MPI_Test*`) waits for the request;
+//! - a collective is expanded into rounds of messages ([`crate::collectives`]) on a
+//!   tag of its own per communicator, so it never matches the program's messages.
+//!
+//! Tags are renumbered densely per (communicator, tag), so that messages of different
+//! communicators never match each other.
+
+use std::collections::HashMap;
+
+use netsens_core::schedule::{OpId, Schedule, ScheduleBuilder};
+use netsens_core::Error;
+
+use crate::collectives::{expand, Coll, Msg};
+use crate::ffi::{self, Event, Sink};
+
+/// MPI calls replay cannot model: their effect on the network is not in the trace.
+const UNMODELED: &[&str] = &[
+    "MPI_Win_create",
+    "MPI_Win_allocate",
+    "MPI_Win_fence",
+    "MPI_Put",
+    "MPI_Get",
+    "MPI_Accumulate",
+    "MPI_Mprobe",
+    "MPI_Improbe",
+    "MPI_Mrecv",
+    "MPI_Imrecv",
+    "MPI_Ibarrier",
+    "MPI_Ibcast",
+    "MPI_Ireduce",
+    "MPI_Iallreduce",
+    "MPI_Iallgather",
+    "MPI_Ialltoall",
+    "MPI_Alltoallw",
+    "MPI_Neighbor_alltoall",
+    "MPI_Neighbor_allgather",
+    "MPI_Comm_spawn",
+];
+
+/// The marker of collective traffic in the tag map (MPI tags are at most i32::MAX).
+const COLLECTIVE_TAG: u32 = u32::MAX;
+
+/// The op the next op of a rank depends on, and how.
+#[derive(Clone, Copy)]
+enum After {
+    Nothing,
+    Done(OpId),
+    Started(OpId),
+}
+
+enum Request {
+    Send(OpId),
+    /// A receive posted after this point, created at its completion.
+    Recv(After),
+}
+
+struct RankState {
+    after: After,
+    /// Requests completed since the last op: the next op waits for them.
+    completed: Vec<OpId>,
+    last_leave: u64,
+    /// Nesting of MPI regions (only the outermost call counts).
+    depth: u32,
+    requests: HashMap<u64, Request>,
+}
+
+/// What a replay read: the schedule and counts for the result.
+pub struct Replay {
+    pub schedule: Schedule,
+    pub events: u64,
+    pub ranks: u32,
+}
+
+struct Builder<'a> {
+    path: &'a str,
+    b: ScheduleBuilder,
+    ranks: Vec<RankState>,
+    regions: HashMap<u32, Box<str>>,
+    comms: HashMap<u32, Vec<u32>>,
+    tags: HashMap<(u32, u32), i32>,
+    events: u64,
+}
+
+impl Builder<'_> {
+    fn tag(&mut self, comm: u32, tag: u32) -> i32 {
+        let next = self.tags.len() as i32;
+        *self.tags.entry((comm, tag)).or_insert(next)
+    }
+
+    fn world(&self, rank: u32, position: u64, comm: u32, peer: u32) -> Result<u32, String> {
+        let members = self
+            .comms
+            .get(&comm)
+            .ok_or_else(|| format!("{}: rank {rank}, event {position}: undefined communicator {comm}", self.path))?;
+        members.get(peer as usize).copied().ok_or_else(|| {
+            format!("{}: rank {rank}, event {position}: peer {peer} is not in communicator {comm}", self.path)
+        })
+    }
+
+    /// Add `op` of `rank` after what precedes it.
+    fn link(&mut self, rank: u32, op: OpId, after: After) {
+        match after {
+            After::Nothing => {}
+            After::Done(before) => self.b.requires(op, before),
+            After::Started(before) => self.b.irequires(op, before),
+        }
+        for done in std::mem::take(&mut self.ranks[rank as usize].completed) {
+            self.b.requires(op, done);
+        }
+    }
+
+    fn blocking(&mut self, rank: u32, op: OpId) {
+        let after = self.ranks[rank as usize].after;
+        self.link(rank, op, after);
+        self.ranks[rank as usize].after = After::Done(op);
+    }
+
+    fn collective(&mut self, rank: u32, position: u64, ev: &Event) -> Result<(), String> {
+        let Some(coll) = Coll::from_otf2(ev.coll) else {
+            return Err(format!(
+                "{}: rank {rank}, event {position}: collective operation {} is an MPI call replay does not model",
+                self.path, ev.coll
+            ));
+        };
+        let members = self
+            .comms
+            .get(&ev.comm)
+            .ok_or_else(|| format!("{}: rank {rank}, event {position}: undefined communicator {}", self.path, ev.comm))?
+            .clone();
+        let me = members.iter().position(|&w| w == rank).ok_or_else(|| {
+            format!("{}: rank {rank}, event {position}: rank {rank} is not in communicator {}", self.path, ev.comm)
+        })? as u32;
+        let tag = self.tag(ev.comm, COLLECTIVE_TAG);
+        for round in expand(coll, members.len() as u32, me, ev.peer, ev.bytes, ev.bytes2) {
+            let after = self.ranks[rank as usize].after;
+            let mut ops = Vec::with_capacity(round.len());
+            for m in round {
+                let op = match m {
+                    Msg::Send { peer, bytes } => self.b.send(rank, members[peer as usize], bytes, tag, 0, 0),
+                    Msg::Recv { peer, bytes } => self.b.recv(rank, members[peer as usize] as i32, bytes, tag, 0, 0),
+                };
+                self.link(rank, op, after);
+                ops.push(op);
+            }
+            // The next round waits for all of this one: chain through its last op,
+            // which itself waits for the others.
+            if let Some((&last, rest)) = ops.split_last() {
+                for &o in rest {
+                    self.b.requires(last, o);
+                }
+                self.ranks[rank as usize].after = After::Done(last);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Sink for Builder<'_> {
+    fn ranks(&mut self, n: u32) -> Result<(), String> {
+        self.b = ScheduleBuilder::new(n);
+        self.ranks = (0..n)
+            .map(|_| RankState {
+                after: After::Nothing,
+                completed: Vec::new(),
+                last_leave: 0,
+                depth: 0,
+                requests: HashMap::new(),
+            })
+            .collect();
+        Ok(())
+    }
+
+    fn region(&mut self, id: u32, name: &str) -> Result<(), String> {
+        self.regions.insert(id, name.into());
+        Ok(())
+    }
+
+    fn comm(&mut self, id: u32, world: &[u64]) -> Result<(), String> {
+        let n = self.ranks.len() as u64;
+        if let Some(bad) = world.iter().find(|&&w| w >= n) {
+            return Err(format!("{}: communicator {id} names rank {bad}, but the trace has {n} ranks", self.path));
+        }
+        self.comms.insert(id, world.iter().map(|&w| w as u32).collect());
+        Ok(())
+    }
+
+    fn event(&mut self, rank: u32, position: u64, ev: &Event) -> Result<(), String> {
+        self.events += 1;
+        let r = rank as usize;
+        match ev.kind {
+            ffi::ENTER | ffi::LEAVE => {
+                let name = self.regions.get(&ev.region).map(|s| &**s).unwrap_or("");
+                if !name.starts_with("MPI_") {
+                    return Ok(()); // a user region: compute continues through it
+                }
+                if ev.kind == ffi::ENTER {
+                    if UNMODELED.contains(&name) {
+                        return Err(format!(
+                            "{}: rank {rank}, event {position}: {name} is an MPI call replay does not model",
+                            self.path
+                        ));
+                    }
+                    let st = &mut self.ranks[r];
+                    st.depth += 1;
+                    if st.depth == 1 {
+                        let gap_ns = ev.time_ps.saturating_sub(st.last_leave) / 1000;
+                        if gap_ns > 0 {
+                            let op = self.b.calc(rank, gap_ns * 1000, 0);
+                            self.blocking(rank, op);
+                        }
+                    }
+                } else {
+                    let st = &mut self.ranks[r];
+                    st.depth = st.depth.saturating_sub(1);
+                    if st.depth == 0 {
+                        st.last_leave = ev.time_ps;
+                    }
+                }
+            }
+            ffi::SEND | ffi::ISEND => {
+                let dst = self.world(rank, position, ev.comm, ev.peer)?;
+                let tag = self.tag(ev.comm, ev.tag);
+                let op = self.b.send(rank, dst, ev.bytes, tag, 0, 0);
+                if ev.kind == ffi::SEND {
+                    self.blocking(rank, op);
+                } else {
+                    let after = self.ranks[r].after;
+                    self.link(rank, op, after);
+                    self.ranks[r].after = After::Started(op);
+                    self.ranks[r].requests.insert(ev.req, Request::Send(op));
+                }
+            }
+            ffi::RECV => {
+                let src = self.world(rank, position, ev.comm, ev.peer)?;
+                let tag = self.tag(ev.comm, ev.tag);
+                let op = self.b.recv(rank, src as i32, ev.bytes, tag, 0, 0);
+                self.blocking(rank, op);
+            }
+            ffi::IRECV_POST => {
+                let after = self.ranks[r].after;
+                self.ranks[r].requests.insert(ev.req, Request::Recv(after));
+            }
+            ffi::ISEND_DONE | ffi::IRECV_DONE => {
+                let op = match self.ranks[r].requests.remove(&ev.req) {
+                    Some(Request::Send(op)) if ev.kind == ffi::ISEND_DONE => op,
+                    Some(Request::Recv(after)) if ev.kind == ffi::IRECV_DONE => {
+                        let src = self.world(rank, position, ev.comm, ev.peer)?;
+                        let tag = self.tag(ev.comm, ev.tag);
+                        let op = self.b.recv(rank, src as i32, ev.bytes, tag, 0, 0);
+                        match after {
+                            After::Nothing => {}
+                            After::Done(b) => self.b.requires(op, b),
+                            After::Started(b) => self.b.irequires(op, b),
+                        }
+                        op
+                    }
+                    _ => {
+                        return Err(format!(
+                            "{}: rank {rank}, event {position}: completion of request {} that was never started",
+                            self.path, ev.req
+                        ))
+                    }
+                };
+                self.ranks[r].completed.push(op);
+            }
+            ffi::COLL => self.collective(rank, position, ev)?,
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Read the OTF2 archive `anchor` (its `.otf2` file) into a schedule.
+pub fn read_trace(anchor: &str) -> Result<Replay, Error> {
+    let mut builder = Builder {
+        path: anchor,
+        b: ScheduleBuilder::new(1),
+        ranks: Vec::new(),
+        regions: HashMap::new(),
+        comms: HashMap::new(),
+        tags: HashMap::new(),
+        events: 0,
+    };
+    ffi::read(anchor, &mut builder).map_err(Error::Input)?;
+    let ranks = builder.ranks.len() as u32;
+    let events = builder.events;
+    let schedule = builder.b.build().map_err(|e| Error::Input(format!("{anchor}: {e}")))?;
+    Ok(Replay { schedule, events, ranks })
+}
