@@ -351,7 +351,7 @@ int ns_otf2_read(const char *anchor, const struct ns_otf2_sink *sink, char *err,
             if (nranks == 0) rc = fail(err, errlen, "the archive defines no MPI rank");
         }
         if (rc == 0) rc = hand_definitions(&s, locs, nranks);
-        if (rc == 0) rc = read_events(r, &s, locs, nranks, err, errlen);
+        if (rc == 0 && sink->event != NULL) rc = read_events(r, &s, locs, nranks, err, errlen);
         OTF2_Reader_Close(r);
     }
     free_state(&s);

@@ -33,7 +33,7 @@ struct ns_otf2_sink {
     /* A communicator: its members' world ranks. */
     int (*comm)(void *ctx, uint32_t ref, uint32_t n, const uint64_t *world);
     /* One event of `rank`, in the rank's order; `position` counts its events from 0.
-     * A non-zero return stops reading. */
+     * A non-zero return stops reading. NULL: read the definitions only. */
     int (*event)(void *ctx, uint32_t rank, uint64_t position, const struct ns_otf2_event *ev);
 };
 

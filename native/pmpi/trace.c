@@ -75,9 +75,16 @@ static uint16_t region_of(const char *name)
     return (uint16_t)nregions++;
 }
 
+/* A communicator's key in the archive: its id (comm_ids.c), which the disjoint
+ * communicators of one MPI_Comm_split share, told apart by its first member. */
+uint64_t ns_trace_comm_key(uint64_t id, int first_world_rank)
+{
+    return id ^ ((uint64_t)(first_world_rank + 1) * 0x9e3779b97f4a7c15ULL);
+}
+
 static uint64_t comm_of(MPI_Comm comm)
 {
-    uint64_t id = ns_comm_id(comm);
+    uint64_t id = ns_trace_comm_key(ns_comm_id(comm), ns_world_rank_of(comm, 0));
     for (int i = 0; i < ncomms; i++)
         if (comms[i].id == id) return id;
     if (ncomms == capcomms) {

@@ -58,6 +58,8 @@ int64_t ns_sum_bytes(const int counts[], MPI_Datatype dt, MPI_Comm comm);
 /* Gathers every rank's records to world rank 0, which writes the archive. */
 void ns_trace_finish(void);
 
+uint64_t ns_trace_comm_key(uint64_t id, int first_world_rank);
+
 /* trace_otf2.c: rank 0 writes the archive from every rank's records. */
 struct trace_comm {
     uint64_t id;

@@ -124,7 +124,7 @@ static void write_definitions(OTF2_GlobalDefWriter *d, int nranks, const int64_t
         const struct trace_comm *comm = &comms[c];
         uint64_t *world = malloc(sizeof(uint64_t) * (size_t)(comm->size > 0 ? comm->size : 1));
         for (int64_t i = 0; i < comm->size; i++) world[i] = (uint64_t)comm->world[i];
-        if (comm->id == 1)
+        if (comm->id == ns_trace_comm_key(1, 0))
             snprintf(name, sizeof name, "MPI_COMM_WORLD");
         else
             snprintf(name, sizeof name, "comm %016llx", (unsigned long long)comm->id);

@@ -35,7 +35,7 @@ struct CSink {
     ranks: extern "C" fn(*mut c_void, u32) -> c_int,
     region: extern "C" fn(*mut c_void, u32, *const c_char) -> c_int,
     comm: extern "C" fn(*mut c_void, u32, u32, *const u64) -> c_int,
-    event: extern "C" fn(*mut c_void, u32, u64, *const Event) -> c_int,
+    event: Option<extern "C" fn(*mut c_void, u32, u64, *const Event) -> c_int>,
 }
 
 extern "C" {
@@ -89,8 +89,9 @@ extern "C" fn on_event(ctx: *mut c_void, rank: u32, position: u64, ev: *const Ev
     call(ctx, |s| s.event(rank, position, ev))
 }
 
-/// Read the archive whose anchor file is `anchor` into `sink`.
-pub fn read(anchor: &str, sink: &mut dyn Sink) -> Result<(), String> {
+/// Read the archive whose anchor file is `anchor` into `sink`; with `events` false,
+/// only its definitions.
+pub fn read(anchor: &str, sink: &mut dyn Sink, events: bool) -> Result<(), String> {
     let path = CString::new(anchor).map_err(|_| format!("{anchor}: the path contains a NUL byte"))?;
     let mut ctx = Ctx { sink, error: None };
     let c = CSink {
@@ -98,7 +99,7 @@ pub fn read(anchor: &str, sink: &mut dyn Sink) -> Result<(), String> {
         ranks: on_ranks,
         region: on_region,
         comm: on_comm,
-        event: on_event,
+        event: if events { Some(on_event) } else { None },
     };
     let mut err = vec![0 as c_char; 512];
     // SAFETY: every pointer outlives the call; the reader writes at most err.len() bytes.

@@ -292,9 +292,24 @@ pub fn read_trace(anchor: &str) -> Result<Replay, Error> {
         tags: HashMap::new(),
         events: 0,
     };
-    ffi::read(anchor, &mut builder).map_err(Error::Input)?;
+    ffi::read(anchor, &mut builder, true).map_err(Error::Input)?;
     let ranks = builder.ranks.len() as u32;
     let events = builder.events;
     let schedule = builder.b.build().map_err(|e| Error::Input(format!("{anchor}: {e}")))?;
     Ok(Replay { schedule, events, ranks })
+}
+
+/// The number of ranks of the archive `anchor`, from its definitions only.
+pub fn trace_ranks(anchor: &str) -> Result<u32, Error> {
+    let mut builder = Builder {
+        path: anchor,
+        b: ScheduleBuilder::new(1),
+        ranks: Vec::new(),
+        regions: HashMap::new(),
+        comms: HashMap::new(),
+        tags: HashMap::new(),
+        events: 0,
+    };
+    ffi::read(anchor, &mut builder, false).map_err(Error::Input)?;
+    Ok(builder.ranks.len() as u32)
 }
