@@ -38,8 +38,7 @@ pub fn run_trace(
         }
         let s = &t.schedule;
         let r = with_progress(progress, |hook| run_schedule_with_progress(s, &p, &opts(seed, matrix), hook))?;
-        let workload =
-            json!({"kind": "trace", "file": path, "events": t.events, "ops": s.num_ops(), "ranks": t.ranks});
+        let workload = json!({"kind": "trace", "file": path, "events": t.events, "ops": s.num_ops(), "ranks": t.ranks});
         Ok(result_json(&r, &p, workload, &[]))
     })
 }
