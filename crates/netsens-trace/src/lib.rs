@@ -7,7 +7,7 @@ mod ffi;
 pub mod goal_out;
 pub mod replay;
 
-pub use replay::{read_trace, trace_ranks, Replay};
+pub use replay::{count_events, read_trace, trace_ranks, Replay};
 
 /// Write a synthetic archive (native/otf2read/otf2_synth.c) in the new directory
 /// `dir`: every rank `iterations` times computes `compute_ns`, then exchanges
