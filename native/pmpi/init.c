@@ -18,6 +18,7 @@ void ns_after_init(void)
     ps_t start = ns_global_now(), rank0_start = start;
     PMPI_Bcast(&rank0_start, 1, MPI_INT64_T, 0, ns_shadow_comm);
     ns_stats_start(rank, size, start, rank0_start);
+    if (ns_tracing) ns_trace_started();
 }
 
 void ns_before_finalize(void)

@@ -48,6 +48,15 @@ void ns_trace_init(void)
     trace_dir = dir;
 }
 
+static struct trace_rec *push(enum trace_type type);
+static uint16_t region_of(const char *name);
+
+void ns_trace_started(void)
+{
+    push(TR_ENTER)->region = region_of("MPI_Init");
+    push(TR_LEAVE);
+}
+
 static struct trace_rec *push(enum trace_type type)
 {
     if (nrecs == caprecs) {

@@ -35,6 +35,8 @@ struct trace_rec {
 
 extern bool ns_tracing;
 void ns_trace_init(void);
+/* MPI_Init returned (every rank together): the start of the rank's first compute. */
+void ns_trace_started(void);
 void ns_trace_enter(const char *name, bool collective);
 void ns_trace_leave(void);
 /* Point-to-point events of the program's own calls (ignored inside a collective). */
