@@ -206,6 +206,21 @@ static OTF2_CallbackCode ev_coll(EVENT_ARGS, OTF2_CollectiveOp op, OTF2_CommRef 
                                              .peer = root, .bytes = sent, .bytes2 = received});
 }
 
+static OTF2_CallbackCode ev_nbc_post(EVENT_ARGS, uint64_t req)
+{
+    UNUSED_EVENT_ARGS;
+    return emit(u, t, (struct ns_otf2_event){.kind = NS_NBC_POST, .req = req});
+}
+
+static OTF2_CallbackCode ev_nbc_done(EVENT_ARGS, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                                     uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
+{
+    UNUSED_EVENT_ARGS;
+    return emit(u, t, (struct ns_otf2_event){.kind = NS_NBC_DONE, .coll = (uint8_t)op,
+                                             .comm = comm, .peer = root, .bytes = sent,
+                                             .bytes2 = received, .req = req});
+}
+
 static const struct group *find_group(const struct state *s, uint32_t ref)
 {
     for (uint32_t i = 0; i < s->ngroups; i++)
@@ -295,6 +310,8 @@ static int read_events(OTF2_Reader *r, struct state *s, const uint64_t *locs, ui
     OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, ev_irecv_post);
     OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv_done);
     OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_post);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbc_done);
     int result = 0;
     for (uint32_t i = 0; i < nranks && result == 0; i++) {
         OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(r, locs[i]);

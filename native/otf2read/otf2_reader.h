@@ -16,6 +16,8 @@ enum ns_otf2_kind {
     NS_IRECV_POST = 6, /* req */
     NS_IRECV_DONE = 7, /* peer, comm, tag, bytes, req */
     NS_COLL = 8,       /* coll, comm, peer (the root), bytes (sent), bytes2 (received) */
+    NS_NBC_POST = 9,   /* a non-blocking collective started: req */
+    NS_NBC_DONE = 10,  /* its completion: coll, comm, peer (root), bytes, bytes2, req */
 };
 
 struct ns_otf2_event {

@@ -4,6 +4,7 @@
  * Injection, if also configured, is unchanged: the trace records what the program felt. */
 #include "trace.h"
 
+#include <otf2/OTF2_Events.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +28,11 @@ static int ncomms, capcomms;
 
 /* Requests in flight: handle bits -> trace request id and whether it is a send. */
 enum { REQ_BUCKETS = 4096 };
+enum traced_kind { TRACED_RECV, TRACED_SEND, TRACED_BARRIER };
 struct traced_req {
     uint64_t key, id;
-    bool send;
+    enum traced_kind kind;
+    uint64_t comm; /* non-blocking collectives: their communicator */
     struct traced_req *next;
 };
 static struct traced_req *req_buckets[REQ_BUCKETS];
@@ -117,11 +120,11 @@ static uint64_t req_key(MPI_Request req)
     return key;
 }
 
-static uint64_t track(MPI_Request req, bool send)
+static uint64_t track(MPI_Request req, enum traced_kind kind, uint64_t comm)
 {
     struct traced_req *t = malloc(sizeof *t);
     uint64_t key = req_key(req);
-    *t = (struct traced_req){.key = key, .id = next_req++, .send = send};
+    *t = (struct traced_req){.key = key, .id = next_req++, .kind = kind, .comm = comm};
     struct traced_req **head = &req_buckets[(key ^ (key >> 12)) % REQ_BUCKETS];
     t->next = *head;
     *head = t;
@@ -129,7 +132,7 @@ static uint64_t track(MPI_Request req, bool send)
 }
 
 /* Removes the request's entry; false when it was never tracked. */
-static bool untrack(MPI_Request req, uint64_t *id, bool *send)
+static bool untrack(MPI_Request req, uint64_t *id, enum traced_kind *kind, uint64_t *comm)
 {
     uint64_t key = req_key(req);
     for (struct traced_req **p = &req_buckets[(key ^ (key >> 12)) % REQ_BUCKETS]; *p != NULL;
@@ -137,7 +140,8 @@ static bool untrack(MPI_Request req, uint64_t *id, bool *send)
         if ((*p)->key == key) {
             struct traced_req *gone = *p;
             *id = gone->id;
-            *send = gone->send;
+            *kind = gone->kind;
+            *comm = gone->comm;
             *p = gone->next;
             free(gone);
             return true;
@@ -167,7 +171,7 @@ void ns_trace_send(MPI_Comm comm, int peer, int tag, int64_t bytes, MPI_Request 
     r->peer = peer;
     r->tag = tag;
     r->bytes = bytes;
-    if (req) r->req = track(*req, true);
+    if (req) r->req = track(*req, TRACED_SEND, 0);
 }
 
 static bool real_message(const MPI_Status *st)
@@ -211,21 +215,35 @@ void ns_trace_sendrecv(MPI_Comm comm, int dst, int stag, int64_t sbytes, const M
 void ns_trace_irecv_post(MPI_Request req)
 {
     if (in_collective) return;
-    push(TR_IRECV_POST)->req = track(req, false);
+    push(TR_IRECV_POST)->req = track(req, TRACED_RECV, 0);
 }
 
 void ns_trace_complete(MPI_Request handle, MPI_Comm comm, const MPI_Status *st)
 {
-    uint64_t id;
-    bool send;
-    if (in_collective || !untrack(handle, &id, &send)) return;
-    if (send) {
+    uint64_t id, coll_comm;
+    enum traced_kind kind;
+    if (in_collective || !untrack(handle, &id, &kind, &coll_comm)) return;
+    if (kind == TRACED_SEND) {
         push(TR_ISEND_DONE)->req = id;
+    } else if (kind == TRACED_BARRIER) {
+        struct trace_rec *r = push(TR_NBC_DONE);
+        r->req = id;
+        r->comm = coll_comm;
+        r->coll = OTF2_COLLECTIVE_OP_BARRIER;
     } else if (real_message(st)) {
         struct trace_rec *r = push(TR_IRECV_DONE);
         matched(r, comm, st);
         r->req = id;
     }
+}
+
+void ns_trace_ibarrier(MPI_Comm comm, MPI_Request req)
+{
+    int inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (in_collective || inter) return;
+    uint64_t key = comm_of(comm);
+    push(TR_NBC_POST)->req = track(req, TRACED_BARRIER, key);
 }
 
 int ns_comm_size(MPI_Comm comm)

@@ -17,6 +17,8 @@ enum trace_type {
     TR_IRECV_DONE, /* its completion: source, comm, tag, bytes, req */
     TR_COLL_BEGIN,
     TR_COLL_END, /* coll, comm, root, bytes (sent), bytes2 (received) */
+    TR_NBC_POST, /* a non-blocking collective started: req */
+    TR_NBC_DONE, /* its completion: coll, comm, req */
 };
 
 /* Collective kinds: OTF2's OTF2_CollectiveOp values. */
@@ -47,6 +49,7 @@ void ns_trace_irecv_post(MPI_Request req);
 void ns_trace_sendrecv(MPI_Comm comm, int dst, int stag, int64_t sbytes, const MPI_Status *st);
 /* A request completed (any kind); `st` is its status. */
 void ns_trace_complete(MPI_Request handle, MPI_Comm comm, const MPI_Status *st);
+void ns_trace_ibarrier(MPI_Comm comm, MPI_Request req);
 void ns_trace_coll(int coll, MPI_Comm comm, int root, int64_t sent, int64_t received);
 /* Byte counts of a collective's arguments (trace_otf2.c documents the convention). */
 int ns_comm_size(MPI_Comm comm);

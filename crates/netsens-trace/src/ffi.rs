@@ -12,6 +12,8 @@ pub const RECV: u8 = 5;
 pub const IRECV_POST: u8 = 6;
 pub const IRECV_DONE: u8 = 7;
 pub const COLL: u8 = 8;
+pub const NBC_POST: u8 = 9;
+pub const NBC_DONE: u8 = 10;
 
 /// One event as the C reader gives it (`struct ns_otf2_event`).
 #[repr(C)]

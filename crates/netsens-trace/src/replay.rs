@@ -11,7 +11,11 @@
 //!   called (created when its completion names the source); the op after a
 //!   completion (`MPI_Wait*`, a successful `MPI_Test*`) waits for the request;
 //! - a collective is expanded into rounds of messages ([`crate::collectives`]) on a
-//!   tag of its own per communicator, so it never matches the program's messages.
+//!   tag of its own per communicator, so it never matches the program's messages; a
+//!   non-blocking one (`MPI_Ibarrier`) starts where it was called and the op after
+//!   its completion waits for it. While one is pending, the time after an
+//!   unsuccessful `MPI_Test*` or `MPI_Iprobe` is polling, not compute (a rank
+//!   waiting for the barrier spins in such a loop; the model waits instead).
 //!
 //! Tags are renumbered densely per (communicator, tag), so that messages of different
 //! communicators never match each other.
@@ -36,7 +40,6 @@ const UNMODELED: &[&str] = &[
     "MPI_Improbe",
     "MPI_Mrecv",
     "MPI_Imrecv",
-    "MPI_Ibarrier",
     "MPI_Ibcast",
     "MPI_Ireduce",
     "MPI_Iallreduce",
@@ -63,6 +66,8 @@ enum Request {
     Send(OpId),
     /// A receive posted after this point, created at its completion.
     Recv(After),
+    /// A non-blocking collective started after this point, expanded at its completion.
+    Coll(After),
 }
 
 struct RankState {
@@ -73,6 +78,13 @@ struct RankState {
     /// Nesting of MPI regions (only the outermost call counts).
     depth: u32,
     requests: HashMap<u64, Request>,
+    /// Non-blocking collectives started and not yet completed.
+    pending_collectives: u32,
+    /// The current call polls (a test or probe), and how many requests it completed.
+    call_polls: bool,
+    call_completions: u32,
+    /// The last call was an unsuccessful poll while a collective was pending.
+    polling: bool,
 }
 
 /// What a replay read: the schedule and counts for the result.
@@ -110,11 +122,7 @@ impl Builder<'_> {
 
     /// Add `op` of `rank` after what precedes it.
     fn link(&mut self, rank: u32, op: OpId, after: After) {
-        match after {
-            After::Nothing => {}
-            After::Done(before) => self.b.requires(op, before),
-            After::Started(before) => self.b.irequires(op, before),
-        }
+        depend(&mut self.b, op, after);
         for done in std::mem::take(&mut self.ranks[rank as usize].completed) {
             self.b.requires(op, done);
         }
@@ -126,7 +134,9 @@ impl Builder<'_> {
         self.ranks[rank as usize].after = After::Done(op);
     }
 
-    fn collective(&mut self, rank: u32, position: u64, ev: &Event) -> Result<(), String> {
+    /// Expand the collective of `ev` after `start`; returns its last op (None when
+    /// the rank sends and receives nothing in it).
+    fn collective(&mut self, rank: u32, position: u64, ev: &Event, start: After) -> Result<Option<OpId>, String> {
         let Some(coll) = Coll::from_otf2(ev.coll) else {
             return Err(format!(
                 "{}: rank {rank}, event {position}: collective operation {} is an MPI call replay does not model",
@@ -142,27 +152,37 @@ impl Builder<'_> {
             format!("{}: rank {rank}, event {position}: rank {rank} is not in communicator {}", self.path, ev.comm)
         })? as u32;
         let tag = self.tag(ev.comm, COLLECTIVE_TAG);
+        let mut after = start;
+        let mut last = None;
         for round in expand(coll, members.len() as u32, me, ev.peer, ev.bytes, ev.bytes2) {
-            let after = self.ranks[rank as usize].after;
             let mut ops = Vec::with_capacity(round.len());
             for m in round {
                 let op = match m {
                     Msg::Send { peer, bytes } => self.b.send(rank, members[peer as usize], bytes, tag, 0, 0),
                     Msg::Recv { peer, bytes } => self.b.recv(rank, members[peer as usize] as i32, bytes, tag, 0, 0),
                 };
-                self.link(rank, op, after);
+                depend(&mut self.b, op, after);
                 ops.push(op);
             }
             // The next round waits for all of this one: chain through its last op,
             // which itself waits for the others.
-            if let Some((&last, rest)) = ops.split_last() {
+            if let Some((&end, rest)) = ops.split_last() {
                 for &o in rest {
-                    self.b.requires(last, o);
+                    self.b.requires(end, o);
                 }
-                self.ranks[rank as usize].after = After::Done(last);
+                after = After::Done(end);
+                last = Some(end);
             }
         }
-        Ok(())
+        Ok(last)
+    }
+}
+
+fn depend(b: &mut ScheduleBuilder, op: OpId, after: After) {
+    match after {
+        After::Nothing => {}
+        After::Done(before) => b.requires(op, before),
+        After::Started(before) => b.irequires(op, before),
     }
 }
 
@@ -176,6 +196,10 @@ impl Sink for Builder<'_> {
                 last_leave: 0,
                 depth: 0,
                 requests: HashMap::new(),
+                pending_collectives: 0,
+                call_polls: false,
+                call_completions: 0,
+                polling: false,
             })
             .collect();
         Ok(())
@@ -211,11 +235,15 @@ impl Sink for Builder<'_> {
                             self.path
                         ));
                     }
+                    let polls = name.starts_with("MPI_Test") || name == "MPI_Iprobe";
                     let st = &mut self.ranks[r];
                     st.depth += 1;
                     if st.depth == 1 {
                         let gap_ns = ev.time_ps.saturating_sub(st.last_leave) / 1000;
-                        if gap_ns > 0 {
+                        let polling = st.polling;
+                        st.call_polls = polls;
+                        st.call_completions = 0;
+                        if gap_ns > 0 && !polling {
                             let op = self.b.calc(rank, gap_ns * 1000, 0);
                             self.blocking(rank, op);
                         }
@@ -225,6 +253,7 @@ impl Sink for Builder<'_> {
                     st.depth = st.depth.saturating_sub(1);
                     if st.depth == 0 {
                         st.last_leave = ev.time_ps;
+                        st.polling = st.pending_collectives > 0 && st.call_polls && st.call_completions == 0;
                     }
                 }
             }
@@ -258,11 +287,7 @@ impl Sink for Builder<'_> {
                         let src = self.world(rank, position, ev.comm, ev.peer)?;
                         let tag = self.tag(ev.comm, ev.tag);
                         let op = self.b.recv(rank, src as i32, ev.bytes, tag, 0, 0);
-                        match after {
-                            After::Nothing => {}
-                            After::Done(b) => self.b.requires(op, b),
-                            After::Started(b) => self.b.irequires(op, b),
-                        }
+                        depend(&mut self.b, op, after);
                         op
                     }
                     _ => {
@@ -273,8 +298,37 @@ impl Sink for Builder<'_> {
                     }
                 };
                 self.ranks[r].completed.push(op);
+                self.ranks[r].call_completions += 1;
             }
-            ffi::COLL => self.collective(rank, position, ev)?,
+            ffi::COLL => {
+                let start = self.ranks[r].after;
+                if let Some(last) = self.collective(rank, position, ev, start)? {
+                    // the first round also waits for completed requests
+                    for done in std::mem::take(&mut self.ranks[r].completed) {
+                        self.b.requires(last, done);
+                    }
+                    self.ranks[r].after = After::Done(last);
+                }
+            }
+            ffi::NBC_POST => {
+                let after = self.ranks[r].after;
+                self.ranks[r].requests.insert(ev.req, Request::Coll(after));
+                self.ranks[r].pending_collectives += 1;
+            }
+            ffi::NBC_DONE => {
+                let Some(Request::Coll(start)) = self.ranks[r].requests.remove(&ev.req) else {
+                    return Err(format!(
+                        "{}: rank {rank}, event {position}: completion of collective request {} that was never started",
+                        self.path, ev.req
+                    ));
+                };
+                let st = &mut self.ranks[r];
+                st.pending_collectives = st.pending_collectives.saturating_sub(1);
+                st.call_completions += 1;
+                if let Some(last) = self.collective(rank, position, ev, start)? {
+                    self.ranks[r].completed.push(last);
+                }
+            }
             _ => {}
         }
         Ok(())
