@@ -147,3 +147,18 @@ def test_a_trace_is_a_workload_of_the_python_api(programs, tmp_path):
     # barrier's two messages may overlap them. So 16 to 18 times 49 us apart.
     assert 16 * 49_000_000 <= slow.makespan_ps - fast.makespan_ps <= 18 * 49_000_000
     assert slow.workload["kind"] == "trace"
+
+
+def test_a_trace_is_a_workload_of_a_study(programs, tmp_path):
+    # one trace, o at two values and the baseline: 3 points, all run
+    anchor = trace(tmp_path, 2, programs["pingpong_f"], 8, 3)
+    study = tmp_path / "s.toml"
+    study.write_text(
+        'name = "trace-o"\nplatform = "loggopsim"\n'
+        f'workloads = ["{anchor.relative_to(tmp_path)}"]\nranks = [2]\nseeds = 1\n'
+        '[axes]\no = ["1us", "50us"]\n'
+    )
+    proc = netsens("sweep", study)
+    assert proc.returncode == 0, proc.stderr
+    assert "3/3 points" in proc.stderr + proc.stdout
+    assert "0 failed" in proc.stderr + proc.stdout
