@@ -77,3 +77,21 @@ def platform_json(spec: str, overrides: dict[str, str] | None = None) -> str:
 
 def presets() -> list[tuple[str, str]]:
     """(name, one-line description) of every platform preset."""
+
+# Trace replay (crates/netsens-py/src/trace.rs)
+def run_trace(
+    path: str,
+    platform: str = "loggopsim",
+    overrides: dict[str, str] | None = None,
+    seed: int = 0,
+    matrix: bool = True,
+    progress: ProgressFn | None = None,
+    ranks: int | None = None,
+) -> str:
+    """Replay the OTF2 archive at ``path`` (its ``.otf2`` anchor file); JSON result."""
+
+def trace_to_goal(path: str, out: str) -> tuple[int, int]:
+    """Write the trace's GOAL form to ``out``; returns (ranks, operations)."""
+
+def trace_ranks(path: str) -> int:
+    """The trace's number of ranks, from its definitions only."""
