@@ -7,6 +7,8 @@
 #   make lint      rustfmt --check, clippy -D warnings, ruff check + ruff format --check
 #   make bench     the engine, program front-end and application benchmarks, and the
 #                  default study timed (each prints its report)
+#   make fuzz      each cargo-fuzz target (GOAL parser, platform TOML, unit parsers) for
+#                  FUZZ_SECONDS (default 60) from its seed corpus in fuzz/corpus/
 #   make install-live  live mode: Open MPI and MPICH (Debian), the PMPI injection library
 #                  for each, and netsens-mpi-run (the suite on real MPI)
 
@@ -134,6 +136,7 @@ lint: install install-live
 test: install install-live lint test-deps
 	cargo test --workspace --release
 	$(BIN)/pytest -q tests
+	$(MAKE) fuzz FUZZ_SECONDS=60
 
 bench: install
 	cargo bench -p netsens-core --bench engine --bench programs
@@ -141,5 +144,26 @@ bench: install
 	cargo bench -p netsens-trace --bench read
 	$(BIN)/python scripts/bench_trace.py
 	$(BIN)/python scripts/bench_study.py --study $(DEFAULT_STUDY)
+	$(BIN)/python scripts/bench_study.py --study studies/das1998.toml --target 900
+	$(BIN)/netsens sweep studies/isca97-paper.toml
+	$(BIN)/python scripts/isca97_statements.py --size paper
+
+# Fuzzing: cargo-fuzz drives libFuzzer with AddressSanitizer, which needs nightly
+# flags (-Zsanitizer); RUSTC_BOOTSTRAP=1 lets the installed stable toolchain accept
+# them. New inputs go to target/fuzz-corpus/ (the seeds in fuzz/corpus/ stay as they
+# are); a crash is saved under fuzz/artifacts/ and fails the target.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := goal platform_toml units
+
+.PHONY: fuzz cargo-fuzz
+cargo-fuzz:
+	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+
+fuzz: cargo-fuzz
+	for t in $(FUZZ_TARGETS); do \
+	  mkdir -p target/fuzz-corpus/$$t; \
+	  (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run $$t ../target/fuzz-corpus/$$t corpus/$$t -- \
+	    -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 -print_final_stats=1); \
+	done
 
 FORCE:

@@ -243,12 +243,13 @@ BAD = {
         'name = "x"\nworkloads = ["radx"]\nranks = [4]\n' + AXES,
         'workloads: unknown application "radx"; did you mean "radix"? (known: pingpong, '
         "stencil, radix, radb, sample, em3d-write, em3d-read, barnes, pray, murphi, connect, "
-        "nowsort, ft, is, mg); a GOAL file must end in .goal",
+        "nowsort, ft, is, mg, asp, fft1d, water, tsp); a GOAL file must end in .goal",
     ),
     "unknown key": (
         'name = "x"\nworkloads = ["radix"]\nrank = [4]\n' + AXES,
         'unknown key "rank"; did you mean "ranks"? (known: name, description, results, '
-        "platform, workloads, size, ranks, seeds, combine, deterministic, axes, baseline)",
+        "platform, workloads, size, ranks, seeds, combine, deterministic, axes, baseline, "
+        "variants)",
     ),
     "unknown range key": (
         HEAD + '[axes]\nL = { from = "2us", to = "16us", point = 4 }\n',

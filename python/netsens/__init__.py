@@ -13,6 +13,7 @@ microbenchmarks, a :class:`Study` sweeps parameters over workloads
 
 from importlib.metadata import version
 
+from netsens.ace import ace
 from netsens.api import RunResult, run
 from netsens.engine import (
     apps,
@@ -40,6 +41,7 @@ __all__ = [
     "StudyError",
     "SweepSummary",
     "__version__",
+    "ace",
     "apps",
     "calibrate",
     "platform_toml",

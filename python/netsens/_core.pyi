@@ -55,11 +55,13 @@ def run_app(
     seed: int = 0,
     matrix: bool = True,
     progress: ProgressFn | None = None,
+    variant: str | None = None,
     measured_compute: bool = False,
 ) -> str:
     """Run application ``name`` on ``ranks`` ranks at size preset ``size``; the JSON adds
-    ``app``, ``size`` and ``verified``. ``measured_compute`` charges the thread CPU time
-    of each piece of real work instead of its modelled cost (not deterministic)."""
+    ``app``, ``size`` and ``verified`` (and ``variant`` for a wide-area application).
+    ``measured_compute`` charges the thread CPU time of each piece of real work instead
+    of its modelled cost (not deterministic)."""
 
 def calibrate(platform: str = "loggopsim", overrides: dict[str, str] | None = None) -> str:
     """The seeds' LogP calibration on the platform's cluster level, as JSON: per parameter
@@ -69,6 +71,9 @@ def calibrate(platform: str = "loggopsim", overrides: dict[str, str] | None = No
 def apps() -> list[tuple[str, str, list[str]]]:
     """(name, one-line description, size presets) of every application."""
 
+def app_variants(name: str) -> list[str]:
+    """The variants application ``name`` accepts; empty for one without variants."""
+
 def platform_toml(spec: str, overrides: dict[str, str] | None = None) -> str:
     """The resolved platform as TOML with units on every value."""
 
@@ -77,6 +82,15 @@ def platform_json(spec: str, overrides: dict[str, str] | None = None) -> str:
 
 def presets() -> list[tuple[str, str]]:
     """(name, one-line description) of every platform preset."""
+
+def ace(
+    specs: list[str],
+    platform: str = "loggopsim",
+    overrides: dict[str, str] | None = None,
+    ranks: int | None = None,
+    seed: int = 0,
+) -> str:
+    """ACE's emulated applications run together, as JSON (see :func:`netsens.ace.ace`)."""
 
 # Trace replay (crates/netsens-py/src/trace.rs)
 def run_trace(

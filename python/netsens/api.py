@@ -201,6 +201,11 @@ def run(
         raise InputError(f"seed: must be an integer from 0 to 2^64-1, got {seed!r}")
     if ranks is not None and (not isinstance(ranks, int) or isinstance(ranks, bool)):
         raise InputError(f"ranks: must be an integer, got {ranks!r}")
+    # Checked here too: the engine takes a 64-bit integer, and Python's may be larger.
+    if ranks is not None and ranks < 1:
+        raise InputError(f"ranks: must be at least 1, got {ranks}")
+    if ranks is not None and ranks >= 2**32:
+        raise InputError(f"ranks: must be at most {2**32 - 1}, got {ranks}")
     overrides = dict(overrides or {})
     known = {name for name, _, _ in apps()}
     if isinstance(workload, str) and (workload in known or not _is_goal(workload)):

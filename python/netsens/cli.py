@@ -89,6 +89,7 @@ NETWORK_OPTIONS = [
     ("--G", "G", "PER_BYTE", "Gap G per byte on the NIC, e.g. 6ps/B or 10Gbit/s."),
     ("--O", "O", "PER_BYTE", "CPU overhead O per byte, e.g. 0ns/B."),
     ("--S", "S", "SIZE", "Eager limit S: larger messages use rendezvous, e.g. 64KiB."),
+    ("--G-above", "G_above", "SIZE", "G only on messages above this size (0B: on all), e.g. 16B."),
 ]
 SHAPE_OPTIONS = [
     ("--clusters", "clusters", "SHAPE", "Clusters joined by wide-area links, e.g. 4x8."),
@@ -167,6 +168,12 @@ def cli() -> None:
     help="Size preset of the --app program's input  [default: small]",
 )
 @click.option(
+    "--variant",
+    metavar="original|optimized",
+    help="Form of a wide-area --app program (water, bh, tsp, asp, awari; fft1d has "
+    "only original)  [default: optimized]",
+)
+@click.option(
     "--platform",
     default="loggopsim",
     show_default=True,
@@ -200,6 +207,7 @@ def run(
     app: str | None,
     ranks: int | None,
     size: str | None,
+    variant: str | None,
     platform: str,
     seed: int,
     as_json: bool,
@@ -237,7 +245,7 @@ def run(
     if goal is None and app is None:
         raise click.UsageError("Missing option '--goal' or '--app'")
     if goal is not None:
-        for flag, value in (("--ranks", ranks), ("--size", size)):
+        for flag, value in (("--ranks", ranks), ("--size", size), ("--variant", variant)):
             if value is not None:
                 raise click.UsageError(f"{flag} is for --app; a GOAL file sets its own ranks")
     elif ranks is None:
@@ -247,9 +255,9 @@ def run(
         if app is not None:
             args = (app, ranks, size or "small", platform, overrides, seed)
             if as_json:
-                output = run_app_json(*args, matrix, progress)
+                output = run_app_json(*args, matrix, progress, variant)
             else:
-                result = run_app(*args, matrix=False, progress=progress)
+                result = run_app(*args, matrix=False, progress=progress, variant=variant)
         elif as_json:
             output = run_goal_json(goal, platform, overrides, seed, matrix, progress)
         else:
@@ -607,3 +615,8 @@ cli.add_command(live_command(platform_options, overrides_from, _check_seed))
 cli.add_command(validate_command)
 cli.add_command(trace_command())
 cli.add_command(replay_command(platform_options, overrides_from, _check_seed))
+
+# After the group and its shared options exist: the ACE command imports them.
+from netsens.cli_ace import ace_command  # noqa: E402
+
+cli.add_command(ace_command)

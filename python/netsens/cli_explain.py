@@ -157,9 +157,47 @@ def explain_command(study: Path, as_json: bool) -> None:
     1/bandwidth for wan_bandwidth, and 1/speed for cpu_speed.
     """
     from netsens.models import explain
+    from netsens.report_wan import gaps
 
-    explanations = explain(results(study, require_points=True))
+    frame = results(study, require_points=True)
+    explanations = explain(frame)
+    wide_area = gaps(frame)
     if as_json:
         click.echo(json.dumps(_finite([e.to_dict() for e in explanations])))
     else:
         _print(explanations)
+        _print_gaps(wide_area)
+
+
+def _print_gaps(rows: list[dict[str, Any]]) -> None:
+    """The seed's gap figures (report_wan.gaps): where relative speedup T_L/T_M falls
+    below 60 % and 40 %, and local over wide-area bandwidth / wide-area over local
+    latency there."""
+    if not rows:
+        return
+    table = Table(title="wide-area gaps: relative speedup below 60 % / 40 %")
+    table.add_column("workload")
+    for pct in (60, 40):
+        table.add_column(f"bandwidth <{pct}% at 3 ms", justify="right")
+        table.add_column("bandwidth gap", justify="right")
+    for pct in (60, 40):
+        table.add_column(f"latency <{pct}% at 3 MB/s", justify="right")
+        table.add_column("latency gap", justify="right")
+    for r in rows:
+        cells = [r["workload"]]
+        for pct in (60, 40):
+            bw, gap = r[f"bandwidth_{pct}_Bps"], r[f"bandwidth_gap_{pct}"]
+            low = "below throughout" if r[f"bandwidth_{pct}_throughout"] else "none"
+            cells += [
+                low if bw is None else f"{bw / 1e6:g} MB/s",
+                "none" if gap is None else f"{gap:.0f}x",
+            ]
+        for pct in (60, 40):
+            lat, gap = r[f"latency_{pct}_ps"], r[f"latency_gap_{pct}"]
+            low = "below throughout" if r[f"latency_{pct}_throughout"] else "none"
+            cells += [
+                low if lat is None else format_time(round(lat)),
+                "none" if gap is None else f"{gap:.0f}x",
+            ]
+        table.add_row(*cells)
+    stdout_console().print(table)

@@ -93,6 +93,11 @@ def live_command(platform_options: Any, overrides_from: Any, check_seed: Any) ->
     @click.command("live", context_settings=CONTEXT)
     @click.argument("program", nargs=-1, type=click.UNPROCESSED, metavar="[-- PROGRAM ARGS...]")
     @click.option("--app", metavar="NAME", help="Suite application to run (netsens apps).")
+    @click.option(
+        "--variant",
+        metavar="original|optimized",
+        help="Variant of a wide-area --app (water, tsp, asp, ...)  [default: optimized]",
+    )
     @click.option("--ranks", type=int, required=True, metavar="P", help="Number of MPI processes.")
     @click.option(
         "--size",
@@ -131,6 +136,7 @@ def live_command(platform_options: Any, overrides_from: Any, check_seed: Any) ->
     def live(
         program: tuple[str, ...],
         app: str | None,
+        variant: str | None,
         ranks: int,
         size: str,
         platform: str | None,
@@ -172,6 +178,7 @@ def live_command(platform_options: Any, overrides_from: Any, check_seed: Any) ->
             ranks,
             app=app,
             program=list(program) or None,
+            variant=variant,
             size=size,
             seed=seed,
             platform=platform,

@@ -114,14 +114,19 @@ def run_app(
     seed: int = 0,
     matrix: bool = True,
     progress: ProgressFn | None = None,
+    variant: str | None = None,
 ) -> dict[str, Any]:
     """Run application ``name`` (see ``apps``) on ``ranks`` ranks at size preset ``size``.
 
     ``seed`` seeds the application's generated data and the platform's noise. The result
     adds ``app``, ``size`` and ``verified`` (the program checked its answer) to the
-    fields of ``run_goal``, and ``phases`` and ``primitives`` are filled in.
+    fields of ``run_goal``, and ``phases`` and ``primitives`` are filled in. ``variant``
+    (``original`` or ``optimized``) picks a wide-area application's form, which the
+    result names as ``variant``; other applications refuse it.
     """
-    return json.loads(run_app_json(name, ranks, size, platform, overrides, seed, matrix, progress))
+    return json.loads(
+        run_app_json(name, ranks, size, platform, overrides, seed, matrix, progress, variant)
+    )
 
 
 def run_app_json(
@@ -133,10 +138,19 @@ def run_app_json(
     seed: int = 0,
     matrix: bool = True,
     progress: ProgressFn | None = None,
+    variant: str | None = None,
 ) -> str:
     """``run_app``'s result as the engine's JSON text, unparsed."""
     return _core.run_app(
-        name, ranks, size, os.fspath(platform), dict(overrides or {}), seed, matrix, progress
+        name,
+        ranks,
+        size,
+        os.fspath(platform),
+        dict(overrides or {}),
+        seed,
+        matrix,
+        progress,
+        variant,
     )
 
 
@@ -164,6 +178,12 @@ def calibrate_json(
 def apps() -> list[tuple[str, str, list[str]]]:
     """(name, one-line description, size presets) of every application."""
     return list(_core.apps())
+
+
+def app_variants(name: str) -> list[str]:
+    """The variants application ``name`` accepts (``original``, ``optimized``); empty
+    for an application without variants."""
+    return list(_core.app_variants(name))
 
 
 def platform_toml(spec: PathLike, overrides: Mapping[str, str] | None = None) -> str:

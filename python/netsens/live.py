@@ -190,6 +190,7 @@ def run_live(
     *,
     app: str | None = None,
     program: Sequence[str] | None = None,
+    variant: str | None = None,
     size: str = "small",
     seed: int = 0,
     platform: str | os.PathLike[str] | None = None,
@@ -201,7 +202,8 @@ def run_live(
     program_stdout: int | None = None,
     trace_dir: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
-    """Run ``app`` (a suite application) or ``program`` (any MPI program's command line)
+    """Run ``app`` (a suite application; ``variant`` for a wide-area one) or ``program``
+    (any MPI program's command line)
     on ``ranks`` processes of real MPI under the dialled network; the result has the
     schema of a simulated run plus ``mode``, ``mpi``, ``machine`` and the MPI calls
     seen (``unhandled_calls`` lists those the library passed through untouched).
@@ -230,8 +232,11 @@ def run_live(
                 str(impl.app_runner()),
                 *("--app", app, "--size", size, "--seed", str(seed)),
                 *("--platform", str(out / "platform.toml"), "--out", str(out)),
+                *(("--variant", variant) if variant else ()),
             ]
             workload = {"kind": "app", "app": app, "size": size}
+            if variant:
+                workload["variant"] = variant
         else:
             command = list(program or [])
             if not command:

@@ -671,6 +671,10 @@ def write_report(
     say("HTML page")
     page = out / "report.html"
     _write_atomic(page, render_html(report))
+    # The wide-area section (report_wan), when the study sweeps a wide area.
+    from netsens.report_wan import add_to_page
+
+    add_to_page(src.frame, page)
     return page
 
 

@@ -14,6 +14,7 @@ points back as one polars DataFrame, one row per (point, axis), with each row's 
 value and its slowdown against the baseline point.
 """
 
+import io
 import json
 import os
 from collections.abc import Callable
@@ -145,8 +146,13 @@ def write_point(results_dir: str | os.PathLike[str], row: dict[str, Any]) -> Pat
     """Store one finished point as ``points/<point_id>.parquet``."""
     path = Path(results_dir) / POINTS / f"{row['point_id']}.parquet"
     path.parent.mkdir(parents=True, exist_ok=True)
-    frame = pl.DataFrame([row], schema=SCHEMA)
-    write_atomic(path, frame.write_parquet)
+    from netsens import store_verify
+
+    buffer = io.BytesIO()
+    pl.DataFrame([row], schema=SCHEMA).write_parquet(buffer)
+    data = buffer.getvalue()
+    store_verify.write_checksum(path, data)  # first: a point file never lacks its checksum
+    write_atomic(path, lambda f: f.write(data))
     return path
 
 
@@ -162,8 +168,11 @@ def _write_json(path: Path, data: Any) -> None:
 
 
 def write_manifest(results_dir: str | os.PathLike[str], study: Any, points: list[Any]) -> None:
-    """Record the resolved ``study`` and its ``points`` (id, axes and what they run)."""
-    from netsens import __version__
+    """Record the resolved ``study`` and its ``points`` (id, axes and what they run;
+    ``sha256``, the point file's checksum, for each point stored so far)."""
+    from netsens import __version__, store_verify
+
+    checksums = store_verify.stored_checksums(results_dir)
 
     _write_json(
         Path(results_dir) / MANIFEST,
@@ -179,6 +188,7 @@ def write_manifest(results_dir: str | os.PathLike[str], study: Any, points: list
                     "ranks": p.ranks,
                     "seed": p.seed,
                     "overrides": p.overrides,
+                    "sha256": checksums.get(p.point_id),
                 }
                 for p in points
             ],
@@ -289,14 +299,15 @@ def load(results_dir: str | os.PathLike[str], *, require_points: bool = False) -
         raise InputError(
             f"{root}: no such results directory (run `netsens sweep STUDY.toml` first)"
         )
-    files = sorted((root / POINTS).glob("*.parquet"))
-    if require_points and not files:
+    from netsens import store_verify
+
+    frames = store_verify.read_points(root)
+    if require_points and not frames:
         raise InputError(
             f"{root}: no stored points (expected {root / POINTS}/*.parquet; "
             "run `netsens sweep STUDY.toml` first)"
         )
-    frame = pl.read_parquet(files) if files else pl.DataFrame(schema=SCHEMA)
-    frame = frame.select(list(SCHEMA)).cast(SCHEMA)
+    frame = pl.concat(frames) if frames else pl.DataFrame(schema=SCHEMA)
     manifest = read_manifest(root)
     axis_order: list[str] = []
     workload_order: list[str] = []

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from netsens import _core
-from netsens.engine import apps, platform_toml, presets
+from netsens.engine import app_variants, apps, platform_toml, presets
 from netsens.errors import InputError, NetsensError
 from netsens.parameters import OTHER_TOML, PARAMETERS, Parameter
 from netsens.units import Quantity, format_quantity, parse_quantity
@@ -47,6 +47,7 @@ KEYS = (
     "baseline",
     "mode",
     "mpi",
+    "variants",
 )
 # A study runs simulated (default) or live on real MPI (netsens.live), one point at a time.
 MODES = ("simulate", "live")
@@ -126,6 +127,13 @@ class Point:
     platform_path: str = ""  # preset name or absolute TOML path, for the engine
     mode: str = "simulate"  # or "live": real MPI with the platform injected
     mpi: str = "openmpi"  # a live point's MPI implementation
+    # A wide-area application's variant; its workload is then labelled "water:original".
+    variant: str | None = None
+
+    @property
+    def app(self) -> str:
+        """The application's name (the workload without its variant)."""
+        return self.workload.split(":")[0] if self.variant else self.workload
 
     @property
     def axis(self) -> str:
@@ -183,6 +191,8 @@ class Study:
     mode: str = "simulate"
     mpi: str = "openmpi"
     base_dir: Path = field(default_factory=Path.cwd)
+    # Variants of the wide-area applications to run, each its own workload.
+    variants: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._source: str | None = None  # the study file, to name it in errors
@@ -193,6 +203,7 @@ class Study:
                 "and '-', e.g. name = \"isca97\""
             )
         self._check_scalars()
+        self.variants = _variants(self.variants)
         self.ranks = _ranks(self.ranks)
         self.seeds = _seeds(self.seeds)
         self._workloads = self._resolve_workloads()
@@ -252,7 +263,7 @@ class Study:
         except StudyError as e:
             raise StudyError(f"{path}: {e}") from None
         except TypeError as e:  # a required key is missing
-            missing = re.search(r"argument: '(\w+)'", str(e))
+            missing = re.search(r"arguments?: '(\w+)'", str(e))  # one or more
             if not missing:
                 raise
             raise StudyError(f"{path}: {missing.group(1)}: required key is missing") from None
@@ -380,8 +391,8 @@ class Study:
             "deterministic": list(self.deterministic),
             "axes": self.axis_values,
             "baseline": dict(self.baseline),
-            "mode": self.mode,
-            "mpi": self.mpi,
+            **({"mode": "live", "mpi": self.mpi} if self.mode == "live" else {}),
+            **({"variants": list(self.variants)} if self.variants else {}),
         }
 
     # --- points --------------------------------------------------------------------------
@@ -406,9 +417,10 @@ class Study:
                     _check_shape(doc, ranks, w.label, f"axes.{axis}")
                 for seed in self.seeds_for(w.label):
                     base_axes = ["baseline"] + (self.axis_names if self.combine == "each" else [])
-                    self._add(points, w, ranks, seed, base, base_axes)
-                    for axis, over, _ in cells:
-                        self._add(points, w, ranks, seed, over, [axis])
+                    for variant in self._variants_of(w):
+                        self._add(points, w, ranks, seed, base, base_axes, variant)
+                        for axis, over, _ in cells:
+                            self._add(points, w, ranks, seed, over, [axis], variant)
         return list(points.values())
 
     def _cells(self, bare: dict[str, Any]) -> list[tuple[str, dict[str, str], dict[str, Any]]]:
@@ -443,9 +455,10 @@ class Study:
         seed: int,
         overrides: dict[str, str],
         axes: list[str],
+        variant: str | None = None,
     ) -> None:
         point = Point(
-            workload=w.label,
+            workload=f"{w.label}:{variant}" if variant else w.label,
             kind=w.kind,
             size=self.size if w.kind == "app" else None,
             ranks=ranks,
@@ -457,12 +470,31 @@ class Study:
             platform_path=self._platform_path,
             mode=self.mode,
             mpi=self.mpi,
+            variant=variant,
         )
         known = points.setdefault(point.point_id, point)
         known.axes += [a for a in axes if a not in known.axes]
 
+    def _variants_of(self, w: Workload) -> list[str | None]:
+        """The study's variants that workload ``w`` has (all it has when it has none of
+        them, e.g. fft1d's original); ``[None]`` for a workload without variants."""
+        accepted = app_variants(w.label) if self.variants and w.kind == "app" else []
+        if not accepted:
+            return [None]
+        return [v for v in self.variants if v in accepted] or list(accepted)
+
 
 # --- helpers ---------------------------------------------------------------------------
+
+
+def _variants(value: Any) -> list[str]:
+    values = _as_list(value)
+    for v in values:
+        if v not in ("original", "optimized"):
+            raise StudyError(
+                f'variants: unknown variant {v!r}; write variants = ["original", "optimized"]'
+            )
+    return list(dict.fromkeys(values))
 
 
 def _preset_names() -> list[str]:
@@ -643,7 +675,8 @@ def _canonical(
         if path is None:
             out[key] = raw
         elif (value := _lookup(doc, path)) != _lookup(bare, path):
-            out[key] = _engine_text(value)
+            # A platform made one cluster has no cluster list: the engine spells it "all".
+            out[key] = "all" if value is None and key == "clusters" else _engine_text(value)
     return dict(sorted(out.items())), doc
 
 

@@ -23,7 +23,7 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from netsens import store
+from netsens import claims, store, store_verify
 from netsens.engine import run_app, run_goal
 from netsens.errors import NetsensError
 from netsens.study import Point, Study
@@ -47,6 +47,7 @@ class SweepSummary:
     failed: int  # run by this sweep and failed
     wall_s: float
     failures: list[dict[str, Any]] = field(default_factory=list)
+    elsewhere: int = 0  # claimed or stored by another sweep meanwhile (not run here)
 
     @property
     def ok(self) -> bool:
@@ -56,10 +57,11 @@ class SweepSummary:
         """One line with units, e.g. for the end of ``netsens sweep``."""
         ran = self.done + self.failed
         rate = f" ({ran / self.wall_s:.2f} points/s)" if ran and self.wall_s > 0 else ""
+        other = f", {self.elsewhere} run by another sweep" if self.elsewhere else ""
         return (
             f"sweep: {ran} points run in {self.wall_s:.1f} s{rate}, {self.stored} already "
-            f"stored, {self.failed} failed; {self.stored + self.done}/{self.total} points "
-            f"in {self.results_dir}"
+            f"stored, {self.failed} failed{other}; {self.stored + self.done}/{self.total} "
+            f"points in {self.results_dir}"
         )
 
 
@@ -81,8 +83,8 @@ def run_study(study: Study, jobs: int | None = None, progress: bool = True) -> S
     root = study.results_dir
     (root / store.POINTS).mkdir(parents=True, exist_ok=True)
     store.remove_stale_temporaries(root)
+    have = store_verify.verified_ids(root)  # damaged files moved aside: computed again
     store.write_manifest(root, study, points)
-    have = store.stored_ids(root)
     todo = _interleaved([p for p in points if p.point_id not in have])
     jobs = max(1, min(jobs or default_jobs(), len(todo)))
     if study.mode == "live":
@@ -132,7 +134,9 @@ def _run(
         for future in as_completed(futures):
             point = futures[future]
             error, message = future.result()
-            if error is None:
+            if error == ELSEWHERE:
+                summary.elsewhere += 1
+            elif error is None:
                 store.clear_failure(root, point.point_id)
                 summary.done += 1
             else:
@@ -147,6 +151,15 @@ def _run(
         raise SweepError(
             "a worker process died (out of memory?); finished points are kept, run the "
             "same command again to continue"
+        ) from None
+    except OSError as e:
+        # A full disk or a read-only directory: the points stored so far are whole.
+        _stop(pool)
+        where = e.filename or root
+        raise SweepError(
+            f"cannot store a point: {e.strerror or e}: {where}; every point stored before is "
+            "intact, run the same command again once the results directory is writable "
+            "and has room"
         ) from None
     except BaseException:
         _stop(pool)
@@ -177,9 +190,28 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         process.join()
 
 
+# What a worker answers for a point another sweep holds a claim on or has stored.
+ELSEWHERE = "elsewhere"
+
+
 def _run_point(point: Point, name: str, results_dir: str) -> tuple[str | None, str | None]:
-    """Run and store one point (in a worker): ``(None, None)``, or the netsens error's
-    class name and message."""
+    """Claim, run and store one point (in a worker): ``(None, None)``, the netsens
+    error's class name and message, or ``(ELSEWHERE, who)`` when another sweep has it."""
+    holder = claims.Holder.current()
+    if not claims.try_claim(results_dir, point.point_id, holder):
+        other = claims.holder_of(results_dir, point.point_id)
+        return ELSEWHERE, other.describe() if other else "another sweep"
+    try:
+        # Stored by another sweep after this one started: nothing left to do.
+        if (Path(results_dir) / store.POINTS / f"{point.point_id}.parquet").exists():
+            return ELSEWHERE, "stored"
+        with claims.Heartbeat(results_dir, point.point_id, holder):
+            return _compute_point(point, name, results_dir)
+    finally:
+        claims.release(results_dir, point.point_id, holder)
+
+
+def _compute_point(point: Point, name: str, results_dir: str) -> tuple[str | None, str | None]:
     from netsens import __version__
 
     start = time.perf_counter()
@@ -189,7 +221,8 @@ def _run_point(point: Point, name: str, results_dir: str) -> tuple[str | None, s
 
             result = run_live(
                 point.ranks,
-                app=point.workload,
+                app=point.app,
+                variant=point.variant,
                 size=point.size or "small",
                 seed=point.seed,
                 platform=point.platform_path,
@@ -198,12 +231,13 @@ def _run_point(point: Point, name: str, results_dir: str) -> tuple[str | None, s
             )
         elif point.kind == "app":
             result = run_app(
-                point.workload,
+                point.app,
                 point.ranks,
                 point.size or "small",
                 point.platform_path,
                 point.overrides,
                 point.seed,
+                variant=point.variant,
             )
         else:
             assert point.goal_path is not None

@@ -144,13 +144,15 @@ def validate(
 
     say(f"live baseline: {app} on {ranks} ranks, nothing injected ({repeats} runs)")
     live0, spread0, live_base = _median_run(live({}), repeats)
-    sim_probe = json.loads(_core.run_app(app, ranks, size, machine, {}, seed, False, None, True))
+    sim_probe = json.loads(
+        _core.run_app(app, ranks, size, machine, {}, seed, False, None, measured_compute=True)
+    )
     speed = _mean_compute(sim_probe) / max(_mean_compute(live_base), 1.0)
 
     def simulated(over: dict[str, str]) -> Callable[[], dict[str, Any]]:
         over = {"cpu_speed": f"{speed:.6g}", **over}
         return lambda: json.loads(
-            _core.run_app(app, ranks, size, machine, over, seed, False, None, True)
+            _core.run_app(app, ranks, size, machine, over, seed, False, None, measured_compute=True)
         )
 
     sim0, _, _ = _median_run(simulated({}), repeats)

@@ -343,25 +343,26 @@ impl<B: BenchRunner> Bench<'_, B> {
         self.runner.run(program)
     }
 
-    /// Steady-state interval of a burst: first to last send end, per interval.
+    /// Steady-state interval of a burst: the median interval between send ends.
     fn burst(&self, size: u64, delta: Time) -> Result<f64> {
         let n = self.reps;
         let t = self.run(|r, log| burst(r, size as usize, delta, n, log))?;
-        Ok((t[t.len() - 1] - t[0]) as f64 / (t.len() - 1) as f64)
+        let intervals: Vec<Time> = t.windows(2).map(|w| w[1] - w[0]).collect();
+        Ok(median(&intervals))
     }
 
-    /// Mean half round trip of each size.
+    /// Median half round trip of each size.
     fn half_rtts(&self, sizes: &[u64], pause: Time) -> Result<Vec<(u64, f64)>> {
         let reps = self.reps;
         let list: Vec<usize> = sizes.iter().map(|&s| s as usize).collect();
         let t = self.run(|r, log| ping_pong(r, list.clone(), reps, pause, log))?;
-        let per_size = t.chunks(reps as usize).map(|c| c.iter().sum::<Time>() as f64 / (2 * c.len()) as f64);
+        let per_size = t.chunks(reps as usize).map(|c| median(c) / 2.0);
         Ok(sizes.iter().copied().zip(per_size).collect())
     }
 
     fn receive(&self, compute: Time) -> Result<f64> {
         let t = self.run(|r, log| receive_rounds(r, self.reps, compute, log))?;
-        Ok(t.iter().sum::<Time>() as f64 / t.len() as f64)
+        Ok(median(&t))
     }
 
     /// Whether a message of `size` bytes is sent eagerly (see the module doc).
@@ -485,6 +486,20 @@ pub fn measure_with<B: BenchRunner>(runner: &B, options: &Options) -> Result<Mea
         spaced: (big_delta as f64, bench.burst(largest, big_delta)?),
     };
     Ok(Measurements { p0, spaced, receive, half_rtt, eager_limit, max_size: options.max_size, big })
+}
+
+/// The median of repeated timings: in a noiseless run every repetition of a steady
+/// state is the same, and on a shared real machine one preempted repetition does not
+/// move it (a mean would).
+fn median(times: &[Time]) -> f64 {
+    let mut sorted = times.to_vec();
+    sorted.sort_unstable();
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2] as f64
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) as f64 / 2.0
+    }
 }
 
 /// Least-squares line through the points: (intercept, slope).

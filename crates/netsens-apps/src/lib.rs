@@ -14,6 +14,7 @@
 //! of the application suite of `APPS.md`, which lives in [`suite`], one file per
 //! application.
 
+pub mod ace;
 pub mod calibrate;
 pub mod data;
 pub mod registry;

@@ -5,7 +5,10 @@
 //! the end, one line each.
 
 use crate::examples::{faults, pingpong, stencil};
-use crate::suite::{barnes, connect, em3d_read, em3d_write, ft, is, mg, murphi, nowsort, pray, radb, radix, sample};
+use crate::suite::{
+    asp, barnes, connect, em3d_read, em3d_write, fft1d, ft, is, mg, murphi, nowsort, pray, radb, radix, sample, tsp,
+    water,
+};
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::Platform;
 use netsens_core::profile::RunResult;
@@ -45,10 +48,35 @@ impl fmt::Display for Size {
     }
 }
 
+/// The form of a wide-area application (Plaat, Bal and Hofman): as written for one
+/// cluster, or rewritten to know which ranks share a cluster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    Original,
+    Optimized,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 2] = [Variant::Original, Variant::Optimized];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Original => "original",
+            Variant::Optimized => "optimized",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|v| v.name() == text)
+    }
+}
+
 /// One run of an application.
 pub struct Job<'a> {
     pub ranks: u32,
     pub size: Size,
+    /// The variant asked for (applications without variants ignore it).
+    pub variant: Variant,
     /// Seed of the application's generated data.
     pub seed: u64,
     pub platform: &'a Platform,
@@ -134,6 +162,10 @@ suite! {
     ft::APP => ft::run,
     is::APP => is::run,
     mg::APP => mg::run,
+    asp::APP => asp::run,
+    fft1d::APP => fft1d::run,
+    water::APP => water::run,
+    tsp::APP => tsp::run,
     faults::DEADLOCK => faults::deadlock,
     faults::WRONG_ANSWER => faults::wrong_answer,
 }
@@ -187,11 +219,57 @@ pub fn run_app(
     opts: &RunOptions,
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<(RunResult, AppInfo)> {
+    run_app_variant(name, None, ranks, size, seed, platform, opts, progress)
+}
+
+/// The variants `app` accepts: none for an application without variants.
+pub fn variants(app: &App) -> &'static [Variant] {
+    crate::suite::wan::variants(app.name)
+}
+
+/// The variant `variant` names for `app` (`None`: its default, `optimized` where it
+/// has one); an `Error::Input` when the application has no such variant.
+pub fn find_variant(app: &App, variant: Option<&str>) -> Result<Variant> {
+    let accepted = variants(app);
+    let Some(text) = variant else {
+        return Ok(accepted.last().copied().unwrap_or(Variant::Original));
+    };
+    if accepted.is_empty() {
+        let with: Vec<&str> = APPS.iter().filter(|a| !variants(a).is_empty()).map(|a| a.name).collect();
+        return Err(input_err!("{} has no variants; --variant applies to {}", app.name, with.join(", ")));
+    }
+    let names: Vec<&str> = accepted.iter().map(|v| v.name()).collect();
+    match Variant::parse(text) {
+        Some(v) if accepted.contains(&v) => Ok(v),
+        Some(v) => Err(input_err!(
+            "{} has no {} variant (no cluster-aware form exists); variants: {}",
+            app.name,
+            v.name(),
+            names.join(", ")
+        )),
+        None => Err(input_err!("unknown variant \"{text}\" for {}; variants: {}", app.name, names.join(", "))),
+    }
+}
+
+/// As [`run_app`], choosing the variant of a wide-area application (`None`: its
+/// default); naming one for an application without variants is an `Error::Input`.
+#[allow(clippy::too_many_arguments)] // run_app's arguments and the variant
+pub fn run_app_variant(
+    name: &str,
+    variant: Option<&str>,
+    ranks: u32,
+    size: &str,
+    seed: u64,
+    platform: &Platform,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<(RunResult, AppInfo)> {
     let (app, size) = find_sized(name, size)?;
+    let variant = find_variant(app, variant)?;
     if ranks == 0 {
         return Err(input_err!("ranks: must be at least 1, got 0"));
     }
-    let job = Job { ranks, size, seed, platform, opts };
+    let job = Job { ranks, size, variant, seed, platform, opts };
     let result = run_on(app, &job, Simulator { ranks, opts, progress })?;
     Ok((result, AppInfo { app: app.name.into(), size: size.name().into(), verified: app.verifies }))
 }

@@ -7,6 +7,7 @@
 
 pub mod engine;
 pub mod error;
+pub mod memory;
 pub mod platform;
 pub mod profile;
 pub mod program;

@@ -6,7 +6,7 @@ use serde::Serialize;
 use std::collections::HashMap;
 
 /// Dense matrices up to this many ranks; a sparse map above it.
-const DENSE_MATRIX_MAX_RANKS: usize = 1024;
+pub(crate) const DENSE_MATRIX_MAX_RANKS: usize = 1024;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct RankStats {

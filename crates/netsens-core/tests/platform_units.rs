@@ -334,6 +334,7 @@ fn preset_values() {
             gap_per_byte: PerByte(6_000_000),
             overhead_per_byte: PerByte(0),
             eager_limit: 65_535,
+            gap_above: 0,
         }
     );
     assert_eq!(p.rendezvous, Rendezvous::Loggopsim);
@@ -345,6 +346,9 @@ fn preset_values() {
     assert_eq!(p.cluster.gap_per_byte, PerByte(26_315_789)); // 1e15 / 38e6, rounded
     assert_eq!(p.cluster.eager_limit, 65_536);
     assert_eq!(p.rendezvous, Rendezvous::Handshake);
+    // G on bulk transfers only (above GAM's 16-byte short messages); the CPU at
+    // 167e6 × 2 × 1/4 / 1e9 of the suite's 1 Gflop/s.
+    assert_eq!((p.cluster.gap_above, p.cpu_speed), (16, 0.0835));
 
     let p = presets::get("das1998").unwrap();
     // 18 us one way = o + L + o = 2 + 14 + 2.
@@ -388,8 +392,9 @@ fn minimal_toml_defaults() {
     assert_eq!(p.shape, Shape { clusters: None, ranks_per_node: 1 });
     assert!(p.node.is_none() && p.wan.is_none());
     assert_eq!(p.noise, Noise::none());
-    // The same numbers as the now1997 preset.
-    assert_eq!(p.cluster, presets::get("now1997").unwrap().cluster);
+    // The same numbers as the now1997 preset, but G on every byte (G_above's default).
+    assert_eq!(p.cluster.gap_above, 0);
+    assert_eq!(LevelParams { gap_above: 16, ..p.cluster }, presets::get("now1997").unwrap().cluster);
 }
 
 #[test]
@@ -485,7 +490,7 @@ fn toml_errors() {
     );
     assert_eq!(
         with_cluster("l = \"1us\"\n"),
-        "platform.toml: unknown key \"l\" in [cluster]; accepted keys: L, o, g, G, O, S"
+        "platform.toml: unknown key \"l\" in [cluster]; accepted keys: L, o, g, G, O, S, G_above"
     );
     assert!(with_cluster("[wan]\nlatency = \"1ms\"\nbw = \"1MB/s\"\n")
         .starts_with("platform.toml: unknown key \"bw\" in [wan]; accepted keys: shape, latency, bandwidth, hub"));
@@ -629,6 +634,7 @@ fn set_overrides() {
             gap_per_byte: PerByte(800_000),
             overhead_per_byte: PerByte(1_000),
             eager_limit: 16_384,
+            gap_above: 0,
         }
     );
     assert_eq!(p.rendezvous, Rendezvous::Handshake);

@@ -388,3 +388,30 @@ fn a_queued_disk_request_finishes_when_the_disk_is_done() {
     .unwrap();
     assert_eq!(seen.get(), (1_000_000 * NS, false, 2_000_000 * NS));
 }
+
+#[test]
+fn ranks_learn_the_cluster_shape_of_the_platform() {
+    // Clusters 3 + 1 + 2: ranks 0..3 in cluster 0, rank 3 in 1, ranks 4 and 5 in 2.
+    let mut p = two_clusters(level(2500, 1500, 1000, 0, 0, 65535), 3, 1000 * NS, 0);
+    p.shape.clusters = Some(vec![3, 1, 2]);
+    let seen = Rc::new(std::cell::RefCell::new(vec![None; 6]));
+    let s = seen.clone();
+    run_program(&p, 6, &RunOptions::default(), move |r| {
+        let s = s.clone();
+        async move {
+            s.borrow_mut()[r.rank() as usize] = Some((r.cluster_sizes(), r.cluster_of(r.rank())));
+            Ok(())
+        }
+    })
+    .expect("the program runs");
+    let want: Vec<_> = [0, 0, 0, 1, 2, 2].iter().map(|&c| Some((vec![3, 1, 2], c))).collect();
+    assert_eq!(*seen.borrow(), want);
+    // A flat machine is one cluster of every rank.
+    let flat_run = go(4, |r| async move {
+        if r.cluster_sizes() != [4] || (0..4).any(|q| r.cluster_of(q) != 0) {
+            return Err(format!("flat shape seen as {:?}", r.cluster_sizes()));
+        }
+        Ok(())
+    });
+    assert_eq!(flat_run.ranks.len(), 4);
+}

@@ -5,8 +5,10 @@
 //! (outside the timed part) and both reach the same decisions.
 
 use crate::MpiBackend;
+use mpi::datatype::PartitionMut;
 use mpi::topology::SimpleCommunicator;
-use mpi::traits::{Communicator as _, Destination, Source};
+use mpi::traits::CommunicatorCollectives;
+use mpi::Count;
 use netsens_apps::calibrate::{BenchRunner, Log};
 use netsens_apps::registry::Backend;
 use netsens_core::platform::Platform;
@@ -38,18 +40,20 @@ impl BenchRunner for MpiBench<'_> {
     }
 }
 
-/// The log of whichever of the two ranks logged (the other's is empty).
+/// The log of whichever of the two ranks logged (the other's is empty), through
+/// collectives the injection library handles (a matched probe, as `receive_vec`
+/// uses, it passes through).
 fn swap_logs(world: &SimpleCommunicator, mine: Vec<Time>) -> Vec<Time> {
-    let other = world.process_at_rank(1 - world.rank());
-    let theirs = mpi::request::scope(|scope| {
-        let sent = other.immediate_send(scope, &mine[..]);
-        let (theirs, _) = other.receive_vec::<Time>();
-        sent.wait();
-        theirs
-    });
-    if mine.is_empty() {
-        theirs
+    let mut lengths = [0 as Count; 2];
+    world.all_gather_into(&(mine.len() as Count), &mut lengths[..]);
+    let displs = [0, lengths[0]];
+    let mut both = vec![0 as Time; (lengths[0] + lengths[1]) as usize];
+    let mut partition = PartitionMut::new(&mut both[..], &lengths[..], &displs[..]);
+    world.all_gather_varcount_into(&mine[..], &mut partition);
+    let (first, second) = both.split_at(lengths[0] as usize);
+    if first.is_empty() {
+        second.to_vec()
     } else {
-        mine
+        first.to_vec()
     }
 }

@@ -71,5 +71,5 @@ fn drive<T>(future: impl Future<Output = std::result::Result<T, String>>) -> std
 pub fn library_version() -> String {
     let text = mpi::environment::library_version().unwrap_or_default();
     let first = text.trim_end_matches('\0').lines().next().unwrap_or("unknown MPI");
-    first.trim().trim_end_matches(',').to_string()
+    first.split_whitespace().collect::<Vec<_>>().join(" ").trim_end_matches(',').to_string()
 }

@@ -9,6 +9,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Once;
 
 const RANKS: u32 = 4;
@@ -47,14 +48,15 @@ enum Mpi {
     Mpich,
 }
 
+/// Seconds a run may take before it counts as hung (exit 124 from `timeout`).
+const HUNG_AFTER: &str = "300";
+
 fn mpirun(mpi: Mpi, ranks: u32, program: &Path, args: &[&str]) -> Output {
-    let mut cmd = match mpi {
-        Mpi::OpenMpi => {
-            let mut c = Command::new("mpirun.openmpi");
-            c.args(["--oversubscribe", "--allow-run-as-root"]);
-            c
-        }
-        Mpi::Mpich => Command::new("mpirun.mpich"),
+    let mut cmd = Command::new("timeout");
+    cmd.args(["--kill-after=10", HUNG_AFTER]);
+    match mpi {
+        Mpi::OpenMpi => cmd.args(["mpirun.openmpi", "--oversubscribe", "--allow-run-as-root"]),
+        Mpi::Mpich => cmd.arg("mpirun.mpich"),
     };
     cmd.arg("-np").arg(ranks.to_string()).arg(program).args(args);
     cmd.output().expect("mpirun starts")
@@ -78,11 +80,20 @@ fn run_live(mpi: Mpi, app: &str) -> (Option<i32>, String, Vec<Value>) {
         .filter_map(|r| std::fs::read_to_string(out.join(format!("app-rank-{r}.json"))).ok())
         .map(|t| serde_json::from_str(&t).expect("a rank's result is JSON"))
         .collect();
+    // Written through a temporary name and a rename: none is left behind.
+    if let Ok(entries) = std::fs::read_dir(&out) {
+        let names: Vec<String> = entries.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert!(names.iter().all(|n| n.starts_with("app-rank-") && n.ends_with(".json")), "{names:?}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
     (o.status.code(), stderr, ranks)
 }
 
+/// A fresh directory per run (tests run in parallel, some with the same application).
 fn tempfile_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("netsens-mpi-test-{}-{name}", std::process::id()));
+    static RUNS: AtomicU32 = AtomicU32::new(0);
+    let n = RUNS.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("netsens-mpi-test-{}-{n}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
@@ -112,7 +123,9 @@ fn some_applications_verify_on_mpich() {
         assert_verified(Mpi::Mpich, app);
     }
     let (_, _, ranks) = run_live(Mpi::Mpich, "pingpong");
-    assert!(ranks[0]["mpi_library"].as_str().unwrap().contains("MPICH"), "{}", ranks[0]);
+    assert!(ranks[0]["mpi_library"].as_str().unwrap().starts_with("MPICH"), "{}", ranks[0]);
+    let (code, stderr, _) = run_live(Mpi::Mpich, "_wrong-answer");
+    assert_eq!(code, Some(3), "{stderr}");
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! runs, and hands back JSON; errors become netsens's own exception classes
 //! carrying the engine's one-line message.
 
+mod ace;
+
 use netsens_apps::calibrate::Options;
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::{presets, Platform};
@@ -13,6 +15,11 @@ use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
 use pyo3::prelude::*;
 use serde_json::{json, Value};
 use std::collections::HashMap;
+
+mod alloc_guard;
+
+#[global_allocator]
+static ALLOCATOR: alloc_guard::ExitOnFailure = alloc_guard::ExitOnFailure;
 
 mod trace;
 
@@ -169,7 +176,7 @@ fn run_goal_text(
 /// `app`, `size` and `verified` added.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (name, ranks, size="small", platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, measured_compute=false))]
+#[pyo3(signature = (name, ranks, size="small", platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, variant=None, measured_compute=false))]
 fn run_app(
     py: Python<'_>,
     name: &str,
@@ -180,20 +187,30 @@ fn run_app(
     seed: u64,
     matrix: bool,
     progress: Option<Py<PyAny>>,
+    variant: Option<&str>,
     measured_compute: bool,
 ) -> PyResult<String> {
     // The name and size are checked before the platform, so a bad one is reported first.
     let app = netsens_apps::registry::find(name).map_err(to_py)?;
+    let chosen = netsens_apps::registry::find_variant(app, variant).map_err(to_py)?;
     let ranks = check_ranks(ranks)?;
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
         let (r, info) = with_progress(progress, |hook| {
-            let opts = RunOptions { measured_compute, ..opts(seed, matrix) };
-            netsens_apps::run_app(app.name, ranks, size, seed, &p, &opts, hook)
+            let run_opts = RunOptions { measured_compute, ..opts(seed, matrix) };
+            netsens_apps::registry::run_app_variant(app.name, variant, ranks, size, seed, &p, &run_opts, hook)
         })?;
-        let workload = json!({"kind": "app", "app": info.app, "size": info.size, "ranks": ranks});
-        let extra =
-            [("app", info.app.clone().into()), ("size", info.size.clone().into()), ("verified", info.verified.into())];
+        let mut workload = json!({"kind": "app", "app": info.app, "size": info.size, "ranks": ranks});
+        let mut extra = vec![
+            ("app", info.app.clone().into()),
+            ("size", info.size.clone().into()),
+            ("verified", info.verified.into()),
+        ];
+        // Only the wide-area applications have variants; the others' results stay as they were.
+        if !netsens_apps::registry::variants(app).is_empty() {
+            workload["variant"] = chosen.name().into();
+            extra.push(("variant", chosen.name().into()));
+        }
         Ok(result_json(&r, &p, workload, &extra))
     })
 }
@@ -219,6 +236,13 @@ fn apps() -> Vec<(String, String, Vec<String>)> {
         .into_iter()
         .map(|(n, d, s)| (n.to_string(), d.to_string(), s.into_iter().map(String::from).collect()))
         .collect()
+}
+
+/// The variants application `name` accepts (empty for an application without variants).
+#[pyfunction]
+fn app_variants(name: &str) -> PyResult<Vec<String>> {
+    let app = netsens_apps::registry::find(name).map_err(to_py)?;
+    Ok(netsens_apps::registry::variants(app).iter().map(|v| v.name().to_string()).collect())
 }
 
 /// The resolved platform as TOML with units on every value.
@@ -260,7 +284,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_goal_text, m)?)?;
     m.add_function(wrap_pyfunction!(run_app, m)?)?;
     m.add_function(wrap_pyfunction!(apps, m)?)?;
+    m.add_function(wrap_pyfunction!(app_variants, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate, m)?)?;
+    m.add_function(wrap_pyfunction!(ace::ace, m)?)?;
     m.add_function(wrap_pyfunction!(platform_toml, m)?)?;
     m.add_function(wrap_pyfunction!(platform_json, m)?)?;
     m.add("presets", wrap_pyfunction!(presets_list, m)?)?;

@@ -6,9 +6,11 @@
 //! rank r holds keys `span(N, P, r)`. Each of the `iters` iterations first changes two
 //! keys on rank 0 as NPB does (key i = i, key i + iters = Bmax − i), then ranks all
 //! keys:
-//! - `count`: each rank counts its keys per bucket (the top [`BUCKETS_LOG2`] bits of a
-//!   key), and an allreduce sums the counts; buckets are dealt to ranks in order so
-//!   that each gets about N/P keys (NPB's assignment);
+//! - `count`: each rank counts its keys per bucket (the top `buckets_log2` bits of a
+//!   key), and an allreduce sums the counts together with [`TEST_KEYS`] more slots,
+//!   where NPB's partial verification loads its test keys (here the keys at
+//!   [`test_index`]); buckets are dealt to ranks in order so that each gets about N/P
+//!   keys (NPB's assignment);
 //! - `exchange`: each rank packs its keys per destination, tells every rank how many
 //!   it sends (alltoall of one u32 per pair) and sends them (alltoallv, 4 bytes per key);
 //! - `rank`: each rank counts its keys per key value and sums the counts up: the
@@ -16,10 +18,17 @@
 //!
 //! After the last iteration each rank sorts its keys by those counts (phase `sort`).
 //!
-//! **Communication** per iteration and rank, for P a power of two: the allreduce of
-//! 2^10 four-byte counts (recursive doubling below S: log2 P messages of 4 KiB), P − 1
-//! counts of 4 bytes, P − 1 key blocks (about 4·N/P² bytes each: 32 KiB at class A on
-//! 32 ranks); the seed's 670 messages per processor are 10 such iterations at 32 ranks.
+//! **Communication**, NPB 3.4's `is.c` over its timed region and `full_verify` (its
+//! untimed warm-up iteration and setup broadcast are left out, as its timing leaves
+//! them out). Per iteration and rank, for P a power of two: the allreduce of
+//! 2^buckets_log2 + 5 four-byte counts (recursive doubling below S: log2 P messages of
+//! 2 068 B at class S, 4 116 B above), the alltoall of P − 1 counts of 4 bytes, the
+//! alltoallv of P − 1 key blocks (about 4·N/P² bytes each: 32 KiB at class A on 32
+//! ranks); the seed's 670 messages per processor are 10 such iterations at 32 ranks.
+//! Then, as NPB: a reduce to rank 0 of 8 bytes (NPB's timer maximum; here the
+//! fingerprint of the sorted keys), each rank but the last sends its largest key (4
+//! bytes) to the next, and a reduce to rank 0 of a 4-byte count (NPB's passed
+//! verifications; here the keys found out of order).
 //!
 //! **Cost model**: one unit is a key pass — reading one key and updating one entry of
 //! a counter or buffer array (an L1/L2-resident increment or store) — charged at
@@ -28,17 +37,16 @@
 //! rank's keys, `exchange` one (packing), `rank` one over the received keys plus one
 //! per key value owned (the prefix sum), `sort` one over the received keys.
 //!
-//! **Verification** (phase `verify`): every rank's sorted keys are in order, an
-//! allgather of every rank's (first, last) key shows that rank r's keys are all below
-//! rank r+1's, and an allreduce of (count, sum, sum of a hash) of the sorted keys —
-//! a fingerprint of the multiset — equals the fingerprint of the generated input
-//! (with the iterations' changes) computed serially in the same process, cached per
-//! thread.
+//! **Verification** (phase `verify`): every rank's sorted keys are in order and not
+//! below the previous rank's largest key (the counts of keys out of order, reduced to
+//! rank 0, are zero), and the sum of a 64-bit hash of every sorted key — a fingerprint
+//! of the multiset, reduced to rank 0 — equals that of the generated input (with the
+//! iterations' changes) computed serially in the same process, cached per thread.
 
 use crate::data::unit_f64s_at;
 use crate::examples::stencil::span;
 use crate::registry::{App, Backend, Job, Size};
-use netsens_core::program::collectives::{allgather, allreduce, alltoall, alltoallv};
+use netsens_core::program::collectives::{allreduce, alltoall, alltoallv, reduce};
 use netsens_core::program::{decode, encode, Op, Rank};
 use netsens_core::time::Time;
 use netsens_core::{input_err, Result};
@@ -54,8 +62,10 @@ pub const APP: App = App {
 
 /// Charge per key pass: 1 ns, before CPU-speed scaling.
 pub const PS_PER_KEY_PASS: Time = 1000;
-/// NPB's 2^10 buckets.
-pub const BUCKETS_LOG2: u32 = 10;
+/// NPB's partial-verification slots after the bucket counts (`TEST_ARRAY_SIZE`).
+pub const TEST_KEYS: usize = 5;
+/// Tag of the largest key sent to the next rank (NPB's 1000).
+const BOUNDARY_TAG: i32 = 1000;
 /// Seed stream of the keys.
 const KEYS: u64 = 0;
 /// Fewest keys a rank may hold: rank 0 must hold the 2·iters + 1 keys NPB changes.
@@ -67,21 +77,28 @@ pub struct Config {
     pub keys_log2: u32,
     /// Keys lie in [0, 2^max_key_log2).
     pub max_key_log2: u32,
+    /// 2^buckets_log2 buckets.
+    pub buckets_log2: u32,
     pub iters: u32,
     pub seed: u64,
 }
 
 impl Config {
-    /// tiny: NPB class S (2^16 keys below 2^11); small: class A (2^23 keys below
-    /// 2^19); paper: class B (2^25 keys below 2^21), whose messages at 32 ranks
-    /// (128 KiB) bracket the seed's ~60 KB with class A's (32 KiB). 10 iterations each.
+    /// NPB's classes: tiny = S (2^16 keys below 2^11, 2^9 buckets); small = W (2^20
+    /// keys below 2^16, 2^10 buckets); paper = B (2^25 keys below 2^21, 2^10
+    /// buckets), the seed's class, whose messages at 32 ranks are 128 KiB. 10
+    /// iterations each, as NPB.
     pub fn preset(size: Size, seed: u64) -> Config {
-        let (keys_log2, max_key_log2) = match size {
-            Size::Tiny => (16, 11),
-            Size::Small => (23, 19),
-            Size::Paper => (25, 21),
+        let (keys_log2, max_key_log2, buckets_log2) = match size {
+            Size::Tiny => (16, 11, 9),
+            Size::Small => (20, 16, 10),
+            Size::Paper => (25, 21, 10),
         };
-        Config { keys_log2, max_key_log2, iters: 10, seed }
+        Config { keys_log2, max_key_log2, buckets_log2, iters: 10, seed }
+    }
+
+    fn buckets(&self) -> usize {
+        1 << self.buckets_log2
     }
 
     pub fn keys(&self) -> u64 {
@@ -94,7 +111,7 @@ impl Config {
 
     /// A key's bucket is its top bits.
     fn shift(&self) -> u32 {
-        self.max_key_log2 - BUCKETS_LOG2
+        self.max_key_log2 - self.buckets_log2
     }
 
     pub fn max_ranks(&self) -> u64 {
@@ -132,6 +149,12 @@ fn assign(totals: &[u32], p: u32, n: u64) -> Vec<usize> {
     first
 }
 
+/// Global index of partial-verification key `i`: spread over the input (NPB's test
+/// indices are fixed per class; only their number matters to the messages).
+pub fn test_index(cfg: &Config, i: usize) -> u64 {
+    (2 * i as u64 + 1) * cfg.keys() / (2 * TEST_KEYS as u64)
+}
+
 /// A 64-bit mix of a key (SplitMix64's finaliser): its sum over a multiset is a
 /// fingerprint that a lost, duplicated or changed key alters.
 fn mix(key: u32) -> u64 {
@@ -141,19 +164,19 @@ fn mix(key: u32) -> u64 {
     z ^ (z >> 31)
 }
 
-/// (count, sum, sum of [`mix`]) of keys, wrapping.
-pub fn fingerprint(keys: &[u32]) -> [u64; 3] {
-    keys.iter().fold([0u64; 3], |[n, s, h], &k| [n + 1, s.wrapping_add(u64::from(k)), h.wrapping_add(mix(k))])
+/// The wrapping sum of [`mix`] over keys.
+pub fn fingerprint(keys: &[u32]) -> u64 {
+    keys.iter().fold(0u64, |h, &k| h.wrapping_add(mix(k)))
 }
 
 thread_local! {
     /// The fingerprint of the last configuration's input on this thread.
-    static REFERENCE: RefCell<Option<(Config, [u64; 3])>> = const { RefCell::new(None) };
+    static REFERENCE: RefCell<Option<(Config, u64)>> = const { RefCell::new(None) };
 }
 
 /// The fingerprint of the whole input after every iteration's change, computed
 /// serially once per thread.
-fn reference(cfg: &Config) -> [u64; 3] {
+fn reference(cfg: &Config) -> u64 {
     REFERENCE.with(|cache| {
         let mut cache = cache.borrow_mut();
         match *cache {
@@ -201,29 +224,21 @@ pub fn check_sorted(keys: &[u32]) -> std::result::Result<(), String> {
     }
 }
 
-/// Every rank's (count, first, last) keys: no key of a rank is above a key of a later rank.
-pub fn check_boundaries(ends: &[u32]) -> std::result::Result<(), String> {
-    let mut highest: Option<(usize, u32)> = None;
-    for (rank, e) in ends.chunks_exact(3).enumerate() {
-        if e[0] == 0 {
-            continue;
-        }
-        if let Some((before, last)) = highest {
-            if last > e[1] {
-                return Err(format!("rank {before} ends with key {last}, above rank {rank}'s first key {}", e[1]));
-            }
-        }
-        highest = Some((rank, e[2]));
-    }
-    Ok(())
+/// Keys out of order (NPB's `full_verify` count): pairs of neighbours in decreasing
+/// order, plus one when the previous rank's largest key is above this rank's first.
+pub fn out_of_order(keys: &[u32], previous_largest: Option<u32>) -> u32 {
+    let inside = keys.windows(2).filter(|w| w[0] > w[1]).count() as u32;
+    let boundary = matches!((previous_largest, keys.first()), (Some(k), Some(&first)) if k > first);
+    inside + u32::from(boundary)
 }
 
-/// The sorted keys' fingerprint equals the input's.
-pub fn check_fingerprint(got: &[u64], want: &[u64; 3]) -> std::result::Result<(), String> {
+/// No key out of order anywhere, and the sorted keys' fingerprint equals the input's.
+pub fn check_totals(out_of_order: u32, got: u64, want: u64) -> std::result::Result<(), String> {
+    if out_of_order > 0 {
+        return Err(format!("{out_of_order} keys are out of order across the ranks"));
+    }
     if got != want {
-        return Err(format!(
-            "the sorted keys are not a permutation of the input: (count, sum, hash sum) {got:?}, input {want:?}"
-        ));
+        return Err(format!("the sorted keys are not a permutation of the input: hash sum {got:#x}, input {want:#x}"));
     }
     Ok(())
 }
@@ -246,17 +261,23 @@ pub async fn is<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> {
         r.phase("count");
         let counts = r
             .work(pass(keys.len()), || {
-                let mut c = vec![0u32; 1 << BUCKETS_LOG2];
+                let mut c = vec![0u32; cfg.buckets() + TEST_KEYS];
                 keys.iter().for_each(|&k| c[(k >> shift) as usize] += 1);
+                for i in 0..TEST_KEYS {
+                    let at = test_index(&cfg, i);
+                    if (lo as u64..hi as u64).contains(&at) {
+                        c[cfg.buckets() + i] = keys[(at - lo as u64) as usize];
+                    }
+                }
                 c
             })
             .await;
         let totals = allreduce(&r, &comm, &counts, Op::Sum).await;
-        let first = assign(&totals, p, cfg.keys());
+        let first = assign(&totals[..cfg.buckets()], p, cfg.keys());
         r.phase("exchange");
         let blocks = r
             .work(pass(keys.len()), || {
-                let mut dest = vec![0u32; 1 << BUCKETS_LOG2];
+                let mut dest = vec![0u32; cfg.buckets()];
                 (0..p as usize).for_each(|j| dest[first[j]..first[j + 1]].fill(j as u32));
                 let mut blocks = vec![Vec::new(); p as usize];
                 keys.iter().for_each(|&k| blocks[dest[(k >> shift) as usize] as usize].push(k));
@@ -281,11 +302,20 @@ pub async fn is<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> {
     r.phase("sort");
     let sorted = r.work(pass(mine.len()), || place(&mine, owned.0, ranks)).await;
     r.phase("verify");
-    check_sorted(&sorted)?;
-    let ends = [sorted.len() as u32, *sorted.first().unwrap_or(&0), *sorted.last().unwrap_or(&0)];
-    check_boundaries(&decode::<u32>(&allgather(&r, &comm, encode(&ends)).await))?;
-    let total = allreduce(&r, &comm, &fingerprint(&sorted), Op::Sum).await;
-    check_fingerprint(&total, &reference(&cfg))
+    let hash = reduce(&r, &comm, 0, &[fingerprint(&sorted)], Op::Sum).await;
+    let from_previous = (me > 0).then(|| r.irecv(&comm, me as i32 - 1, BOUNDARY_TAG));
+    if me + 1 < p {
+        r.send(&comm, me + 1, BOUNDARY_TAG, encode(&[*sorted.last().unwrap_or(&0)])).await;
+    }
+    let previous_largest = match from_previous {
+        Some(op) => Some(decode::<u32>(&r.wait(op).await.data)[0]),
+        None => None,
+    };
+    let errors = reduce(&r, &comm, 0, &[out_of_order(&sorted, previous_largest)], Op::Sum).await;
+    match (errors, hash) {
+        (Some(errors), Some(hash)) => check_totals(errors[0], hash[0], reference(&cfg)),
+        _ => Ok(()),
+    }
 }
 
 pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
@@ -336,15 +366,17 @@ mod tests {
     fn verification_catches_a_wrong_answer() {
         assert_eq!(check_sorted(&[1, 2, 2, 5]), Ok(()));
         assert_eq!(check_sorted(&[1, 3, 2]).unwrap_err(), "keys 1 and 2 of this rank are out of order: 3 > 2");
-        // (count, first, last) per rank; an empty rank in the middle is skipped.
-        assert_eq!(check_boundaries(&[2, 1, 4, 0, 0, 0, 3, 4, 9]), Ok(()));
-        let err = check_boundaries(&[2, 1, 5, 0, 0, 0, 3, 4, 9]).unwrap_err();
-        assert_eq!(err, "rank 0 ends with key 5, above rank 2's first key 4");
+        // One pair inside, and the previous rank's largest key above the first.
+        assert_eq!(out_of_order(&[1, 3, 2], None), 1);
+        assert_eq!(out_of_order(&[1, 3, 2], Some(4)), 2);
+        assert_eq!(out_of_order(&[4, 5], Some(4)), 0);
+        assert_eq!(out_of_order(&[], Some(9)), 0);
         // One key changed, or one lost, changes the fingerprint.
         let want = fingerprint(&[1, 2, 3]);
-        assert_eq!(check_fingerprint(&fingerprint(&[3, 1, 2]), &want), Ok(()));
-        assert!(check_fingerprint(&fingerprint(&[1, 2, 4]), &want).is_err());
-        assert!(check_fingerprint(&fingerprint(&[0, 1, 2, 3]), &want).is_err());
-        assert!(check_fingerprint(&fingerprint(&[2, 2, 2]), &want).unwrap_err().starts_with("the sorted keys are not"));
+        assert_eq!(check_totals(0, fingerprint(&[3, 1, 2]), want), Ok(()));
+        assert_eq!(check_totals(2, want, want).unwrap_err(), "2 keys are out of order across the ranks");
+        assert!(check_totals(0, fingerprint(&[1, 2, 4]), want).is_err());
+        assert!(check_totals(0, fingerprint(&[0, 1, 2, 3]), want).is_err());
+        assert!(check_totals(0, fingerprint(&[2, 2, 2]), want).unwrap_err().starts_with("the sorted keys are not"));
     }
 }

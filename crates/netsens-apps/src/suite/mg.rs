@@ -9,7 +9,8 @@
 //! u += S r (−3/8, 1/32, −1/64, 0), full-weighting restriction (1/2, 1/4, 1/8, 1/16)
 //! and trilinear prolongation. The V-cycle (NPB's `mg3P`) restricts the residual
 //! down to the coarsest level, smooths there, and on the way up prolongs, takes the
-//! residual and smooths at every level. The answer is ‖r‖ = sqrt(Σ r² / n³).
+//! residual and smooths at every level. The answer is ‖r‖ = sqrt(Σ r² / n³) and
+//! max |r| (NPB's `norm2u3`), taken after the first residual and after the last.
 //!
 //! **Decomposition**: P must be a power of two; it forms a px×py×pz process grid
 //! (the factors of two dealt to x, y, z in turn: 8 → 2×2×2, 32 → 4×4×2) and rank
@@ -17,27 +18,35 @@
 //! the coarsest with at least 2 points per side and 1 per rank and side: fewer
 //! levels at large rank counts (32³ on 1024 ranks: 2 levels).
 //!
-//! **Communication**: after every operator its output's halo is exchanged (phase
-//! `halo`, NPB's `comm3`), one axis after the other so that edges and corners come
-//! along: along an axis with more than one process, one message to each of the two
+//! **Communication** (NPB 3.4's `mg.f90` over its timed region): after every
+//! restriction, smoothing and residual its output's halo is exchanged (phase `halo`,
+//! NPB's `comm3`), one axis after the other so that edges and corners come along:
+//! along an axis with more than one process, one message to each of the two
 //! neighbours (both the same rank when there are two), of the block's face — interior
 //! points across the later axes, ghosts included across the earlier ones (8·my·mz,
 //! 8·(mx+2)·mz, 8·(mx+2)·(my+2) bytes); along an axis with one process, a local
-//! periodic copy. A V-cycle over L levels exchanges 4L − 3 halos, the residual after
-//! it one more; the norm is an allreduce of one f64. Message sizes fall by 4 per
-//! level: Martin's exponential size histogram.
+//! periodic copy. The prolongation needs no exchange: as NPB's `interp`, it fills the
+//! fine ghosts from the coarse ghosts already exchanged. A V-cycle over L levels
+//! exchanges 3L − 2 halos, the residual after it one more (NPB: 3L − 1 per
+//! iteration), plus one after the first residual; each norm is two allreduces of one
+//! f64 (max, then sum). Message sizes fall by 4 per level: Martin's exponential size
+//! histogram. Where NPB would leave processes idle on the coarse levels (more
+//! processes along an axis than points), netsens stops coarsening instead (below), so
+//! only rank counts with P^(1/3) ≤ n/2 along every axis match NPB message for message
+//! (8 ranks at every class; 32 ranks have one level fewer than NPB at class S).
 //!
 //! **Cost model**: one unit is a flop at [`PS_PER_FLOP`] = 1 ns (a sustained
 //! 1 Gflop/s, the stencil example's figure; an assumption, not a measurement), scaled
 //! by the platform's CPU speed. A 27-point stencil is [`STENCIL_FLOPS`] = 30 flops (4
 //! multiplications, 26 additions), the residual and the smoother one more each (phases
 //! `resid`, `smooth`), the restriction 30 per coarse point (`restrict`), the
-//! prolongation [`INTERP_FLOPS`] = 8 per fine point (at most 8 products summed;
-//! `prolong`), the norm 2 per point. Halo copies are not charged.
+//! prolongation [`INTERP_FLOPS`] = 8 per fine interior point (at most 8 products
+//! summed; `prolong`), the norm 3 per point. Halo copies are not charged.
 //!
-//! **Verification**: the final ‖r‖ equals that of the same computation on the whole
-//! grid (the same operators at every point; only the norm's summation order differs)
-//! within 10⁻⁹ relative, computed once per thread and cached by (n, levels, iters, seed).
+//! **Verification**: the final ‖r‖ and max |r| equal those of the same computation on
+//! the whole grid (the same operators at every point; only the norm's summation order
+//! differs) within 10⁻⁹ relative, computed once per thread and cached by (n, levels,
+//! iters, seed).
 
 use crate::data::{stream, unit_f64};
 use crate::registry::{App, Backend, Job, Size};
@@ -157,6 +166,12 @@ impl Block {
         (1..=m[2]).flat_map(move |k| (1..=m[1]).flat_map(move |j| (1..=m[0]).map(move |i| (i, j, k))))
     }
 
+    /// Every index, ghosts included, x fastest.
+    fn all(&self) -> impl Iterator<Item = (usize, usize, usize)> {
+        let m = self.m;
+        (0..m[2] + 2).flat_map(move |k| (0..m[1] + 2).flat_map(move |j| (0..m[0] + 2).map(move |i| (i, j, k))))
+    }
+
     /// Indices of the plane at `at` along `axis`: across earlier axes with their
     /// ghosts (already exchanged), across later ones the interior only.
     fn plane(&self, axis: usize, at: usize) -> Vec<usize> {
@@ -227,17 +242,19 @@ fn restrict(fine: &Block, coarse: &mut Block) {
     }
 }
 
-/// Fine u (+)= trilinear interpolation of coarse u: a fine point at an even global
-/// index takes its coarse point, at an odd one the mean of the two around it.
+/// Fine u (+)= trilinear interpolation of coarse u, ghosts included (from the coarse
+/// ghosts, as NPB's `interp`): a fine point at an even global index takes its coarse
+/// point, at an odd one the mean of the two around it. Local fine index i is global
+/// origin + i − 1 and origins are even, so odd local indices fall on coarse points.
 fn prolong(coarse: &Block, fine: &mut Block, add: bool) {
     let weights = |i: usize| -> Vec<(usize, f64)> {
-        if (i - 1).is_multiple_of(2) {
-            vec![((i - 1) / 2 + 1, 1.0)]
+        if i % 2 == 1 {
+            vec![(i.div_ceil(2), 1.0)]
         } else {
             vec![(i / 2, 0.5), (i / 2 + 1, 0.5)]
         }
     };
-    for (i, j, k) in fine.interior() {
+    for (i, j, k) in fine.all() {
         let mut value = 0.0;
         for &(ck, wk) in &weights(k) {
             for &(cj, wj) in &weights(j) {
@@ -275,9 +292,9 @@ fn wrap(b: &mut Block, axis: usize) {
     }
 }
 
-/// Σ r² over the interior, in index order.
-fn sum_squares(r: &Block) -> f64 {
-    r.interior().map(|(i, j, k)| r.v[r.at(i, j, k)].powi(2)).sum()
+/// Σ r² and max |r| over the interior, in index order.
+fn sum_and_max(r: &Block) -> [f64; 2] {
+    r.interior().map(|(i, j, k)| r.v[r.at(i, j, k)]).fold([0.0, 0.0], |[s, m], x| [s + x * x, m.max(x.abs())])
 }
 
 /// A rank's place in the process grid.
@@ -322,8 +339,9 @@ async fn halo<R: Rank>(r: &R, comm: &Communicator, lay: &Layout, b: &mut Block) 
     Ok(())
 }
 
-/// The serial computation on the whole grid with `levels` levels: the final ‖r‖.
-fn serial(cfg: &Config, levels: &[usize]) -> f64 {
+/// The serial computation on the whole grid with `levels` levels: the final ‖r‖ and
+/// max |r|.
+fn serial(cfg: &Config, levels: &[usize]) -> [f64; 2] {
     let wrap_all = |b: &mut Block| (0..3).for_each(|a| wrap(b, a));
     let v = rhs(cfg, [cfg.n; 3], [0; 3]);
     let mut u: Vec<Block> = levels.iter().map(|&s| Block::zeros([s; 3])).collect();
@@ -343,7 +361,6 @@ fn serial(cfg: &Config, levels: &[usize]) -> f64 {
         for l in (0..last).rev() {
             let (f, c) = u.split_at_mut(l + 1);
             prolong(&c[0], &mut f[l], l == 0);
-            wrap_all(&mut u[l]);
             resid(&u[l], (l == 0).then_some(&v), &mut r[l]);
             wrap_all(&mut r[l]);
             smooth(&r[l], &mut u[l]);
@@ -352,15 +369,16 @@ fn serial(cfg: &Config, levels: &[usize]) -> f64 {
         resid(&u[0], Some(&v), &mut r[0]);
         wrap_all(&mut r[0]);
     }
-    (sum_squares(&r[0]) / (cfg.n as f64).powi(3)).sqrt()
+    let [sum, max] = sum_and_max(&r[0]);
+    [(sum / (cfg.n as f64).powi(3)).sqrt(), max]
 }
 
 thread_local! {
     /// The last serial reference computed on this thread, by (config, levels).
-    static REFERENCE: RefCell<Option<(Config, usize, f64)>> = const { RefCell::new(None) };
+    static REFERENCE: RefCell<Option<(Config, usize, [f64; 2])>> = const { RefCell::new(None) };
 }
 
-fn reference(cfg: &Config, levels: &[usize]) -> f64 {
+fn reference(cfg: &Config, levels: &[usize]) -> [f64; 2] {
     REFERENCE.with(|cache| {
         let mut cache = cache.borrow_mut();
         match *cache {
@@ -374,13 +392,22 @@ fn reference(cfg: &Config, levels: &[usize]) -> f64 {
     })
 }
 
-/// The final norm against the reference's.
-pub fn check(got: f64, want: f64) -> std::result::Result<(), String> {
+/// A final norm (`name`) against the reference's.
+pub fn check(name: &str, got: f64, want: f64) -> std::result::Result<(), String> {
     let err = (got - want).abs();
     if err.is_nan() || err > TOLERANCE * want.abs() {
-        return Err(format!("residual norm {got:e} after the V-cycles; the serial reference has {want:e}"));
+        return Err(format!("residual {name} {got:e} after the V-cycles; the serial reference has {want:e}"));
     }
     Ok(())
+}
+
+/// NPB's `norm2u3`: max |r| by one allreduce, then Σ r² by another; (‖r‖, max |r|).
+async fn norms<R: Rank>(r: &R, comm: &Communicator, res: &Block, n: usize) -> [f64; 2] {
+    r.phase("norm");
+    let [sum, max] = r.work(PS_PER_FLOP * 3 * res.points(), || sum_and_max(res)).await;
+    let max = allreduce(r, comm, &[max], Op::Max).await[0];
+    let sum = allreduce(r, comm, &[sum], Op::Sum).await[0];
+    [(sum / (n as f64).powi(3)).sqrt(), max]
 }
 
 /// The program.
@@ -407,6 +434,7 @@ pub async fn mg<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> {
     r.work(flops(STENCIL_FLOPS + 1, &u[0]), || resid(&u[0], Some(&v), &mut res[0])).await;
     r.phase("halo");
     halo(&r, &comm, &lay, &mut res[0]).await?;
+    norms(&r, &comm, &res[0], cfg.n).await;
     for _ in 0..cfg.iters {
         for l in 1..=last {
             r.phase("restrict");
@@ -424,8 +452,6 @@ pub async fn mg<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> {
             r.phase("prolong");
             let (f, c) = u.split_at_mut(l + 1);
             r.work(flops(INTERP_FLOPS, &f[l]), || prolong(&c[0], &mut f[l], l == 0)).await;
-            r.phase("halo");
-            halo(&r, &comm, &lay, &mut u[l]).await?;
             r.phase("resid");
             r.work(flops(STENCIL_FLOPS + 1, &u[l]), || resid(&u[l], (l == 0).then_some(&v), &mut res[l])).await;
             r.phase("halo");
@@ -440,10 +466,10 @@ pub async fn mg<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> {
         r.phase("halo");
         halo(&r, &comm, &lay, &mut res[0]).await?;
     }
-    r.phase("norm");
-    let part = r.work(flops(2, &res[0]), || sum_squares(&res[0])).await;
-    let total = allreduce(&r, &comm, &[part], Op::Sum).await;
-    check((total[0] / (cfg.n as f64).powi(3)).sqrt(), reference(&cfg, &levels))
+    let [l2, max] = norms(&r, &comm, &res[0], cfg.n).await;
+    let [want_l2, want_max] = reference(&cfg, &levels);
+    check("norm", l2, want_l2)?;
+    check("max", max, want_max)
 }
 
 pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
@@ -492,23 +518,23 @@ mod tests {
         coarse.v.fill(3.0);
         let mut fine = Block::zeros([4, 4, 4]);
         prolong(&coarse, &mut fine, false);
-        assert!(fine.interior().all(|(i, j, k)| fine.v[fine.at(i, j, k)] == 3.0));
+        assert!(fine.all().all(|(i, j, k)| fine.v[fine.at(i, j, k)] == 3.0), "ghosts included");
     }
 
     #[test]
     fn the_v_cycles_reduce_the_residual() {
         let cfg = Config { n: 16, iters: 4, seed: 2 };
         let levels = Procs::for_ranks(1).levels(16);
-        let none = serial(&Config { iters: 0, ..cfg }, &levels);
-        let solved = serial(&cfg, &levels);
+        let none = serial(&Config { iters: 0, ..cfg }, &levels)[0];
+        let solved = serial(&cfg, &levels)[0];
         assert!(solved < none / 10.0, "{solved} vs {none}");
     }
 
     #[test]
     fn verification_catches_a_wrong_norm() {
-        assert_eq!(check(5.3e-6 * (1.0 + 1e-12), 5.3e-6), Ok(()));
-        let err = check(5.3e-6 * (1.0 + 1e-7), 5.3e-6).unwrap_err();
+        assert_eq!(check("norm", 5.3e-6 * (1.0 + 1e-12), 5.3e-6), Ok(()));
+        let err = check("norm", 5.3e-6 * (1.0 + 1e-7), 5.3e-6).unwrap_err();
         assert!(err.starts_with("residual norm 5.3000005"), "{err}");
-        assert!(check(f64::NAN, 1.0).is_err());
+        assert!(check("max", f64::NAN, 1.0).is_err());
     }
 }

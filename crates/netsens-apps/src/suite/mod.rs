@@ -1,11 +1,13 @@
 //! The application suite of `APPS.md`, one file per application (shared parts of
 //! an application pair, like EM3D's graph, in a file of their own).
 
+pub mod asp;
 pub mod barnes;
 pub mod connect;
 pub mod em3d;
 pub mod em3d_read;
 pub mod em3d_write;
+pub mod fft1d;
 pub mod ft;
 pub mod is;
 pub mod lsd;
@@ -16,6 +18,9 @@ pub mod pray;
 pub mod radb;
 pub mod radix;
 pub mod sample;
+pub mod tsp;
+pub mod wan;
+pub mod water;
 
 use std::future::Future;
 use std::pin::pin;

@@ -60,6 +60,7 @@ pub fn platform() -> Platform {
             gap_per_byte: PerByte::from_ps(6000),
             overhead_per_byte: PerByte::ZERO,
             eager_limit: 65535,
+            gap_above: 0,
         },
         wan: None,
         shape: Shape { clusters: None, ranks_per_node: 1 },

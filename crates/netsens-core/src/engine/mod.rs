@@ -7,9 +7,11 @@
 //! executor is one front end; rank programs are another.
 
 mod blocked;
+mod limits;
 mod noise;
 mod op;
 pub mod queue;
+mod variability;
 
 use crate::error::{Error, Result};
 use crate::platform::{Disks, Layout, Level, LevelParams, Platform, Rendezvous, Wan};
@@ -19,7 +21,9 @@ use blocked::{Blocked, Needs};
 use noise::NoiseState;
 use queue::{Event, EventKind, EventQueue};
 use std::collections::{HashMap, VecDeque};
+use variability::Variability;
 
+pub use limits::state_bytes;
 pub use op::{any_tag_in, tag_matches, OpDesc, OpId, OpKind, ANY, CONTEXT_SHIFT};
 
 /// A source of operations (GOAL schedule, rank programs) driving the core.
@@ -43,6 +47,12 @@ pub trait Frontend {
     /// start fetching its description into the cache (a hint; never required).
     #[inline]
     fn prefetch(&self, _id: OpId) {}
+    /// One line naming operation `id` for error messages: its rank and its label or
+    /// program op.
+    fn describe(&self, id: OpId) -> String {
+        let d = self.op(id);
+        format!("rank {}'s {:?} of {} (op {id})", d.rank, d.kind, d.size)
+    }
     /// (operations finished, operations in all) for progress reports; (0, 0) if unknown.
     fn completed(&self) -> (u64, u64) {
         (0, 0)
@@ -173,11 +183,16 @@ pub struct Core {
     disk_done: Vec<Time>,
     /// An error found while running (stops the run).
     fatal: Option<Error>,
+    /// The first operation whose time would have passed the engine's largest time.
+    overflow: Option<OpId>,
     /// Events waiting for busy clocks, by the clocks they need.
     blocked: Blocked,
     rendezvous: Rendezvous,
     cpu_speed: f64,
     noise: NoiseState,
+    /// Background traffic and soft faults; `now` is the time of the event being handled.
+    var: Variability,
+    now: Time,
     /// Last arrival per (src, dst): keeps MPI's non-overtaking order when jitter
     /// could reorder messages (only used then).
     last_arrival: HashMap<(u32, u32), Time>,
@@ -194,10 +209,16 @@ impl Core {
         if nhosts == 0 {
             return Err(Error::Input("a run needs at least 1 rank".into()));
         }
+        let (ncpus, nnics) = (ncpus.max(1) as usize, nnics.max(1) as usize);
+        crate::memory::ensure_fits(
+            &format!("a run of {nhosts} ranks"),
+            limits::state_bytes(nhosts as u128, ncpus as u128, nnics as u128, opts.matrix),
+        )?;
         let layout = Layout::new(platform, nhosts)?;
         let n = nhosts as usize;
-        let (ncpus, nnics) = (ncpus.max(1) as usize, nnics.max(1) as usize);
         let nclusters = layout.nclusters();
+        crate::platform::variability::check_run(&platform.noise, nhosts, &platform.cluster)?;
+        let var = Variability::new(&platform.noise.background, &platform.noise.faults, opts.seed, &layout);
         Ok(Core {
             queue: EventQueue::default(),
             nhosts: n,
@@ -220,12 +241,15 @@ impl Core {
             disk_done: if platform.disks.is_some() { vec![0; n] } else { Vec::new() },
             disks: platform.disks.clone(),
             fatal: None,
+            overflow: None,
             blocked: Blocked::new(n * ncpus, nnics),
             layout,
             wan: platform.wan.clone(),
             rendezvous: platform.rendezvous,
             cpu_speed: platform.cpu_speed,
             noise: NoiseState::new(&platform.noise, opts.seed),
+            var,
+            now: 0,
             last_arrival: HashMap::new(),
             rec: Recorder::new(n, nclusters, opts.matrix),
             events: 0,
@@ -306,9 +330,15 @@ impl Core {
                 (ev, None)
             };
             self.dispatch(ev, front);
+            if self.overflow.is_some() {
+                break;
+            }
             if let Some(token) = woken {
                 self.after_wake(token);
             }
+        }
+        if let Some(op) = self.overflow {
+            return Err(limits::past_largest_time(&front.describe(op)));
         }
         if let Some(e) = self.fatal.take() {
             return Err(e);
@@ -336,21 +366,30 @@ impl Core {
     #[inline]
     fn params(&self, a: u32, b: u32) -> (LevelParams, Level) {
         let level = self.layout.level(a, b);
-        let p = if level == Level::Node { &self.node_params } else { &self.cluster_params };
-        (p.clone(), level)
+        let mut p = if level == Level::Node { &self.node_params } else { &self.cluster_params }.clone();
+        if self.var.faults_on {
+            self.var.degrade(&mut p, a, b, self.now);
+        }
+        (p, level)
     }
 
     /// Sender side of a message of `wire` bytes starting at `t0` on `host`.
     #[inline]
-    fn charge_send(&mut self, host: u32, c: usize, n: usize, t0: Time, wire: u64, p: &LevelParams) {
+    #[allow(clippy::too_many_arguments)]
+    fn charge_send(&mut self, op: OpId, host: u32, c: usize, n: usize, t0: Time, wire: u64, p: &LevelParams) {
         let k = wire.saturating_sub(1);
-        let busy = p.overhead + p.overhead_per_byte.cost(k);
+        let per_byte = self.per_byte(op, p.overhead_per_byte, k);
+        let busy = self.add(op, p.overhead, per_byte);
         let extra = self.noise.detour(host, t0, busy);
-        self.cpu[c] = t0 + busy + extra;
-        self.nic_s[n] = t0 + p.gap + p.gap_per_byte.cost(k);
+        let end = self.add(op, t0, busy);
+        self.cpu[c] = self.add(op, end, extra);
+        let per_byte = self.gap_bytes(op, p, wire);
+        let gap = self.add(op, p.gap, per_byte);
+        self.nic_s[n] = self.add(op, t0, gap);
+        // Saturating: once a clock passed the largest time the run stops (see `add`).
         let r = &mut self.rec.ranks[host as usize];
-        r.overhead_ps += busy;
-        r.noise_ps += extra;
+        r.overhead_ps = r.overhead_ps.saturating_add(busy);
+        r.noise_ps = r.noise_ps.saturating_add(extra);
     }
 
     fn alloc_msg(&mut self, m: Msg) -> u32 {
@@ -389,7 +428,10 @@ impl Core {
             let c = self.layout.cluster(from) as u16;
             self.queue.push(t1, EventKind::Hop, id, phase as u8, c);
         } else {
-            let ta = t1 + p.latency + self.noise.latency_jitter(from);
+            let op = self.msg_op(id, phase);
+            let jitter = self.noise.latency_jitter(from);
+            let ta = self.add(op, t1, p.latency);
+            let ta = self.add(op, ta, jitter);
             self.arrive_at(id, phase, from, to, ta);
         }
     }
@@ -403,14 +445,17 @@ impl Core {
         self.queue.push(ta, EventKind::Arrive, id, phase as u8, 0);
     }
 
-    /// Computation time on this platform's CPUs.
+    /// Computation time of operation `op` on this platform's CPUs (checked as [`Core::add`]).
     #[inline]
-    fn scaled(&self, cost: Time) -> Time {
+    fn scaled(&mut self, op: OpId, cost: Time) -> Time {
         if self.cpu_speed == 1.0 {
-            cost
-        } else {
-            (cost as f64 / self.cpu_speed).round() as Time
+            return cost;
         }
+        let t = (cost as f64 / self.cpu_speed).round();
+        if t >= Time::MAX as f64 {
+            return self.overflowed(op);
+        }
+        t as Time
     }
 
     #[inline]
@@ -485,6 +530,7 @@ impl Core {
 
     #[inline(always)]
     fn dispatch<F: Frontend>(&mut self, ev: Event, front: &mut F) {
+        self.now = ev.time;
         match ev.kind {
             EventKind::Ready => {
                 let d = front.op(ev.id);
@@ -513,6 +559,10 @@ impl Core {
     /// not, `ev` waits for them.
     #[inline]
     fn sender_free(&mut self, ev: Event, c: usize, n: usize) -> bool {
+        if self.var.flows_on {
+            let p = self.cluster_params.clone();
+            self.var.before_send((n / self.nnics) as u32, ev.time, &mut self.nic_s[n], &p);
+        }
         let free = self.cpu[c].max(self.nic_s[n]);
         if free > ev.time {
             self.block(ev, c, n, Needs::SendNic, free);
@@ -539,7 +589,7 @@ impl Core {
             Phase::Direct
         };
         let wire = if phase == Phase::Rts { 1 } else { d.size };
-        self.charge_send(host, c, n, ev.time, wire, &p);
+        self.charge_send(ev.id, host, c, n, ev.time, wire, &p);
         let id = self.alloc_msg(Msg {
             src: host,
             dst,
@@ -555,7 +605,8 @@ impl Core {
         if phase == Phase::Rts {
             self.rec.control_messages += 1;
         }
-        self.inject(id, phase, level, ev.time + p.overhead, &p);
+        let t1 = self.add(ev.id, ev.time, p.overhead);
+        self.inject(id, phase, level, t1, &p);
         let at = self.cpu[c];
         self.started(front, ev.id, ev.time);
         if phase == Phase::Eager {
@@ -590,13 +641,14 @@ impl Core {
             nic: d.nic,
         });
         let wire = self.wire_bytes(id, phase);
-        self.charge_send(host, c, n, ev.time, wire, &p);
+        self.charge_send(ev.id, host, c, n, ev.time, wire, &p);
         if phase == Phase::GetReq {
             self.rec.control_messages += 1;
         } else {
             self.rec.sent(host, dst, d.size);
         }
-        self.inject(id, phase, level, ev.time + p.overhead, &p);
+        let t1 = self.add(ev.id, ev.time, p.overhead);
+        self.inject(id, phase, level, t1, &p);
         let at = self.cpu[c];
         self.started(front, ev.id, ev.time);
         if phase == Phase::OneWay {
@@ -630,12 +682,13 @@ impl Core {
             self.block(ev, c, 0, Needs::Cpu, self.cpu[c]);
             return;
         }
-        let dur = self.scaled(d.size);
+        let dur = self.scaled(ev.id, d.size);
         let extra = self.noise.detour(host, ev.time, dur);
-        self.cpu[c] = ev.time + dur + extra;
+        let end = self.add(ev.id, ev.time, dur);
+        self.cpu[c] = self.add(ev.id, end, extra);
         let r = &mut self.rec.ranks[host as usize];
-        r.compute_ps += dur;
-        r.noise_ps += extra;
+        r.compute_ps = r.compute_ps.saturating_add(dur);
+        r.noise_ps = r.noise_ps.saturating_add(extra);
         self.started(front, ev.id, ev.time);
         self.done(front, ev.id, self.cpu[c]);
     }
@@ -662,7 +715,9 @@ impl Core {
         }
         let disk = self.layout.node(d.rank) as usize * disks.count as usize + d.peer as usize;
         let start = ev.time.max(self.disk_free[disk]);
-        let end = start + disks.per_byte.cost(d.size);
+        let per_byte = disks.per_byte;
+        let len = self.per_byte(ev.id, per_byte, d.size);
+        let end = self.add(ev.id, start, len);
         self.disk_free[disk] = end;
         self.started(front, ev.id, start);
         // Reported at its end, so a program sees it finished only then.
@@ -680,14 +735,20 @@ impl Core {
         let dst_cluster = self.layout.cluster(to);
         let next = self.layout.next_hop(at, dst_cluster);
         let link = self.layout.link_id(at, next);
+        if self.var.flows_on {
+            self.var.before_link(link, ev.time, &mut self.link_free[link], per_byte);
+        }
         let start = ev.time.max(self.link_free[link]);
-        let occupancy = per_byte.cost(wire);
-        self.link_free[link] = start + occupancy;
+        let op = self.msg_op(ev.id, phase);
+        let occupancy = self.per_byte(op, per_byte, wire);
+        self.link_free[link] = self.add(op, start, occupancy);
         let w = &mut self.rec.wan[link];
         w.0 += 1;
-        w.1 += wire;
-        w.2 += occupancy;
-        let t_next = start + occupancy + latency + self.noise.wan_jitter(link);
+        w.1 = w.1.saturating_add(wire);
+        w.2 = w.2.saturating_add(occupancy);
+        let jitter = self.noise.wan_jitter(link);
+        let t_next = self.add(op, self.link_free[link], latency);
+        let t_next = self.add(op, t_next, jitter);
         if next == dst_cluster {
             self.arrive_at(ev.id, phase, from, to, t_next);
         } else {
@@ -703,20 +764,29 @@ impl Core {
             (m.cpu, m.nic)
         };
         let (c, n) = (self.ci(host, mcpu), self.ni(host, mnic));
+        if self.var.flows_on {
+            let p = self.cluster_params.clone();
+            self.var.before_receive(host, ev.time, &mut self.nic_r[n], &p);
+        }
         let free = self.cpu[c].max(self.nic_r[n]);
         if free > ev.time {
             self.block(ev, c, n, Needs::RecvNic, free);
             return;
         }
         let (p, _) = self.params(from, host);
-        let k = self.wire_bytes(ev.id, phase).saturating_sub(1);
-        let busy = p.overhead + p.overhead_per_byte.cost(k).max(p.gap_per_byte.cost(k));
+        let wire = self.wire_bytes(ev.id, phase);
+        let k = wire.saturating_sub(1);
+        let op = self.msg_op(ev.id, phase);
+        let (o_bytes, g_bytes) = (self.per_byte(op, p.overhead_per_byte, k), self.gap_bytes(op, &p, wire));
+        let busy = self.add(op, p.overhead, o_bytes.max(g_bytes));
         let extra = self.noise.detour(host, ev.time, busy);
-        self.cpu[c] = ev.time + busy + extra;
-        self.nic_r[n] = ev.time + p.gap + p.gap_per_byte.cost(k);
+        let end = self.add(op, ev.time, busy);
+        self.cpu[c] = self.add(op, end, extra);
+        let gap = self.add(op, p.gap, g_bytes);
+        self.nic_r[n] = self.add(op, ev.time, gap);
         let r = &mut self.rec.ranks[host as usize];
-        r.overhead_ps += busy;
-        r.noise_ps += extra;
+        r.overhead_ps = r.overhead_ps.saturating_add(busy);
+        r.noise_ps = r.noise_ps.saturating_add(extra);
         match phase {
             Phase::Eager | Phase::Direct | Phase::Rts => {
                 let (src, tag) = {
@@ -756,13 +826,14 @@ impl Core {
                 };
                 self.release = self.cpu[c];
                 let cost = front.delivered(self, op);
-                let handler = self.scaled(cost);
+                let handler = self.scaled(op, cost);
                 if handler > 0 {
                     let extra = self.noise.detour(host, self.cpu[c], handler);
-                    self.cpu[c] += handler + extra;
+                    let end = self.add(op, self.cpu[c], handler);
+                    self.cpu[c] = self.add(op, end, extra);
                     let r = &mut self.rec.ranks[host as usize];
-                    r.compute_ps += handler;
-                    r.noise_ps += extra;
+                    r.compute_ps = r.compute_ps.saturating_add(handler);
+                    r.noise_ps = r.noise_ps.saturating_add(extra);
                 }
                 match phase {
                     Phase::OneWay => {
@@ -844,11 +915,13 @@ impl Core {
         }
         let (p, level) = self.params(from, to);
         let wire = self.wire_bytes(ev.id, phase);
-        self.charge_send(from, c, n, ev.time, wire, &p);
+        let op = self.msg_op(ev.id, phase);
+        self.charge_send(op, from, c, n, ev.time, wire, &p);
         if phase == Phase::GetReply {
             self.rec.sent(from, to, wire);
         }
-        self.inject(ev.id, phase, level, ev.time + p.overhead, &p);
+        let t1 = self.add(op, ev.time, p.overhead);
+        self.inject(ev.id, phase, level, t1, &p);
         if phase == Phase::Data {
             self.done(front, send_op, self.cpu[c]);
         }

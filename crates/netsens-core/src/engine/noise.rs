@@ -92,16 +92,18 @@ impl NoiseState {
             Detours { rng, next }
         });
         // Detours that fell in idle time cost nothing.
+        // Saturating: a busy interval near the engine's largest time stops the run
+        // where the caller adds `extra` to its clock (checked there).
         while d.next < start {
-            d.next += spec.detour_interval.sample(&mut d.rng).max(1);
+            d.next = d.next.saturating_add(spec.detour_interval.sample(&mut d.rng).max(1));
         }
-        let mut end = start + len;
-        let mut extra = 0;
+        let mut end = start.saturating_add(len);
+        let mut extra: Time = 0;
         while d.next < end {
             let dur = spec.detour_duration.sample(&mut d.rng);
-            extra += dur;
-            end += dur;
-            d.next += spec.detour_interval.sample(&mut d.rng).max(1);
+            extra = extra.saturating_add(dur);
+            end = end.saturating_add(dur);
+            d.next = d.next.saturating_add(spec.detour_interval.sample(&mut d.rng).max(1));
         }
         extra
     }

@@ -7,6 +7,7 @@ mod layout;
 pub mod noise;
 pub mod presets;
 pub mod spec;
+pub mod variability;
 
 pub use layout::{Layout, Level};
 pub use noise::Dist;
@@ -29,6 +30,22 @@ pub struct LevelParams {
     pub overhead_per_byte: PerByte,
     /// S: eager/rendezvous threshold, bytes (a message of more than S bytes uses rendezvous).
     pub eager_limit: u64,
+    /// G applies only to messages of more than this many bytes (0: to every message,
+    /// LogGP's rule). Martin et al. slowed only bulk transfers: see docs/BULK-GAP.md.
+    pub gap_above: u64,
+}
+
+impl LevelParams {
+    /// The per-byte gap of a message of `wire` bytes: G·(wire − 1), or 0 for a message
+    /// of at most `gap_above` bytes.
+    #[inline]
+    pub fn gap_bytes(&self, wire: u64) -> crate::time::Time {
+        if wire > self.gap_above {
+            self.gap_per_byte.cost(wire.saturating_sub(1))
+        } else {
+            0
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -83,6 +100,10 @@ pub struct Noise {
     pub detour_interval: Dist,
     /// Length of one CPU detour.
     pub detour_duration: Dist,
+    /// Background traffic (`[[noise.background]]`, see [`variability`]).
+    pub background: Vec<variability::Flow>,
+    /// Soft faults (`[[noise.faults]]`).
+    pub faults: Vec<variability::Fault>,
 }
 
 impl Noise {
@@ -92,6 +113,8 @@ impl Noise {
             wan_jitter: Dist::None,
             detour_interval: Dist::None,
             detour_duration: Dist::None,
+            background: Vec::new(),
+            faults: Vec::new(),
         }
     }
 
@@ -99,6 +122,8 @@ impl Noise {
         self.latency_jitter.is_none()
             && self.wan_jitter.is_none()
             && (self.detour_interval.is_none() || self.detour_duration.is_none())
+            && self.background.is_empty()
+            && self.faults.is_empty()
     }
 }
 

@@ -1,14 +1,18 @@
 //! Named platforms, each with a comment citing where its numbers come from.
 //!
-//! Every preset runs at `cpu_speed = 1.0` without noise; a TOML file can start from one
+//! Every preset but `now1997` runs at `cpu_speed = 1.0`; none has noise; a TOML file can start from one
 //! with `base = "<name>"` and override any field.
 
 use super::{LevelParams, Noise, Platform, Rendezvous, Shape, Wan, WanShape};
 use crate::time::{PerByte, Time, NS, US};
 
+/// The NOW's 167 MHz UltraSPARC-I against the suite's 1 Gflop/s cost unit (see `now1997`):
+/// 167e6 Hz × 2 flop/cycle × 1/4 sustained / 1e9 flop/s.
+pub const NOW1997_CPU_SPEED: f64 = 0.0835;
+
 const PRESETS: &[(&str, &str)] = &[
     ("loggopsim", "LogGOPSim's defaults: L=2.5us o=1.5us g=1us G=6ns/B S=65535B, its own rendezvous"),
-    ("now1997", "Berkeley NOW, Myrinet + Active Messages (Martin et al., ISCA'97): L=5us o=2.9us g=5.8us 38MB/s"),
+    ("now1997", "Berkeley NOW, Myrinet + Active Messages (Martin et al., ISCA'97): L=5us o=2.9us g=5.8us 38MB/s bulk, 167MHz CPUs"),
     ("das1998", "DAS, 4 Myrinet clusters of 8 joined by 0.55MB/s, 1.375ms ATM links (Plaat, Bal, Hofman 1998)"),
     ("ib100", "100 Gbit/s InfiniBand (EDR/HDR100 class), typical MPI figures: L=600ns o=200ns"),
     ("eth10g", "10 Gbit/s Ethernet with a kernel TCP stack, typical MPI-over-TCP figures: L=10us o=5us"),
@@ -37,11 +41,27 @@ pub fn get(name: &str) -> Option<Platform> {
         // (G = 1 / 38 MB/s = 26.315789 ns/B). No per-byte CPU overhead is modelled (O = 0).
         // AM medium/bulk transfers had no rendezvous; S = 64 KiB is chosen above the
         // suite's message sizes so that messages stay eager as on the NOW.
-        "now1997" => single(
-            name,
-            level(5 * US, 2900 * NS, 5800 * NS, bandwidth(38_000_000), PerByte::ZERO, 64 * 1024),
-            Rendezvous::Handshake,
-        ),
+        // G only on bulk transfers (Martin's thesis §3.3.4: "we do not slow down
+        // transmission of small messages, but rather add a delay corresponding to the
+        // size of the message for each bulk message"): Generic Active Messages' short
+        // requests carry at most four 32-bit words, so messages of more than 16 bytes
+        // are the bulk ones.
+        // CPU: one 167 MHz UltraSPARC-I per node. Its peak is 334 Mflop/s (two
+        // floating-point pipelines, add and multiply, each one operation per cycle);
+        // sustaining a quarter of peak on these codes (an assumption, typical of
+        // cache-based RISC nodes of the time on the NAS kernels) gives 83.5 Mflop/s
+        // against the suite's 1 Gflop/s cost unit: cpu_speed = 0.0835.
+        "now1997" => Platform {
+            cpu_speed: NOW1997_CPU_SPEED,
+            ..single(
+                name,
+                LevelParams {
+                    gap_above: 16,
+                    ..level(5 * US, 2900 * NS, 5800 * NS, bandwidth(38_000_000), PerByte::ZERO, 64 * 1024)
+                },
+                Rendezvous::Handshake,
+            )
+        },
         // DAS as used by Plaat, Bal, Hofman, "Bandwidth and latency sensitivity of
         // parallel applications in a wide-area system" (1998): Myrinet at application
         // level 50 MB/s and 18 us one-way. The paper gives only the one-way total; its
@@ -83,7 +103,15 @@ pub fn get(name: &str) -> Option<Platform> {
 }
 
 fn level(l: Time, o: Time, g: Time, big_g: PerByte, big_o: PerByte, s: u64) -> LevelParams {
-    LevelParams { latency: l, overhead: o, gap: g, gap_per_byte: big_g, overhead_per_byte: big_o, eager_limit: s }
+    LevelParams {
+        latency: l,
+        overhead: o,
+        gap: g,
+        gap_per_byte: big_g,
+        overhead_per_byte: big_o,
+        eager_limit: s,
+        gap_above: 0,
+    }
 }
 
 /// 1 / (`bytes_per_s` B/s) in fs/B, rounded to nearest (as `parse_per_byte` does).

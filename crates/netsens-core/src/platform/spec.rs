@@ -40,7 +40,7 @@
 //! Every error is one line naming the file and the field, e.g.
 //! `platform.toml: cluster.L: "5" has no unit; write a time such as 5us`.
 
-use super::{presets, Disks, Dist, LevelParams, Noise, Platform, Rendezvous, Shape, Wan, WanShape};
+use super::{presets, variability, Disks, Dist, LevelParams, Noise, Platform, Rendezvous, Shape, Wan, WanShape};
 use crate::error::{Error, Result};
 use crate::input_err;
 use crate::time::{PerByte, Time};
@@ -53,10 +53,11 @@ use toml::{Table, Value};
 const TOP_KEYS: &[&str] =
     &["name", "base", "rendezvous", "cpu_speed", "cluster", "node", "shape", "wan", "noise", "disks"];
 const DISK_KEYS: &[&str] = &["count", "bandwidth"];
-const LEVEL_KEYS: &[&str] = &["L", "o", "g", "G", "O", "S"];
+const LEVEL_KEYS: &[&str] = &["L", "o", "g", "G", "O", "S", "G_above"];
 const SHAPE_KEYS: &[&str] = &["clusters", "ranks_per_node"];
 const WAN_KEYS: &[&str] = &["shape", "latency", "bandwidth", "hub"];
-const NOISE_KEYS: &[&str] = &["latency_jitter", "wan_jitter", "detour_interval", "detour_duration"];
+const NOISE_KEYS: &[&str] =
+    &["latency_jitter", "wan_jitter", "detour_interval", "detour_duration", "background", "faults"];
 
 /// Keys accepted by [`Platform::set`] and [`Platform::set_all`].
 pub const SET_KEYS: &[&str] = &[
@@ -66,6 +67,7 @@ pub const SET_KEYS: &[&str] = &[
     "G",
     "O",
     "S",
+    "G_above",
     "rendezvous",
     "cpu_speed",
     "clusters",
@@ -284,6 +286,13 @@ fn level(table: &Table, name: &str, start: Option<&LevelParams>, hint: &str) -> 
             }
             None => s.map_or(DEFAULT_EAGER_LIMIT, |s| s.eager_limit),
         },
+        gap_above: match table.get("G_above") {
+            Some(v) => {
+                let p = path(name, "G_above");
+                parse_size(&p, &text(&p, v, "16B")?)?
+            }
+            None => s.map_or(0, |s| s.gap_above),
+        },
     })
 }
 
@@ -353,6 +362,8 @@ fn noise(table: &Table, start: Noise) -> Result<Noise> {
         wan_jitter: dist("wan_jitter", start.wan_jitter)?,
         detour_interval: dist("detour_interval", start.detour_interval)?,
         detour_duration: dist("detour_duration", start.detour_duration)?,
+        background: table.get("background").map_or(Ok(start.background), variability::parse_flows)?,
+        faults: table.get("faults").map_or(Ok(start.faults), variability::parse_faults)?,
     })
 }
 
@@ -457,6 +468,7 @@ fn write_level(out: &mut String, section: &str, l: &LevelParams) {
         writeln!(out, "G = \"{}\"  # ~{}", format_per_byte(l.gap_per_byte), format_bandwidth_approx(l.gap_per_byte));
     let _ = writeln!(out, "O = \"{}\"", format_per_byte(l.overhead_per_byte));
     let _ = writeln!(out, "S = \"{}\"", format_size(l.eager_limit));
+    let _ = writeln!(out, "G_above = \"{}\"  # G on messages above this size only", format_size(l.gap_above));
 }
 
 impl Platform {
@@ -581,6 +593,10 @@ impl Platform {
                 let v = parse_size(key, value)?;
                 levels(self, &|l| l.eager_limit = v);
             }
+            "G_above" => {
+                let v = parse_size(key, value)?;
+                levels(self, &|l| l.gap_above = v);
+            }
             "rendezvous" => self.rendezvous = parse_rendezvous(key, value)?,
             "cpu_speed" => self.cpu_speed = parse_cpu_speed(key, value)?,
             "clusters" => self.shape.clusters = parse_clusters(key, value)?,
@@ -693,6 +709,7 @@ impl Platform {
             }
             _ => {}
         }
+        variability::validate(self, n)?;
         Ok(())
     }
 
@@ -760,6 +777,7 @@ impl Platform {
         let _ = writeln!(out, "wan_jitter = \"{}\"", nz.wan_jitter);
         let _ = writeln!(out, "detour_interval = \"{}\"", nz.detour_interval);
         let _ = writeln!(out, "detour_duration = \"{}\"", nz.detour_duration);
+        variability::write_toml(&mut out, &nz.background, &nz.faults);
         out
     }
 }

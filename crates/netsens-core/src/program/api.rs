@@ -152,11 +152,13 @@ pub trait Rank: Clone + 'static {
     /// collectives switch algorithms above it.
     fn eager_limit(&self) -> u64;
 
-    /// Ranks per cluster, in cluster order (consecutive ranks share a cluster); one
-    /// entry holding every rank on a flat machine.
+    // ---- machine shape ----
+
+    /// Ranks per cluster, in rank order (consecutive ranks share a cluster); one
+    /// entry, the world size, on a machine of one cluster.
     fn cluster_sizes(&self) -> Vec<u32>;
 
-    /// The cluster of world rank `world_rank`.
+    /// The cluster holding world rank `world_rank` (from [`Rank::cluster_sizes`]).
     fn cluster_of(&self, world_rank: u32) -> u32 {
         let mut end = 0;
         for (c, n) in self.cluster_sizes().into_iter().enumerate() {

@@ -123,6 +123,11 @@ impl Frontend for ProgramFrontend {
         }
     }
 
+    fn describe(&self, id: OpId) -> String {
+        let d = self.op(id);
+        format!("rank {}'s {}", d.rank, describe(&d))
+    }
+
     fn started(&mut self, _core: &mut Core, _id: OpId) {}
 
     fn done(&mut self, core: &mut Core, id: OpId) {
@@ -308,11 +313,20 @@ where
     P: Fn(SimRank) -> F,
     F: Future<Output = std::result::Result<(), String>> + 'static,
 {
+    // Each rank's program state (its future, boxed) and bookkeeping, on top of the core's.
+    let per_rank = std::mem::size_of::<F>()
+        + std::mem::size_of::<Option<Task>>()
+        + std::mem::size_of::<Option<OpenPhase>>()
+        + std::mem::size_of::<BTreeMap<String, PhaseAcc>>()
+        + std::mem::size_of::<u32>();
+    let bytes = ranks as u128 * per_rank as u128 + crate::engine::state_bytes(ranks as u128, 1, 1, opts.matrix);
+    crate::memory::ensure_fits(&format!("a run of {ranks} ranks"), bytes)?;
     let mut core = Core::new(platform, ranks, 1, 1, opts)?;
     let everyone: std::sync::Arc<[u32]> = (0..ranks).collect();
     let shared =
         Rc::new(RefCell::new(Shared::new(everyone.clone(), opts.measured_compute, platform.cluster.eager_limit)));
-    if let Some(sizes) = &platform.shape.clusters {
+    if let Some(sizes) = platform.shape.clusters.as_ref().filter(|s| !s.is_empty()) {
+        // Core::new checked that the clusters hold exactly the run's ranks.
         shared.borrow_mut().cluster_sizes = sizes.clone();
     }
     let tasks: Vec<Option<Task>> = (0..ranks)

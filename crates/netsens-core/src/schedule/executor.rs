@@ -61,6 +61,10 @@ impl Frontend for ScheduleFrontend<'_> {
         self.release(core, id, false);
     }
 
+    fn describe(&self, id: OpId) -> String {
+        format!("rank {}'s `{}`", self.s.op(id).rank, self.s.describe(id))
+    }
+
     fn completed(&self) -> (u64, u64) {
         (self.done as u64, self.s.num_ops() as u64)
     }

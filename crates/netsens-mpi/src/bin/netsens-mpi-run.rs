@@ -14,7 +14,7 @@
 use clap::Parser;
 use mpi::traits::Communicator as _;
 use netsens_apps::calibrate::{analyse, measure_with, Options};
-use netsens_apps::registry::{find_sized, run_on, Job};
+use netsens_apps::registry::{find_sized, find_variant, run_on, Job};
 use netsens_core::engine::RunOptions;
 use netsens_core::platform::{Layout, LevelParams, Platform};
 use netsens_core::time::PerByte;
@@ -43,6 +43,9 @@ struct Cli {
     /// Size preset: tiny, small or paper.
     #[arg(long, default_value = "tiny")]
     size: String,
+    /// Variant of a wide-area application: original or optimized (its default).
+    #[arg(long)]
+    variant: Option<String>,
     /// Seed of the application's generated data.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -128,12 +131,16 @@ fn run(cli: &Cli, world: &mpi::topology::SimpleCommunicator) -> i32 {
         Ok(found) => found,
         Err(e) => return bad(e),
     };
+    let variant = match find_variant(app, cli.variant.as_deref()) {
+        Ok(v) => v,
+        Err(e) => return bad(e),
+    };
     let ranks = world.size() as u32;
     if let Err(e) = Layout::new(&platform, ranks) {
         return bad(e);
     }
     let opts = RunOptions { seed: cli.seed, ..RunOptions::default() };
-    let job = Job { ranks, size, seed: cli.seed, platform: &platform, opts: &opts };
+    let job = Job { ranks, size, variant, seed: cli.seed, platform: &platform, opts: &opts };
     let run = match run_on(app, &job, MpiBackend { world }) {
         Ok(run) => run,
         Err(e @ Error::Input(_)) => return bad(e),
@@ -187,6 +194,7 @@ fn calibrate(cli: &Cli, world: &mpi::topology::SimpleCommunicator) -> i32 {
         gap_per_byte: PerByte::ZERO,
         overhead_per_byte: PerByte::ZERO,
         eager_limit: 0,
+        gap_above: 0,
     };
     let bench = MpiBench { world, platform: Platform { cpu_speed: 1.0, ..machine } };
     let options = Options { reps: cli.reps, max_size: cli.max_size };

@@ -1,0 +1,172 @@
+//! `asp`: all-pairs shortest paths by Floyd–Warshall (Plaat, Bal and Hofman 1998).
+//! The distance matrix of a seeded random directed graph (n nodes, each edge present
+//! with probability 1/4, weights 1..=100) is split by rows into blocks, one per rank.
+//! In step k every rank needs row k: its owner broadcasts it, and the broadcasts are
+//! ordered by a sequencer, as Orca's totally ordered broadcast is.
+//!
+//! **Communication**, per row k (one message of n u32 distances each):
+//! - `original`: a fixed sequencer, rank 0. The owner sends the row to the sequencer
+//!   (unless it is the sequencer), which sends it to every other rank but the owner:
+//!   P − 1 messages per row (P − 2 + 1 when the owner is not rank 0), n·(P − 1) in all.
+//! - `optimized`: the sequencer migrates to the broadcasting cluster (its first rank,
+//!   the coordinator). The owner hands the row to it (unless it is the coordinator),
+//!   the coordinator sends it to its own cluster's other ranks but the owner and to
+//!   each other cluster's coordinator, which forwards it inside its cluster: again
+//!   P − 1 messages per row, but only C − 1 of them cross the wide area.
+//!
+//! So with C equal clusters of P/C ranks, per row the original sends P − P/C messages
+//! over the wide area (the ranks outside the sequencer's cluster, counting the owner's
+//! hand-off in place of the row the owner does not receive) and the optimized C − 1:
+//! at 4 × 8, 24 against 3, a factor of 8 = P/C.
+//!
+//! **Check**: every rank recomputes its rows' distances with Dijkstra's algorithm
+//! (a second method) from its own copy of the input graph.
+
+use super::wan::{block, owner, Clusters, OP_PS};
+use crate::data;
+use crate::registry::{App, Backend, Job, Size, Variant};
+use netsens_core::program::{decode, encode, Rank, Tag};
+use netsens_core::time::Time;
+use netsens_core::Result;
+use rand_chacha::rand_core::Rng;
+
+pub const APP: App = App {
+    name: "asp",
+    description: "all-pairs shortest paths (Floyd-Warshall); one row broadcast per step, ordered by a sequencer",
+    sizes: &Size::ALL,
+    verifies: true,
+    hidden: false,
+};
+
+/// No path (small enough that two of them add up without overflow).
+pub const INF: u32 = 1 << 30;
+const TAG_ROW: Tag = 1;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    pub n: usize,
+    pub seed: u64,
+    pub variant: Variant,
+}
+
+impl Config {
+    pub fn preset(size: Size, seed: u64, variant: Variant) -> Config {
+        let n = match size {
+            Size::Tiny => 24,
+            Size::Small => 256,
+            Size::Paper => 1500,
+        };
+        Config { n, seed, variant }
+    }
+}
+
+/// Row `i` of the input: distances of the edges out of node `i`.
+pub fn input_row(cfg: &Config, i: usize) -> Vec<u32> {
+    let mut rng = data::stream(cfg.seed, i as u64);
+    (0..cfg.n)
+        .map(|j| {
+            let w = rng.next_u32();
+            if i == j {
+                0
+            } else if w.is_multiple_of(4) {
+                1 + (w >> 8) % 100
+            } else {
+                INF
+            }
+        })
+        .collect()
+}
+
+/// Shortest distances from `src` by Dijkstra's algorithm on the dense graph.
+fn dijkstra(graph: &[Vec<u32>], src: usize) -> Vec<u32> {
+    let n = graph.len();
+    let (mut dist, mut done) = (vec![INF; n], vec![false; n]);
+    dist[src] = 0;
+    for _ in 0..n {
+        let Some(u) = (0..n).filter(|&v| !done[v] && dist[v] < INF).min_by_key(|&v| dist[v]) else { break };
+        done[u] = true;
+        for v in 0..n {
+            if graph[u][v] < INF {
+                dist[v] = dist[v].min(dist[u] + graph[u][v]);
+            }
+        }
+    }
+    dist
+}
+
+/// Who sends row `k` to whom: (sender, receiver) pairs in the order they are sent,
+/// the owner's hand-off to the sequencer first.
+pub fn row_route(variant: Variant, cl: &Clusters, p: u32, owner: u32) -> Vec<(u32, u32)> {
+    let mut route = Vec::new();
+    match variant {
+        Variant::Original => {
+            if owner != 0 {
+                route.push((owner, 0));
+            }
+            route.extend((1..p).filter(|&q| q != owner).map(|q| (0, q)));
+        }
+        Variant::Optimized => {
+            let home = cl.of_rank(owner);
+            let seq = cl.coordinator(home);
+            if owner != seq {
+                route.push((owner, seq));
+            }
+            for c in 0..cl.count() {
+                let head = cl.coordinator(c);
+                if c != home {
+                    route.push((seq, head));
+                }
+                route.extend(cl.members(c).filter(|&q| q != head && q != owner).map(|q| (head, q)));
+            }
+        }
+    }
+    route
+}
+
+/// The program.
+pub async fn asp<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> {
+    let (me, p, n) = (r.rank(), r.size(), cfg.n);
+    let w = r.world();
+    let cl = Clusters::of(&r);
+    let mine = block(n, p, me);
+    let mut rows: Vec<Vec<u32>> = mine.clone().map(|i| input_row(&cfg, i)).collect();
+    r.phase("floyd");
+    for k in 0..n {
+        let from = owner(n, p, k);
+        let route = row_route(cfg.variant, &cl, p, from);
+        // Row k arrives from whoever the route names as this rank's sender, if any.
+        let row = if me == from {
+            rows[k - mine.start].clone()
+        } else {
+            let src = route.iter().find(|&&(_, to)| to == me).map(|&(s, _)| s).expect("every rank gets the row");
+            decode(&r.recv(&w, src as i32, TAG_ROW).await.data)
+        };
+        let sends: Vec<_> =
+            route.iter().filter(|&&(s, _)| s == me).map(|&(_, to)| r.isend(&w, to, TAG_ROW, encode(&row))).collect();
+        r.work(OP_PS * (rows.len() * n) as Time, || {
+            for d in rows.iter_mut() {
+                let dk = d[k];
+                if dk < INF {
+                    for (x, &y) in d.iter_mut().zip(&row) {
+                        *x = (*x).min(dk + y);
+                    }
+                }
+            }
+        })
+        .await;
+        r.wait_all(sends).await;
+    }
+    r.phase("check");
+    let graph: Vec<Vec<u32>> = (0..n).map(|i| input_row(&cfg, i)).collect();
+    for (i, d) in mine.zip(&rows) {
+        if dijkstra(&graph, i) != *d {
+            return Err(format!("row {i}: Floyd-Warshall and Dijkstra disagree"));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
+    let cfg = Config::preset(job.size, job.seed, job.variant);
+    backend.run(job.platform, move |r| asp(r, cfg))
+}

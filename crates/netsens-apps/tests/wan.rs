@@ -1,0 +1,193 @@
+//! The wide-area suite (Plaat, Bal and Hofman 1998) through the registry: both
+//! variants verify on flat machines and on clusters, their message counts agree with
+//! counts derived by hand, and the optimized variants cross the wide area less often
+//! by a factor derived in each application's documentation.
+
+mod common;
+
+use common::platform;
+use netsens_apps::registry::{run_app_variant, AppInfo};
+use netsens_core::engine::RunOptions;
+use netsens_core::error::Error;
+use netsens_core::platform::Platform;
+use netsens_core::profile::RunResult;
+
+const VARIANTS: [&str; 2] = ["original", "optimized"];
+
+/// `das1998` with `clusters` (e.g. "2x4", or "all" for one cluster).
+fn das(clusters: &str) -> Platform {
+    platform("das1998", &[("clusters", clusters)])
+}
+
+fn try_run(p: &Platform, app: &str, variant: Option<&str>, ranks: u32) -> Result<(RunResult, AppInfo), Error> {
+    run_app_variant(app, variant, ranks, "tiny", 0, p, &RunOptions::default(), &mut |_| true)
+}
+
+/// `app`'s `variant` at tiny on `ranks` ranks of `p`, which must verify.
+fn run(p: &Platform, app: &str, variant: &str, ranks: u32) -> RunResult {
+    let (r, info) = try_run(p, app, Some(variant), ranks).unwrap_or_else(|e| panic!("{app} {variant}: {e}"));
+    assert!(info.verified);
+    r
+}
+
+/// Messages over the wide-area links (every link a message crosses counts).
+fn wan_messages(r: &RunResult) -> u64 {
+    r.wan_links.iter().map(|l| l.messages).sum()
+}
+
+/// Every variant of `app` verifies on 1, 2, 3 and 8 ranks of one cluster and on
+/// 2 × 4 and 4 × 2 clusters.
+fn verifies_everywhere(app: &str, variants: &[&str]) {
+    for v in variants {
+        for ranks in [1, 2, 3, 8] {
+            run(&das("all"), app, v, ranks);
+        }
+        for shape in ["2x4", "4x2"] {
+            run(&das(shape), app, v, 8);
+        }
+    }
+}
+
+// --- variants -------------------------------------------------------------------------
+
+#[test]
+fn a_variant_is_refused_where_there_is_none() {
+    let err = |app: &str, v: &str| try_run(&das("all"), app, Some(v), 2).map(|_| ()).unwrap_err().to_string();
+    assert!(err("radix", "original").contains("radix has no variants"), "{}", err("radix", "original"));
+    assert!(err("asp", "fastest").contains("unknown variant \"fastest\""));
+    // Without --variant an application without variants runs as before.
+    assert!(try_run(&das("all"), "radix", None, 2).is_ok());
+}
+
+// --- asp ------------------------------------------------------------------------------
+
+#[test]
+fn asp_verifies_in_both_variants() {
+    verifies_everywhere("asp", &VARIANTS);
+}
+
+#[test]
+fn asp_sends_each_row_to_every_other_rank_once() {
+    // tiny: n = 24 rows; each reaches the P − 1 ranks that do not own it through one
+    // message each (the owner's hand-off standing in for the copy it does not need):
+    // 24 · 7 = 168 on 8 ranks, in both variants and on any shape.
+    for v in VARIANTS {
+        for shape in ["all", "2x4"] {
+            let r = run(&das(shape), "asp", v, 8);
+            assert_eq!(r.messages, 24 * 7, "{v} on {shape}");
+        }
+    }
+}
+
+#[test]
+fn asp_optimized_crosses_the_wide_area_eight_times_less_at_4x8() {
+    // Per row: original P − P/C = 32 − 8 = 24 wide-area messages, optimized C − 1 = 3
+    // (asp.rs): 24 · 24 = 576 against 24 · 3 = 72, a factor of P/C = 8.
+    let p = das("4x8");
+    let (orig, opt) = (wan_messages(&run(&p, "asp", "original", 32)), wan_messages(&run(&p, "asp", "optimized", 32)));
+    assert_eq!((orig, opt), (24 * 24, 24 * 3));
+    assert_eq!(orig / opt, 8);
+}
+
+// --- fft1d ----------------------------------------------------------------------------
+
+#[test]
+fn fft1d_verifies_and_has_no_optimized_variant() {
+    verifies_everywhere("fft1d", &["original"]);
+    let err = try_run(&das("all"), "fft1d", Some("optimized"), 2).map(|_| ()).unwrap_err().to_string();
+    assert!(err.contains("fft1d has no optimized variant"), "{err}");
+    // Its default is the original.
+    assert!(try_run(&das("all"), "fft1d", None, 2).is_ok());
+}
+
+#[test]
+fn fft1d_sends_three_transposes() {
+    // Three transposes of one message per ordered pair of ranks: 3 · 8 · 7 = 168 on 8
+    // ranks; at 4 × 8 the pairs in different clusters, 32 · 24 per transpose, cross
+    // the wide area: 3 · 768 = 2304. Tiny: 16 × 16 points, 16 B each, so a message
+    // between 8 ranks carries 2 × 2 points: 64 B.
+    let r = run(&das("all"), "fft1d", "original", 8);
+    assert_eq!((r.messages, r.bytes), (168, 168 * 64));
+    assert_eq!(wan_messages(&run(&das("4x8"), "fft1d", "original", 32)), 3 * 32 * 24);
+}
+
+// --- water ----------------------------------------------------------------------------
+
+#[test]
+fn water_verifies_in_both_variants() {
+    verifies_everywhere("water", &VARIANTS);
+}
+
+#[test]
+fn water_sends_positions_and_forces_once_per_pair_of_ranks() {
+    // Every unordered pair of ranks is one (needer, owner) pair: one positions message
+    // and one forces message per step, P·(P − 1) per step; tiny has 2 steps: 2 · 56
+    // on 8 ranks, in both variants and on any shape. Tiny: 32 molecules, 4 a rank,
+    // 24 B each: every message is 96 B.
+    for v in VARIANTS {
+        for shape in ["all", "2x4", "4x2"] {
+            let r = run(&das(shape), "water", v, 8);
+            assert_eq!((r.messages, r.bytes), (2 * 56, 2 * 56 * 96), "{v} on {shape}");
+        }
+    }
+}
+
+#[test]
+fn water_optimized_crosses_the_wide_area_six_times_less_at_4x8() {
+    // Original: two messages per pair of ranks in different clusters,
+    // (32² − 4 · 8²)/2 = 384 pairs: 768 a step.
+    // Optimized: two per (owner q, other cluster that needs q). Owner q ≥ 16 is
+    // needed by the 16 ranks q − 16 .. q − 1: two clusters other than q's own (if
+    // q % 8 = 0 the range is exactly two whole other clusters; otherwise it spans three
+    // clusters, q's among them). Owner q < 16 is needed by the 15 ranks q − 15 .. q − 1
+    // (mod 32): for q % 8 = 7 those are q's own cluster and one other, for every other
+    // q two others. So 16 · 2 + 14 · 2 + 2 · 1 = 62 pairs: 124 a step.
+    // Two steps: 1536 against 248, a factor of 6.19.
+    let p = das("4x8");
+    let orig = wan_messages(&run(&p, "water", "original", 32));
+    let opt = wan_messages(&run(&p, "water", "optimized", 32));
+    assert_eq!((orig, opt), (2 * 768, 2 * 124));
+}
+
+// --- tsp ------------------------------------------------------------------------------
+
+/// Uses of `primitive` by `ranks`.
+fn used(r: &RunResult, primitive: &str, ranks: std::ops::Range<u32>) -> u64 {
+    r.primitives.iter().filter(|x| x.primitive == primitive && ranks.contains(&x.rank)).map(|x| x.count).sum()
+}
+
+#[test]
+fn tsp_verifies_in_both_variants() {
+    verifies_everywhere("tsp", &VARIANTS);
+}
+
+#[test]
+fn tsp_original_sends_two_messages_per_job_and_worker() {
+    // Tiny: 9 cities, jobs of 3 (city 0 and two of the other 8): J = 8 · 7 = 56.
+    // Each of the P − 1 workers asks once per job and once more, and gets a reply:
+    // 2 · (56 + 7) = 126 on 8 ranks, plus the two reduces of the check (binomial
+    // trees, P − 1 messages each).
+    let r = run(&das("all"), "tsp", "original", 8);
+    assert_eq!(used(&r, "job", 0..8), 56);
+    assert_eq!(r.messages, 2 * (56 + 7) + 2 * 7);
+}
+
+#[test]
+fn tsp_optimized_crosses_the_wide_area_only_to_steal() {
+    // Original at 4 × 8: 2 · (J_w + 24) wide-area messages for the J_w jobs the
+    // workers of clusters 1–3 take (counted in the profile), plus the edges of the
+    // check's two binomial reduces (root 0) that join clusters: 8 → 0 and 24 → 16
+    // (mask 8), 16 → 0 (mask 16): 3 each, 6 in all.
+    // Optimized: at most 3 · C · (C − 1) = 36 thefts and finish notices, plus the same 6.
+    let p = das("4x8");
+    let orig = run(&p, "tsp", "original", 32);
+    let j_w = used(&orig, "job", 8..32);
+    assert_eq!(wan_messages(&orig), 2 * (j_w + 24) + 6);
+    let opt = wan_messages(&run(&p, "tsp", "optimized", 32));
+    assert!(opt <= 36 + 6, "{opt}");
+    // Every remote worker asks at least once, so the original sends at least
+    // 2 · 24 + 6 = 54 against the optimized's 42 at most: a factor of at least 1.28.
+    // At tiny the jobs are short enough that cluster 0's workers take them all before
+    // a remote request lands (J_w = 0); the factor grows with J_w.
+    assert!(wan_messages(&orig) >= 54 && opt <= 42);
+}

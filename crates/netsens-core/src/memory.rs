@@ -1,0 +1,71 @@
+//! Memory a run needs, checked before it is allocated: a run too large for this
+//! machine stops with the estimate and what the machine has, instead of aborting
+//! half-way through an allocation.
+
+use crate::error::{Error, Result};
+
+/// Bytes this process may still allocate: the kernel's `MemAvailable`, capped by the
+/// cgroup's limit when one is set; `None` when neither can be read (no check then).
+pub fn available_bytes() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
+    let mem = meminfo.as_deref().and_then(|m| kib_field(m, "MemAvailable:")).map(|k| k.saturating_mul(1024));
+    let cgroup = || -> Option<u64> {
+        let max = std::fs::read_to_string("/sys/fs/cgroup/memory.max").ok()?;
+        let used = std::fs::read_to_string("/sys/fs/cgroup/memory.current").ok()?;
+        Some(max.trim().parse::<u64>().ok()?.saturating_sub(used.trim().parse().ok()?))
+    };
+    match (mem, cgroup()) {
+        (Some(m), Some(c)) => Some(m.min(c)),
+        (m, c) => m.or(c),
+    }
+}
+
+fn kib_field(meminfo: &str, name: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with(name))?;
+    line[name.len()..].trim().trim_end_matches("kB").trim().parse().ok()
+}
+
+/// `bytes` for `what` (e.g. "the engine's state for 4000000000 ranks"), refused when
+/// it exceeds what the machine has.
+pub fn ensure_fits(what: &str, bytes: u128) -> Result<()> {
+    ensure_fits_in(what, bytes, available_bytes())
+}
+
+/// As [`ensure_fits`] against a given amount of free memory (`None`: unknown, allowed).
+pub fn ensure_fits_in(what: &str, bytes: u128, available: Option<u64>) -> Result<()> {
+    match available {
+        Some(free) if bytes > free as u128 => Err(Error::Input(format!(
+            "{what} needs about {} of memory, but this machine has {} available; use fewer ranks or a smaller size",
+            gigabytes(bytes),
+            gigabytes(free as u128)
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Bytes as decimal gigabytes with 3 decimals (an estimate: never exact).
+fn gigabytes(bytes: u128) -> String {
+    format!("{:.3} GB", bytes as f64 / 1e9)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_need_above_what_is_free_is_refused_with_both_figures() {
+        // 32·10^9 B needed, 8·10^9 B free.
+        let e = ensure_fits_in("a run of 4000000000 ranks", 32_000_000_000, Some(8_000_000_000)).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("32.000 GB") && msg.contains("8.000 GB") && msg.contains("4000000000 ranks"), "{msg}");
+        assert!(ensure_fits_in("x", 8_000_000_000, Some(8_000_000_000)).is_ok());
+        assert!(ensure_fits_in("x", u128::MAX, None).is_ok());
+    }
+
+    #[test]
+    fn meminfo_fields_are_read_in_kib() {
+        let text = "MemTotal:       24684084 kB\nMemAvailable:   23267946 kB\n";
+        assert_eq!(kib_field(text, "MemAvailable:"), Some(23_267_946));
+        assert_eq!(kib_field(text, "SwapFree:"), None);
+    }
+}

@@ -1,0 +1,93 @@
+"""The results store verifies what it reads: a truncated, overwritten or foreign point
+file is reported by path, left out of `results`, `explain` and `report`, moved aside
+(never deleted) and computed again by the next sweep. The ping-pong's makespan is
+4o + 2L (see test_sweep.py): 11 us on loggopsim, 16 us with L = 5 us."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+
+import netsens
+from netsens import store
+from netsens.study import Study
+from netsens.sweep import run_study
+
+ROOT = Path(__file__).resolve().parent.parent
+US = 1_000_000  # ps
+
+
+def netsens_cli(*args: object) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "netsens", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
+def swept_study(directory: Path) -> Study:
+    shutil.copy(ROOT / "examples/goal/pingpong.goal", directory / "pingpong.goal")
+    path = directory / "study.toml"
+    path.write_text('name = "pp"\nworkloads = ["pingpong.goal"]\n[axes]\nL = ["5us"]\n')
+    study = Study.from_toml(path)
+    assert run_study(study, jobs=1, progress=False).done == 2
+    return study
+
+
+def point_files(study: Study) -> list[Path]:
+    return sorted((study.results_dir / store.POINTS).glob("*.parquet"))
+
+
+def test_the_manifest_records_each_points_checksum(tmp_path: Path) -> None:
+    import hashlib
+
+    study = swept_study(tmp_path)
+    run_study(study, jobs=1, progress=False)  # the manifest is written at a sweep's start
+    manifest = json.loads((study.results_dir / store.MANIFEST).read_text())
+    recorded = {p["point_id"]: p["sha256"] for p in manifest["points"]}
+    actual = {f.stem: hashlib.sha256(f.read_bytes()).hexdigest() for f in point_files(study)}
+    assert recorded == actual and len(actual) == 2
+
+
+def test_a_truncated_point_is_reported_moved_aside_and_recomputed(tmp_path: Path) -> None:
+    study = swept_study(tmp_path)
+    frame = netsens.results(study)
+    l_point = frame.filter(~pl.col("is_baseline"))["point_id"][0]  # keep the baseline
+    victim = study.results_dir / store.POINTS / f"{l_point}.parquet"
+    data = victim.read_bytes()
+    victim.write_bytes(data[: len(data) // 2])
+    for command in ("results", "explain"):
+        proc = netsens_cli(command, tmp_path / "study.toml")
+        assert proc.returncode == 0, proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        if command == "results":  # the first reader moves it aside; later ones never see it
+            assert len(lines) == 2, proc.stderr
+            assert str(victim) in lines[0] and "moved to" in lines[0]
+            assert "1 damaged point file" in lines[1]
+    moved = list((study.results_dir / "damaged").glob(f"{victim.name}.*"))
+    assert [p.read_bytes() for p in moved if p.suffix != ".sha256"] == [data[: len(data) // 2]]
+    # The baseline point is left: its row on the baseline curve and on L's.
+    assert netsens.results(study)["makespan_ps"].to_list() == [11 * US, 11 * US]
+    summary = run_study(study, jobs=1, progress=False)
+    assert (summary.stored, summary.done) == (1, 1)
+    makespans = sorted(set(netsens.results(study)["makespan_ps"]))
+    assert makespans == [11 * US, 16 * US]
+
+
+def test_a_foreign_or_overwritten_file_is_left_out(tmp_path: Path) -> None:
+    study = swept_study(tmp_path)
+    first, second = point_files(study)
+    # Overwritten with another valid point: its checksum no longer matches.
+    first.write_bytes(second.read_bytes())
+    # A foreign Parquet file with no checksum of its own.
+    foreign = study.results_dir / store.POINTS / "other.parquet"
+    pl.DataFrame({"x": [1]}).write_parquet(foreign)
+    warnings: list[str] = []
+    from netsens import store_verify
+
+    frames = store_verify.read_points(study.results_dir, warnings.append)
+    assert [f["point_id"][0] for f in frames] == [second.stem]
+    assert any(str(first) in w and "checksum" in w for w in warnings), warnings
+    assert any(str(foreign) in w and "not a netsens point" in w for w in warnings), warnings
+    assert warnings[-1].startswith("2 damaged point file(s)")
+    assert not first.exists() and not foreign.exists()
