@@ -162,3 +162,23 @@ def test_a_trace_is_a_workload_of_a_study(programs, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "3/3 points" in proc.stderr + proc.stdout
     assert "0 failed" in proc.stderr + proc.stdout
+
+
+def test_collective_algorithms_can_be_chosen(programs, tmp_path):
+    # An allreduce on 4 ranks is 8 messages by recursive doubling (2 rounds, every
+    # rank sends once per round) and 6 as a binomial reduce then bcast (3 + 3); on 2
+    # ranks both are 2 messages. So the choice removes 2 messages per 4-rank allreduce.
+    anchor = trace(tmp_path, 4, programs["collectives"])
+    proc = subprocess.run(["otf2-print", anchor], capture_output=True, text=True, timeout=120)
+    world = sum(
+        "Operation: ALLREDUCE" in line and '"MPI_COMM_WORLD"' in line
+        for line in proc.stdout.splitlines()
+    )
+    assert world > 0 and world % 4 == 0
+    mpich = json.loads(netsens("replay", anchor, "--json").stdout)
+    other = json.loads(
+        netsens("replay", anchor, "--json", "--collectives", "allreduce=reduce-bcast").stdout
+    )
+    assert mpich["messages"] - other["messages"] == 2 * (world // 4)
+    line = one_error_line(netsens("replay", anchor, "--collectives", "allreduce=tree"))
+    assert "allreduce=tree" in line

@@ -101,10 +101,11 @@ def run_trace(
     matrix: bool = True,
     progress: ProgressFn | None = None,
     ranks: int | None = None,
+    collectives: str | None = None,
 ) -> str:
     """Replay the OTF2 archive at ``path`` (its ``.otf2`` anchor file); JSON result."""
 
-def trace_to_goal(path: str, out: str) -> tuple[int, int]:
+def trace_to_goal(path: str, out: str, collectives: str | None = None) -> tuple[int, int]:
     """Write the trace's GOAL form to ``out``; returns (ranks, operations)."""
 
 def trace_ranks(path: str) -> int:

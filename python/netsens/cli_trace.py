@@ -17,7 +17,7 @@ import click
 
 from netsens.cli_live import CONTEXT, mpi_options, timeout_seconds
 from netsens.console import stdout_console
-from netsens.engine import run_goal_json, run_trace, trace_to_goal
+from netsens.engine import run_trace, run_trace_json, trace_to_goal
 from netsens.errors import InputError, ProgramError
 from netsens.live import run_live
 from netsens.units import format_time
@@ -144,8 +144,20 @@ def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) 
         show_default=True,
         help="Include the matrix in --json.",
     )
+    @click.option(
+        "--collectives",
+        metavar="COLL=ALGO,...",
+        help="Other algorithms than MPICH's: bcast|reduce|gather|scatter=linear, "
+        "allreduce=reduce-bcast, allgather=ring.",
+    )
     def replay(
-        trace: str, platform: str, seed: int, as_json: bool, matrix: bool, **params: Any
+        trace: str,
+        platform: str,
+        seed: int,
+        as_json: bool,
+        matrix: bool,
+        collectives: str | None,
+        **params: Any,
     ) -> None:
         """Replay an MPI run's OTF2 trace under any network.
 
@@ -160,9 +172,10 @@ def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) 
         from netsens.cli import _print_run  # noqa: PLC0415 (cli imports us)
 
         overrides = overrides_from(params)
+        args = (trace, platform, overrides, seed)
         if as_json:
-            click.echo(run_goal_json(trace, platform, overrides, seed, matrix))
+            click.echo(run_trace_json(*args, matrix, collectives=collectives))
         else:
-            _print_run(run_trace(trace, platform, overrides, seed, matrix=False))
+            _print_run(run_trace(*args, matrix=False, collectives=collectives))
 
     return replay

@@ -71,22 +71,46 @@ def run_trace(
     matrix: bool = True,
     progress: ProgressFn | None = None,
     ranks: int | None = None,
+    collectives: str | None = None,
 ) -> dict[str, Any]:
     """Replay the OTF2 trace at ``path`` (the archive's ``.otf2`` anchor file, as
     ``netsens trace`` writes it) on ``platform``: its sends and receives, its
     collectives expanded, the compute between its MPI calls scaled by the platform's
     ``cpu_speed``. The result has ``run_goal``'s schema; ``workload.kind`` is
-    ``"trace"``."""
-    result = _core.run_trace(
-        os.fspath(path), os.fspath(platform), dict(overrides or {}), seed, matrix, progress, ranks
+    ``"trace"``. ``collectives`` picks other algorithms than MPICH's, e.g.
+    ``"bcast=linear,allreduce=reduce-bcast"``."""
+    return json.loads(
+        run_trace_json(path, platform, overrides, seed, matrix, progress, ranks, collectives)
     )
-    return json.loads(result)
 
 
-def trace_to_goal(path: PathLike, out: PathLike) -> tuple[int, int]:
+def run_trace_json(
+    path: PathLike,
+    platform: PathLike = "loggopsim",
+    overrides: Mapping[str, str] | None = None,
+    seed: int = 0,
+    matrix: bool = True,
+    progress: ProgressFn | None = None,
+    ranks: int | None = None,
+    collectives: str | None = None,
+) -> str:
+    """``run_trace``'s result as the engine's JSON text, unparsed."""
+    return _core.run_trace(
+        os.fspath(path),
+        os.fspath(platform),
+        dict(overrides or {}),
+        seed,
+        matrix,
+        progress,
+        ranks,
+        collectives,
+    )
+
+
+def trace_to_goal(path: PathLike, out: PathLike, collectives: str | None = None) -> tuple[int, int]:
     """Write the GOAL schedule equivalent to the trace at ``path`` (collectives
     expanded) to ``out``; returns (ranks, operations)."""
-    return _core.trace_to_goal(os.fspath(path), os.fspath(out))
+    return _core.trace_to_goal(os.fspath(path), os.fspath(out), collectives)
 
 
 def run_goal_text(

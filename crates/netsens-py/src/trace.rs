@@ -11,10 +11,10 @@ use super::{opts, platform_with, result_json, to_py, with_progress, InputError};
 
 /// Replay the OTF2 archive whose anchor file is `path`; returns the result as a JSON
 /// string (the schema of `run_goal`, with workload kind "trace"). `ranks`, if given,
-/// must equal the trace's.
+/// must equal the trace's. `collectives` picks algorithms ("bcast=linear,...").
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None))]
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None, collectives=None))]
 pub fn run_trace(
     py: Python<'_>,
     path: &str,
@@ -24,10 +24,12 @@ pub fn run_trace(
     matrix: bool,
     progress: Option<Py<PyAny>>,
     ranks: Option<i64>,
+    collectives: Option<&str>,
 ) -> PyResult<String> {
+    let algorithms = algorithms(collectives)?;
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
-        let t = netsens_trace::read_trace(path).map_err(to_py)?;
+        let t = netsens_trace::read_trace_with(path, algorithms).map_err(to_py)?;
         if let Some(asked) = ranks {
             if asked != i64::from(t.ranks) {
                 return Err(InputError::new_err(format!(
@@ -43,11 +45,17 @@ pub fn run_trace(
     })
 }
 
+fn algorithms(collectives: Option<&str>) -> PyResult<netsens_trace::Algorithms> {
+    netsens_trace::Algorithms::parse(collectives.unwrap_or("")).map_err(InputError::new_err)
+}
+
 /// Write the GOAL form of the trace at `path` to `out`; returns (ranks, ops).
 #[pyfunction]
-pub fn trace_to_goal(py: Python<'_>, path: &str, out: &str) -> PyResult<(u32, usize)> {
+#[pyo3(signature = (path, out, collectives=None))]
+pub fn trace_to_goal(py: Python<'_>, path: &str, out: &str, collectives: Option<&str>) -> PyResult<(u32, usize)> {
+    let algorithms = algorithms(collectives)?;
     py.detach(|| {
-        let t = netsens_trace::read_trace(path).map_err(to_py)?;
+        let t = netsens_trace::read_trace_with(path, algorithms).map_err(to_py)?;
         let write = || -> std::io::Result<()> {
             let mut f = std::io::BufWriter::new(std::fs::File::create(out)?);
             netsens_trace::goal_out::write_goal(&t.schedule, &mut f)?;

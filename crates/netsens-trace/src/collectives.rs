@@ -53,19 +53,81 @@ impl Coll {
     }
 }
 
-/// The rounds of rank `me` of `p` in one collective (`root` where it has one).
+/// The algorithm chosen for each collective that has a choice (`--collectives`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Algorithms {
+    /// bcast: binomial tree, or `linear` (the root sends to every rank).
+    pub bcast_linear: bool,
+    /// reduce: binomial tree, or `linear` (every rank sends to the root).
+    pub reduce_linear: bool,
+    /// gather and scatter: binomial tree, or `linear`.
+    pub gather_linear: bool,
+    /// allreduce: recursive doubling, or `reduce-bcast` (binomial reduce to rank 0,
+    /// then binomial bcast).
+    pub allreduce_reduce_bcast: bool,
+    /// allgather: recursive doubling on powers of two (ring otherwise), or `ring`.
+    pub allgather_ring: bool,
+}
+
+impl Algorithms {
+    /// `"bcast=linear,allreduce=reduce-bcast"`: collective=algorithm pairs; the
+    /// defaults are MPICH's (`binomial`, `recursive-doubling`).
+    pub fn parse(text: &str) -> Result<Algorithms, String> {
+        let mut a = Algorithms::default();
+        for pair in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (coll, algo) =
+                pair.split_once('=').ok_or_else(|| format!("--collectives: \"{pair}\" is not collective=algorithm"))?;
+            let flag = match (coll.trim(), algo.trim()) {
+                ("bcast", "binomial") | ("bcast", "linear") => &mut a.bcast_linear,
+                ("reduce", "binomial") | ("reduce", "linear") => &mut a.reduce_linear,
+                ("gather" | "scatter", "binomial") | ("gather" | "scatter", "linear") => &mut a.gather_linear,
+                ("allreduce", "recursive-doubling") | ("allreduce", "reduce-bcast") => &mut a.allreduce_reduce_bcast,
+                ("allgather", "recursive-doubling") | ("allgather", "ring") => &mut a.allgather_ring,
+                _ => {
+                    return Err(format!(
+                        "--collectives: unknown choice \"{pair}\"; choices: bcast=binomial|linear, \
+                         reduce=binomial|linear, gather=binomial|linear, scatter=binomial|linear, \
+                         allreduce=recursive-doubling|reduce-bcast, allgather=recursive-doubling|ring"
+                    ))
+                }
+            };
+            *flag = matches!(algo.trim(), "linear" | "reduce-bcast" | "ring");
+        }
+        Ok(a)
+    }
+}
+
+/// The rounds of rank `me` of `p` in one collective (`root` where it has one), with
+/// MPICH's algorithms.
 pub fn expand(coll: Coll, p: u32, me: u32, root: u32, sent: u64, received: u64) -> Rounds {
+    expand_with(coll, p, me, root, sent, received, &Algorithms::default())
+}
+
+/// [`expand`] with the algorithms of `algos`.
+pub fn expand_with(coll: Coll, p: u32, me: u32, root: u32, sent: u64, received: u64, algos: &Algorithms) -> Rounds {
     if p <= 1 {
         return Vec::new();
     }
     let per_rank = |total: u64| total / u64::from(p);
+    let gather_block = if me == root { per_rank(received) } else { sent };
+    let scatter_block = if me == root { per_rank(sent) } else { received };
     match coll {
         Coll::Barrier => barrier(p, me),
+        Coll::Bcast if algos.bcast_linear => linear_out(p, me, root, sent.max(received)),
         Coll::Bcast => bcast(p, me, root, sent.max(received)),
+        Coll::Reduce if algos.reduce_linear => linear_in(p, me, root, sent),
         Coll::Reduce => reduce(p, me, root, sent),
+        Coll::Allreduce if algos.allreduce_reduce_bcast => {
+            let mut r = reduce(p, me, 0, sent);
+            r.extend(bcast(p, me, 0, sent));
+            r
+        }
         Coll::Allreduce => allreduce(p, me, sent),
-        Coll::Gather => gather(p, me, root, if me == root { per_rank(received) } else { sent }),
-        Coll::Scatter => scatter(p, me, root, if me == root { per_rank(sent) } else { received }),
+        Coll::Gather if algos.gather_linear => linear_in(p, me, root, gather_block),
+        Coll::Gather => gather(p, me, root, gather_block),
+        Coll::Scatter if algos.gather_linear => linear_out(p, me, root, scatter_block),
+        Coll::Scatter => scatter(p, me, root, scatter_block),
+        Coll::Allgather if algos.allgather_ring => ring_allgather(p, me, per_rank(received)),
         Coll::Allgather => allgather(p, me, per_rank(received)),
         Coll::Alltoall => alltoall(p, me, per_rank(sent)),
         Coll::ReduceScatter => {
@@ -214,6 +276,32 @@ fn scatter(p: u32, me: u32, root: u32, block: u64) -> Rounds {
     rounds
 }
 
+/// The root sends `bytes` to every other rank, one after another.
+fn linear_out(p: u32, me: u32, root: u32, bytes: u64) -> Rounds {
+    if me == root {
+        vec![(1..p).map(|i| Msg::Send { peer: (root + i) % p, bytes }).collect()]
+    } else {
+        vec![vec![Msg::Recv { peer: root, bytes }]]
+    }
+}
+
+/// Every other rank sends `bytes` to the root, which receives them in rank order.
+fn linear_in(p: u32, me: u32, root: u32, bytes: u64) -> Rounds {
+    if me == root {
+        vec![(1..p).map(|i| Msg::Recv { peer: (root + i) % p, bytes }).collect()]
+    } else {
+        vec![vec![Msg::Send { peer: root, bytes }]]
+    }
+}
+
+fn ring_allgather(p: u32, me: u32, block: u64) -> Rounds {
+    (1..p)
+        .map(|_| {
+            vec![Msg::Send { peer: (me + 1) % p, bytes: block }, Msg::Recv { peer: (me + p - 1) % p, bytes: block }]
+        })
+        .collect()
+}
+
 fn allgather(p: u32, me: u32, block: u64) -> Rounds {
     if p.is_power_of_two() {
         let mut mask = 1;
@@ -258,10 +346,27 @@ mod tests {
     /// Every message sent by some rank is received by its peer with the same size,
     /// and the counts match: the expansion of all ranks is consistent.
     fn consistent(coll: Coll, p: u32, root: u32, sent: impl Fn(u32) -> u64, recv: impl Fn(u32) -> u64) {
+        for algos in [
+            Algorithms::default(),
+            Algorithms::parse("bcast=linear,reduce=linear,gather=linear,allreduce=reduce-bcast,allgather=ring")
+                .unwrap(),
+        ] {
+            consistent_with(coll, p, root, &sent, &recv, &algos);
+        }
+    }
+
+    fn consistent_with(
+        coll: Coll,
+        p: u32,
+        root: u32,
+        sent: &impl Fn(u32) -> u64,
+        recv: &impl Fn(u32) -> u64,
+        algos: &Algorithms,
+    ) {
         let mut sends = Vec::new();
         let mut recvs = Vec::new();
         for me in 0..p {
-            for m in expand(coll, p, me, root, sent(me), recv(me)).into_iter().flatten() {
+            for m in expand_with(coll, p, me, root, sent(me), recv(me), algos).into_iter().flatten() {
                 match m {
                     Msg::Send { peer, bytes } => sends.push((me, peer, bytes)),
                     Msg::Recv { peer, bytes } => recvs.push((peer, me, bytes)),
@@ -270,7 +375,7 @@ mod tests {
         }
         sends.sort();
         recvs.sort();
-        assert_eq!(sends, recvs, "{coll:?} p={p} root={root}");
+        assert_eq!(sends, recvs, "{coll:?} p={p} root={root} {algos:?}");
     }
 
     #[test]
@@ -291,6 +396,24 @@ mod tests {
                 consistent(Coll::Scan, p, root, |_| n, |_| n);
             }
         }
+    }
+
+    #[test]
+    fn algorithm_choices_parse_and_bad_ones_are_named() {
+        let a = Algorithms::parse("bcast=linear, allreduce=reduce-bcast").unwrap();
+        assert!(a.bcast_linear && a.allreduce_reduce_bcast && !a.reduce_linear);
+        assert_eq!(Algorithms::parse("").unwrap(), Algorithms::default());
+        assert!(Algorithms::parse("bcast=pipeline").unwrap_err().contains("bcast=pipeline"));
+        assert!(Algorithms::parse("bcast").unwrap_err().contains("collective=algorithm"));
+        // linear bcast from 1 at p = 4: the root sends to 2, 3, 0 in one round
+        assert_eq!(
+            expand_with(Coll::Bcast, 4, 1, 1, 8, 8, &a),
+            vec![vec![
+                Msg::Send { peer: 2, bytes: 8 },
+                Msg::Send { peer: 3, bytes: 8 },
+                Msg::Send { peer: 0, bytes: 8 }
+            ]]
+        );
     }
 
     #[test]

@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use netsens_core::schedule::{OpId, Schedule, ScheduleBuilder};
 use netsens_core::Error;
 
-use crate::collectives::{expand, Coll, Msg};
+use crate::collectives::{expand_with, Algorithms, Coll, Msg};
 use crate::ffi::{self, Event, Sink};
 
 /// MPI calls replay cannot model: their effect on the network is not in the trace.
@@ -96,6 +96,7 @@ pub struct Replay {
 
 struct Builder<'a> {
     path: &'a str,
+    algorithms: Algorithms,
     b: ScheduleBuilder,
     ranks: Vec<RankState>,
     regions: HashMap<u32, Box<str>>,
@@ -154,7 +155,8 @@ impl Builder<'_> {
         let tag = self.tag(ev.comm, COLLECTIVE_TAG);
         let mut after = start;
         let mut last = None;
-        for round in expand(coll, members.len() as u32, me, ev.peer, ev.bytes, ev.bytes2) {
+        let algos = self.algorithms;
+        for round in expand_with(coll, members.len() as u32, me, ev.peer, ev.bytes, ev.bytes2, &algos) {
             let mut ops = Vec::with_capacity(round.len());
             for m in round {
                 let op = match m {
@@ -335,10 +337,17 @@ impl Sink for Builder<'_> {
     }
 }
 
-/// Read the OTF2 archive `anchor` (its `.otf2` file) into a schedule.
+/// Read the OTF2 archive `anchor` (its `.otf2` file) into a schedule, collectives
+/// expanded with MPICH's algorithms.
 pub fn read_trace(anchor: &str) -> Result<Replay, Error> {
+    read_trace_with(anchor, Algorithms::default())
+}
+
+/// [`read_trace`] with the collective algorithms of `algorithms`.
+pub fn read_trace_with(anchor: &str, algorithms: Algorithms) -> Result<Replay, Error> {
     let mut builder = Builder {
         path: anchor,
+        algorithms,
         b: ScheduleBuilder::new(1),
         ranks: Vec::new(),
         regions: HashMap::new(),
@@ -357,6 +366,7 @@ pub fn read_trace(anchor: &str) -> Result<Replay, Error> {
 pub fn trace_ranks(anchor: &str) -> Result<u32, Error> {
     let mut builder = Builder {
         path: anchor,
+        algorithms: Algorithms::default(),
         b: ScheduleBuilder::new(1),
         ranks: Vec::new(),
         regions: HashMap::new(),
