@@ -318,10 +318,14 @@ static int global_region(const char ***names, int *n, const char *name)
     return (*n)++;
 }
 
-void ns_trace_finish(void)
+void ns_trace_finalize_entered(void)
 {
     push(TR_ENTER)->region = region_of("MPI_Finalize");
     push(TR_LEAVE);
+}
+
+void ns_trace_finish(void)
+{
     int p = ns_world_size, me = ns_world_rank;
     MPI_Datatype rec_type;
     PMPI_Type_contiguous((int)sizeof(struct trace_rec), MPI_BYTE, &rec_type);
