@@ -5,7 +5,8 @@
  * iterations (0: never) an MPI_Allreduce of 8 bytes on MPI_COMM_WORLD. Timestamps
  * in ns (timer resolution 10^9). `faults` makes bad traces for the tests: bit 0, rank 0
  * sends nothing (its right neighbour's receives have no sender); bit 1, rank 1 ends
- * with an MPI_Put (a call replay does not model). */
+ * with an MPI_Put (a call replay does not model); bit 2, every rank starts with a
+ * 500 ns MPI_Comm_dup. */
 #define _POSIX_C_SOURCE 200809L
 #include "otf2_reader.h"
 
@@ -40,6 +41,11 @@ int ns_otf2_synth(const char *dir, uint32_t ranks, uint64_t iterations, uint64_t
     for (uint32_t r = 0; r < ranks; r++) {
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, r);
         uint64_t t = 0;
+        if (faults & 4) {
+            OTF2_EvtWriter_Enter(w, NULL, 0, 3);
+            OTF2_EvtWriter_Leave(w, NULL, 500, 3);
+            t = 500;
+        }
         for (uint64_t i = 0; i < iterations; i++) {
             t += compute_ns;
             OTF2_EvtWriter_Enter(w, NULL, t, 0);
@@ -76,6 +82,9 @@ int ns_otf2_synth(const char *dir, uint32_t ranks, uint64_t iterations, uint64_t
     OTF2_GlobalDefWriter_WriteString(d, 3, "rank");
     OTF2_GlobalDefWriter_WriteString(d, 4, "MPI_COMM_WORLD");
     OTF2_GlobalDefWriter_WriteString(d, 5, "MPI_Put");
+    OTF2_GlobalDefWriter_WriteString(d, 6, "MPI_Comm_dup");
+    OTF2_GlobalDefWriter_WriteRegion(d, 3, 6, 6, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI,
+                                     OTF2_REGION_FLAG_NONE, 0, 0, 0);
     for (uint32_t k = 0; k < 2; k++)
         OTF2_GlobalDefWriter_WriteRegion(d, k, k + 1, k + 1, 0, OTF2_REGION_ROLE_FUNCTION,
                                          OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, 0, 0, 0);

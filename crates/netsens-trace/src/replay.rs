@@ -17,6 +17,10 @@
 //!   unsuccessful `MPI_Test*` or `MPI_Iprobe` is polling, not compute (a rank
 //!   waiting for the barrier spins in such a loop; the model waits instead).
 //!
+//! Communicator-creating calls (`MPI_Comm_dup`, `MPI_Comm_split`, ...) communicate
+//! inside the MPI library, out of the trace's sight: their duration is kept as a
+//! `calc`, so the rank's time does not shrink by it.
+//!
 //! Tags are renumbered densely per (communicator, tag), so that messages of different
 //! communicators never match each other.
 
@@ -49,6 +53,23 @@ const UNMODELED: &[&str] = &[
     "MPI_Neighbor_alltoall",
     "MPI_Neighbor_allgather",
     "MPI_Comm_spawn",
+];
+
+/// Calls whose communication happens inside the MPI library, out of the trace's
+/// sight (communicator creation agrees on a context id): their duration is kept as
+/// the rank's time, like compute, rather than dropped.
+const OPAQUE: &[&str] = &[
+    "MPI_Comm_dup",
+    "MPI_Comm_split",
+    "MPI_Comm_split_type",
+    "MPI_Comm_create",
+    "MPI_Comm_create_group",
+    "MPI_Cart_create",
+    "MPI_Cart_sub",
+    "MPI_Graph_create",
+    "MPI_Dist_graph_create_adjacent",
+    "MPI_Intercomm_create",
+    "MPI_Intercomm_merge",
 ];
 
 /// The marker of collective traffic in the tag map (MPI tags are at most i32::MAX).
@@ -85,6 +106,8 @@ struct RankState {
     call_completions: u32,
     /// The last call was an unsuccessful poll while a collective was pending.
     polling: bool,
+    /// When the current call began, if it is an opaque one ([`OPAQUE`]).
+    opaque_since: Option<u64>,
 }
 
 /// What a replay read: the schedule and counts for the result.
@@ -202,6 +225,7 @@ impl Sink for Builder<'_> {
                 call_polls: false,
                 call_completions: 0,
                 polling: false,
+                opaque_since: None,
             })
             .collect();
         Ok(())
@@ -245,6 +269,7 @@ impl Sink for Builder<'_> {
                         let polling = st.polling;
                         st.call_polls = polls;
                         st.call_completions = 0;
+                        st.opaque_since = OPAQUE.contains(&name).then_some(ev.time_ps);
                         if gap_ns > 0 && !polling {
                             let op = self.b.calc(rank, gap_ns * 1000, 0);
                             self.blocking(rank, op);
@@ -256,6 +281,13 @@ impl Sink for Builder<'_> {
                     if st.depth == 0 {
                         st.last_leave = ev.time_ps;
                         st.polling = st.pending_collectives > 0 && st.call_polls && st.call_completions == 0;
+                        if let Some(since) = st.opaque_since.take() {
+                            let ns = ev.time_ps.saturating_sub(since) / 1000;
+                            if ns > 0 {
+                                let op = self.b.calc(rank, ns * 1000, 0);
+                                self.blocking(rank, op);
+                            }
+                        }
                     }
                 }
             }

@@ -43,6 +43,14 @@ fn a_ring_exchange_costs_compute_two_overheads_and_a_latency_per_iteration() {
 }
 
 #[test]
+fn a_communicator_creation_keeps_its_duration() {
+    // MPI_Comm_dup's own messages are not in the trace: its 500 ns stay as the
+    // rank's time, before the first iteration's 8000 ns.
+    let (_d, anchor) = synth(2, 1, 0, 4);
+    assert_eq!(makespan(&anchor), (500 + 8000) * NS);
+}
+
+#[test]
 fn an_allreduce_of_two_ranks_adds_one_exchange() {
     // Recursive doubling at p = 2: one round, send + receive of 8 bytes with the
     // partner: o + L + 7·G + o = 7042 ns after the ring exchange's 8000 ns.
