@@ -32,6 +32,8 @@ PY_SOURCES := python tests scripts
 # venv` needs python3-venv (Debian ships ensurepip separately). `make deps` installs
 # whichever are missing, and does nothing when all are present.
 SYSTEM_PACKAGES := python3-venv
+# Trace replay (crates/netsens-trace) reads OTF2 archives through Debian's libotf2.
+SYSTEM_PACKAGES += libotf2-trace-dev
 MISSING_PACKAGES = $(shell command -v dpkg-query >/dev/null || exit 0; \
 	for p in $(SYSTEM_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
@@ -59,6 +61,8 @@ MISSING_SLURM_PACKAGES = $(shell command -v dpkg-query >/dev/null || exit 0; \
 # pick the default, which netsens never relies on), gfortran and mpi4py's build for
 # the Fortran and Python test programs, libclang-dev for the mpi crate's bindings.
 LIVE_PACKAGES := openmpi-bin libopenmpi-dev mpich libmpich-dev libclang-dev gfortran
+# Trace mode: the library writes OTF2 (libotf2); the tests read archives with otf2-print.
+LIVE_PACKAGES += libotf2-trace-dev otf2-tools
 MISSING_LIVE_PACKAGES = $(shell command -v dpkg-query >/dev/null || exit 0; \
 	for p in $(LIVE_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
@@ -152,6 +156,8 @@ test: install install-live lint test-deps slurm-deps
 bench: install
 	cargo bench -p netsens-core --bench engine --bench programs
 	cargo bench -p netsens-apps --bench apps
+	cargo bench -p netsens-trace --bench read
+	$(BIN)/python scripts/bench_trace.py
 	$(BIN)/python scripts/bench_study.py --study $(DEFAULT_STUDY)
 	$(BIN)/python scripts/bench_study.py --study studies/das1998.toml --target 900
 	$(BIN)/netsens sweep studies/isca97-paper.toml

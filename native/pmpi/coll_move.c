@@ -3,6 +3,9 @@
  * (ring), alltoall(v) (pairwise exchange). Each message goes through the injecting
  * send/receive paths on the communicator's private duplicate. */
 #include "coll_common.h"
+#include "trace.h"
+
+#include <otf2/OTF2_Events.h>
 
 #include <stdlib.h>
 
@@ -153,20 +156,21 @@ static void uniform(MPI_Comm comm, int count, int **counts, int **displs)
     }
 }
 
-#define COLLECTIVE(NAME, EXPANDED, PASSED)                                                  \
-    NS_ENTER(STAT_COLLECTIVES, "MPI_" #NAME);                                               \
+#define COLLECTIVE(NAME, TRACE, EXPANDED, PASSED) \
+    NS_ENTER(STAT_COLLECTIVES, "MPI_" #NAME); \
+    if (ns_tracing) TRACE; \
     int rc = ns_expand(comm) ? (EXPANDED) : (PASSED);                                       \
     NS_LEAVE();                                                                             \
     return rc
 
 int MPI_Barrier(MPI_Comm comm)
 {
-    COLLECTIVE(Barrier, barrier(ns_coll_comm(comm)), PMPI_Barrier(comm));
+    COLLECTIVE(Barrier, ns_trace_coll(OTF2_COLLECTIVE_OP_BARRIER, comm, 0, 0, 0), barrier(ns_coll_comm(comm)), PMPI_Barrier(comm));
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
-    COLLECTIVE(Bcast, bcast(buf, count, dt, root, ns_coll_comm(comm)),
+    COLLECTIVE(Bcast, ns_trace_coll(OTF2_COLLECTIVE_OP_BCAST, comm, root, ns_type_bytes(count, dt), ns_type_bytes(count, dt)), bcast(buf, count, dt, root, ns_coll_comm(comm)),
                PMPI_Bcast(buf, count, dt, root, comm));
 }
 
@@ -202,30 +206,28 @@ static int regular(MPI_Comm comm, int count, int which, const void *sbuf, int sc
 int MPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                MPI_Datatype rdt, int root, MPI_Comm comm)
 {
-    COLLECTIVE(Gather, regular(comm, rcount, 0, sbuf, scount, sdt, rbuf, rcount, rdt, root),
+    COLLECTIVE(Gather, ns_trace_coll(OTF2_COLLECTIVE_OP_GATHER, comm, root, SENT(scount, sdt, rcount, rdt), AT_ROOT(ns_comm_size(comm) * ns_type_bytes(rcount, rdt))), regular(comm, rcount, 0, sbuf, scount, sdt, rbuf, rcount, rdt, root),
                PMPI_Gather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm));
 }
 
 int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int counts[],
                 const int displs[], MPI_Datatype rdt, int root, MPI_Comm comm)
 {
-    COLLECTIVE(Gatherv,
-               gatherv(sbuf, scount, sdt, rbuf, counts, displs, rdt, root, ns_coll_comm(comm)),
+    COLLECTIVE(Gatherv, ns_trace_coll(OTF2_COLLECTIVE_OP_GATHERV, comm, root, SENT(scount, sdt, counts[ns_comm_rank(comm)], rdt), AT_ROOT(ns_sum_bytes(counts, rdt, comm))), gatherv(sbuf, scount, sdt, rbuf, counts, displs, rdt, root, ns_coll_comm(comm)),
                PMPI_Gatherv(sbuf, scount, sdt, rbuf, counts, displs, rdt, root, comm));
 }
 
 int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                 MPI_Datatype rdt, int root, MPI_Comm comm)
 {
-    COLLECTIVE(Scatter, regular(comm, scount, 1, sbuf, scount, sdt, rbuf, rcount, rdt, root),
+    COLLECTIVE(Scatter, ns_trace_coll(OTF2_COLLECTIVE_OP_SCATTER, comm, root, AT_ROOT(ns_comm_size(comm) * ns_type_bytes(scount, sdt)), ns_type_bytes(scount, sdt)), regular(comm, scount, 1, sbuf, scount, sdt, rbuf, rcount, rdt, root),
                PMPI_Scatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm));
 }
 
 int MPI_Scatterv(const void *sbuf, const int counts[], const int displs[], MPI_Datatype sdt,
                  void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
-    COLLECTIVE(Scatterv,
-               ns_scatterv_linear(sbuf, counts, displs, sdt, rbuf, rcount, rdt, root,
+    COLLECTIVE(Scatterv, ns_trace_coll(OTF2_COLLECTIVE_OP_SCATTERV, comm, root, AT_ROOT(ns_sum_bytes(counts, sdt, comm)), rbuf == MPI_IN_PLACE ? ns_type_bytes(counts[root], sdt) : ns_type_bytes(rcount, rdt)), ns_scatterv_linear(sbuf, counts, displs, sdt, rbuf, rcount, rdt, root,
                                   ns_coll_comm(comm)),
                PMPI_Scatterv(sbuf, counts, displs, sdt, rbuf, rcount, rdt, root, comm));
 }
@@ -233,15 +235,14 @@ int MPI_Scatterv(const void *sbuf, const int counts[], const int displs[], MPI_D
 int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                   MPI_Datatype rdt, MPI_Comm comm)
 {
-    COLLECTIVE(Allgather, regular(comm, rcount, 2, sbuf, scount, sdt, rbuf, rcount, rdt, 0),
+    COLLECTIVE(Allgather, ns_trace_coll(OTF2_COLLECTIVE_OP_ALLGATHER, comm, 0, SENT(scount, sdt, rcount, rdt), ns_comm_size(comm) * ns_type_bytes(rcount, rdt)), regular(comm, rcount, 2, sbuf, scount, sdt, rbuf, rcount, rdt, 0),
                PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm));
 }
 
 int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                    const int counts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm)
 {
-    COLLECTIVE(Allgatherv,
-               allgatherv(sbuf, scount, sdt, rbuf, counts, displs, rdt, ns_coll_comm(comm)),
+    COLLECTIVE(Allgatherv, ns_trace_coll(OTF2_COLLECTIVE_OP_ALLGATHERV, comm, 0, SENT(scount, sdt, counts[ns_comm_rank(comm)], rdt), ns_sum_bytes(counts, rdt, comm)), allgatherv(sbuf, scount, sdt, rbuf, counts, displs, rdt, ns_coll_comm(comm)),
                PMPI_Allgatherv(sbuf, scount, sdt, rbuf, counts, displs, rdt, comm));
 }
 
@@ -250,8 +251,7 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
 int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                  MPI_Datatype rdt, MPI_Comm comm)
 {
-    COLLECTIVE(Alltoall,
-               sbuf == MPI_IN_PLACE ? PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm)
+    COLLECTIVE(Alltoall, ns_trace_coll(OTF2_COLLECTIVE_OP_ALLTOALL, comm, 0, ns_comm_size(comm) * ns_type_bytes(rcount, rdt), ns_comm_size(comm) * ns_type_bytes(rcount, rdt)), sbuf == MPI_IN_PLACE ? PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm)
                                     : regular(comm, scount, 3, sbuf, scount, sdt, rbuf, rcount,
                                               rdt, 0),
                PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm));
@@ -261,8 +261,7 @@ int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MP
                   void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rdt,
                   MPI_Comm comm)
 {
-    COLLECTIVE(Alltoallv,
-               sbuf == MPI_IN_PLACE
+    COLLECTIVE(Alltoallv, ns_trace_coll(OTF2_COLLECTIVE_OP_ALLTOALLV, comm, 0, sbuf == MPI_IN_PLACE ? ns_sum_bytes(rcounts, rdt, comm) : ns_sum_bytes(scounts, sdt, comm), ns_sum_bytes(rcounts, rdt, comm)), sbuf == MPI_IN_PLACE
                    ? PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt,
                                     comm)
                    : alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt,

@@ -4,6 +4,9 @@
  * exscan (linear chain). Combining uses MPI_Reduce_local, so any op and datatype work;
  * reduce, allreduce and reduce_scatter with a non-commutative op pass through. */
 #include "coll_common.h"
+#include "trace.h"
+
+#include <otf2/OTF2_Events.h>
 
 #include <stdlib.h>
 
@@ -131,8 +134,9 @@ static int scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op
     return MPI_SUCCESS;
 }
 
-#define REDUCTION(NAME, EXPANDED, PASSED)                                                   \
-    NS_ENTER(STAT_COLLECTIVES, "MPI_" #NAME);                                               \
+#define REDUCTION(NAME, TRACE, EXPANDED, PASSED) \
+    NS_ENTER(STAT_COLLECTIVES, "MPI_" #NAME); \
+    if (ns_tracing) TRACE; \
     int rc = ns_expand(comm) ? (EXPANDED) : (PASSED);                                       \
     NS_LEAVE();                                                                             \
     return rc
@@ -140,8 +144,7 @@ static int scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op
 int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                MPI_Comm comm)
 {
-    REDUCTION(Reduce,
-              commutative(op)
+    REDUCTION(Reduce, ns_trace_coll(OTF2_COLLECTIVE_OP_REDUCE, comm, root, ns_type_bytes(count, dt), AT_ROOT(ns_type_bytes(count, dt))), commutative(op)
                   ? ns_reduce_binomial(sbuf, rbuf, count, dt, op, root, ns_coll_comm(comm))
                   : PMPI_Reduce(sbuf, rbuf, count, dt, op, root, comm),
               PMPI_Reduce(sbuf, rbuf, count, dt, op, root, comm));
@@ -150,8 +153,7 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op 
 int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                   MPI_Comm comm)
 {
-    REDUCTION(Allreduce,
-              commutative(op) ? allreduce(sbuf, rbuf, count, dt, op, ns_coll_comm(comm))
+    REDUCTION(Allreduce, ns_trace_coll(OTF2_COLLECTIVE_OP_ALLREDUCE, comm, 0, ns_type_bytes(count, dt), ns_type_bytes(count, dt)), commutative(op) ? allreduce(sbuf, rbuf, count, dt, op, ns_coll_comm(comm))
                               : PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm),
               PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm));
 }
@@ -159,8 +161,7 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
 int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int counts[], MPI_Datatype dt,
                        MPI_Op op, MPI_Comm comm)
 {
-    REDUCTION(Reduce_scatter,
-              commutative(op) ? reduce_scatter(sbuf, rbuf, counts, dt, op, ns_coll_comm(comm))
+    REDUCTION(Reduce_scatter, ns_trace_coll(OTF2_COLLECTIVE_OP_REDUCE_SCATTER, comm, 0, ns_sum_bytes(counts, dt, comm), ns_type_bytes(counts[ns_comm_rank(comm)], dt)), commutative(op) ? reduce_scatter(sbuf, rbuf, counts, dt, op, ns_coll_comm(comm))
                               : PMPI_Reduce_scatter(sbuf, rbuf, counts, dt, op, comm),
               PMPI_Reduce_scatter(sbuf, rbuf, counts, dt, op, comm));
 }
@@ -168,8 +169,7 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int counts[], MPI_Dat
 int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                              MPI_Op op, MPI_Comm comm)
 {
-    REDUCTION(Reduce_scatter_block,
-              commutative(op)
+    REDUCTION(Reduce_scatter_block, ns_trace_coll(OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, comm, 0, ns_comm_size(comm) * ns_type_bytes(count, dt), ns_type_bytes(count, dt)), commutative(op)
                   ? reduce_scatter_block(sbuf, rbuf, count, dt, op, ns_coll_comm(comm))
                   : PMPI_Reduce_scatter_block(sbuf, rbuf, count, dt, op, comm),
               PMPI_Reduce_scatter_block(sbuf, rbuf, count, dt, op, comm));
@@ -178,13 +178,13 @@ int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Dataty
 int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
              MPI_Comm comm)
 {
-    REDUCTION(Scan, scan(sbuf, rbuf, count, dt, op, true, ns_coll_comm(comm)),
+    REDUCTION(Scan, ns_trace_coll(OTF2_COLLECTIVE_OP_SCAN, comm, 0, ns_type_bytes(count, dt), ns_type_bytes(count, dt)), scan(sbuf, rbuf, count, dt, op, true, ns_coll_comm(comm)),
               PMPI_Scan(sbuf, rbuf, count, dt, op, comm));
 }
 
 int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                MPI_Comm comm)
 {
-    REDUCTION(Exscan, scan(sbuf, rbuf, count, dt, op, false, ns_coll_comm(comm)),
+    REDUCTION(Exscan, ns_trace_coll(OTF2_COLLECTIVE_OP_EXSCAN, comm, 0, ns_type_bytes(count, dt), ns_type_bytes(count, dt)), scan(sbuf, rbuf, count, dt, op, false, ns_coll_comm(comm)),
               PMPI_Exscan(sbuf, rbuf, count, dt, op, comm));
 }

@@ -1,7 +1,7 @@
 /* Completion: MPI_Wait/Test and their any/some/all forms. A receive is complete once
  * its data has arrived and its delivery time has passed; a Test before that reports
  * "not yet" without freeing the request (MPI_Request_get_status looks, MPI_Test frees). */
-#include "netsens_pmpi.h"
+#include "trace.h"
 
 #include <sched.h>
 
@@ -33,6 +33,7 @@ static bool ready(MPI_Request *req)
 /* After a request completed in MPI: a receive's delivery wait and o, and its entry. */
 static void finish(struct req_info *info, MPI_Request handle, MPI_Status *st)
 {
+    if (ns_tracing) ns_trace_complete(handle, info != NULL ? info->comm : MPI_COMM_NULL, st);
     if (!tracked_recv(info)) {
         if (info != NULL) info->active = false; /* a persistent send */
         return;

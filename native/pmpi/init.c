@@ -1,6 +1,6 @@
 /* MPI_Init, MPI_Init_thread and MPI_Finalize: the library's setup (configuration,
  * communicator ids, clock offsets, wide-area links) and the stats file. */
-#include "netsens_pmpi.h"
+#include "trace.h"
 
 void ns_after_init(void)
 {
@@ -10,6 +10,7 @@ void ns_after_init(void)
     ns_world_rank = rank;
     ns_world_size = size;
     ns_config_load(rank, size);
+    ns_trace_init();
     ns_comm_ids_init();
     ns_clock_sync(ns_shadow_comm, rank, size);
     ns_wan_init(ns_shadow_comm, rank);
@@ -17,12 +18,17 @@ void ns_after_init(void)
     ps_t start = ns_global_now(), rank0_start = start;
     PMPI_Bcast(&rank0_start, 1, MPI_INT64_T, 0, ns_shadow_comm);
     ns_stats_start(rank, size, start, rank0_start);
+    if (ns_tracing) ns_trace_started();
 }
 
 void ns_before_finalize(void)
 {
     ns_count_call(STAT_CALLS, "MPI_Finalize");
+    /* The run ends here, for the trace and the stats alike; gathering and writing
+     * the archive afterwards is not part of the program's run time. */
+    if (ns_tracing) ns_trace_finalize_entered();
     ns_stats_write();
+    if (ns_tracing) ns_trace_finish();
     ns_finalizing = true;
 }
 

@@ -123,14 +123,24 @@ extern int ns_world_rank, ns_world_size;
 /* Time inside MPI calls: every wrapper brackets its body with these. */
 extern int ns_depth;
 extern ps_t ns_in_mpi, ns_entered;
-#define NS_ENTER(group, name)                         \
-    do {                                              \
-        ns_count_call(group, name);                   \
-        if (ns_depth++ == 0) ns_entered = ns_now();   \
+/* Trace mode (trace.c) records the program's own calls: the outermost ones. */
+extern bool ns_tracing;
+void ns_trace_enter(const char *name, bool collective);
+void ns_trace_leave(void);
+#define NS_ENTER(group, name)                                                   \
+    do {                                                                        \
+        ns_count_call(group, name);                                             \
+        if (ns_depth++ == 0) {                                                  \
+            ns_entered = ns_now();                                              \
+            if (ns_tracing) ns_trace_enter(name, (group) == STAT_COLLECTIVES);  \
+        }                                                                       \
     } while (0)
 #define NS_LEAVE()                                                 \
     do {                                                           \
-        if (--ns_depth == 0) ns_in_mpi += ns_now() - ns_entered;   \
+        if (--ns_depth == 0) {                                     \
+            ns_in_mpi += ns_now() - ns_entered;                    \
+            if (ns_tracing) ns_trace_leave();                      \
+        }                                                          \
     } while (0)
 
 /* ---- init.c: setup after PMPI_Init, the stats file before PMPI_Finalize ---- */

@@ -1,7 +1,7 @@
 /* Point-to-point wrappers: every send flavour injects on the sender's side (and sends
  * its stamp first when receivers need one); every receive flavour completes no earlier
  * than its message's delivery time and pays o + k·O. */
-#include "netsens_pmpi.h"
+#include "trace.h"
 
 int64_t ns_type_bytes(int count, MPI_Datatype dt)
 {
@@ -27,10 +27,9 @@ static void before_send(int count, MPI_Datatype dt, int dest, int tag, MPI_Comm 
     if (ns_cfg.shadows) ns_send_stamp(dst_world, ns_comm_id(comm), tag, bytes, deliver);
 }
 
-int ns_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-            int flavour, MPI_Request *req)
+static int send_flavour(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                        MPI_Comm comm, int flavour, MPI_Request *req)
 {
-    before_send(count, dt, dest, tag, comm);
     switch (flavour) {
     case SEND_SYNC:
         return req ? PMPI_Issend(buf, count, dt, dest, tag, comm, req)
@@ -45,6 +44,16 @@ int ns_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_
         return req ? PMPI_Isend(buf, count, dt, dest, tag, comm, req)
                    : PMPI_Send(buf, count, dt, dest, tag, comm);
     }
+}
+
+int ns_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+            int flavour, MPI_Request *req)
+{
+    before_send(count, dt, dest, tag, comm);
+    int rc = send_flavour(buf, count, dt, dest, tag, comm, flavour, req);
+    if (ns_tracing && rc == MPI_SUCCESS)
+        ns_trace_send(comm, dest, tag, ns_type_bytes(count, dt), req);
+    return rc;
 }
 
 /* The receiver's side, once the data has arrived: its stamp, the wait for delivery,
@@ -74,6 +83,7 @@ static int recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Com
         rc = PMPI_Recv(buf, count, dt, src, tag, comm, st);
     }
     if (rc == MPI_SUCCESS) ns_after_recv(comm, st);
+    if (ns_tracing && rc == MPI_SUCCESS) ns_trace_recv(comm, st);
     return rc;
 }
 
@@ -85,6 +95,8 @@ int ns_sendrecv_tagged(const void *sbuf, int scount, MPI_Datatype sdt, int dst, 
     before_send(scount, sdt, dst, stag, comm);
     int rc = PMPI_Sendrecv(sbuf, scount, sdt, dst, stag, rbuf, rcount, rdt, src, rtag, comm, st);
     if (rc == MPI_SUCCESS) ns_after_recv(comm, st);
+    if (ns_tracing && rc == MPI_SUCCESS)
+        ns_trace_sendrecv(comm, dst, stag, ns_type_bytes(scount, sdt), st);
     return rc;
 }
 
@@ -148,6 +160,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
         info->active = true;
         info->comm = comm;
     }
+    if (ns_tracing && rc == MPI_SUCCESS) ns_trace_irecv_post(*req);
     NS_LEAVE();
     return rc;
 }
@@ -171,6 +184,8 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dst, int sta
     before_send(count, dt, dst, stag, comm);
     int rc = PMPI_Sendrecv_replace(buf, count, dt, dst, stag, src, rtag, comm, st);
     if (rc == MPI_SUCCESS) ns_after_recv(comm, st);
+    if (ns_tracing && rc == MPI_SUCCESS)
+        ns_trace_sendrecv(comm, dst, stag, ns_type_bytes(count, dt), st);
     NS_LEAVE();
     return rc;
 }

@@ -1,6 +1,6 @@
 /* Persistent requests: a send injects at each MPI_Start (its arguments are kept from
  * MPI_*_init); a receive is tracked like MPI_Irecv while active. */
-#include "netsens_pmpi.h"
+#include "trace.h"
 
 static void track_send(MPI_Request req, const void *buf, int count, MPI_Datatype dt, int dest,
                        int tag, MPI_Comm comm)
@@ -53,7 +53,15 @@ static int start(MPI_Request *req)
         info->active = true;
         info->have_stamp = false;
     }
-    return PMPI_Start(req);
+    int rc = PMPI_Start(req);
+    if (ns_tracing && rc == MPI_SUCCESS && info != NULL) { /* each start: a new request */
+        if (info->kind == REQ_PSEND)
+            ns_trace_send(info->comm, info->peer, info->tag, ns_type_bytes(info->count, info->dt),
+                          req);
+        else
+            ns_trace_irecv_post(*req);
+    }
+    return rc;
 }
 
 int MPI_Start(MPI_Request *req)

@@ -91,3 +91,22 @@ def ace(
     seed: int = 0,
 ) -> str:
     """ACE's emulated applications run together, as JSON (see :func:`netsens.ace.ace`)."""
+
+# Trace replay (crates/netsens-py/src/trace.rs)
+def run_trace(
+    path: str,
+    platform: str = "loggopsim",
+    overrides: dict[str, str] | None = None,
+    seed: int = 0,
+    matrix: bool = True,
+    progress: ProgressFn | None = None,
+    ranks: int | None = None,
+    collectives: str | None = None,
+) -> str:
+    """Replay the OTF2 archive at ``path`` (its ``.otf2`` anchor file); JSON result."""
+
+def trace_to_goal(path: str, out: str, collectives: str | None = None) -> tuple[int, int]:
+    """Write the trace's GOAL form to ``out``; returns (ranks, operations)."""
+
+def trace_ranks(path: str) -> int:
+    """The trace's number of ranks, from its definitions only."""

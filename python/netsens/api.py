@@ -144,7 +144,7 @@ def _is_goal(workload: str | os.PathLike[str]) -> bool:
     if isinstance(workload, os.PathLike):
         return True
     path = Path(workload)
-    return path.suffix == ".goal" or os.sep in workload or path.is_file()
+    return path.suffix in (".goal", ".otf2") or os.sep in workload or path.is_file()
 
 
 def run(

@@ -41,6 +41,7 @@ from netsens.cli_live import (
 )
 from netsens.cli_report import report as report_command
 from netsens.cli_study import results_command, sweep_command
+from netsens.cli_trace import replay_command, trace_command
 from netsens.console import stdout_console
 from netsens.engine import (
     ProgressFn,
@@ -612,6 +613,8 @@ for _command in (sweep_command, results_command, explain_command, report_command
     cli.add_command(_command)
 cli.add_command(live_command(platform_options, overrides_from, _check_seed))
 cli.add_command(validate_command)
+cli.add_command(trace_command())
+cli.add_command(replay_command(platform_options, overrides_from, _check_seed))
 
 # After the group and its shared options exist: the ACE command imports them.
 from netsens.cli_ace import ace_command  # noqa: E402

@@ -50,10 +50,67 @@ def run_goal_json(
     progress: ProgressFn | None = None,
     ranks: int | None = None,
 ) -> str:
-    """``run_goal``'s result as the engine's JSON text, unparsed."""
-    return _core.run_goal(
+    """``run_goal``'s result as the engine's JSON text, unparsed. A path ending in
+    ``.otf2`` is an OTF2 trace (:func:`run_trace`), replayed the same way."""
+    run = _core.run_trace if is_trace(path) else _core.run_goal
+    return run(
         os.fspath(path), os.fspath(platform), dict(overrides or {}), seed, matrix, progress, ranks
     )
+
+
+def is_trace(path: PathLike) -> bool:
+    """Whether ``path`` names an OTF2 archive (its ``.otf2`` anchor file)."""
+    return os.fspath(path).endswith(".otf2")
+
+
+def run_trace(
+    path: PathLike,
+    platform: PathLike = "loggopsim",
+    overrides: Mapping[str, str] | None = None,
+    seed: int = 0,
+    matrix: bool = True,
+    progress: ProgressFn | None = None,
+    ranks: int | None = None,
+    collectives: str | None = None,
+) -> dict[str, Any]:
+    """Replay the OTF2 trace at ``path`` (the archive's ``.otf2`` anchor file, as
+    ``netsens trace`` writes it) on ``platform``: its sends and receives, its
+    collectives expanded, the compute between its MPI calls scaled by the platform's
+    ``cpu_speed``. The result has ``run_goal``'s schema; ``workload.kind`` is
+    ``"trace"``. ``collectives`` picks other algorithms than MPICH's, e.g.
+    ``"bcast=linear,allreduce=reduce-bcast"``."""
+    return json.loads(
+        run_trace_json(path, platform, overrides, seed, matrix, progress, ranks, collectives)
+    )
+
+
+def run_trace_json(
+    path: PathLike,
+    platform: PathLike = "loggopsim",
+    overrides: Mapping[str, str] | None = None,
+    seed: int = 0,
+    matrix: bool = True,
+    progress: ProgressFn | None = None,
+    ranks: int | None = None,
+    collectives: str | None = None,
+) -> str:
+    """``run_trace``'s result as the engine's JSON text, unparsed."""
+    return _core.run_trace(
+        os.fspath(path),
+        os.fspath(platform),
+        dict(overrides or {}),
+        seed,
+        matrix,
+        progress,
+        ranks,
+        collectives,
+    )
+
+
+def trace_to_goal(path: PathLike, out: PathLike, collectives: str | None = None) -> tuple[int, int]:
+    """Write the GOAL schedule equivalent to the trace at ``path`` (collectives
+    expanded) to ``out``; returns (ranks, operations)."""
+    return _core.trace_to_goal(os.fspath(path), os.fspath(out), collectives)
 
 
 def run_goal_text(

@@ -200,18 +200,23 @@ def run_live(
     timeout: float | None = None,
     matrix: bool = True,
     program_stdout: int | None = None,
+    trace_dir: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Run ``app`` (a suite application; ``variant`` for a wide-area one) or ``program``
     (any MPI program's command line)
     on ``ranks`` processes of real MPI under the dialled network; the result has the
     schema of a simulated run plus ``mode``, ``mpi``, ``machine`` and the MPI calls
-    seen (``unhandled_calls`` lists those the library passed through untouched)."""
+    seen (``unhandled_calls`` lists those the library passed through untouched).
+    With ``trace_dir`` the library also records every MPI call and rank 0 writes
+    the OTF2 archive ``trace_dir/traces.otf2`` (docs/LIVE.md, "Trace mode")."""
     if (app is None) == (program is None):
         raise InputError("live: give either an application or a program to run")
     impl = implementation(mpi)
     resolved, name, toml = resolve_platform(platform, overrides)
     ranks = _check_ranks(ranks, resolved)
     env = injection_env(resolved)
+    if trace_dir is not None:
+        env["NETSENS_TRACE_DIR"] = str(Path(trace_dir).resolve())
     with tempfile.TemporaryDirectory(prefix="netsens-live-") as tmp:
         out = Path(tmp)
         if app is not None:

@@ -26,8 +26,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from netsens import _core
 from netsens.engine import app_variants, apps, platform_toml, presets
-from netsens.errors import InputError
+from netsens.errors import InputError, NetsensError
 from netsens.parameters import OTHER_TOML, PARAMETERS, Parameter
 from netsens.units import Quantity, format_quantity, parse_quantity
 
@@ -312,6 +313,11 @@ class Study:
         if not path.is_file():
             raise StudyError(f'workloads: GOAL file "{entry}" not found (in {self.base_dir})')
         label = Path(os.path.relpath(path, self.base_dir)).as_posix()
+        if path.suffix == ".otf2":
+            try:
+                return Workload(label, "goal", str(path), _core.trace_ranks(str(path)))
+            except NetsensError as e:
+                raise StudyError(f"workloads: {e}") from None
         with path.open(encoding="utf-8", errors="replace") as f:
             for line in f:
                 m = _NUM_RANKS.match(line)
@@ -513,7 +519,7 @@ def _as_list(value: Any) -> list[Any]:
 
 def _looks_like_path(entry: Any) -> bool:
     text = os.fspath(entry)
-    return text.endswith(".goal") or "/" in text or os.sep in text
+    return text.endswith((".goal", ".otf2")) or "/" in text or os.sep in text
 
 
 def _ranks(value: Any) -> list[int]:

@@ -21,6 +21,8 @@ mod alloc_guard;
 #[global_allocator]
 static ALLOCATOR: alloc_guard::ExitOnFailure = alloc_guard::ExitOnFailure;
 
+mod trace;
+
 create_exception!(_core, NetsensError, PyException, "Base class of every netsens error.");
 create_exception!(_core, InputError, NetsensError, "Invalid input: a value, file, flag or schedule.");
 create_exception!(_core, DeadlockError, NetsensError, "The simulated program cannot finish.");
@@ -278,6 +280,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DeadlockError", m.py().get_type::<DeadlockError>())?;
     m.add("ProgramError", m.py().get_type::<ProgramError>())?;
     m.add_function(wrap_pyfunction!(run_goal, m)?)?;
+    trace::register(m)?;
     m.add_function(wrap_pyfunction!(run_goal_text, m)?)?;
     m.add_function(wrap_pyfunction!(run_app, m)?)?;
     m.add_function(wrap_pyfunction!(apps, m)?)?;

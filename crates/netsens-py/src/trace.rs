@@ -1,0 +1,80 @@
+//! Trace replay from Python: an OTF2 archive run like a GOAL file, and its GOAL form.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use netsens_core::schedule::executor::run_schedule_with_progress;
+use pyo3::prelude::*;
+use serde_json::json;
+
+use super::{opts, platform_with, result_json, to_py, with_progress, InputError};
+
+/// Replay the OTF2 archive whose anchor file is `path`; returns the result as a JSON
+/// string (the schema of `run_goal`, with workload kind "trace"). `ranks`, if given,
+/// must equal the trace's. `collectives` picks algorithms ("bcast=linear,...").
+#[pyfunction]
+#[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None, collectives=None))]
+pub fn run_trace(
+    py: Python<'_>,
+    path: &str,
+    platform: &str,
+    overrides: Option<HashMap<String, String>>,
+    seed: u64,
+    matrix: bool,
+    progress: Option<Py<PyAny>>,
+    ranks: Option<i64>,
+    collectives: Option<&str>,
+) -> PyResult<String> {
+    let algorithms = algorithms(collectives)?;
+    py.detach(|| {
+        let p = platform_with(platform, overrides).map_err(to_py)?;
+        let t = netsens_trace::read_trace_with(path, algorithms).map_err(to_py)?;
+        if let Some(asked) = ranks {
+            if asked != i64::from(t.ranks) {
+                return Err(InputError::new_err(format!(
+                    "ranks: the trace \"{path}\" has {} ranks, not {asked} (leave ranks out for a trace)",
+                    t.ranks
+                )));
+            }
+        }
+        let s = &t.schedule;
+        let r = with_progress(progress, |hook| run_schedule_with_progress(s, &p, &opts(seed, matrix), hook))?;
+        let workload = json!({"kind": "trace", "file": path, "events": t.events, "ops": s.num_ops(), "ranks": t.ranks});
+        Ok(result_json(&r, &p, workload, &[]))
+    })
+}
+
+fn algorithms(collectives: Option<&str>) -> PyResult<netsens_trace::Algorithms> {
+    netsens_trace::Algorithms::parse(collectives.unwrap_or("")).map_err(InputError::new_err)
+}
+
+/// Write the GOAL form of the trace at `path` to `out`; returns (ranks, ops).
+#[pyfunction]
+#[pyo3(signature = (path, out, collectives=None))]
+pub fn trace_to_goal(py: Python<'_>, path: &str, out: &str, collectives: Option<&str>) -> PyResult<(u32, usize)> {
+    let algorithms = algorithms(collectives)?;
+    py.detach(|| {
+        let t = netsens_trace::read_trace_with(path, algorithms).map_err(to_py)?;
+        let write = || -> std::io::Result<()> {
+            let mut f = std::io::BufWriter::new(std::fs::File::create(out)?);
+            netsens_trace::goal_out::write_goal(&t.schedule, &mut f)?;
+            f.flush()
+        };
+        write().map_err(|e| InputError::new_err(format!("cannot write \"{out}\": {e}")))?;
+        Ok((t.ranks, t.schedule.num_ops()))
+    })
+}
+
+/// The number of ranks of the trace at `path` (its definitions only).
+#[pyfunction]
+pub fn trace_ranks(path: &str) -> PyResult<u32> {
+    netsens_trace::trace_ranks(path).map_err(to_py)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_to_goal, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_ranks, m)?)?;
+    Ok(())
+}

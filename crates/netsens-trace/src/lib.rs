@@ -1,0 +1,29 @@
+//! Trace replay: an OTF2 archive of an MPI run (written by netsens's PMPI library in
+//! trace mode, or by Score-P) read natively through libotf2 and turned into an engine
+//! schedule, replayed under any platform; and its GOAL form.
+
+pub mod collectives;
+mod ffi;
+pub mod goal_out;
+pub mod replay;
+
+pub use collectives::Algorithms;
+pub use replay::{count_events, read_trace, read_trace_with, trace_ranks, Replay};
+
+/// Write a synthetic archive (native/otf2read/otf2_synth.c) in the new directory
+/// `dir`: every rank `iterations` times computes `compute_ns`, then exchanges
+/// `bytes` with its neighbours in an `MPI_Sendrecv` (send right, receive from the
+/// left); every `allreduce_every` iterations (0: never) an 8-byte `MPI_Allreduce`.
+/// `faults` makes bad traces: bit 0, rank 0 sends nothing; bit 1, rank 1 ends with
+/// an `MPI_Put`; bit 2, every rank starts with a 500 ns `MPI_Comm_dup`. For tests and the reading benchmark. Returns the anchor file's path.
+pub fn write_synthetic(
+    dir: &std::path::Path,
+    ranks: u32,
+    iterations: u64,
+    compute_ns: u64,
+    bytes: u64,
+    allreduce_every: u64,
+    faults: u32,
+) -> Result<String, netsens_core::Error> {
+    ffi::synth(dir, ranks, iterations, compute_ns, bytes, allreduce_every, faults)
+}

@@ -1,0 +1,435 @@
+//! OTF2 events → a [`Schedule`], through the public [`ScheduleBuilder`] only.
+//!
+//! Per rank, in the rank's order:
+//! - the CPU time between two MPI calls (leave → next enter) becomes a `calc`, rounded
+//!   to whole nanoseconds (so the GOAL form of the schedule is exact);
+//! - a blocking send or receive waits for everything before it, and what follows
+//!   waits for it; a receive takes the source and tag it matched (wildcards resolved
+//!   as recorded);
+//! - a non-blocking send starts after what precedes it and what follows starts once it
+//!   has started (`irequires`); a non-blocking receive is posted where `MPI_Irecv` was
+//!   called (created when its completion names the source); the op after a
+//!   completion (`MPI_Wait*`, a successful `MPI_Test*`) waits for the request;
+//! - a collective is expanded into rounds of messages ([`crate::collectives`]) on a
+//!   tag of its own per communicator, so it never matches the program's messages; a
+//!   non-blocking one (`MPI_Ibarrier`) starts where it was called and the op after
+//!   its completion waits for it. While one is pending, the time after an
+//!   unsuccessful `MPI_Test*` or `MPI_Iprobe` is polling, not compute (a rank
+//!   waiting for the barrier spins in such a loop; the model waits instead).
+//!
+//! Communicator-creating calls (`MPI_Comm_dup`, `MPI_Comm_split`, ...) communicate
+//! inside the MPI library, out of the trace's sight: their duration is kept as a
+//! `calc`, so the rank's time does not shrink by it.
+//!
+//! Tags are renumbered densely per (communicator, tag), so that messages of different
+//! communicators never match each other.
+
+use std::collections::HashMap;
+
+use netsens_core::schedule::{OpId, Schedule, ScheduleBuilder};
+use netsens_core::Error;
+
+use crate::collectives::{expand_with, Algorithms, Coll, Msg};
+use crate::ffi::{self, Event, Sink};
+
+/// MPI calls replay cannot model: their effect on the network is not in the trace.
+const UNMODELED: &[&str] = &[
+    "MPI_Win_create",
+    "MPI_Win_allocate",
+    "MPI_Win_fence",
+    "MPI_Put",
+    "MPI_Get",
+    "MPI_Accumulate",
+    "MPI_Mprobe",
+    "MPI_Improbe",
+    "MPI_Mrecv",
+    "MPI_Imrecv",
+    "MPI_Ibcast",
+    "MPI_Ireduce",
+    "MPI_Iallreduce",
+    "MPI_Iallgather",
+    "MPI_Ialltoall",
+    "MPI_Alltoallw",
+    "MPI_Neighbor_alltoall",
+    "MPI_Neighbor_allgather",
+    "MPI_Comm_spawn",
+];
+
+/// Calls whose communication happens inside the MPI library, out of the trace's
+/// sight (communicator creation agrees on a context id): their duration is kept as
+/// the rank's time, like compute, rather than dropped.
+const OPAQUE: &[&str] = &[
+    "MPI_Comm_dup",
+    "MPI_Comm_split",
+    "MPI_Comm_split_type",
+    "MPI_Comm_create",
+    "MPI_Comm_create_group",
+    "MPI_Cart_create",
+    "MPI_Cart_sub",
+    "MPI_Graph_create",
+    "MPI_Dist_graph_create_adjacent",
+    "MPI_Intercomm_create",
+    "MPI_Intercomm_merge",
+];
+
+/// The marker of collective traffic in the tag map (MPI tags are at most i32::MAX).
+const COLLECTIVE_TAG: u32 = u32::MAX;
+
+/// The op the next op of a rank depends on, and how.
+#[derive(Clone, Copy)]
+enum After {
+    Nothing,
+    Done(OpId),
+    Started(OpId),
+}
+
+enum Request {
+    Send(OpId),
+    /// A receive posted after this point, created at its completion.
+    Recv(After),
+    /// A non-blocking collective started after this point, expanded at its completion.
+    Coll(After),
+}
+
+struct RankState {
+    after: After,
+    /// Requests completed since the last op: the next op waits for them.
+    completed: Vec<OpId>,
+    last_leave: u64,
+    /// Nesting of MPI regions (only the outermost call counts).
+    depth: u32,
+    requests: HashMap<u64, Request>,
+    /// Non-blocking collectives started and not yet completed.
+    pending_collectives: u32,
+    /// The current call polls (a test or probe), and how many requests it completed.
+    call_polls: bool,
+    call_completions: u32,
+    /// The last call was an unsuccessful poll while a collective was pending.
+    polling: bool,
+    /// When the current call began, if it is an opaque one ([`OPAQUE`]).
+    opaque_since: Option<u64>,
+}
+
+/// What a replay read: the schedule and counts for the result.
+pub struct Replay {
+    pub schedule: Schedule,
+    pub events: u64,
+    pub ranks: u32,
+}
+
+struct Builder<'a> {
+    path: &'a str,
+    algorithms: Algorithms,
+    b: ScheduleBuilder,
+    ranks: Vec<RankState>,
+    regions: HashMap<u32, Box<str>>,
+    comms: HashMap<u32, Vec<u32>>,
+    tags: HashMap<(u32, u32), i32>,
+    events: u64,
+}
+
+impl Builder<'_> {
+    fn tag(&mut self, comm: u32, tag: u32) -> i32 {
+        let next = self.tags.len() as i32;
+        *self.tags.entry((comm, tag)).or_insert(next)
+    }
+
+    fn world(&self, rank: u32, position: u64, comm: u32, peer: u32) -> Result<u32, String> {
+        let members = self
+            .comms
+            .get(&comm)
+            .ok_or_else(|| format!("{}: rank {rank}, event {position}: undefined communicator {comm}", self.path))?;
+        members.get(peer as usize).copied().ok_or_else(|| {
+            format!("{}: rank {rank}, event {position}: peer {peer} is not in communicator {comm}", self.path)
+        })
+    }
+
+    /// Add `op` of `rank` after what precedes it.
+    fn link(&mut self, rank: u32, op: OpId, after: After) {
+        depend(&mut self.b, op, after);
+        for done in std::mem::take(&mut self.ranks[rank as usize].completed) {
+            self.b.requires(op, done);
+        }
+    }
+
+    fn blocking(&mut self, rank: u32, op: OpId) {
+        let after = self.ranks[rank as usize].after;
+        self.link(rank, op, after);
+        self.ranks[rank as usize].after = After::Done(op);
+    }
+
+    /// Expand the collective of `ev` after `start`; returns its last op (None when
+    /// the rank sends and receives nothing in it).
+    fn collective(&mut self, rank: u32, position: u64, ev: &Event, start: After) -> Result<Option<OpId>, String> {
+        let Some(coll) = Coll::from_otf2(ev.coll) else {
+            return Err(format!(
+                "{}: rank {rank}, event {position}: collective operation {} is an MPI call replay does not model",
+                self.path, ev.coll
+            ));
+        };
+        let members = self
+            .comms
+            .get(&ev.comm)
+            .ok_or_else(|| format!("{}: rank {rank}, event {position}: undefined communicator {}", self.path, ev.comm))?
+            .clone();
+        let me = members.iter().position(|&w| w == rank).ok_or_else(|| {
+            format!("{}: rank {rank}, event {position}: rank {rank} is not in communicator {}", self.path, ev.comm)
+        })? as u32;
+        let tag = self.tag(ev.comm, COLLECTIVE_TAG);
+        let mut after = start;
+        let mut last = None;
+        let algos = self.algorithms;
+        for round in expand_with(coll, members.len() as u32, me, ev.peer, ev.bytes, ev.bytes2, &algos) {
+            let mut ops = Vec::with_capacity(round.len());
+            for m in round {
+                let op = match m {
+                    Msg::Send { peer, bytes } => self.b.send(rank, members[peer as usize], bytes, tag, 0, 0),
+                    Msg::Recv { peer, bytes } => self.b.recv(rank, members[peer as usize] as i32, bytes, tag, 0, 0),
+                };
+                depend(&mut self.b, op, after);
+                ops.push(op);
+            }
+            // The next round waits for all of this one: chain through its last op,
+            // which itself waits for the others.
+            if let Some((&end, rest)) = ops.split_last() {
+                for &o in rest {
+                    self.b.requires(end, o);
+                }
+                after = After::Done(end);
+                last = Some(end);
+            }
+        }
+        Ok(last)
+    }
+}
+
+fn depend(b: &mut ScheduleBuilder, op: OpId, after: After) {
+    match after {
+        After::Nothing => {}
+        After::Done(before) => b.requires(op, before),
+        After::Started(before) => b.irequires(op, before),
+    }
+}
+
+impl Sink for Builder<'_> {
+    fn ranks(&mut self, n: u32) -> Result<(), String> {
+        self.b = ScheduleBuilder::new(n);
+        self.ranks = (0..n)
+            .map(|_| RankState {
+                after: After::Nothing,
+                completed: Vec::new(),
+                last_leave: 0,
+                depth: 0,
+                requests: HashMap::new(),
+                pending_collectives: 0,
+                call_polls: false,
+                call_completions: 0,
+                polling: false,
+                opaque_since: None,
+            })
+            .collect();
+        Ok(())
+    }
+
+    fn region(&mut self, id: u32, name: &str) -> Result<(), String> {
+        self.regions.insert(id, name.into());
+        Ok(())
+    }
+
+    fn comm(&mut self, id: u32, world: &[u64]) -> Result<(), String> {
+        let n = self.ranks.len() as u64;
+        if let Some(bad) = world.iter().find(|&&w| w >= n) {
+            return Err(format!("{}: communicator {id} names rank {bad}, but the trace has {n} ranks", self.path));
+        }
+        self.comms.insert(id, world.iter().map(|&w| w as u32).collect());
+        Ok(())
+    }
+
+    fn event(&mut self, rank: u32, position: u64, ev: &Event) -> Result<(), String> {
+        self.events += 1;
+        let r = rank as usize;
+        match ev.kind {
+            ffi::ENTER | ffi::LEAVE => {
+                let name = self.regions.get(&ev.region).map(|s| &**s).unwrap_or("");
+                if !name.starts_with("MPI_") {
+                    return Ok(()); // a user region: compute continues through it
+                }
+                if ev.kind == ffi::ENTER {
+                    if UNMODELED.contains(&name) {
+                        return Err(format!(
+                            "{}: rank {rank}, event {position}: {name} is an MPI call replay does not model",
+                            self.path
+                        ));
+                    }
+                    let polls = name.starts_with("MPI_Test") || name == "MPI_Iprobe";
+                    let st = &mut self.ranks[r];
+                    st.depth += 1;
+                    if st.depth == 1 {
+                        let gap_ns = ev.time_ps.saturating_sub(st.last_leave) / 1000;
+                        let polling = st.polling;
+                        st.call_polls = polls;
+                        st.call_completions = 0;
+                        st.opaque_since = OPAQUE.contains(&name).then_some(ev.time_ps);
+                        if gap_ns > 0 && !polling {
+                            let op = self.b.calc(rank, gap_ns * 1000, 0);
+                            self.blocking(rank, op);
+                        }
+                    }
+                } else {
+                    let st = &mut self.ranks[r];
+                    st.depth = st.depth.saturating_sub(1);
+                    if st.depth == 0 {
+                        st.last_leave = ev.time_ps;
+                        st.polling = st.pending_collectives > 0 && st.call_polls && st.call_completions == 0;
+                        if let Some(since) = st.opaque_since.take() {
+                            let ns = ev.time_ps.saturating_sub(since) / 1000;
+                            if ns > 0 {
+                                let op = self.b.calc(rank, ns * 1000, 0);
+                                self.blocking(rank, op);
+                            }
+                        }
+                    }
+                }
+            }
+            ffi::SEND | ffi::ISEND => {
+                let dst = self.world(rank, position, ev.comm, ev.peer)?;
+                let tag = self.tag(ev.comm, ev.tag);
+                let op = self.b.send(rank, dst, ev.bytes, tag, 0, 0);
+                if ev.kind == ffi::SEND {
+                    self.blocking(rank, op);
+                } else {
+                    let after = self.ranks[r].after;
+                    self.link(rank, op, after);
+                    self.ranks[r].after = After::Started(op);
+                    self.ranks[r].requests.insert(ev.req, Request::Send(op));
+                }
+            }
+            ffi::RECV => {
+                let src = self.world(rank, position, ev.comm, ev.peer)?;
+                let tag = self.tag(ev.comm, ev.tag);
+                let op = self.b.recv(rank, src as i32, ev.bytes, tag, 0, 0);
+                self.blocking(rank, op);
+            }
+            ffi::IRECV_POST => {
+                let after = self.ranks[r].after;
+                self.ranks[r].requests.insert(ev.req, Request::Recv(after));
+            }
+            ffi::ISEND_DONE | ffi::IRECV_DONE => {
+                let op = match self.ranks[r].requests.remove(&ev.req) {
+                    Some(Request::Send(op)) if ev.kind == ffi::ISEND_DONE => op,
+                    Some(Request::Recv(after)) if ev.kind == ffi::IRECV_DONE => {
+                        let src = self.world(rank, position, ev.comm, ev.peer)?;
+                        let tag = self.tag(ev.comm, ev.tag);
+                        let op = self.b.recv(rank, src as i32, ev.bytes, tag, 0, 0);
+                        depend(&mut self.b, op, after);
+                        op
+                    }
+                    _ => {
+                        return Err(format!(
+                            "{}: rank {rank}, event {position}: completion of request {} that was never started",
+                            self.path, ev.req
+                        ))
+                    }
+                };
+                self.ranks[r].completed.push(op);
+                self.ranks[r].call_completions += 1;
+            }
+            ffi::COLL => {
+                let start = self.ranks[r].after;
+                if let Some(last) = self.collective(rank, position, ev, start)? {
+                    // the first round also waits for completed requests
+                    for done in std::mem::take(&mut self.ranks[r].completed) {
+                        self.b.requires(last, done);
+                    }
+                    self.ranks[r].after = After::Done(last);
+                }
+            }
+            ffi::NBC_POST => {
+                let after = self.ranks[r].after;
+                self.ranks[r].requests.insert(ev.req, Request::Coll(after));
+                self.ranks[r].pending_collectives += 1;
+            }
+            ffi::NBC_DONE => {
+                let Some(Request::Coll(start)) = self.ranks[r].requests.remove(&ev.req) else {
+                    return Err(format!(
+                        "{}: rank {rank}, event {position}: completion of collective request {} that was never started",
+                        self.path, ev.req
+                    ));
+                };
+                let st = &mut self.ranks[r];
+                st.pending_collectives = st.pending_collectives.saturating_sub(1);
+                st.call_completions += 1;
+                if let Some(last) = self.collective(rank, position, ev, start)? {
+                    self.ranks[r].completed.push(last);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Read the OTF2 archive `anchor` (its `.otf2` file) into a schedule, collectives
+/// expanded with MPICH's algorithms.
+pub fn read_trace(anchor: &str) -> Result<Replay, Error> {
+    read_trace_with(anchor, Algorithms::default())
+}
+
+/// [`read_trace`] with the collective algorithms of `algorithms`.
+pub fn read_trace_with(anchor: &str, algorithms: Algorithms) -> Result<Replay, Error> {
+    let mut builder = Builder {
+        path: anchor,
+        algorithms,
+        b: ScheduleBuilder::new(1),
+        ranks: Vec::new(),
+        regions: HashMap::new(),
+        comms: HashMap::new(),
+        tags: HashMap::new(),
+        events: 0,
+    };
+    ffi::read(anchor, &mut builder, true).map_err(Error::Input)?;
+    let ranks = builder.ranks.len() as u32;
+    let events = builder.events;
+    let schedule = builder.b.build().map_err(|e| Error::Input(format!("{anchor}: {e}")))?;
+    Ok(Replay { schedule, events, ranks })
+}
+
+/// The number of ranks of the archive `anchor`, from its definitions only.
+pub fn trace_ranks(anchor: &str) -> Result<u32, Error> {
+    let mut builder = Builder {
+        path: anchor,
+        algorithms: Algorithms::default(),
+        b: ScheduleBuilder::new(1),
+        ranks: Vec::new(),
+        regions: HashMap::new(),
+        comms: HashMap::new(),
+        tags: HashMap::new(),
+        events: 0,
+    };
+    ffi::read(anchor, &mut builder, false).map_err(Error::Input)?;
+    Ok(builder.ranks.len() as u32)
+}
+
+/// Events in the archive `anchor`, read through libotf2 and dropped: the reading
+/// benchmark's baseline (the library's own cost, before any schedule is built).
+pub fn count_events(anchor: &str) -> Result<u64, Error> {
+    struct Count(u64);
+    impl Sink for Count {
+        fn ranks(&mut self, _: u32) -> Result<(), String> {
+            Ok(())
+        }
+        fn region(&mut self, _: u32, _: &str) -> Result<(), String> {
+            Ok(())
+        }
+        fn comm(&mut self, _: u32, _: &[u64]) -> Result<(), String> {
+            Ok(())
+        }
+        fn event(&mut self, _: u32, _: u64, _: &Event) -> Result<(), String> {
+            self.0 += 1;
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    ffi::read(anchor, &mut count, true).map_err(Error::Input)?;
+    Ok(count.0)
+}

@@ -1,0 +1,127 @@
+//! Replay of synthetic OTF2 archives (native/otf2read/otf2_synth.c) against times
+//! derived by hand from LOGGP.md's rules, the GOAL round trip, determinism and bad
+//! archives.
+
+use netsens_core::engine::RunOptions;
+use netsens_core::platform::Platform;
+use netsens_core::schedule::executor::run_schedule;
+use netsens_core::schedule::goal::parse_goal;
+use netsens_core::Error;
+use netsens_trace::goal_out::write_goal;
+use netsens_trace::{read_trace, write_synthetic};
+
+const NS: u64 = 1000;
+
+/// L = 5 us, o = 1 us, g = 0, G = 6 ns/B, O = 0: one-byte messages have no
+/// per-byte term, an 8-byte one arrives (8 − 1)·G = 42 ns later.
+fn platform() -> Platform {
+    let mut p = Platform::resolve("loggopsim").unwrap();
+    p.set_all(&[("L", "5us"), ("o", "1us"), ("g", "0us"), ("G", "6ns/B"), ("O", "0ns/B")]).unwrap();
+    p
+}
+
+fn synth(ranks: u32, iterations: u64, every: u64, faults: u32) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    let anchor = write_synthetic(&out, ranks, iterations, 1000, 1, every, faults).unwrap();
+    (dir, anchor)
+}
+
+fn makespan(anchor: &str) -> u64 {
+    let r = read_trace(anchor).unwrap();
+    run_schedule(&r.schedule, &platform(), &RunOptions::default()).unwrap().makespan_ps
+}
+
+#[test]
+fn a_ring_exchange_costs_compute_two_overheads_and_a_latency_per_iteration() {
+    // Each iteration: calc 1000 ns; the send's o (1 us) then L (5 us) to the
+    // neighbour, whose receive pays o (1 us): C + 2o + L = 8000 ns, all ranks alike.
+    for ranks in [2, 4, 5] {
+        let (_d, anchor) = synth(ranks, 3, 0, 0);
+        assert_eq!(makespan(&anchor), 3 * 8000 * NS, "{ranks} ranks");
+    }
+}
+
+#[test]
+fn a_communicator_creation_keeps_its_duration() {
+    // MPI_Comm_dup's own messages are not in the trace: its 500 ns stay as the
+    // rank's time, before the first iteration's 8000 ns.
+    let (_d, anchor) = synth(2, 1, 0, 4);
+    assert_eq!(makespan(&anchor), (500 + 8000) * NS);
+}
+
+#[test]
+fn an_allreduce_of_two_ranks_adds_one_exchange() {
+    // Recursive doubling at p = 2: one round, send + receive of 8 bytes with the
+    // partner: o + L + 7·G + o = 7042 ns after the ring exchange's 8000 ns.
+    let (_d, anchor) = synth(2, 2, 1, 0);
+    assert_eq!(makespan(&anchor), 2 * (8000 + 7042) * NS);
+}
+
+#[test]
+fn the_reader_counts_every_event_and_keeps_only_operations() {
+    // Per iteration: enter, isend, recv, isend complete, leave (5 events) and the
+    // ops kept are calc, send, recv (3).
+    let (_d, anchor) = synth(4, 10, 0, 0);
+    let r = read_trace(&anchor).unwrap();
+    assert_eq!(r.ranks, 4);
+    assert_eq!(r.events, 4 * 10 * 5);
+    assert_eq!(r.schedule.num_ops(), 4 * 10 * 3);
+}
+
+#[test]
+fn replaying_the_goal_form_gives_the_same_end_times() {
+    let (_d, anchor) = synth(5, 6, 2, 0);
+    let r = read_trace(&anchor).unwrap();
+    let mut text = Vec::new();
+    write_goal(&r.schedule, &mut text).unwrap();
+    let goal = parse_goal(std::str::from_utf8(&text).unwrap(), "t.goal").unwrap();
+    let opts = RunOptions::default();
+    let a = run_schedule(&r.schedule, &platform(), &opts).unwrap();
+    let b = run_schedule(&goal, &platform(), &opts).unwrap();
+    assert_eq!(a.makespan_ps, b.makespan_ps);
+    let ends = |x: &netsens_core::profile::RunResult| serde_json::to_value(&x.ranks).unwrap();
+    assert_eq!(ends(&a), ends(&b));
+}
+
+#[test]
+fn replay_is_deterministic() {
+    let (_d, anchor) = synth(4, 20, 3, 0);
+    let run = || {
+        let r = read_trace(&anchor).unwrap();
+        serde_json::to_string(&run_schedule(&r.schedule, &platform(), &RunOptions::default()).unwrap()).unwrap()
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn a_missing_or_truncated_archive_is_one_line_of_input_error() {
+    let e = read_trace("/nonexistent/traces.otf2").err().unwrap();
+    assert!(matches!(e, Error::Input(_)));
+    assert!(e.to_string().contains("/nonexistent/traces.otf2"), "{e}");
+
+    let (d, anchor) = synth(2, 50, 0, 0);
+    let evt = d.path().join("t/traces/1.evt");
+    let len = std::fs::metadata(&evt).unwrap().len();
+    let f = std::fs::OpenOptions::new().write(true).open(&evt).unwrap();
+    f.set_len(len / 2).unwrap();
+    let e = read_trace(&anchor).err().unwrap();
+    assert!(matches!(e, Error::Input(_)), "{e:?}");
+    assert!(!e.to_string().contains('\n'), "{e}");
+}
+
+#[test]
+fn an_unmodelled_call_is_named_with_its_rank_and_position() {
+    let (_d, anchor) = synth(2, 2, 0, 2);
+    let e = read_trace(&anchor).err().unwrap().to_string();
+    // rank 1's events: 2 iterations × 5, then the MPI_Put's enter at position 10
+    assert!(e.contains("rank 1, event 10: MPI_Put"), "{e}");
+}
+
+#[test]
+fn a_receive_nobody_sends_is_a_deadlock_not_a_hang() {
+    let (_d, anchor) = synth(2, 1, 0, 1);
+    let r = read_trace(&anchor).unwrap();
+    let e = run_schedule(&r.schedule, &platform(), &RunOptions::default()).err().unwrap();
+    assert!(matches!(e, Error::Deadlock(_)), "{e:?}");
+}

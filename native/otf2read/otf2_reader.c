@@ -1,0 +1,377 @@
+#define _POSIX_C_SOURCE 200809L
+/* netsens's OTF2 reader (see otf2_reader.h). Definitions first (clock, strings,
+ * regions, locations, groups, communicators), then each rank's events in order:
+ * reading per location keeps memory to one location's buffer, with no global merge. */
+#include "otf2_reader.h"
+
+#include <otf2/otf2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct group {
+    uint32_t ref;
+    OTF2_GroupType type;
+    OTF2_Paradigm paradigm;
+    uint32_t n;
+    uint64_t *members;
+};
+struct pair {
+    uint32_t ref, value;
+};
+
+struct state {
+    const struct ns_otf2_sink *sink;
+    uint64_t resolution, offset;
+    char **strings;
+    uint32_t nstrings;
+    struct pair *regions, *comms; /* region -> name string, comm -> group */
+    uint32_t nregions, ncomms;
+    struct group *groups;
+    uint32_t ngroups;
+    uint64_t *locations;
+    uint32_t nlocations;
+    uint32_t rank;
+    uint64_t position;
+    int stopped;
+};
+
+static char otf2_error[256];
+
+static OTF2_ErrorCode on_error(void *user, const char *file, uint64_t line, const char *function,
+                               OTF2_ErrorCode code, const char *fmt, va_list va)
+{
+    (void)user, (void)file, (void)line, (void)function;
+    if (otf2_error[0] == '\0') vsnprintf(otf2_error, sizeof otf2_error, fmt, va);
+    return code;
+}
+
+#define GROW(array, n) ((array) = realloc((array), sizeof *(array) * ((size_t)(n) + 1)))
+
+static OTF2_CallbackCode def_clock(void *u, uint64_t resolution, uint64_t offset, uint64_t len,
+                                   uint64_t realtime)
+{
+    (void)len, (void)realtime;
+    struct state *s = u;
+    s->resolution = resolution;
+    s->offset = offset;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_string(void *u, OTF2_StringRef ref, const char *text)
+{
+    struct state *s = u;
+    if (ref >= s->nstrings) {
+        s->strings = realloc(s->strings, sizeof(char *) * ((size_t)ref + 1));
+        memset(s->strings + s->nstrings, 0, sizeof(char *) * (ref + 1 - s->nstrings));
+        s->nstrings = ref + 1;
+    }
+    free(s->strings[ref]);
+    s->strings[ref] = strdup(text);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_region(void *u, OTF2_RegionRef ref, OTF2_StringRef name,
+                                    OTF2_StringRef canonical, OTF2_StringRef description,
+                                    OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                                    OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin,
+                                    uint32_t end)
+{
+    (void)canonical, (void)description, (void)role, (void)paradigm, (void)flags, (void)file,
+        (void)begin, (void)end;
+    struct state *s = u;
+    GROW(s->regions, s->nregions);
+    s->regions[s->nregions++] = (struct pair){ref, name};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef ref, OTF2_StringRef name,
+                                      OTF2_LocationType type, uint64_t events,
+                                      OTF2_LocationGroupRef group)
+{
+    (void)name, (void)type, (void)events, (void)group;
+    struct state *s = u;
+    GROW(s->locations, s->nlocations);
+    s->locations[s->nlocations++] = ref;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_group(void *u, OTF2_GroupRef ref, OTF2_StringRef name,
+                                   OTF2_GroupType type, OTF2_Paradigm paradigm,
+                                   OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
+{
+    (void)name, (void)flags;
+    struct state *s = u;
+    GROW(s->groups, s->ngroups);
+    struct group *g = &s->groups[s->ngroups++];
+    *g = (struct group){ref, type, paradigm, n, malloc(sizeof(uint64_t) * ((size_t)n + 1))};
+    memcpy(g->members, members, sizeof(uint64_t) * n);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_comm(void *u, OTF2_CommRef ref, OTF2_StringRef name,
+                                  OTF2_GroupRef group, OTF2_CommRef parent, OTF2_CommFlag flags)
+{
+    (void)name, (void)parent, (void)flags;
+    struct state *s = u;
+    GROW(s->comms, s->ncomms);
+    s->comms[s->ncomms++] = (struct pair){ref, group};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static uint64_t to_ps(const struct state *s, OTF2_TimeStamp t)
+{
+    uint64_t d = t >= s->offset ? t - s->offset : 0;
+    if (s->resolution == 1000000000000ULL || s->resolution == 0) return d;
+    return (uint64_t)((unsigned __int128)d * 1000000000000ULL / s->resolution);
+}
+
+static OTF2_CallbackCode emit(struct state *s, OTF2_TimeStamp t, struct ns_otf2_event ev)
+{
+    ev.time_ps = to_ps(s, t);
+    int rc = s->sink->event(s->sink->ctx, s->rank, s->position++, &ev);
+    if (rc != 0) {
+        s->stopped = rc;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+#define EVENT_ARGS OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u, \
+                   OTF2_AttributeList *attrs
+#define UNUSED_EVENT_ARGS (void)loc, (void)pos, (void)attrs
+
+static OTF2_CallbackCode ev_enter(EVENT_ARGS, OTF2_RegionRef region)
+{
+    UNUSED_EVENT_ARGS;
+    return emit(u, t, (struct ns_otf2_event){.kind = NS_ENTER, .region = region});
+}
+
+static OTF2_CallbackCode ev_leave(EVENT_ARGS, OTF2_RegionRef region)
+{
+    UNUSED_EVENT_ARGS;
+    return emit(u, t, (struct ns_otf2_event){.kind = NS_LEAVE, .region = region});
+}
+
+static OTF2_CallbackCode ev_send(EVENT_ARGS, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
+                                 uint64_t bytes)
+{
+    UNUSED_EVENT_ARGS;
+    return emit(u, t, (struct ns_otf2_event){.kind = NS_SEND, .peer = peer, .comm = comm,
+                                             .tag = tag, .bytes = bytes});
+}
+
+static OTF2_CallbackCode ev_isend(EVENT_ARGS, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
+                                  uint64_t bytes, uint64_t req)
+{
+    UNUSED_EVENT_ARGS;
+    return emit(u, t, (struct ns_otf2_event){.kind = NS_ISEND, .peer = peer, .comm = comm,
+                                             .tag = tag, .bytes = bytes, .req = req});
+}
+
+static OTF2_CallbackCode ev_isend_done(EVENT_ARGS, uint64_t req)
+{
+    UNUSED_EVENT_ARGS;
+    return emit(u, t, (struct ns_otf2_event){.kind = NS_ISEND_DONE, .req = req});
+}
+
+static OTF2_CallbackCode ev_recv(EVENT_ARGS, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
+                                 uint64_t bytes)
+{
+    UNUSED_EVENT_ARGS;
+    return emit(u, t, (struct ns_otf2_event){.kind = NS_RECV, .peer = peer, .comm = comm,
+                                             .tag = tag, .bytes = bytes});
+}
+
+static OTF2_CallbackCode ev_irecv_post(EVENT_ARGS, uint64_t req)
+{
+    UNUSED_EVENT_ARGS;
+    return emit(u, t, (struct ns_otf2_event){.kind = NS_IRECV_POST, .req = req});
+}
+
+static OTF2_CallbackCode ev_irecv_done(EVENT_ARGS, uint32_t peer, OTF2_CommRef comm,
+                                       uint32_t tag, uint64_t bytes, uint64_t req)
+{
+    UNUSED_EVENT_ARGS;
+    return emit(u, t, (struct ns_otf2_event){.kind = NS_IRECV_DONE, .peer = peer, .comm = comm,
+                                             .tag = tag, .bytes = bytes, .req = req});
+}
+
+static OTF2_CallbackCode ev_coll(EVENT_ARGS, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                                 uint32_t root, uint64_t sent, uint64_t received)
+{
+    UNUSED_EVENT_ARGS;
+    return emit(u, t, (struct ns_otf2_event){.kind = NS_COLL, .coll = (uint8_t)op, .comm = comm,
+                                             .peer = root, .bytes = sent, .bytes2 = received});
+}
+
+static OTF2_CallbackCode ev_nbc_post(EVENT_ARGS, uint64_t req)
+{
+    UNUSED_EVENT_ARGS;
+    return emit(u, t, (struct ns_otf2_event){.kind = NS_NBC_POST, .req = req});
+}
+
+static OTF2_CallbackCode ev_nbc_done(EVENT_ARGS, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                                     uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
+{
+    UNUSED_EVENT_ARGS;
+    return emit(u, t, (struct ns_otf2_event){.kind = NS_NBC_DONE, .coll = (uint8_t)op,
+                                             .comm = comm, .peer = root, .bytes = sent,
+                                             .bytes2 = received, .req = req});
+}
+
+static const struct group *find_group(const struct state *s, uint32_t ref)
+{
+    for (uint32_t i = 0; i < s->ngroups; i++)
+        if (s->groups[i].ref == ref) return &s->groups[i];
+    return NULL;
+}
+
+/* The MPI ranks' locations in rank order: the MPI group of locations, else all. */
+static void rank_locations(const struct state *s, const uint64_t **locs, uint32_t *n)
+{
+    for (uint32_t i = 0; i < s->ngroups; i++)
+        if (s->groups[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS &&
+            s->groups[i].paradigm == OTF2_PARADIGM_MPI) {
+            *locs = s->groups[i].members;
+            *n = s->groups[i].n;
+            return;
+        }
+    *locs = s->locations;
+    *n = s->nlocations;
+}
+
+static int fail(char *err, size_t len, const char *what)
+{
+    snprintf(err, len, "%s%s%s", what, otf2_error[0] ? ": " : "", otf2_error);
+    return -1;
+}
+
+static int read_definitions(OTF2_Reader *r, struct state *s, char *err, size_t len)
+{
+    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(r);
+    if (gdr == NULL) return fail(err, len, "cannot read the global definitions");
+    OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, def_clock);
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, def_string);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
+    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
+    OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, def_comm);
+    OTF2_Reader_RegisterGlobalDefCallbacks(r, gdr, cb, s);
+    OTF2_GlobalDefReaderCallbacks_Delete(cb);
+    uint64_t n = 0;
+    OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions(r, gdr, &n);
+    OTF2_Reader_CloseGlobalDefReader(r, gdr);
+    if (rc != OTF2_SUCCESS) return fail(err, len, "corrupt or truncated definitions");
+    return 0;
+}
+
+static int hand_definitions(struct state *s, const uint64_t *locs, uint32_t nranks)
+{
+    const struct ns_otf2_sink *k = s->sink;
+    int rc = k->ranks(k->ctx, nranks);
+    for (uint32_t i = 0; rc == 0 && i < s->nregions; i++) {
+        uint32_t name = s->regions[i].value;
+        const char *text = name < s->nstrings && s->strings[name] ? s->strings[name] : "";
+        rc = k->region(k->ctx, s->regions[i].ref, text);
+    }
+    (void)locs;
+    for (uint32_t i = 0; rc == 0 && i < s->ncomms; i++) {
+        const struct group *g = find_group(s, s->comms[i].value);
+        if (g == NULL || g->type != OTF2_GROUP_TYPE_COMM_GROUP) continue;
+        rc = k->comm(k->ctx, s->comms[i].ref, g->n, g->members);
+    }
+    return rc;
+}
+
+static int read_events(OTF2_Reader *r, struct state *s, const uint64_t *locs, uint32_t nranks,
+                       char *err, size_t len)
+{
+    for (uint32_t i = 0; i < nranks; i++) OTF2_Reader_SelectLocation(r, locs[i]);
+    bool defs = OTF2_Reader_OpenDefFiles(r) == OTF2_SUCCESS;
+    if (OTF2_Reader_OpenEvtFiles(r) != OTF2_SUCCESS) return fail(err, len, "cannot open the event files");
+    for (uint32_t i = 0; defs && i < nranks; i++) {
+        OTF2_DefReader *dr = OTF2_Reader_GetDefReader(r, locs[i]);
+        if (dr == NULL) continue;
+        uint64_t n = 0;
+        OTF2_Reader_ReadAllLocalDefinitions(r, dr, &n);
+        OTF2_Reader_CloseDefReader(r, dr);
+    }
+    if (defs) OTF2_Reader_CloseDefFiles(r);
+    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, ev_enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, ev_leave);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, ev_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, ev_isend);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, ev_isend_done);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, ev_irecv_post);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv_done);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_post);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbc_done);
+    int result = 0;
+    for (uint32_t i = 0; i < nranks && result == 0; i++) {
+        OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(r, locs[i]);
+        if (er == NULL) {
+            result = fail(err, len, "cannot read a rank's events");
+            break;
+        }
+        OTF2_Reader_RegisterEvtCallbacks(r, er, cb, s);
+        s->rank = i;
+        s->position = 0;
+        uint64_t n = 0;
+        OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(r, er, &n);
+        if (s->stopped)
+            result = s->stopped;
+        else if (rc != OTF2_SUCCESS) {
+            char what[96];
+            snprintf(what, sizeof what, "corrupt or truncated events of rank %u", i);
+            result = fail(err, len, what);
+        }
+        OTF2_Reader_CloseEvtReader(r, er);
+    }
+    OTF2_EvtReaderCallbacks_Delete(cb);
+    OTF2_Reader_CloseEvtFiles(r);
+    return result;
+}
+
+static void free_state(struct state *s)
+{
+    for (uint32_t i = 0; i < s->nstrings; i++) free(s->strings[i]);
+    for (uint32_t i = 0; i < s->ngroups; i++) free(s->groups[i].members);
+    free(s->strings);
+    free(s->regions);
+    free(s->comms);
+    free(s->groups);
+    free(s->locations);
+}
+
+int ns_otf2_read(const char *anchor, const struct ns_otf2_sink *sink, char *err, size_t errlen)
+{
+    otf2_error[0] = '\0';
+    OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(on_error, NULL);
+    struct state s = {.sink = sink, .resolution = 1000000000000ULL};
+    int rc = -1;
+    OTF2_Reader *r = OTF2_Reader_Open(anchor);
+    if (r == NULL) {
+        fail(err, errlen, "not a readable OTF2 archive");
+    } else {
+        OTF2_Reader_SetSerialCollectiveCallbacks(r);
+        rc = read_definitions(r, &s, err, errlen);
+        const uint64_t *locs = NULL;
+        uint32_t nranks = 0;
+        if (rc == 0) {
+            rank_locations(&s, &locs, &nranks);
+            if (nranks == 0) rc = fail(err, errlen, "the archive defines no MPI rank");
+        }
+        if (rc == 0) rc = hand_definitions(&s, locs, nranks);
+        if (rc == 0 && sink->event != NULL) rc = read_events(r, &s, locs, nranks, err, errlen);
+        OTF2_Reader_Close(r);
+    }
+    free_state(&s);
+    OTF2_Error_RegisterCallback(previous, NULL);
+    return rc;
+}

@@ -1,0 +1,46 @@
+/* netsens's OTF2 reader: reads an archive's definitions and each location's MPI events
+ * through libotf2 and hands them to the caller (crates/netsens-trace) one by one. */
+#ifndef NETSENS_OTF2_READER_H
+#define NETSENS_OTF2_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum ns_otf2_kind {
+    NS_ENTER = 0,      /* region */
+    NS_LEAVE = 1,      /* region */
+    NS_SEND = 2,       /* peer, comm, tag, bytes */
+    NS_ISEND = 3,      /* + req */
+    NS_ISEND_DONE = 4, /* req */
+    NS_RECV = 5,       /* peer (the sender), comm, tag, bytes */
+    NS_IRECV_POST = 6, /* req */
+    NS_IRECV_DONE = 7, /* peer, comm, tag, bytes, req */
+    NS_COLL = 8,       /* coll, comm, peer (the root), bytes (sent), bytes2 (received) */
+    NS_NBC_POST = 9,   /* a non-blocking collective started: req */
+    NS_NBC_DONE = 10,  /* its completion: coll, comm, peer (root), bytes, bytes2, req */
+};
+
+struct ns_otf2_event {
+    uint64_t time_ps; /* from the archive's global offset */
+    uint64_t bytes, bytes2, req;
+    uint32_t peer, tag, comm, region;
+    uint8_t kind, coll;
+};
+
+struct ns_otf2_sink {
+    void *ctx;
+    /* The archive's ranks (locations of the MPI world, in rank order). */
+    int (*ranks)(void *ctx, uint32_t nranks);
+    int (*region)(void *ctx, uint32_t ref, const char *name);
+    /* A communicator: its members' world ranks. */
+    int (*comm)(void *ctx, uint32_t ref, uint32_t n, const uint64_t *world);
+    /* One event of `rank`, in the rank's order; `position` counts its events from 0.
+     * A non-zero return stops reading. NULL: read the definitions only. */
+    int (*event)(void *ctx, uint32_t rank, uint64_t position, const struct ns_otf2_event *ev);
+};
+
+/* Reads `anchor` (the .otf2 file). 0 on success; otherwise the sink's non-zero code
+ * or -1 with one line in `err`. */
+int ns_otf2_read(const char *anchor, const struct ns_otf2_sink *sink, char *err, size_t errlen);
+
+#endif

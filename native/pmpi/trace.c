@@ -1,0 +1,403 @@
+/* Trace mode (NETSENS_TRACE_DIR set): every MPI call the program makes is recorded in
+ * memory with its times, communicator, peer, tag, size and request; at MPI_Finalize
+ * world rank 0 gathers every rank's records and writes one OTF2 archive (trace_otf2.c).
+ * Injection, if also configured, is unchanged: the trace records what the program felt. */
+#include "trace.h"
+
+#include <otf2/OTF2_Events.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool ns_tracing;
+static const char *trace_dir;
+static struct trace_rec *recs;
+static int64_t nrecs, caprecs;
+static bool in_collective;
+static int64_t open_collective = -1; /* the COLL_END of the call in progress */
+static uint64_t next_req = 1;
+
+/* Region names of this rank, by first use (string literals of the wrappers). */
+enum { MAX_REGIONS = 512 };
+static const char *regions[MAX_REGIONS];
+static int nregions;
+
+/* Communicators seen in events: id and members' world ranks. */
+static struct trace_comm *comms;
+static int ncomms, capcomms;
+
+/* Requests in flight: handle bits -> trace request id and whether it is a send. */
+enum { REQ_BUCKETS = 4096 };
+enum traced_kind { TRACED_RECV, TRACED_SEND, TRACED_BARRIER };
+struct traced_req {
+    uint64_t key, id;
+    enum traced_kind kind;
+    uint64_t comm; /* non-blocking collectives: their communicator */
+    struct traced_req *next;
+};
+static struct traced_req *req_buckets[REQ_BUCKETS];
+
+void ns_trace_init(void)
+{
+    const char *dir = getenv("NETSENS_TRACE_DIR");
+    const char *mode = getenv("NETSENS_PMPI_MODE");
+    ns_tracing = (dir != NULL && *dir != '\0');
+    if (mode != NULL && strcmp(mode, "trace") == 0 && !ns_tracing) {
+        if (ns_world_rank == 0)
+            fprintf(stderr, "netsens-pmpi: error: NETSENS_PMPI_MODE=trace: NETSENS_TRACE_DIR "
+                            "is not set\n");
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    trace_dir = dir;
+}
+
+static struct trace_rec *push(enum trace_type type);
+static uint16_t region_of(const char *name);
+
+void ns_trace_started(void)
+{
+    push(TR_ENTER)->region = region_of("MPI_Init");
+    push(TR_LEAVE);
+}
+
+static struct trace_rec *push(enum trace_type type)
+{
+    if (nrecs == caprecs) {
+        caprecs = caprecs ? caprecs * 2 : 4096;
+        recs = realloc(recs, sizeof *recs * (size_t)caprecs);
+        if (recs == NULL) {
+            fprintf(stderr, "netsens-pmpi: error: out of memory for the trace (%lld records)\n",
+                    (long long)nrecs);
+            PMPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    struct trace_rec *r = &recs[nrecs++];
+    memset(r, 0, sizeof *r);
+    r->type = (uint8_t)type;
+    r->time = ns_global_now();
+    return r;
+}
+
+static uint16_t region_of(const char *name)
+{
+    for (int i = 0; i < nregions; i++)
+        if (regions[i] == name || strcmp(regions[i], name) == 0) return (uint16_t)i;
+    if (nregions == MAX_REGIONS) return MAX_REGIONS - 1;
+    regions[nregions] = name;
+    return (uint16_t)nregions++;
+}
+
+/* A communicator's key in the archive: its id (comm_ids.c), which the disjoint
+ * communicators of one MPI_Comm_split share, told apart by its first member. */
+uint64_t ns_trace_comm_key(uint64_t id, int first_world_rank)
+{
+    return id ^ ((uint64_t)(first_world_rank + 1) * 0x9e3779b97f4a7c15ULL);
+}
+
+static uint64_t comm_of(MPI_Comm comm)
+{
+    uint64_t id = ns_trace_comm_key(ns_comm_id(comm), ns_world_rank_of(comm, 0));
+    for (int i = 0; i < ncomms; i++)
+        if (comms[i].id == id) return id;
+    if (ncomms == capcomms) {
+        capcomms = capcomms ? capcomms * 2 : 8;
+        comms = realloc(comms, sizeof *comms * (size_t)capcomms);
+    }
+    int size = 0;
+    PMPI_Comm_size(comm, &size);
+    struct trace_comm *c = &comms[ncomms++];
+    c->id = id;
+    c->size = size;
+    c->world = malloc(sizeof(int64_t) * (size_t)size);
+    for (int i = 0; i < size; i++) c->world[i] = ns_world_rank_of(comm, i);
+    return id;
+}
+
+static uint64_t req_key(MPI_Request req)
+{
+    uint64_t key = 0;
+    memcpy(&key, &req, sizeof req < sizeof key ? sizeof req : sizeof key);
+    return key;
+}
+
+static uint64_t track(MPI_Request req, enum traced_kind kind, uint64_t comm)
+{
+    struct traced_req *t = malloc(sizeof *t);
+    uint64_t key = req_key(req);
+    *t = (struct traced_req){.key = key, .id = next_req++, .kind = kind, .comm = comm};
+    struct traced_req **head = &req_buckets[(key ^ (key >> 12)) % REQ_BUCKETS];
+    t->next = *head;
+    *head = t;
+    return t->id;
+}
+
+/* Removes the request's entry; false when it was never tracked. */
+static bool untrack(MPI_Request req, uint64_t *id, enum traced_kind *kind, uint64_t *comm)
+{
+    uint64_t key = req_key(req);
+    for (struct traced_req **p = &req_buckets[(key ^ (key >> 12)) % REQ_BUCKETS]; *p != NULL;
+         p = &(*p)->next)
+        if ((*p)->key == key) {
+            struct traced_req *gone = *p;
+            *id = gone->id;
+            *kind = gone->kind;
+            *comm = gone->comm;
+            *p = gone->next;
+            free(gone);
+            return true;
+        }
+    return false;
+}
+
+void ns_trace_enter(const char *name, bool collective)
+{
+    in_collective = collective;
+    push(TR_ENTER)->region = region_of(name);
+}
+
+void ns_trace_leave(void)
+{
+    if (open_collective >= 0) recs[open_collective].time = ns_global_now();
+    open_collective = -1;
+    push(TR_LEAVE);
+    in_collective = false;
+}
+
+void ns_trace_send(MPI_Comm comm, int peer, int tag, int64_t bytes, MPI_Request *req)
+{
+    if (in_collective || peer == MPI_PROC_NULL) return;
+    struct trace_rec *r = push(req ? TR_ISEND : TR_SEND);
+    r->comm = comm_of(comm);
+    r->peer = peer;
+    r->tag = tag;
+    r->bytes = bytes;
+    if (req) r->req = track(*req, TRACED_SEND, 0);
+}
+
+static bool real_message(const MPI_Status *st)
+{
+    int cancelled = 0;
+    if (st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0) return false;
+    PMPI_Test_cancelled(st, &cancelled);
+    return !cancelled;
+}
+
+static void matched(struct trace_rec *r, MPI_Comm comm, const MPI_Status *st)
+{
+    r->comm = comm_of(comm);
+    r->peer = st->MPI_SOURCE;
+    r->tag = st->MPI_TAG;
+    r->bytes = ns_status_bytes(st);
+}
+
+void ns_trace_recv(MPI_Comm comm, const MPI_Status *st)
+{
+    if (in_collective || !real_message(st)) return;
+    matched(push(TR_RECV), comm, st);
+}
+
+void ns_trace_sendrecv(MPI_Comm comm, int dst, int stag, int64_t sbytes, const MPI_Status *st)
+{
+    if (in_collective) return;
+    uint64_t id = next_req++;
+    if (dst != MPI_PROC_NULL) {
+        struct trace_rec *r = push(TR_ISEND);
+        r->comm = comm_of(comm);
+        r->peer = dst;
+        r->tag = stag;
+        r->bytes = sbytes;
+        r->req = id;
+    }
+    ns_trace_recv(comm, st);
+    if (dst != MPI_PROC_NULL) push(TR_ISEND_DONE)->req = id;
+}
+
+void ns_trace_irecv_post(MPI_Request req)
+{
+    if (in_collective) return;
+    push(TR_IRECV_POST)->req = track(req, TRACED_RECV, 0);
+}
+
+void ns_trace_complete(MPI_Request handle, MPI_Comm comm, const MPI_Status *st)
+{
+    uint64_t id, coll_comm;
+    enum traced_kind kind;
+    if (in_collective || !untrack(handle, &id, &kind, &coll_comm)) return;
+    if (kind == TRACED_SEND) {
+        push(TR_ISEND_DONE)->req = id;
+    } else if (kind == TRACED_BARRIER) {
+        struct trace_rec *r = push(TR_NBC_DONE);
+        r->req = id;
+        r->comm = coll_comm;
+        r->coll = OTF2_COLLECTIVE_OP_BARRIER;
+    } else if (real_message(st)) {
+        struct trace_rec *r = push(TR_IRECV_DONE);
+        matched(r, comm, st);
+        r->req = id;
+    }
+}
+
+void ns_trace_ibarrier(MPI_Comm comm, MPI_Request req)
+{
+    int inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (in_collective || inter) return;
+    uint64_t key = comm_of(comm);
+    push(TR_NBC_POST)->req = track(req, TRACED_BARRIER, key);
+}
+
+int ns_comm_size(MPI_Comm comm)
+{
+    int size = 0;
+    PMPI_Comm_size(comm, &size);
+    return size;
+}
+
+int ns_comm_rank(MPI_Comm comm)
+{
+    int rank = 0;
+    PMPI_Comm_rank(comm, &rank);
+    return rank;
+}
+
+int64_t ns_sum_bytes(const int counts[], MPI_Datatype dt, MPI_Comm comm)
+{
+    int64_t total = 0;
+    for (int i = 0, n = ns_comm_size(comm); i < n; i++) total += ns_type_bytes(counts[i], dt);
+    return total;
+}
+
+void ns_trace_coll(int coll, MPI_Comm comm, int root, int64_t sent, int64_t received)
+{
+    int inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter) return;
+    push(TR_COLL_BEGIN);
+    struct trace_rec *r = push(TR_COLL_END); /* its time is set when the call returns */
+    r->coll = (uint8_t)coll;
+    r->comm = comm_of(comm);
+    r->peer = root;
+    r->bytes = sent;
+    r->bytes2 = received;
+    open_collective = nrecs - 1;
+}
+
+/* Gathers a variable-length block of `unit` from every rank to rank 0 (NULL elsewhere). */
+static void *gather_blocks(const void *mine, int64_t n, MPI_Datatype unit, size_t unit_bytes,
+                           int64_t *counts)
+{
+    int p = ns_world_size, me = ns_world_rank;
+    int n32 = (int)n, *ns = NULL, *displs = NULL;
+    void *all = NULL;
+    if (me == 0) {
+        ns = malloc(sizeof(int) * (size_t)p);
+        displs = malloc(sizeof(int) * (size_t)p);
+    }
+    PMPI_Gather(&n32, 1, MPI_INT, ns, 1, MPI_INT, 0, ns_shadow_comm);
+    if (me == 0) {
+        int64_t total = 0;
+        for (int i = 0; i < p; i++) {
+            displs[i] = (int)total;
+            counts[i] = ns[i];
+            total += ns[i];
+        }
+        all = malloc(unit_bytes * (size_t)(total ? total : 1));
+    }
+    PMPI_Gatherv(mine, n32, unit, all, ns, displs, unit, 0, ns_shadow_comm);
+    free(ns);
+    free(displs);
+    return all;
+}
+
+static int global_region(const char ***names, int *n, const char *name)
+{
+    for (int i = 0; i < *n; i++)
+        if (strcmp((*names)[i], name) == 0) return i;
+    *names = realloc(*names, sizeof(char *) * (size_t)(*n + 1));
+    (*names)[*n] = name;
+    return (*n)++;
+}
+
+void ns_trace_finalize_entered(void)
+{
+    push(TR_ENTER)->region = region_of("MPI_Finalize");
+    push(TR_LEAVE);
+}
+
+void ns_trace_finish(void)
+{
+    int p = ns_world_size, me = ns_world_rank;
+    MPI_Datatype rec_type;
+    PMPI_Type_contiguous((int)sizeof(struct trace_rec), MPI_BYTE, &rec_type);
+    PMPI_Type_commit(&rec_type);
+    int64_t *rec_counts = calloc((size_t)p, sizeof(int64_t));
+    int64_t *name_counts = calloc((size_t)p, sizeof(int64_t));
+    int64_t *comm_counts = calloc((size_t)p, sizeof(int64_t));
+    struct trace_rec *all = gather_blocks(recs, nrecs, rec_type, sizeof *recs, rec_counts);
+    PMPI_Type_free(&rec_type);
+
+    /* Region names: '\0'-separated, in this rank's region order. */
+    size_t blob_len = 0;
+    for (int i = 0; i < nregions; i++) blob_len += strlen(regions[i]) + 1;
+    char *blob = malloc(blob_len + 1), *at = blob;
+    for (int i = 0; i < nregions; i++) at = stpcpy(at, regions[i]) + 1;
+    char *names = gather_blocks(blob, (int64_t)blob_len, MPI_CHAR, 1, name_counts);
+
+    /* Communicators: id, size, members' world ranks. */
+    int64_t comm_len = 0;
+    for (int i = 0; i < ncomms; i++) comm_len += 2 + comms[i].size;
+    int64_t *flat = malloc(sizeof(int64_t) * (size_t)(comm_len + 1)), *f = flat;
+    for (int i = 0; i < ncomms; i++) {
+        *f++ = (int64_t)comms[i].id;
+        *f++ = comms[i].size;
+        memcpy(f, comms[i].world, sizeof(int64_t) * (size_t)comms[i].size);
+        f += comms[i].size;
+    }
+    int64_t *all_comms = gather_blocks(flat, comm_len, MPI_INT64_T, sizeof(int64_t), comm_counts);
+
+    if (me == 0) {
+        struct trace_rec **per_rank = malloc(sizeof *per_rank * (size_t)p);
+        const char **global = NULL;
+        int nglobal = 0;
+        struct trace_rec *r = all;
+        char *name = names;
+        for (int rank = 0; rank < p; rank++) {
+            per_rank[rank] = r;
+            /* this rank's region ids, by its names, to the archive's */
+            int local_ids[MAX_REGIONS], nlocal = 0;
+            char *end = name + name_counts[rank];
+            for (; name < end && nlocal < MAX_REGIONS; name += strlen(name) + 1)
+                local_ids[nlocal++] = global_region(&global, &nglobal, name);
+            for (int64_t i = 0; i < rec_counts[rank]; i++)
+                if (r[i].type == TR_ENTER) r[i].region = (uint16_t)local_ids[r[i].region];
+            r += rec_counts[rank];
+        }
+        struct trace_comm *merged = NULL;
+        int nmerged = 0;
+        int64_t total = 0;
+        for (int rank = 0; rank < p; rank++) total += comm_counts[rank];
+        for (int64_t i = 0; i < total; i += 2 + all_comms[i + 1]) {
+            bool known = false;
+            for (int k = 0; k < nmerged && !known; k++) known = merged[k].id == (uint64_t)all_comms[i];
+            if (known) continue;
+            merged = realloc(merged, sizeof *merged * (size_t)(nmerged + 1));
+            merged[nmerged++] = (struct trace_comm){
+                .id = (uint64_t)all_comms[i], .size = all_comms[i + 1], .world = &all_comms[i + 2]};
+        }
+        if (ns_trace_write_otf2(trace_dir, p, per_rank, rec_counts, merged, nmerged, global,
+                                nglobal) != 0)
+            fprintf(stderr, "netsens-pmpi: error: could not write the OTF2 archive in %s\n",
+                    trace_dir);
+        free(per_rank);
+        free(global);
+        free(merged);
+    }
+    free(all);
+    free(names);
+    free(all_comms);
+    free(blob);
+    free(flat);
+    free(rec_counts);
+    free(name_counts);
+    free(comm_counts);
+}

@@ -1,0 +1,181 @@
+"""``netsens trace``: a real MPI run (any program, or a suite application) recorded as
+an OTF2 archive by the netsens library's trace mode (:mod:`netsens.live`);
+``netsens trace to-goal`` writes a trace's GOAL form; ``netsens replay`` replays a
+trace under any platform.
+
+Registered on the ``netsens`` group by :mod:`netsens.cli`; errors end as one line
+``netsens: error: ...`` with exit code 2 there.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+import click
+
+from netsens.cli_live import CONTEXT, mpi_options, timeout_seconds
+from netsens.console import stdout_console
+from netsens.engine import run_trace, run_trace_json, trace_to_goal
+from netsens.errors import InputError, ProgramError
+from netsens.live import run_live
+from netsens.units import format_time
+
+ARCHIVE = "traces.otf2"
+
+
+def trace_run(
+    out: str | Path,
+    ranks: int,
+    *,
+    app: str | None = None,
+    program: tuple[str, ...] | list[str] | None = None,
+    **live: Any,
+) -> tuple[Path, dict[str, Any]]:
+    """Run under trace mode; returns the archive's anchor file and the live result."""
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise InputError(f"{out} exists and is not an empty directory; choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    result = run_live(ranks, app=app, program=program, trace_dir=out, **live)
+    anchor = out / ARCHIVE
+    if not anchor.is_file():
+        raise ProgramError(f"the run ended but rank 0 wrote no OTF2 archive in {out}")
+    return anchor, result
+
+
+def trace_command() -> click.Command:
+    @click.command("trace", context_settings=CONTEXT)
+    @click.argument("program", nargs=-1, type=click.UNPROCESSED, metavar="[-- PROGRAM ARGS...]")
+    @click.option("--app", metavar="NAME", help="Suite application to trace (netsens apps).")
+    @click.option("--ranks", type=int, metavar="P", help="Number of MPI processes.")
+    @click.option(
+        "--size",
+        default="small",
+        show_default=True,
+        metavar="tiny|small|paper",
+        help="Size preset of the --app application's input.",
+    )
+    @click.option(
+        "--out",
+        default="netsens-trace",
+        show_default=True,
+        metavar="DIR",
+        help=f"New directory for the OTF2 archive (DIR/{ARCHIVE}).",
+    )
+    @mpi_options
+    def trace(
+        program: tuple[str, ...],
+        app: str | None,
+        ranks: int | None,
+        size: str,
+        out: str,
+        mpi: str,
+        mpirun_args: str,
+        timeout: str | None,
+    ) -> None:
+        """Record a real MPI run as an OTF2 archive.
+
+        \b
+        Every MPI call with its times, communicator, peer, tag, size and request;
+        collectives with root and byte counts; the CPU time between calls:
+          netsens trace --ranks 4 --out ring-trace -- ./ring 1000
+          netsens trace --app radb --ranks 4 --size tiny --out radb-trace
+        otf2-print, Vampir and Pipit read the archive. Its GOAL form (collectives
+        expanded), for LogGOPSim and LLAMP:
+          netsens trace to-goal ring-trace/traces.otf2 ring.goal
+        """
+        if program[:1] == ("to-goal",) and app is None:
+            if len(program) != 3:
+                raise click.UsageError("usage: netsens trace to-goal TRACE.otf2 OUT.goal")
+            nranks, ops = trace_to_goal(program[1], program[2])
+            stdout_console().print(f"{program[2]}: {nranks} ranks, {ops:,} operations")
+            return
+        if ranks is None:
+            raise click.UsageError("Missing option '--ranks'")
+        anchor, result = trace_run(
+            out,
+            ranks,
+            app=app,
+            program=list(program) if program else None,
+            size=size,
+            mpi=mpi,
+            mpirun_args=shlex.split(mpirun_args),
+            timeout=timeout_seconds(timeout),
+            matrix=False,
+        )
+        stdout_console().print(
+            f"{anchor}: {ranks} ranks, run time {format_time(result['makespan_ps'])}, "
+            f"{result['messages']:,} messages"
+        )
+
+    return trace
+
+
+def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) -> click.Command:
+    """``netsens replay``, given the network flags of :mod:`netsens.cli`."""
+
+    @click.command("replay", context_settings=CONTEXT)
+    @click.argument("trace", metavar="TRACE.otf2")
+    @click.option(
+        "--platform",
+        default="loggopsim",
+        show_default=True,
+        metavar="PRESET|FILE.toml",
+        help="Platform preset name or TOML file (e.g. calibrate --live --save's).",
+    )
+    @platform_options
+    @click.option(
+        "--seed",
+        type=int,
+        default=0,
+        show_default=True,
+        metavar="N",
+        callback=lambda _ctx, _param, value: check_seed(value),
+        help="Seed of the platform's noise streams.",
+    )
+    @click.option(
+        "--json", "as_json", is_flag=True, help="Print the result as one JSON object (times in ps)."
+    )
+    @click.option(
+        "--matrix/--no-matrix",
+        default=True,
+        show_default=True,
+        help="Include the matrix in --json.",
+    )
+    @click.option(
+        "--collectives",
+        metavar="COLL=ALGO,...",
+        help="Other algorithms than MPICH's: bcast|reduce|gather|scatter=linear, "
+        "allreduce=reduce-bcast, allgather=ring.",
+    )
+    def replay(
+        trace: str,
+        platform: str,
+        seed: int,
+        as_json: bool,
+        matrix: bool,
+        collectives: str | None,
+        **params: Any,
+    ) -> None:
+        """Replay an MPI run's OTF2 trace under any network.
+
+        \b
+        The trace's sends and receives (wildcards as they matched), non-blocking
+        operations and their waits, collectives expanded into messages, and the CPU
+        time between MPI calls (scaled by the platform's cpu_speed):
+          netsens replay radb-trace/traces.otf2 --platform machine.toml
+          netsens replay radb-trace/traces.otf2 --platform machine.toml --o 50us
+        The result has the schema of netsens run.
+        """
+        from netsens.cli import _print_run  # noqa: PLC0415 (cli imports us)
+
+        overrides = overrides_from(params)
+        args = (trace, platform, overrides, seed)
+        if as_json:
+            click.echo(run_trace_json(*args, matrix, collectives=collectives))
+        else:
+            _print_run(run_trace(*args, matrix=False, collectives=collectives))
+
+    return replay

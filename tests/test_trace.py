@@ -1,0 +1,184 @@
+"""`netsens trace` and `netsens replay` on real Open MPI (make install-live): the OTF2
+archives the library writes are read by otf2-print (Debian's otf2-tools) and hold the
+events the programs' sources call for; replay counts the messages derived from those
+sources; the GOAL form replays to the same end times; bad archives and unmodelled
+calls end in one line with exit code 2."""
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PMPI = ROOT / "tests" / "pmpi"
+
+
+def netsens(*args: object, timeout: float = 600) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "netsens", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=timeout)
+
+
+def one_error_line(proc: subprocess.CompletedProcess) -> str:
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("netsens: error: "), lines
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory) -> dict[str, Path]:
+    subprocess.run(["apt-get", "install", "-y", "-qq", "otf2-tools"], check=False)
+    subprocess.run(["make", "-s", "-C", str(ROOT / "native" / "pmpi")], check=True)
+    out = tmp_path_factory.mktemp("trace-programs")
+    for name in ["mix", "collectives"]:
+        subprocess.run(["mpicc.openmpi", "-O2", "-o", out / name, PMPI / f"{name}.c"], check=True)
+    subprocess.run(
+        ["mpif90.openmpi", "-O2", "-o", out / "pingpong_f", PMPI / "pingpong.f90"],
+        check=True,
+        cwd=out,
+    )
+    return {p.name: p for p in out.iterdir() if p.is_file()}
+
+
+def trace(tmp_path: Path, ranks: int, *command: object) -> Path:
+    out = tmp_path / "trace"
+    proc = netsens("trace", "--ranks", ranks, "--out", out, "--", *command)
+    assert proc.returncode == 0, proc.stderr
+    return out / "traces.otf2"
+
+
+def printed_events(anchor: Path) -> Counter:
+    """otf2-print's count of each event kind (it must read the whole archive)."""
+    proc = subprocess.run(["otf2-print", anchor], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    kinds = Counter()
+    for line in proc.stdout.splitlines():
+        word = line.split(maxsplit=1)[0] if line.strip() else ""
+        if word.isupper() and not word.startswith("="):
+            kinds[word] += 1
+    return kinds
+
+
+def test_a_c_program_mixing_send_flavours_is_traced_call_by_call(programs, tmp_path):
+    # tests/pmpi/mix.c at 4 ranks, from its header: blocking sends A and D (2);
+    # Isends: B, the ring's 4 Sendrecvs (their send half) and E's 3 persistent starts
+    # (8), each completed; blocking receives: A, D and the 4 Sendrecvs (6); B's Irecv
+    # and E's 3 persistent receives (4); collectives F, G, H and J on each rank (16).
+    anchor = trace(tmp_path, 4, programs["mix"])
+    kinds = printed_events(anchor)
+    assert kinds["MPI_SEND"] == 2
+    assert kinds["MPI_ISEND"] == kinds["MPI_ISEND_COMPLETE"] == 8
+    assert kinds["MPI_RECV"] == 6
+    assert kinds["MPI_IRECV_REQUEST"] == kinds["MPI_IRECV"] == 4
+    assert kinds["MPI_COLLECTIVE_BEGIN"] == kinds["MPI_COLLECTIVE_END"] == 16
+    assert kinds["ENTER"] == kinds["LEAVE"]
+
+
+def test_a_fortran_program_is_traced_and_replayed_message_for_message(programs, tmp_path):
+    # pingpong.f90 with 20 repetitions runs 25 iterations (i = -4..20): rank 0 Send +
+    # Recv, rank 1 Irecv + Wait + Send; then one barrier (dissemination at p = 2: one
+    # message each way).
+    anchor = trace(tmp_path, 2, programs["pingpong_f"], 8, 20)
+    kinds = printed_events(anchor)
+    assert kinds["MPI_SEND"] == 50
+    assert kinds["MPI_RECV"] == kinds["MPI_IRECV"] == 25
+    proc = netsens("replay", anchor, "--json")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["messages"] == 50 + 2
+    assert result["bytes"] == 50 * 8
+    assert result["workload"]["kind"] == "trace"
+    assert result["workload"]["ranks"] == 2
+
+
+def test_collectives_replay_and_their_goal_form_gives_the_same_end_times(programs, tmp_path):
+    anchor = trace(tmp_path, 4, programs["collectives"])
+    assert printed_events(anchor)["MPI_COLLECTIVE_END"] > 0
+    goal = tmp_path / "c.goal"
+    proc = netsens("trace", "to-goal", anchor, goal)
+    assert proc.returncode == 0, proc.stderr
+    replayed = json.loads(netsens("replay", anchor, "--json", "--L", "3us").stdout)
+    from_goal = json.loads(netsens("run", "--goal", goal, "--json", "--L", "3us").stdout)
+    assert replayed["makespan_ps"] == from_goal["makespan_ps"]
+    assert replayed["ranks"] == from_goal["ranks"]
+    # deterministic: the same archive and platform, bit-identical results
+    again = json.loads(netsens("replay", anchor, "--json", "--L", "3us").stdout)
+    assert again == replayed
+
+
+def test_an_unmodelled_call_is_named_with_its_rank_and_position(programs, tmp_path):
+    # mix.c calls MPI_Win_create (one-sided), which replay does not model
+    anchor = trace(tmp_path, 4, programs["mix"])
+    line = one_error_line(netsens("replay", anchor))
+    assert "MPI_Win_create is an MPI call replay does not model" in line
+    assert "rank 0, event " in line
+
+
+def test_bad_archives_are_one_line(programs, tmp_path):
+    one_error_line(netsens("replay", tmp_path / "missing.otf2"))
+    anchor = trace(tmp_path, 2, programs["pingpong_f"], 8, 5)
+    for evt in (anchor.parent / "traces").glob("*.evt"):
+        evt.write_bytes(evt.read_bytes()[: evt.stat().st_size // 3])
+    line = one_error_line(netsens("replay", anchor))
+    assert "traces.otf2" in line
+    garbage = tmp_path / "garbage.otf2"
+    garbage.write_bytes(b"not an archive")
+    one_error_line(netsens("replay", garbage))
+
+
+def test_trace_refuses_a_directory_that_is_in_use(programs, tmp_path):
+    (tmp_path / "used").mkdir()
+    (tmp_path / "used" / "file").write_text("x")
+    proc = netsens("trace", "--ranks", 2, "--out", tmp_path / "used", "--", programs["mix"])
+    assert "not an empty directory" in one_error_line(proc)
+
+
+def test_a_trace_is_a_workload_of_the_python_api(programs, tmp_path):
+    import netsens
+
+    anchor = trace(tmp_path, 2, programs["pingpong_f"], 8, 3)
+    slow = netsens.run(str(anchor), overrides={"L": "50us"})
+    fast = netsens.run(str(anchor), overrides={"L": "1us"})
+    # 8 round trips: 16 one-way latencies in a chain, each 49 us longer; the
+    # barrier's two messages may overlap them. So 16 to 18 times 49 us apart.
+    assert 16 * 49_000_000 <= slow.makespan_ps - fast.makespan_ps <= 18 * 49_000_000
+    assert slow.workload["kind"] == "trace"
+
+
+def test_a_trace_is_a_workload_of_a_study(programs, tmp_path):
+    # one trace, o at two values and the baseline: 3 points, all run
+    anchor = trace(tmp_path, 2, programs["pingpong_f"], 8, 3)
+    study = tmp_path / "s.toml"
+    study.write_text(
+        'name = "trace-o"\nplatform = "loggopsim"\n'
+        f'workloads = ["{anchor.relative_to(tmp_path)}"]\nranks = [2]\nseeds = 1\n'
+        '[axes]\no = ["1us", "50us"]\n'
+    )
+    proc = netsens("sweep", study)
+    assert proc.returncode == 0, proc.stderr
+    assert "3/3 points" in proc.stderr + proc.stdout
+    assert "0 failed" in proc.stderr + proc.stdout
+
+
+def test_collective_algorithms_can_be_chosen(programs, tmp_path):
+    # An allreduce on 4 ranks is 8 messages by recursive doubling (2 rounds, every
+    # rank sends once per round) and 6 as a binomial reduce then bcast (3 + 3); on 2
+    # ranks both are 2 messages. So the choice removes 2 messages per 4-rank allreduce.
+    anchor = trace(tmp_path, 4, programs["collectives"])
+    proc = subprocess.run(["otf2-print", anchor], capture_output=True, text=True, timeout=120)
+    world = sum(
+        "Operation: ALLREDUCE" in line and '"MPI_COMM_WORLD"' in line
+        for line in proc.stdout.splitlines()
+    )
+    assert world > 0 and world % 4 == 0
+    mpich = json.loads(netsens("replay", anchor, "--json").stdout)
+    other = json.loads(
+        netsens("replay", anchor, "--json", "--collectives", "allreduce=reduce-bcast").stdout
+    )
+    assert mpich["messages"] - other["messages"] == 2 * (world // 4)
+    line = one_error_line(netsens("replay", anchor, "--collectives", "allreduce=tree"))
+    assert "allreduce=tree" in line
