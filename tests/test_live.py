@@ -163,6 +163,9 @@ def _start_sleepers(exe: Path) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # As from a terminal: Ctrl-C is not ignored (a background job inherits it
+        # ignored, and Python then never raises KeyboardInterrupt).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     while len([p for p in _running(exe) if p != proc.pid]) < 2:
@@ -235,9 +238,10 @@ def test_calibrate_live_recovers_the_injected_parameter(flags):
     for key in checked:
         row = rows[key]
         assert row["measured"] is not None, row
-        allowed = max(
-            0.05 * row["expected"], 2 * US if row["unit"] == "ps" else 0.05 * row["expected"]
-        )
+        # max(5 %, 2 us) of the time that measures it: a per-byte cost is seen over the
+        # largest eager message, so 2 us of it is 2 us / (S - 1) per byte.
+        per_message = 2 * US if row["unit"] == "ps" else 2 * US / (rows["S"]["measured"] - 1)
+        allowed = max(0.05 * row["expected"], per_message)
         assert abs(row["measured"] - row["expected"]) <= allowed, row
 
 

@@ -29,6 +29,8 @@ from netsens.errors import InputError
 # The repository (netsens is installed editable from it): where the PMPI library and
 # netsens-mpi-run are built.
 ROOT = Path(__file__).resolve().parents[2]
+# How often a running job is looked at (for Ctrl-C and the timeout), seconds.
+POLL_S = 0.2
 INSTALL_HINT = "run `make install-live` (installs Open MPI, MPICH and builds netsens's MPI parts)"
 
 
@@ -128,13 +130,19 @@ def launch(command: Sequence[str], job: str, timeout: float | None, stdout: int 
         errors="replace",
         preexec_fn=_die_with_parent,  # noqa: PLW1509 (no threads are running)
     )
+    deadline = None if timeout is None else time.monotonic() + timeout
     try:
-        _, err = proc.communicate(timeout=timeout)
-        return Outcome(proc.returncode, err, False)
-    except subprocess.TimeoutExpired:
-        stop(proc, job)
-        _, err = proc.communicate()
-        return Outcome(proc.returncode, err, True)
+        while True:
+            # Short rounds: a single blocking read of the job's stderr would not see
+            # Ctrl-C until the job ends; between rounds it does, and the deadline too.
+            try:
+                _, err = proc.communicate(timeout=POLL_S)
+                return Outcome(proc.returncode, err, False)
+            except subprocess.TimeoutExpired:
+                if deadline is not None and time.monotonic() > deadline:
+                    stop(proc, job)
+                    _, err = proc.communicate()
+                    return Outcome(proc.returncode, err, True)
     except BaseException:
         stop(proc, job)
         raise
