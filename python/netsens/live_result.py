@@ -3,9 +3,11 @@ for a suite application, of ``netsens-mpi-run`` (``app-rank-<r>.json``), merged 
 the schema of a simulated run (``netsens run --json``) plus ``mode = "live"``.
 
 Times are integer picoseconds on rank 0's clock (the library estimates every rank's
-offset at start-up), from the end of ``MPI_Init`` to the start of ``MPI_Finalize``.
-A rank's time in MPI calls is split into ``overhead_ps`` (the o the library injected:
-busy CPU) and ``wait_ps``; ``compute_ps`` is its time outside MPI. ``events`` is 0:
+offset at start-up), from the end of ``MPI_Init`` to the start of ``MPI_Finalize``;
+for a suite application, from the moment every rank has set up to the end of its
+program (``netsens-mpi-run``'s own clock), as in simulation, with ``compute_ps`` its
+time in ``work`` and ``compute``. Otherwise ``compute_ps`` is a rank's time outside
+MPI. ``overhead_ps`` is the o the library injected (busy CPU), ``wait_ps`` the rest. ``events`` is 0:
 a live run has no simulated events.
 """
 
@@ -99,8 +101,16 @@ def merge(
     start = min(s["start_ps"] for s in ordered)
     ranks = []
     for s in ordered:
-        end = s["end_ps"] - start
-        compute = max(s["elapsed_ps"] - s["in_mpi_ps"], 0)
+        app = apps.get(s["rank"])
+        if app is not None:
+            # A suite application's clock starts when every rank has set up (after a
+            # barrier) and stops when its program returns, as a simulated run's does:
+            # the communicators' creation before it and the final drain are not the
+            # program's time.
+            end, compute = app["elapsed_ps"], app["compute_ps"]
+        else:
+            end = s["end_ps"] - start
+            compute = max(s["elapsed_ps"] - s["in_mpi_ps"], 0)
         overhead = s["overhead_ps"]
         ranks.append(
             {

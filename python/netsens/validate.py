@@ -8,7 +8,11 @@ outside MPI, a simulation with measured compute (the thread CPU time of the real
 work) gives the same program's compute, and their ratio becomes the simulation's CPU
 speed (on 2 cores, 4 live ranks share each core, which the ratio absorbs).
 
-What a value means on each side: o and O add to the machine's own (the library's o is
+The calibration runs one process per core; with more ranks than cores each message
+costs more than it measured, as the ranks take turns on the cores, so the machine's
+o is then fitted to the live baseline (one parameter from one point; the run time is
+linear in o, so two simulations give it), and reported. What a value means on each
+side: o and O add to the machine's own (the library's o is
 a busy CPU on top of MPI's), L, g and G are floors (the library holds a message until
 its send time + L, spaces sends by at least g), so the simulation uses
 ``max(machine, value)``. Each point is the median of ``repeats`` live runs; the error
@@ -151,18 +155,45 @@ def validate(
     )
     speed = _mean_compute(sim_probe) / max(_mean_compute(live_base), 1.0)
 
-    def simulated(over: dict[str, str]) -> Callable[[], dict[str, Any]]:
-        over = {"cpu_speed": f"{speed:.6g}", **over}
+    def simulated(over: dict[str, str], cpu: float | None = None) -> Callable[[], dict[str, Any]]:
+        over = {"cpu_speed": f"{cpu or speed:.6g}", **over}
         return lambda: json.loads(
             _core.run_app(app, ranks, size, machine, over, seed, False, None, measured_compute=True)
         )
 
-    sim0, _, _ = _median_run(simulated({}), repeats)
+    # The calibration runs one process per core; with more ranks than cores every
+    # message costs more (the ranks take turns on the cores). So the simulation is
+    # fitted to the live baseline -- one point -- and every other point is a
+    # prediction: first the machine's o (the run time is linear in o, so two
+    # simulations give it); when even o = 0 leaves the simulation slower than the live
+    # baseline, the computation is the part to scale (T = C / speed + M, two
+    # simulations again).
+    own_o = platform["cluster"]["overhead"]
+    step = 10 * 10**6  # 10 us, ps
+    t_own, _, _ = _median_run(simulated({"o": f"{own_o}ps"}), repeats)
+    t_step, _, _ = _median_run(simulated({"o": f"{own_o + step}ps"}), repeats)
+    slope = (t_step - t_own) / step
+    fitted_o = own_o + (live0 - t_own) / slope if slope > 0 else own_o
+    if fitted_o < 0:
+        fitted_o = 0
+        t_slow, _, _ = _median_run(simulated({"o": "0ps"}), repeats)
+        t_fast, _, _ = _median_run(simulated({"o": "0ps"}, 2 * speed), repeats)
+        compute = 2 * (t_slow - t_fast)  # C / speed at the current speed
+        rest = t_slow - compute
+        if live0 > rest and compute > 0:
+            speed *= compute / (live0 - rest)
+    platform["cluster"]["overhead"] = round(fitted_o)
+    fitted, calibrated = f"{fitted_o / 1e6:.3f} us", f"{own_o / 1e6:.3f} us"
+    fit = f"machine o {fitted} (calibrated {calibrated}), CPU speed {speed:.3g}"
+    say(f"fitted to the live baseline: {fit}")
+    base_o = {"o": f"{round(fitted_o)}ps"}
+    sim0, _, _ = _median_run(simulated(base_o), repeats)
     points = []
     for value in values:
         say(f"{axis} = {value}: live and simulated ({repeats} runs each)")
         t_live, spread, _ = _median_run(live({axis: value}), repeats)
-        t_sim, _, _ = _median_run(simulated({axis: _sim_override(axis, value, platform)}), repeats)
+        sim_over = base_o | {axis: _sim_override(axis, value, platform)}
+        t_sim, _, _ = _median_run(simulated(sim_over), repeats)
         s_live, s_sim = t_live / live0, t_sim / sim0
         points.append(
             ValidationPoint(value, t_live, spread, t_sim, s_live, s_sim, s_sim / s_live - 1)
@@ -176,6 +207,9 @@ def validate(
         "mpi": mpi,
         "repeats": repeats,
         "cpu_speed": speed,
+        "calibrated_o_ps": own_o,
+        "fitted_cpu_speed": speed,
+        "fitted_o_ps": round(fitted_o),
         "live_baseline_ps": live0,
         "live_baseline_spread_ps": list(spread0),
         "simulated_baseline_ps": sim0,
