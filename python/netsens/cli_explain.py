@@ -16,7 +16,6 @@ import click
 from rich.table import Table
 
 from netsens.console import stdout_console
-from netsens.store import results
 from netsens.units import format_time
 
 # How each model adds to the baseline run time, for the table.
@@ -157,6 +156,7 @@ def explain_command(study: Path, as_json: bool) -> None:
     1/bandwidth for wan_bandwidth, and 1/speed for cpu_speed.
     """
     from netsens.models import explain
+    from netsens.store import results
 
     explanations = explain(results(study, require_points=True))
     if as_json:
