@@ -126,5 +126,11 @@ bench: install
 	cargo bench -p netsens-core --bench engine --bench programs
 	cargo bench -p netsens-apps --bench apps
 	$(BIN)/python scripts/bench_study.py --study $(DEFAULT_STUDY)
+	$(BIN)/python scripts/bench_startup.py
+ifneq ($(LOGGOPSIM),)
+	$(BIN)/python scripts/bench_goal.py --loggopsim $(LOGGOPSIM)
+else
+	@echo "bench_goal: skipped; LOGGOPSIM=DIR (txt2bin and LogGOPSim built with -O3) races the GOAL front end"
+endif
 
 FORCE:

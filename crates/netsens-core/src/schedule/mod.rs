@@ -4,7 +4,11 @@
 
 pub mod executor;
 pub mod goal;
+pub mod goal_file;
+mod labels;
 pub mod patterns;
+
+use labels::OpLabels;
 
 use crate::engine::OpDesc;
 use crate::error::{Error, Result};
@@ -35,7 +39,7 @@ pub struct Schedule {
     /// Whether any edge is an `irequires` (otherwise starting an op releases nothing).
     pub(crate) has_start_edges: bool,
     /// Optional labels for error messages (GOAL label per op, empty when unlabeled).
-    pub(crate) labels: Option<Vec<Box<str>>>,
+    pub(crate) labels: Option<OpLabels>,
 }
 
 impl Schedule {
@@ -58,7 +62,7 @@ impl Schedule {
         let label = self
             .labels
             .as_ref()
-            .map(|l| l[i].to_string())
+            .map(|l| l.get(i).to_string())
             .filter(|l| !l.is_empty())
             .map(|l| format!("{l}: "))
             .unwrap_or_default();
@@ -77,7 +81,7 @@ impl Schedule {
 
     /// Everything stored about one op (a read-only view, for tests and front ends).
     pub fn op_info(&self, op: OpId) -> OpInfo<'_> {
-        OpInfo { op: self.op(op), label: self.labels.as_ref().map(|l| &*l[op as usize]).filter(|l| !l.is_empty()) }
+        OpInfo { op: self.op(op), label: self.labels.as_ref().map(|l| l.get(op as usize)).filter(|l| !l.is_empty()) }
     }
 
     /// The ops that depend on `op`, in id order; `true` marks an `irequires` edge.
@@ -88,7 +92,10 @@ impl Schedule {
 
     /// Approximate heap bytes held by the schedule (for the benchmarks).
     pub fn heap_bytes(&self) -> usize {
-        self.ops.capacity() * std::mem::size_of::<OpDesc>() + self.edge_start.capacity() * 4 + self.edges.capacity() * 4
+        self.ops.capacity() * std::mem::size_of::<OpDesc>()
+            + self.edge_start.capacity() * 4
+            + self.edges.capacity() * 4
+            + self.labels.as_ref().map_or(0, OpLabels::heap_bytes)
     }
 }
 
@@ -143,7 +150,7 @@ impl ScheduleBuilder {
         self.s.nnics = self.s.nnics.max(op.nic.saturating_add(1));
         self.s.ops.push(op);
         if let Some(labels) = self.s.labels.as_mut() {
-            labels.push("".into());
+            labels.push_unlabeled();
         }
         id
     }
@@ -164,8 +171,7 @@ impl ScheduleBuilder {
     /// Attach a label to an op (kept for error messages).
     pub fn label(&mut self, op: OpId, label: &str) {
         let n = self.s.ops.len();
-        let labels = self.s.labels.get_or_insert_with(|| vec!["".into(); n]);
-        labels[op as usize] = label.into();
+        self.s.labels.get_or_insert_with(|| OpLabels::unlabeled(n)).set(op as usize, label);
     }
 
     /// `op` starts only after `before` is done.
