@@ -142,10 +142,12 @@ impl EventQueue {
         let Some(b) = self.buckets.iter().position(|v| !v.is_empty()) else {
             return false;
         };
-        let mut events = std::mem::take(&mut self.buckets[b]);
+        // Taken, not kept: the events spread over earlier buckets, and a bucket that
+        // kept every batch's room would hold several times the queue's length.
+        let events = std::mem::take(&mut self.buckets[b]);
         let last = events.iter().map(|e| e.time).min().expect("a nonempty bucket");
         self.last = last;
-        for ev in events.drain(..) {
+        for ev in events {
             if ev.time == last {
                 self.now.push_back(ev);
             } else {
@@ -153,7 +155,6 @@ impl EventQueue {
                 self.buckets[bucket(ev.time, last)].push(ev);
             }
         }
-        self.buckets[b] = events; // keep its allocation
         self.now.make_contiguous().sort_unstable_by_key(|e| e.seq);
         true
     }
