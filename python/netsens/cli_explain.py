@@ -128,6 +128,14 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def results(*args: Any, **kwargs: Any) -> Any:
+    """:func:`netsens.store.results`, imported when a study is read (the store imports
+    polars, which the other commands do without)."""
+    from netsens.store import results as stored_results
+
+    return stored_results(*args, **kwargs)
+
+
 @click.command("explain")
 @click.argument("study", metavar="STUDY.toml|RESULTS_DIR", type=click.Path(path_type=Path))
 @click.option(
@@ -156,7 +164,6 @@ def explain_command(study: Path, as_json: bool) -> None:
     1/bandwidth for wan_bandwidth, and 1/speed for cpu_speed.
     """
     from netsens.models import explain
-    from netsens.store import results
 
     explanations = explain(results(study, require_points=True))
     if as_json:
