@@ -6,7 +6,8 @@
 #   make test      install, lint, Rust tests, Python tests (test-deps: Debian packages they need)
 #   make lint      rustfmt --check, clippy -D warnings, ruff check + ruff format --check
 #   make bench     the engine, program front-end and application benchmarks, and the
-#                  default study timed (each prints its report)
+#                  default study timed (each prints its report), start-up, and with
+#                  LOGGOPSIM=DIR (a LogGOPSim build) GOAL text to result against it
 #   make install-live  live mode: Open MPI and MPICH (Debian), the PMPI injection library
 #                  for each, and netsens-mpi-run (the suite on real MPI)
 
