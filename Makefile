@@ -7,7 +7,8 @@
 #                  packages they need)
 #   make lint      rustfmt --check, clippy -D warnings, ruff check + ruff format --check
 #   make bench     the engine, program front-end and application benchmarks, and the
-#                  default study timed (each prints its report)
+#                  default study timed (each prints its report), start-up, and with
+#                  LOGGOPSIM=DIR (a LogGOPSim build) GOAL text to result against it
 #   make fuzz      each cargo-fuzz target (GOAL parser, platform TOML, unit parsers) for
 #                  FUZZ_SECONDS (default 60) from its seed corpus in fuzz/corpus/
 #   make install-live  live mode: Open MPI and MPICH (Debian), the PMPI injection library
@@ -162,6 +163,12 @@ bench: install
 	$(BIN)/python scripts/bench_study.py --study studies/das1998.toml --target 900
 	$(BIN)/netsens sweep studies/isca97-paper.toml
 	$(BIN)/python scripts/isca97_statements.py --size paper
+	$(BIN)/python scripts/bench_startup.py
+ifneq ($(LOGGOPSIM),)
+	$(BIN)/python scripts/bench_goal.py --loggopsim $(LOGGOPSIM)
+else
+	@echo "bench_goal: skipped; LOGGOPSIM=DIR (txt2bin and LogGOPSim built with -O3) races the GOAL front end"
+endif
 
 # Fuzzing: cargo-fuzz drives libFuzzer with AddressSanitizer, which needs nightly
 # flags (-Zsanitizer); RUSTC_BOOTSTRAP=1 lets the installed stable toolchain accept

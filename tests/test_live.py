@@ -259,8 +259,8 @@ def test_validate_live_curve_within_ten_percent_of_simulated(app, tmp_path):
     machine = tmp_path / "machine.toml"
     assert netsens("calibrate", "--live", "--save", machine).returncode == 0
     proc = netsens(
-        "validate", "--app", app, "--axis", "o=0us..100us", "--points", 5, "--ranks", 4, "--repeats", 5,
-        "--machine", machine, "--out", tmp_path / "v", "--json",
+        "validate", "--app", app, "--axis", "o=0us..100us", "--points", 5, "--ranks", 4,
+        "--repeats", 5, "--machine", machine, "--out", tmp_path / "v", "--json",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)

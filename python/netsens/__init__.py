@@ -11,10 +11,9 @@ microbenchmarks, a :class:`Study` sweeps parameters over workloads
 :mod:`netsens.errors` holds the exceptions every user error is reported with.
 """
 
-from importlib.metadata import version
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from netsens.ace import ace
-from netsens.api import RunResult, run
 from netsens.engine import (
     apps,
     calibrate,
@@ -25,11 +24,44 @@ from netsens.engine import (
     run_goal_text,
 )
 from netsens.errors import DeadlockError, InputError, NetsensError, ProgramError
-from netsens.store import results
-from netsens.study import Study, StudyError
-from netsens.sweep import SweepSummary, run_study
 
-__version__ = version("netsens")
+if TYPE_CHECKING:
+    from netsens.ace import ace
+    from netsens.api import RunResult, run
+    from netsens.store import results
+    from netsens.study import Study, StudyError
+    from netsens.sweep import SweepSummary, run_study
+
+# Names whose modules import polars (or the study machinery): loaded on first use, so
+# a command that only runs the engine starts without them.
+_LAZY = {
+    "ace": "netsens.ace",
+    "RunResult": "netsens.api",
+    "run": "netsens.api",
+    "results": "netsens.store",
+    "Study": "netsens.study",
+    "StudyError": "netsens.study",
+    "SweepSummary": "netsens.sweep",
+    "run_study": "netsens.sweep",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from importlib.metadata import version
+
+        value = version("netsens")
+    elif name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    else:
+        raise AttributeError(f"module 'netsens' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY) | {"__version__"})
+
 
 __all__ = [
     "DeadlockError",

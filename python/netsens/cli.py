@@ -17,7 +17,6 @@ Ctrl-C ends with exit code 130. Neither prints a traceback.
 import json
 import os
 import re
-import statistics
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -25,12 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from netsens import __version__
-from netsens.api import run as api_run
 from netsens.cli_explain import explain_command
 from netsens.cli_live import (
     LIVE_CALIBRATE_KEYS,
@@ -55,7 +50,6 @@ from netsens.engine import (
     run_goal_json,
 )
 from netsens.errors import NetsensError
-from netsens.profile import characterize
 from netsens.units import format_bytes, format_time
 
 EXIT_USER_ERROR = 2
@@ -137,7 +131,8 @@ def _check_seed(value: int) -> int:
 
 
 @click.group(context_settings=CONTEXT, epilog=EPILOG)
-@click.version_option(__version__, "-V", "--version", prog_name="netsens")
+# The version is read from the package metadata only when -V asks for it.
+@click.version_option(None, "-V", "--version", prog_name="netsens", package_name="netsens")
 def cli() -> None:
     """Simulate how a parallel program responds to its network.
 
@@ -275,6 +270,15 @@ def _progress_bar() -> Iterator[ProgressFn | None]:
     if not sys.stderr.isatty():
         yield None
         return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     columns = (
         TextColumn("simulating"),
         BarColumn(),
@@ -345,6 +349,8 @@ def _phase_order(names: list[str]) -> list[str]:
 
 def _phase_table(phases: Sequence[dict[str, Any]]) -> Table:
     """Time per phase: median, min and max over the ranks that entered it."""
+    import statistics  # only here and for many ranks: a short run starts without it
+
     by_phase: dict[str, list[int]] = {}
     for p in phases:
         by_phase.setdefault(p["phase"], []).append(p["elapsed_ps"])
@@ -377,6 +383,8 @@ def _rank_table(ranks: Sequence[dict[str, int]]) -> Table:
         for r in ranks:
             table.add_row(str(r["rank"]), *(format_time(r[c]) for c in columns))
     else:
+        import statistics
+
         for label, pick in (("min", min), ("median", statistics.median_low), ("max", max)):
             table.add_row(label, *(format_time(pick(r[c] for r in ranks)) for c in columns))
     return table
@@ -407,6 +415,9 @@ def profile_command(
     collective messages, messages per rank per ms of run time, the median and mean
     message size; --json adds the balance matrix and the size histogram.
     """
+    from netsens.api import run as api_run
+    from netsens.profile import characterize
+
     _check_seed(seed)
     with _progress_bar() as progress:
         result = api_run(

@@ -16,7 +16,6 @@ import click
 from rich.table import Table
 
 from netsens.console import stdout_console
-from netsens.store import results
 from netsens.units import format_time
 
 # How each model adds to the baseline run time, for the table.
@@ -127,6 +126,14 @@ def _finite(value: Any) -> Any:
     if isinstance(value, list):
         return [_finite(v) for v in value]
     return value
+
+
+def results(*args: Any, **kwargs: Any) -> Any:
+    """:func:`netsens.store.results`, imported when a study is read (the store imports
+    polars, which the other commands do without)."""
+    from netsens.store import results as stored_results
+
+    return stored_results(*args, **kwargs)
 
 
 @click.command("explain")

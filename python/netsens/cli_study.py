@@ -6,24 +6,24 @@ Registered on the ``netsens`` group by :mod:`netsens.cli`; errors end as one lin
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import polars as pl
 from rich.table import Table
 
 from netsens.cli_slurm import slurm_options, wants_slurm
 from netsens.cli_slurm import sweep as slurm_sweep
 from netsens.console import stdout_console
-from netsens.store import FAILURES, failures, load, read_manifest, results_dir
-from netsens.study import Study
-from netsens.sweep import run_study
 from netsens.units import format_bandwidth, format_bytes, format_per_byte, format_time
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 # Failed points listed one per line after a sweep, at most.
 MAX_FAILURE_LINES = 10
 NESTED = ["primitives", "matrix", "histogram"]
+
+# The study modules import polars: each command loads what it uses when it runs.
+if TYPE_CHECKING:
+    import polars as pl
 
 STUDY_EPILOG = """\b
 A study file (docs/STUDIES.md lists every key):
@@ -121,6 +121,10 @@ def sweep_command(
     On a Slurm cluster (docs/STUDIES.md): --executor slurm submits the missing points
     as one job array and follows it; --status and --cancel look at or cancel its jobs.
     """
+    from netsens.store import FAILURES
+    from netsens.study import Study
+    from netsens.sweep import run_study
+
     on_slurm = wants_slurm(executor)
     if on_slurm and jobs is not None:
         raise click.UsageError("--jobs is for the local executor; on Slurm use --max-parallel")
@@ -169,6 +173,8 @@ def results_command(target: Path, fmt: str | None) -> None:
       netsens results examples/studies/quick.toml
       netsens results results/quick --csv > quick.csv
     """
+    from netsens.store import load, results_dir
+
     root = results_dir(target)
     frame = load(root)
     if fmt == "json":
@@ -206,7 +212,11 @@ def _short_names(workloads: list[str]) -> dict[str, str]:
     return {w: n if counts[n] == 1 else w for w, n in names.items()}
 
 
-def _print_results(root: Path, frame: pl.DataFrame) -> None:
+def _print_results(root: Path, frame: "pl.DataFrame") -> None:
+    import polars as pl
+
+    from netsens.store import FAILURES, failures, read_manifest
+
     console = stdout_console()
     if frame.is_empty():
         click.echo(f"no points stored yet in {root}; run netsens sweep on the study")

@@ -7,8 +7,8 @@ offset at start-up), from the end of ``MPI_Init`` to the start of ``MPI_Finalize
 for a suite application, from the moment every rank has set up to the end of its
 program (``netsens-mpi-run``'s own clock), as in simulation, with ``compute_ps`` its
 time in ``work`` and ``compute``. Otherwise ``compute_ps`` is a rank's time outside
-MPI. ``overhead_ps`` is the o the library injected (busy CPU), ``wait_ps`` the rest. ``events`` is 0:
-a live run has no simulated events.
+MPI. ``overhead_ps`` is the o the library injected (busy CPU), ``wait_ps`` the rest.
+``events`` is 0: a live run has no simulated events.
 """
 
 from __future__ import annotations

@@ -8,13 +8,16 @@ use netsens_apps::calibrate::Options;
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::{presets, Platform};
 use netsens_core::profile::RunResult;
-use netsens_core::schedule::{executor::run_schedule_with_progress, goal::parse_goal};
+use netsens_core::schedule::goal::{parse_goal, parse_goal_releasing};
+use netsens_core::schedule::goal_file::GoalText;
+use netsens_core::schedule::{executor::run_schedule_with_progress, Schedule};
 use netsens_core::Error;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
 use pyo3::prelude::*;
 use serde_json::{json, Value};
 use std::collections::HashMap;
+use std::path::Path;
 
 mod alloc_guard;
 
@@ -116,6 +119,19 @@ fn run_text(
 ) -> PyResult<String> {
     let p = platform_with(platform, overrides).map_err(to_py)?;
     let s = parse_goal(text, name).map_err(to_py)?;
+    run_parsed(s, name, &p, seed, matrix, progress, ranks)
+}
+
+/// Run a schedule parsed from GOAL file or text `name` on platform `p`.
+fn run_parsed(
+    s: Schedule,
+    name: &str,
+    p: &Platform,
+    seed: u64,
+    matrix: bool,
+    progress: Option<Py<PyAny>>,
+    ranks: Option<i64>,
+) -> PyResult<String> {
     if let Some(asked) = ranks {
         if asked != i64::from(s.num_ranks) {
             return Err(InputError::new_err(format!(
@@ -124,14 +140,13 @@ fn run_text(
             )));
         }
     }
-    let r = with_progress(progress, |hook| run_schedule_with_progress(&s, &p, &opts(seed, matrix), hook))?;
+    let r = with_progress(progress, |hook| run_schedule_with_progress(&s, p, &opts(seed, matrix), hook))?;
     let workload = json!({"kind": "goal", "file": name, "ops": s.num_ops(), "ranks": s.num_ranks});
-    Ok(result_json(&r, &p, workload, &[]))
+    Ok(result_json(&r, p, workload, &[]))
 }
 
-fn read_goal(path: &str) -> PyResult<String> {
-    std::fs::read_to_string(path)
-        .map_err(|e| InputError::new_err(format!("cannot read GOAL file \"{path}\": {}", io_reason(&e))))
+fn read_error(path: &str, e: &std::io::Error) -> PyErr {
+    InputError::new_err(format!("cannot read GOAL file \"{path}\": {}", io_reason(e)))
 }
 
 /// Run the GOAL file at `path`; returns the result as a JSON string. `ranks`, if
@@ -149,8 +164,14 @@ fn run_goal(
     progress: Option<Py<PyAny>>,
     ranks: Option<i64>,
 ) -> PyResult<String> {
-    let text = read_goal(path)?;
-    py.detach(|| run_text(&text, path, platform, overrides, seed, matrix, progress, ranks))
+    py.detach(|| {
+        // The text is mapped and released as it is parsed; none of it is held in the run.
+        let text = GoalText::open(Path::new(path)).map_err(|e| read_error(path, &e))?;
+        let p = platform_with(platform, overrides).map_err(to_py)?;
+        let s = parse_goal_releasing(text.as_str(), path, &mut |offset| text.release_before(offset)).map_err(to_py)?;
+        drop(text);
+        run_parsed(s, path, &p, seed, matrix, progress, ranks)
+    })
 }
 
 /// Run GOAL text (`name` labels it in errors); returns the result as a JSON string.

@@ -2,6 +2,7 @@
 //! they run on, medians, the bare-heap baseline and the verdict words.
 #![allow(dead_code)]
 
+use netsens_core::engine::queue::{EventKind, EventQueue};
 use netsens_core::platform::{LevelParams, Noise, Platform, Rendezvous, Shape};
 use netsens_core::time::{PerByte, NS};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -79,23 +80,54 @@ pub fn median(mut v: Vec<f64>) -> f64 {
 /// A bare (time, seq) binary heap doing `events` pop+push pairs with `width`
 /// entries in flight, the engine's queue discipline without any of its work.
 pub fn bare_heap_events_per_s(events: u64, width: usize) -> f64 {
-    let mut heap: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::with_capacity(width);
     let mut seq = 0u64;
+    let heap = BinaryHeap::with_capacity(width);
+    queue_events_per_s(
+        heap,
+        events,
+        width,
+        |heap: &mut BinaryHeap<Reverse<(u64, u64, u32)>>, time, id| {
+            heap.push(Reverse((time, seq, id)));
+            seq += 1;
+        },
+        |heap| heap.pop().map(|Reverse((time, _, id))| (time, id)),
+    )
+}
+
+/// The engine's event queue (a radix heap on time) through the same loop as
+/// [`bare_heap_events_per_s`].
+pub fn radix_queue_events_per_s(events: u64, width: usize) -> f64 {
+    queue_events_per_s(
+        EventQueue::default(),
+        events,
+        width,
+        |q: &mut EventQueue, time, id| q.push(time, EventKind::Ready, id, 0, 0),
+        |q| q.pop().map(|e| (e.time, e.id)),
+    )
+}
+
+/// `width` entries ready at times 0, 1, ...; then `events` times: pop the earliest
+/// and push it again a pseudo-random 0 to 65 ns later. Pops per second.
+fn queue_events_per_s<Q>(
+    mut queue: Q,
+    events: u64,
+    width: usize,
+    mut push: impl FnMut(&mut Q, u64, u32),
+    mut pop: impl FnMut(&mut Q) -> Option<(u64, u32)>,
+) -> f64 {
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
     for i in 0..width {
-        heap.push(Reverse((i as u64, seq, i as u32)));
-        seq += 1;
+        push(&mut queue, i as u64, i as u32);
     }
     let t = Instant::now();
     for _ in 0..events {
-        let Reverse((time, _, id)) = heap.pop().unwrap();
+        let (time, id) = pop(&mut queue).unwrap();
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        heap.push(Reverse((time + (x & 0xFFFF), seq, id)));
-        seq += 1;
+        push(&mut queue, time + (x & 0xFFFF), id);
     }
-    std::hint::black_box(&heap);
+    std::hint::black_box(&queue);
     events as f64 / t.elapsed().as_secs_f64()
 }
 

@@ -28,8 +28,14 @@ use crate::time::NS;
 
 /// Parse GOAL text; `file` names the source in line-numbered errors. Times are ns.
 pub fn parse_goal(text: &str, file: &str) -> Result<Schedule> {
+    parse_goal_releasing(text, file, &mut |_| {})
+}
+
+/// [`parse_goal`], telling `release(offset)` each time the text before `offset` is
+/// no longer needed (at the end of a rank block), so a mapped file can let it go.
+pub fn parse_goal_releasing(text: &str, file: &str, release: &mut dyn FnMut(usize)) -> Result<Schedule> {
     let mut p = Parser::new(text);
-    match p.run() {
+    match p.run(release) {
         Ok(()) => {}
         Err((line, msg)) => return Err(Error::Parse { file: file.to_string(), line, msg }),
     }
@@ -43,6 +49,8 @@ pub fn parse_goal(text: &str, file: &str) -> Result<Schedule> {
 /// An error inside the parser: (1-based line, message); the file name is added last.
 type PResult<T> = std::result::Result<T, (usize, String)>;
 
+/// Bytes of text parsed between two calls of the release hook.
+const RELEASE_EVERY: usize = 8 << 20;
 /// Largest cpu or nic index: the builder counts `index + 1` CPUs/NICs in a `u8`.
 const MAX_UNIT: u64 = u8::MAX as u64 - 1;
 /// Ranks and tags are stored as `i32` (with -1 for ANY).
@@ -367,10 +375,16 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn run(&mut self) -> PResult<()> {
+    fn run(&mut self, release: &mut dyn FnMut(usize)) -> PResult<()> {
         let mut st = Stmt { toks: [NO_TOK; MAX_TOKENS], n: 0, end_line: 1 };
+        let mut released = 0;
         while self.lex.statement(&mut st)? {
             self.statement(&st)?;
+            // Between blocks nothing borrows the text behind the lexer.
+            if matches!(self.state, State::Top) && self.lex.pos >= released + RELEASE_EVERY {
+                released = self.lex.pos;
+                release(released);
+            }
         }
         match self.state {
             State::Start => {

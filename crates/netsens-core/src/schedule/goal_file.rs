@@ -1,0 +1,108 @@
+//! A GOAL file as text without holding it: a regular file is mapped read-only and
+//! checked as UTF-8 a piece at a time, and the pages the parser has finished with
+//! are handed back to the kernel, so the process never holds the whole text (a
+//! traced application's schedule runs to gigabytes). Other files (pipes, devices)
+//! are read into memory. Parse it with
+//! [`parse_goal_releasing`](super::goal::parse_goal_releasing) and
+//! [`GoalText::release_before`].
+
+use std::fs::File;
+use std::io;
+use std::path::Path;
+
+/// Bytes checked as UTF-8 before their pages are released.
+const CHECK_PIECE: usize = 8 << 20;
+
+/// The text of a GOAL file: mapped, or read when it cannot be mapped.
+pub struct GoalText {
+    source: Source,
+}
+
+enum Source {
+    Mapped { ptr: *mut libc::c_void, len: usize },
+    Read(String),
+}
+
+impl GoalText {
+    /// Open `path`; an error is `std::fs::read_to_string`'s for the same file (the
+    /// same kinds and messages, invalid UTF-8 included).
+    pub fn open(path: &Path) -> io::Result<GoalText> {
+        let file = File::open(path)?;
+        let meta = file.metadata()?;
+        let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+        if !meta.is_file() || len == 0 {
+            return std::fs::read_to_string(path).map(|text| GoalText { source: Source::Read(text) });
+        }
+        // SAFETY: a fresh private read-only mapping of an open regular file.
+        let ptr = unsafe {
+            use std::os::fd::AsRawFd;
+            libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE, file.as_raw_fd(), 0)
+        };
+        if ptr == libc::MAP_FAILED {
+            return std::fs::read_to_string(path).map(|text| GoalText { source: Source::Read(text) });
+        }
+        let text = GoalText { source: Source::Mapped { ptr, len } };
+        // SAFETY: the mapping is open, readable and `len` bytes long.
+        unsafe { libc::madvise(ptr, len, libc::MADV_SEQUENTIAL) };
+        text.check_utf8()?;
+        Ok(text)
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match &self.source {
+            // SAFETY: the mapping lives as long as `self` and is never written.
+            Source::Mapped { ptr, len } => unsafe { std::slice::from_raw_parts(*ptr as *const u8, *len) },
+            Source::Read(text) => text.as_bytes(),
+        }
+    }
+
+    /// Checks the mapping piece by piece, releasing each piece after its check.
+    fn check_utf8(&self) -> io::Result<()> {
+        let bytes = self.bytes();
+        let mut start = 0;
+        while start < bytes.len() {
+            let end = (start + CHECK_PIECE).min(bytes.len());
+            match std::str::from_utf8(&bytes[start..end]) {
+                Ok(_) => start = end,
+                // A character cut by the piece's end: check it with the next piece.
+                Err(e) if e.error_len().is_none() && end < bytes.len() => start += e.valid_up_to(),
+                Err(_) => return Err(io::Error::new(io::ErrorKind::InvalidData, "stream did not contain valid UTF-8")),
+            }
+            self.release_before(start);
+        }
+        Ok(())
+    }
+
+    pub fn as_str(&self) -> &str {
+        // SAFETY: `open` checked every byte as UTF-8 (or read a `String`).
+        unsafe { std::str::from_utf8_unchecked(self.bytes()) }
+    }
+
+    /// Hand the pages wholly before `offset` back to the kernel: they are reread
+    /// from the file (its page cache) if touched again, so the text stays intact.
+    pub fn release_before(&self, offset: usize) {
+        if let Source::Mapped { ptr, len } = self.source {
+            let page = page_size();
+            let end = offset.min(len) / page * page;
+            if end > 0 {
+                // SAFETY: the range lies within the private read-only mapping.
+                unsafe { libc::madvise(ptr, end, libc::MADV_DONTNEED) };
+            }
+        }
+    }
+}
+
+impl Drop for GoalText {
+    fn drop(&mut self) {
+        if let Source::Mapped { ptr, len } = self.source {
+            // SAFETY: unmapping the mapping this value owns, once.
+            unsafe { libc::munmap(ptr, len) };
+        }
+    }
+}
+
+fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(size).unwrap_or(4096).max(1)
+}

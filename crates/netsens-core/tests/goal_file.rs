@@ -1,0 +1,71 @@
+//! A GOAL file read through its memory map (`GoalText`): the same schedule as the
+//! text parsed whole, whatever the UTF-8 piece boundaries and released pages, and
+//! read errors worded as `std::fs::read_to_string` words them.
+
+use netsens_core::platform::Rendezvous;
+use netsens_core::schedule::goal::parse_goal_releasing;
+use netsens_core::schedule::goal_file::GoalText;
+use netsens_core::time::US;
+
+mod common;
+
+fn dissemination16() -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/goal/dissemination16.goal");
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// The 16-rank barrier with a 1.5 MiB comment of two-byte characters before every
+/// rank block: 24 MiB of text, so UTF-8 is checked in several pieces (a character
+/// straddles each 8 MiB boundary) and the parser releases pages between blocks.
+fn padded() -> String {
+    let pad = format!("// {}\n", "é".repeat(3 << 18));
+    dissemination16().replace("\nrank ", &format!("\n{pad}rank "))
+}
+
+#[test]
+fn a_mapped_file_gives_the_schedule_of_its_text() {
+    let dir = tempdir();
+    let path = dir.join("padded.goal");
+    std::fs::write(&path, padded()).unwrap();
+    let text = GoalText::open(&path).unwrap();
+    let mut releases = Vec::new();
+    let s = parse_goal_releasing(text.as_str(), "padded.goal", &mut |offset| {
+        releases.push(offset);
+        text.release_before(offset);
+    })
+    .unwrap();
+    assert!(releases.len() >= 2, "released at {releases:?}");
+    assert_eq!(text.as_str(), padded(), "released pages read back intact");
+    let r = common::run(&s, &common::loggopsim_defaults(Rendezvous::Loggopsim));
+    // 4 rounds of o + L + o = 1.5 + 2.5 + 1.5 us on LogGOPSim's defaults.
+    assert_eq!(r.makespan_ps, 4 * (3 * US / 2 + 5 * US / 2 + 3 * US / 2));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn read_errors_are_those_of_read_to_string() {
+    let dir = tempdir();
+    let bad = dir.join("bad.goal");
+    let mut bytes = dissemination16().into_bytes();
+    bytes.extend_from_slice(&[b'/', b'/', 0xff, b'\n']);
+    std::fs::write(&bad, &bytes).unwrap();
+    let empty = dir.join("empty.goal");
+    std::fs::write(&empty, "").unwrap();
+    for path in [bad.clone(), dir.clone(), dir.join("missing.goal")] {
+        let mapped = GoalText::open(&path).err().expect("an error");
+        let read = std::fs::read_to_string(&path).expect_err("an error");
+        assert_eq!((mapped.kind(), mapped.to_string()), (read.kind(), read.to_string()), "{path:?}");
+    }
+    assert_eq!(GoalText::open(&empty).unwrap().as_str(), "");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+fn tempdir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "netsens-goal-file-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
