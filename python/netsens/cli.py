@@ -307,16 +307,7 @@ def _print_run(result: dict[str, Any]) -> None:
         f"{what}: {len(ranks)} ranks on platform "
         f"[bold]{result['platform_name']}[/bold], seed {result['seed']}"
     )
-    summary = Table.grid(padding=(0, 2))
-    summary.add_column(style="bold")
-    summary.add_column(justify="right")
-    summary.add_row("makespan", format_time(result["makespan_ps"]))
-    summary.add_row("messages", f"{result['messages']:,}")
-    summary.add_row("bytes", format_bytes(result["bytes"]))
-    summary.add_row("events", f"{result['events']:,}")
-    if "verified" in result:
-        summary.add_row("verified", "yes" if result["verified"] else "no (not checked)")
-    console.print(summary)
+    console.print(summary_table(result, [("events", f"{result['events']:,}")]))
     console.print(_rank_table(ranks))
     if result.get("phases"):
         console.print(_phase_table(result["phases"]))
@@ -324,6 +315,21 @@ def _print_run(result: dict[str, Any]) -> None:
 
 _SIZE_NAME = re.compile(r"^(\d+)(B|KiB|MiB|GiB)$")
 _SIZE_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+
+def summary_table(result: dict[str, Any], extra: Sequence[tuple[str, str]] = ()) -> Table:
+    """A run's makespan, messages, bytes, the ``extra`` rows and whether it verified."""
+    summary = Table.grid(padding=(0, 2))
+    summary.add_column(style="bold")
+    summary.add_column(justify="right")
+    summary.add_row("makespan", format_time(result["makespan_ps"]))
+    summary.add_row("messages", f"{result['messages']:,}")
+    summary.add_row("bytes", format_bytes(result["bytes"]))
+    for label, value in extra:
+        summary.add_row(label, value)
+    if "verified" in result:
+        summary.add_row("verified", "yes" if result["verified"] else "no (not checked)")
+    return summary
 
 
 def _size_bytes(name: str) -> int | None:

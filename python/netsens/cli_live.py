@@ -59,7 +59,7 @@ def mpi_options(command: Any) -> Any:
 
 
 def _print_live(result: dict[str, Any]) -> None:
-    from netsens.cli import _phase_table, _rank_table  # noqa: PLC0415 (cli imports us)
+    from netsens.cli import _phase_table, _rank_table, summary_table  # noqa: PLC0415
 
     console = stdout_console()
     w = result["workload"]
@@ -69,19 +69,9 @@ def _print_live(result: dict[str, Any]) -> None:
         f"{what}: {len(result['ranks'])} ranks live on {mpi['implementation']} "
         f"({mpi['library']}), platform [bold]{result['platform_name']}[/bold] injected"
     )
-    summary = Table.grid(padding=(0, 2))
-    summary.add_column(style="bold")
-    summary.add_column(justify="right")
-    summary.add_row("makespan", format_time(result["makespan_ps"]))
-    summary.add_row("messages", f"{result['messages']:,}")
-    summary.add_row("bytes", format_bytes(result["bytes"]))
-    if "verified" in result:
-        summary.add_row("verified", "yes" if result["verified"] else "no (not checked)")
     unhandled = result.get("unhandled_calls") or {}
-    if unhandled:
-        listed = ", ".join(f"{name} ×{n}" for name, n in unhandled.items())
-        summary.add_row("not injected", listed)
-    console.print(summary)
+    listed = ", ".join(f"{name} ×{n}" for name, n in unhandled.items())
+    console.print(summary_table(result, [("not injected", listed)] if unhandled else []))
     console.print(_rank_table(result["ranks"]))
     if result.get("phases"):
         console.print(_phase_table(result["phases"]))
