@@ -106,8 +106,13 @@ def _create(path: Path, holder: Holder, ttl: float) -> bool:
     try:
         os.write(fd, data)
         os.fsync(fd)
-    finally:
+    except OSError:
+        # A full disk or a failing filesystem: take the empty claim back, so that it
+        # does not look held until it expires, then report the error.
         os.close(fd)
+        path.unlink(missing_ok=True)
+        raise
+    os.close(fd)
     return True
 
 
