@@ -337,7 +337,9 @@ def validate_command(
 
     Live runs inject each value of the axis into real MPI; simulated runs add it to
     the calibrated machine, with computation lined up to a live baseline run via
-    measured compute. Prints each point's slowdown both ways and the error
+    measured compute, and the machine's o (or, if that is not enough, its CPU speed)
+    fitted to that baseline: with more ranks than cores a message costs more than the
+    two-process calibration saw. Prints each point's slowdown both ways and the error
     (simulated / live - 1), and writes the figure (PNG, PDF), an HTML page and the
     JSON under --out.
     """
