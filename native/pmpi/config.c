@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 struct ns_config ns_cfg;
@@ -18,6 +19,10 @@ static void fail(const char *name, const char *value, const char *why)
     if (config_rank != 0) sleep(2);
     fprintf(stderr, "netsens-pmpi: error: %s=%s: %s\n", name, value, why);
     fflush(stderr);
+    /* The launcher forwards a process's output asynchronously (MPICH's hydra may drop
+     * it once the job aborts): give it time to pass the line on. */
+    struct timespec pause = {.tv_sec = 0, .tv_nsec = 300000000};
+    nanosleep(&pause, NULL);
     PMPI_Abort(MPI_COMM_WORLD, 2);
     exit(2);
 }
