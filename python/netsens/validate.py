@@ -148,8 +148,10 @@ def validate(
             ranks, app=app, size=size, seed=seed, overrides=over, mpi=mpi, matrix=False
         )
 
-    say(f"live baseline: {app} on {ranks} ranks, nothing injected ({repeats} runs)")
-    live0, spread0, live_base = _median_run(live({}), repeats)
+    # Every slowdown is relative to the baseline: it gets twice the runs.
+    base_runs = 2 * repeats + 1
+    say(f"live baseline: {app} on {ranks} ranks, nothing injected ({base_runs} runs)")
+    live0, spread0, live_base = _median_run(live({}), base_runs)
     sim_probe = json.loads(
         _core.run_app(app, ranks, size, machine, {}, seed, False, None, measured_compute=True)
     )
