@@ -23,14 +23,13 @@ import re
 import shutil
 import subprocess
 import tempfile
-import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from netsens import _core
 from netsens.errors import InputError, ProgramError
-from netsens.live_mpi import Implementation, implementation, launch
+from netsens.live_mpi import Implementation, implementation
 from netsens.live_result import merge, read_ranks
 
 # With no --platform, live mode injects nothing but what the flags ask for.
@@ -146,10 +145,7 @@ def _run_job(
     stdout: int | None,
     out: Path,
 ) -> None:
-    env = dict(env, NETSENS_STATS_DIR=str(out), LD_PRELOAD=str(impl.pmpi_library()))
-    job = uuid.uuid4().hex
-    env["NETSENS_JOB"] = job
-    outcome = launch(impl.command(ranks, env, program, mpirun_args), job, timeout, stdout)
+    outcome = impl.run(ranks, program, env, out, mpirun_args, timeout, stdout)
     if outcome.timed_out:
         raise ProgramError(
             f"live run: timed out after {timeout:g} s; every MPI process was stopped"

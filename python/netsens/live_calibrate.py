@@ -15,14 +15,13 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from netsens.errors import InputError, ProgramError
 from netsens.live import injection_env, resolve_platform
-from netsens.live_mpi import implementation, launch
+from netsens.live_mpi import implementation
 
 # The platform key of each calibrated parameter, and how injection combines with
 # the machine's own value.
@@ -49,11 +48,8 @@ def measure(
     env = injection_env(resolved)
     with tempfile.TemporaryDirectory(prefix="netsens-calibrate-") as tmp:
         out = Path(tmp)
-        env |= {"NETSENS_STATS_DIR": str(out), "LD_PRELOAD": str(impl.pmpi_library())}
-        job = uuid.uuid4().hex
-        env["NETSENS_JOB"] = job
         command = [str(impl.app_runner()), "--calibrate", "--reps", str(reps), "--out", str(out)]
-        outcome = launch(impl.command(2, env, command, []), job, timeout, None)
+        outcome = impl.run(2, command, env, out, timeout=timeout)
         path = out / "calibration.json"
         if outcome.timed_out:
             raise ProgramError(f"calibrate --live: timed out after {timeout:g} s")

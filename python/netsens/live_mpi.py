@@ -20,6 +20,7 @@ import shutil
 import signal
 import subprocess
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,6 +85,28 @@ class Implementation:
             for key, value in env.items():
                 cmd += ["-genv", key, value]
         return [*cmd, *extra, *program]
+
+    def run(
+        self,
+        ranks: int,
+        program: Sequence[str],
+        env: Mapping[str, str],
+        stats_dir: Path,
+        extra: Sequence[str] = (),
+        timeout: float | None = None,
+        stdout: int | None = None,
+    ) -> Outcome:
+        """Run ``program`` on ``ranks`` processes with the netsens library preloaded,
+        configured by ``env``, its per-rank files written to ``stats_dir``; the job's
+        processes carry a fresh mark, so that none outlives it."""
+        job = uuid.uuid4().hex
+        env = {
+            **env,
+            "NETSENS_STATS_DIR": str(stats_dir),
+            "LD_PRELOAD": str(self.pmpi_library()),
+            "NETSENS_JOB": job,
+        }
+        return launch(self.command(ranks, env, program, extra), job, timeout, stdout)
 
 
 IMPLEMENTATIONS = {
