@@ -280,7 +280,8 @@ def calibrate_live_cli(
     if injected:
         console.print(
             "o and O add to the machine's own; L, g and G are floors (docs/LIVE.md): "
-            "expected = machine + dialled, or max(machine, dialled)."
+            "expected = machine + dialled, or max(machine, dialled); L is held from the "
+            "send call, so the machine's o_s overlaps it: max(machine L, L - machine o_s)."
         )
     if save is not None:
         console.print(f"machine platform written to {save}")

@@ -7,7 +7,9 @@ that platform injected. Each injected parameter is set beside what the library
 should deliver on this machine: o and O add to the machine's own, L, g and G are
 floors (a message is held until its send time + L; sends are spaced by at least g;
 see docs/LIVE.md), so the expected value is ``machine + dialled`` or
-``max(machine, dialled)``.
+``max(machine, dialled)``. L is held from the send call's entry and the machine's own
+send overhead runs during that flight, so the L a round trip shows is
+``max(machine L, dialled L - machine o_s)``.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from netsens.live_mpi import implementation
 # The platform key of each calibrated parameter, and how injection combines with
 # the machine's own value.
 PARAMETER_KEYS = {
-    "L": ("latency", "floor"),
+    "L": ("latency", "floor after o_s"),
     "o_s": ("overhead", "add"),
     "o_r": ("overhead", "add"),
     "g": ("gap", "floor"),
@@ -82,7 +84,12 @@ def compare(
             raw = dialled["cluster"][key]
             dial = raw / 1000 if units[name] == "ps/B" else float(raw)
             own = base[name] or 0.0
-            expected = own + dial if how == "add" else max(own, dial)
+            if how == "add":
+                expected = own + dial
+            elif how == "floor after o_s":
+                expected = max(own, dial - (base["o_s"] or 0.0))
+            else:
+                expected = max(own, dial)
             got = measured.get(name)
             row |= {
                 "dialled": dial,
