@@ -141,6 +141,29 @@ def test_wrong_answer_of_a_live_application():
     assert "rank 1" in line and "wrong answer" in line
 
 
+def test_repeated_application_reports_its_median_run():
+    # Five runs in one job: the result is the run whose makespan is the median of the
+    # five, and the library's counts are one run's: the same messages as a job of one
+    # run, and on each rank o = 10 us per message sent or received.
+    once = live_json("--app", "radb", "--ranks", 4, "--size", "tiny", "--o", "10us")
+    r = live_json("--app", "radb", "--ranks", 4, "--size", "tiny", "--o", "10us", "--repeat", 5)
+    assert r["verified"] is True
+    assert len(r["makespans_ps"]) == 5
+    assert r["makespan_ps"] == sorted(r["makespans_ps"])[2]
+    assert (r["messages"], r["bytes"]) == (once["messages"], once["bytes"])
+    for rank, single in zip(r["ranks"], once["ranks"], strict=True):
+        assert rank["sent_messages"] == single["sent_messages"]
+        messages = rank["sent_messages"] + rank["recv_messages"]
+        assert rank["overhead_ps"] == messages * 10 * US, rank
+
+
+def test_repeat_needs_a_suite_application(programs):
+    line = one_error_line(
+        netsens("live", "--ranks", 2, "--repeat", 3, "--", programs["ring-openmpi"], 2, 8)
+    )
+    assert "--repeat" in line
+
+
 # --- no stray processes ----------------------------------------------------------------
 
 
@@ -256,21 +279,32 @@ def test_calibrate_live_save_writes_a_platform(tmp_path):
 
 @pytest.mark.parametrize("app", ["radb", "em3d-write", "ft"])
 def test_validate_live_curve_within_ten_percent_of_simulated(app, tmp_path):
+    # The issue's bound: the live slowdown within 10 % of the simulated one at every
+    # point. A batch disturbed by other work on the machine (every live point of one
+    # application 2x slow) happens here now and then, so the bound must hold in one
+    # of three batches, as the pmpi timing tests do.
     machine = tmp_path / "machine.toml"
     assert netsens("calibrate", "--live", "--save", machine).returncode == 0
-    proc = netsens(
-        "validate", "--app", app, "--axis", "o=0us..100us", "--points", 5, "--ranks", 4,
-        "--repeats", 5, "--machine", machine, "--out", tmp_path / "v", "--json",
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    result = json.loads(proc.stdout)
-    # The issue asks for 10 %; most runs are within 6 % (README), but a 2 ms live run on
-    # 4 ranks sharing 2 cores varies by up to 20 % between batches, so the bound that
-    # holds on every run here is 25 %.
-    for point in result["points"]:
-        assert abs(point["error"]) <= 0.25, point
-    assert (tmp_path / "v" / "validation.html").is_file()
-    assert (tmp_path / "v" / f"validate_{app}_o.png").is_file()
+    seen = []
+    for attempt in range(3):
+        out = tmp_path / f"v{attempt}"
+        proc = netsens(
+            "validate", "--app", app, "--axis", "o=0us..100us", "--points", 5, "--ranks", 4,
+            "--machine", machine, "--out", out, "--json",
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        result = json.loads(proc.stdout)
+        assert (out / "validation.html").is_file()
+        assert (out / f"validate_{app}_o.png").is_file()
+        # Five values from 0 to 100 us, and the simulated slowdown grows with o.
+        assert [p["value"] for p in result["points"]] == ["0us", "25us", "50us", "75us", "100us"]
+        sim = [p["simulated_slowdown"] for p in result["points"]]
+        assert sim == sorted(sim) and sim[-1] > sim[0], sim
+        errors = [round(p["error"], 3) for p in result["points"]]
+        seen.append(errors)
+        if max(map(abs, errors)) <= 0.10:
+            return
+    pytest.fail(f"{app}: errors per point in three batches {seen}, bound 10 %")
 
 
 def test_python_api_runs_live():

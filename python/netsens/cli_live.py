@@ -123,6 +123,15 @@ def live_command(platform_options: Any, overrides_from: Any, check_seed: Any) ->
         show_default=True,
         help="Include the matrix in --json.",
     )
+    @click.option(
+        "--repeat",
+        type=click.IntRange(min=1),
+        default=1,
+        show_default=True,
+        metavar="K",
+        help="Run the --app application K times in one job and report its median run "
+        "(a run of a few ms varies from one run to the next).",
+    )
     def live(
         program: tuple[str, ...],
         app: str | None,
@@ -136,6 +145,7 @@ def live_command(platform_options: Any, overrides_from: Any, check_seed: Any) ->
         seed: int,
         as_json: bool,
         matrix: bool,
+        repeat: int,
         **params: Any,
     ) -> None:
         """Run a program on real MPI with o, g, L and G injected.
@@ -177,6 +187,7 @@ def live_command(platform_options: Any, overrides_from: Any, check_seed: Any) ->
             mpirun_args=shlex.split(mpirun_args),
             timeout=timeout_seconds(timeout),
             matrix=matrix,
+            repeat=repeat,
             # With --json, stdout carries the JSON only: the program's output goes to stderr.
             program_stdout=sys.stderr.fileno() if as_json else None,
         )
@@ -301,13 +312,26 @@ def calibrate_live_cli(
     metavar="FILE.toml",
     help="The calibrated machine (calibrate --live --save)  [default: calibrate now]",
 )
-@click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="Rounds of live runs (each: the baseline and every value), and simulated runs per point.",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     metavar="DIR",
     help="Where the figure, page and JSON go  [default: results/validate/APP-AXIS]",
+)
+@click.option(
+    "--results",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="A study's results directory: write under DIR/validate/APP-AXIS, so that "
+    "`netsens report DIR` shows this validation beside the study.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option(
@@ -327,6 +351,7 @@ def validate_command(
     repeats: int,
     seed: int,
     out: Path | None,
+    results: Path | None,
     as_json: bool,
     mpi: str,
 ) -> None:
@@ -342,13 +367,19 @@ def validate_command(
     fitted to that baseline: with more ranks than cores a message costs more than the
     two-process calibration saw. Prints each point's slowdown both ways and the error
     (simulated / live - 1), and writes the figure (PNG, PDF), an HTML page and the
-    JSON under --out.
+    JSON under --out. With --results STUDY_RESULTS the validation goes into that
+    study's results directory and `netsens report` shows it in a "Live against
+    simulated" section.
     """
     from netsens.live_calibrate import calibrate_live  # noqa: PLC0415
     from netsens.validate import machine_toml, parse_axis, validate, write_outputs  # noqa: PLC0415
 
     name, values = parse_axis(axis, points)
-    out = out or Path("results/validate") / f"{app}-{name}"
+    if out is not None and results is not None:
+        raise click.UsageError("give --out or --results, not both")
+    if results is not None and not results.is_dir():
+        raise click.UsageError(f"--results: {results} is not a directory")
+    out = out or (results or Path("results")) / "validate" / f"{app}-{name}"
     out.mkdir(parents=True, exist_ok=True)
     say = (lambda line: click.echo(line, err=True)) if not as_json else (lambda _line: None)
     if machine is None:

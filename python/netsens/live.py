@@ -197,6 +197,7 @@ def run_live(
     matrix: bool = True,
     program_stdout: int | None = None,
     trace_dir: str | os.PathLike[str] | None = None,
+    repeat: int = 1,
 ) -> dict[str, Any]:
     """Run ``app`` (a suite application; ``variant`` for a wide-area one) or ``program``
     (any MPI program's command line)
@@ -204,9 +205,15 @@ def run_live(
     schema of a simulated run plus ``mode``, ``mpi``, ``machine`` and the MPI calls
     seen (``unhandled_calls`` lists those the library passed through untouched).
     With ``trace_dir`` the library also records every MPI call and rank 0 writes
-    the OTF2 archive ``trace_dir/traces.otf2`` (docs/LIVE.md, "Trace mode")."""
+    the OTF2 archive ``trace_dir/traces.otf2`` (docs/LIVE.md, "Trace mode").
+    ``repeat`` runs an application that many times in one job; the result is its
+    median run (see live_result)."""
     if (app is None) == (program is None):
         raise InputError("live: give either an application or a program to run")
+    if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
+        raise InputError(f"repeat: must be a whole number of at least 1, got {repeat!r}")
+    if repeat > 1 and app is None:
+        raise InputError("--repeat: only a suite application (--app) can be run repeatedly")
     impl = implementation(mpi)
     resolved, name, toml = resolve_platform(platform, overrides)
     ranks = _check_ranks(ranks, resolved)
@@ -229,6 +236,7 @@ def run_live(
                 *("--app", app, "--size", size, "--seed", str(seed)),
                 *("--platform", str(out / "platform.toml"), "--out", str(out)),
                 *(("--variant", variant) if variant else ()),
+                *(("--repeat", str(repeat)) if repeat > 1 else ()),
             ]
             workload = {"kind": "app", "app": app, "size": size}
             if variant:

@@ -9,6 +9,11 @@ program (``netsens-mpi-run``'s own clock), as in simulation, with ``compute_ps``
 time in ``work`` and ``compute``. Otherwise ``compute_ps`` is a rank's time outside
 MPI. ``overhead_ps`` is the o the library injected (busy CPU), ``wait_ps`` the rest.
 ``events`` is 0: a live run has no simulated events.
+
+A suite application run K times in one job (``netsens-mpi-run --repeat K``) gives the
+result of its median run: the run whose makespan (the latest rank's end) is the
+median of the K, every rank's times from that run, and the library's counts (made
+over all K runs, each the same program) divided by K; ``makespans_ps`` lists the K.
 """
 
 from __future__ import annotations
@@ -76,6 +81,40 @@ def _summed(stats: list[dict[str, Any]], key: str) -> dict[str, int]:
     return dict(sorted(total.items()))
 
 
+def _median_run(apps: dict[int, dict[str, Any]]) -> tuple[int, int, list[int]]:
+    """(the index of the median run, the number of runs, every run's makespan)."""
+    counts = {len(a.get("runs", [])) for a in apps.values()}
+    if len(counts) != 1 or 0 in counts:
+        return 0, 1, []
+    k = counts.pop()
+    makespans = [max(a["runs"][i]["elapsed_ps"] for a in apps.values()) for i in range(k)]
+    order = sorted(range(k), key=makespans.__getitem__)
+    return order[(k - 1) // 2], k, makespans
+
+
+def _per_run(s: dict[str, Any], k: int) -> dict[str, Any]:
+    """One rank's library counts over ``k`` identical runs, as one run's."""
+    if k == 1:
+        return s
+
+    def div(n: int) -> int:
+        return round(n / k)
+
+    out = dict(s)
+    for key in ("sent_messages", "sent_bytes", "recv_messages", "recv_bytes", "overhead_ps",
+                "shadow_messages"):  # fmt: skip
+        if key in s:
+            out[key] = div(s[key])
+    # Lists whose leading entries name a bin, a peer or a link, and whose rest count.
+    for key, names in (("histogram", 1), ("matrix", 1), ("wan", 2)):
+        if key in s:
+            out[key] = [[*e[:names], *map(div, e[names:])] for e in s[key]]
+    for key in ("calls", "collectives", "unhandled"):
+        if key in s:
+            out[key] = {name: div(n) for name, n in s[key].items()}
+    return out
+
+
 def machine() -> dict[str, Any]:
     """The machine a live run ran on."""
     return {
@@ -97,7 +136,8 @@ def merge(
     matrix: bool = True,
 ) -> dict[str, Any]:
     """One result from every rank's files (``stats`` complete: one per rank)."""
-    ordered = [stats[r] for r in sorted(stats)]
+    median, k, makespans = _median_run(apps) if apps else (0, 1, [])
+    ordered = [_per_run(stats[r], k) for r in sorted(stats)]
     start = min(s["start_ps"] for s in ordered)
     ranks = []
     for s in ordered:
@@ -107,7 +147,8 @@ def merge(
             # barrier) and stops when its program returns, as a simulated run's does:
             # the communicators' creation before it and the final drain are not the
             # program's time.
-            end, compute = app["elapsed_ps"], app["compute_ps"]
+            run = app["runs"][median] if k > 1 else app
+            end, compute = run["elapsed_ps"], run["compute_ps"]
         else:
             end = s["end_ps"] - start
             compute = max(s["elapsed_ps"] - s["in_mpi_ps"], 0)
@@ -160,6 +201,8 @@ def merge(
             for s in ordered
             for dst, m, n in sorted(s.get("matrix", []))
         ]
+    if k > 1:
+        result["makespans_ps"] = makespans
     if apps:
         first = apps[min(apps)]
         result["app"] = first["app"]

@@ -651,6 +651,9 @@ def write_report(
     ``progress(message)`` is told about each group of figures as it is made."""
     say = progress or (lambda _msg: None)
     src = read_source(source)
+    from netsens.report_live import validations
+
+    validations(src.results_dir)  # a damaged validation stops the report before any work
     if out_dir is None:
         if src.results_dir is None:
             raise InputError("out_dir: required when the results are given as a DataFrame")
@@ -675,6 +678,10 @@ def write_report(
     from netsens.report_wan import add_to_page
 
     add_to_page(src.frame, page)
+    # The live section (report_live), when validations were written into the study.
+    from netsens.report_live import add_to_page as add_live_section
+
+    add_live_section(src.results_dir, page)
     return page
 
 

@@ -15,8 +15,14 @@ linear in o, so two simulations give it), and reported. What a value means on ea
 side: o and O add to the machine's own (the library's o is
 a busy CPU on top of MPI's), L, g and G are floors (the library holds a message until
 its send time + L, spaces sends by at least g), so the simulation uses
-``max(machine, value)``. Each point is the median of ``repeats`` live runs; the error
-of a point is simulated slowdown / live slowdown - 1.
+``max(machine, value)``. Live runs go in ``repeats`` rounds, each of the baseline,
+every value and the baseline again (interleaved: live runs of a few milliseconds on a
+shared machine drift by up to 20 % between batches), each run the median of
+``repeat_in_job`` runs of the application in one MPI job; a point's live slowdown is
+the median of its runs over the median of the baseline's, leaving out a job more than
+1.5x slower than the point's fastest (a disturbed job: on a shared 2-core machine a
+whole job now and then runs 2-3x slow). The error of a point is simulated slowdown /
+live slowdown - 1.
 """
 
 from __future__ import annotations
@@ -121,6 +127,48 @@ def _median_run(
     return times[len(times) // 2], (times[0], times[-1]), middle
 
 
+def _live_rounds(
+    live: Callable[[dict[str, str]], Callable[[], dict[str, Any]]],
+    axis: str,
+    values: Sequence[str],
+    rounds: int,
+    say: Callable[[str], None],
+) -> tuple[int, tuple[int, int], dict[str, Any], list[tuple[float, int, tuple[int, int]]]]:
+    """Live runs in rounds: each round runs the baseline, every value (in reverse
+    order every other round) and the baseline again, so a change in the machine's
+    load between rounds falls on the baseline as on the points, and the baseline,
+    which every slowdown divides by, has twice the runs. A point's slowdown is the
+    median of its runs over the median of the baseline's. Returns the baseline's
+    median, spread and median run, and per value (slowdown, median, spread)."""
+    base_runs: list[dict[str, Any]] = []
+    times: list[list[int]] = [[] for _ in values]
+    for r in range(rounds):
+        say(f"round {r + 1}/{rounds}: baseline, {axis} = {', '.join(values)}, baseline")
+        base_runs.append(live({})())
+        order = range(len(values)) if r % 2 == 0 else reversed(range(len(values)))
+        for i in order:
+            times[i].append(live({axis: values[i]})()["makespan_ps"])
+        base_runs.append(live({})())
+    base_times = sorted(b["makespan_ps"] for b in base_runs)
+    base = _undisturbed_median(base_times)
+    base_run = min(base_runs, key=lambda b: abs(b["makespan_ps"] - base))
+    per_value = [(_undisturbed_median(t) / base, int(_undisturbed_median(t)), (min(t), max(t)))
+                 for t in times]  # fmt: skip
+    return int(base), (base_times[0], base_times[-1]), base_run, per_value
+
+
+# A job more than this many times slower than the fastest job of the same point was
+# disturbed: on this 2-core box a whole job now and then runs 2-3x slow (another process
+# took a core, or its ranks were placed badly), every run in it alike.
+DISTURBED = 1.5
+
+
+def _undisturbed_median(times: Sequence[int]) -> float:
+    """The median of the jobs that were not disturbed (see DISTURBED)."""
+    fastest = min(times)
+    return statistics.median(t for t in times if t <= DISTURBED * fastest)
+
+
 def _mean_compute(result: dict[str, Any]) -> float:
     return statistics.fmean(r["compute_ps"] for r in result["ranks"])
 
@@ -135,7 +183,8 @@ def validate(
     size: str = "tiny",
     seed: int = 0,
     mpi: str = "openmpi",
-    repeats: int = 3,
+    repeats: int = 5,
+    repeat_in_job: int = 9,
     say: Callable[[str], None] = lambda _line: None,
 ) -> dict[str, Any]:
     """Sweep ``axis`` over ``values`` live and simulated (see the module doc)."""
@@ -145,13 +194,21 @@ def validate(
 
     def live(over: dict[str, str]) -> Callable[[], dict[str, Any]]:
         return lambda: run_live(
-            ranks, app=app, size=size, seed=seed, overrides=over, mpi=mpi, matrix=False
+            ranks,
+            app=app,
+            size=size,
+            seed=seed,
+            overrides=over,
+            mpi=mpi,
+            matrix=False,
+            repeat=repeat_in_job,
         )
 
-    # Every slowdown is relative to the baseline: it gets twice the runs.
-    base_runs = 2 * repeats + 1
-    say(f"live baseline: {app} on {ranks} ranks, nothing injected ({base_runs} runs)")
-    live0, spread0, live_base = _median_run(live({}), base_runs)
+    say(
+        f"live: {app} on {ranks} ranks, {repeats} rounds of the baseline and "
+        f"{len(values)} values, interleaved"
+    )
+    live0, spread0, live_base, live_points = _live_rounds(live, axis, values, repeats, say)
     sim_probe = json.loads(
         _core.run_app(app, ranks, size, machine, {}, seed, False, None, measured_compute=True)
     )
@@ -191,12 +248,11 @@ def validate(
     base_o = {"o": f"{round(fitted_o)}ps"}
     sim0, _, _ = _median_run(simulated(base_o), repeats)
     points = []
-    for value in values:
-        say(f"{axis} = {value}: live and simulated ({repeats} runs each)")
-        t_live, spread, _ = _median_run(live({axis: value}), repeats)
+    for value, (s_live, t_live, spread) in zip(values, live_points, strict=True):
+        say(f"{axis} = {value}: simulated ({repeats} runs)")
         sim_over = base_o | {axis: _sim_override(axis, value, platform)}
         t_sim, _, _ = _median_run(simulated(sim_over), repeats)
-        s_live, s_sim = t_live / live0, t_sim / sim0
+        s_sim = t_sim / sim0
         points.append(
             ValidationPoint(value, t_live, spread, t_sim, s_live, s_sim, s_sim / s_live - 1)
         )
@@ -253,16 +309,15 @@ def machine_toml(calibration: dict[str, Any], name: str = "machine") -> str:
     return text
 
 
-def write_outputs(result: dict[str, Any], directory: Path) -> list[Path]:
-    """``validation.json``, the figure as PNG and PDF, and an HTML page with both."""
-    from netsens.figures import LineFigure, Series, save_matplotlib, to_plotly  # noqa: PLC0415
+def validation_figure(result: dict[str, Any]) -> Any:
+    """The live and simulated slowdown curves of one validation (a figures.LineFigure)."""
+    from netsens.figures import LineFigure, Series  # noqa: PLC0415
 
-    directory.mkdir(parents=True, exist_ok=True)
     axis, pts = result["axis"], result["points"]
     # ps → µs, or fs/B → ns/B: both a factor of 10^6.
     x_unit = "µs" if PARAMETERS[axis].kinds[0] == "time" else "ns/B"
     x = [float(parse_quantity(axis, p["value"], ("time", "per_byte")).value) / 1e6 for p in pts]
-    fig = LineFigure(
+    return LineFigure(
         name=f"validate_{result['app']}_{axis}",
         title=f"{result['app']}, {result['ranks']} ranks: live vs simulated",
         x_title=f"injected {axis} ({x_unit})",
@@ -273,25 +328,43 @@ def write_outputs(result: dict[str, Any], directory: Path) -> list[Path]:
         ],
         caption=(
             "Slowdown against the run with nothing injected; live: median of "
-            f"{result['repeats']} runs on {result['mpi']}; simulated on the calibrated machine "
+            f"{result['repeats']} jobs on {result['mpi']}; simulated on the calibrated machine "
             f"{result['machine']} with compute lined up to the live baseline."
         ),
     )
+
+
+def points_table_html(result: dict[str, Any]) -> str:
+    """The per-point table of one validation, as HTML."""
+    import html  # noqa: PLC0415
+
+    rows = "".join(
+        f"<tr><td>{html.escape(p['value'])}</td><td>{p['live_slowdown']:.3f}</td>"
+        f"<td>{p['simulated_slowdown']:.3f}</td><td>{100 * p['error']:+.1f} %</td></tr>"
+        for p in result["points"]
+    )
+    axis = html.escape(result["axis"])
+    return (
+        f"<table border=1><tr><th>{axis}</th><th>live slowdown (×)</th>"
+        f"<th>simulated slowdown (×)</th><th>error</th></tr>{rows}</table>"
+    )
+
+
+def write_outputs(result: dict[str, Any], directory: Path) -> list[Path]:
+    """``validation.json``, the figure as PNG and PDF, and an HTML page with both."""
+    from netsens.figures import save_matplotlib, to_plotly  # noqa: PLC0415
+
+    directory.mkdir(parents=True, exist_ok=True)
+    fig = validation_figure(result)
     paths = [directory / "validation.json"]
     paths[0].write_text(json.dumps(result, indent=1))
     paths += save_matplotlib(fig, directory)
-    rows = "".join(
-        f"<tr><td>{p['value']}</td><td>{p['live_slowdown']:.3f}</td>"
-        f"<td>{p['simulated_slowdown']:.3f}</td><td>{100 * p['error']:+.1f} %</td></tr>"
-        for p in pts
-    )
     # The page works offline, like the study report: plotly.js is inlined.
     html = to_plotly(fig).to_html(full_html=False, include_plotlyjs=True)
     page = directory / "validation.html"
     page.write_text(
         f"<html><head><meta charset='utf-8'><title>{fig.title}</title></head><body>"
-        f"<h1>{fig.title}</h1>{html}<p>{fig.caption}</p><table border=1>"
-        f"<tr><th>{axis}</th><th>live slowdown</th><th>simulated slowdown</th><th>error</th></tr>"
-        f"{rows}</table></body></html>"
+        f"<h1>{fig.title}</h1>{html}<p>{fig.caption}</p>{points_table_html(result)}"
+        "</body></html>"
     )
     return [*paths, page]

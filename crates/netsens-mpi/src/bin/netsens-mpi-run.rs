@@ -58,6 +58,11 @@ struct Cli {
     /// CPU speed relative to the machine the compute costs were charged for (e.g. 2.0).
     #[arg(long)]
     cpu_speed: Option<String>,
+    /// Run the application this many times in the same job, one after the other (each
+    /// run's time is reported: a run of a few milliseconds varies between runs, and
+    /// netsens takes the median run).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
 }
 
 /// Seconds a failed rank waits for the others to finish before it aborts the job.
@@ -141,16 +146,26 @@ fn run(cli: &Cli, world: &mpi::topology::SimpleCommunicator) -> i32 {
     }
     let opts = RunOptions { seed: cli.seed, ..RunOptions::default() };
     let job = Job { ranks, size, variant, seed: cli.seed, platform: &platform, opts: &opts };
-    let run = match run_on(app, &job, MpiBackend { world }) {
-        Ok(run) => run,
-        Err(e @ Error::Input(_)) => return bad(e),
-        Err(e) => {
-            eprintln!("netsens-mpi-run: rank {me}: {e}");
-            abort(3);
+    // Every run but the last is drained at once (its one-sided requests served until
+    // every rank has finished it), so the next starts clean; a failed run ends the job.
+    let mut runs = Vec::new();
+    let run = loop {
+        let run = match run_on(app, &job, MpiBackend { world }) {
+            Ok(run) => run,
+            Err(e @ Error::Input(_)) => return bad(e),
+            Err(e) => {
+                eprintln!("netsens-mpi-run: rank {me}: {e}");
+                abort(3);
+            }
+        };
+        runs.push((run.stats.elapsed_ps, run.stats.compute_ps));
+        if run.outcome.is_err() || runs.len() == cli.repeat as usize {
+            break run;
         }
+        run.rank.drain(None);
     };
     let verified = run.outcome.is_ok() && app.verifies;
-    let report = report(cli, app.name, size.name(), me, ranks, verified, &run);
+    let report = report(cli, app.name, size.name(), me, ranks, verified, &run, &runs);
     if let Err(why) = write_atomically(&cli.out, &format!("app-rank-{me}.json"), &report) {
         eprintln!("netsens-mpi-run: rank {me}: cannot write the result: {why}");
         abort(2);
@@ -221,7 +236,19 @@ fn calibrate(cli: &Cli, world: &mpi::topology::SimpleCommunicator) -> i32 {
     0
 }
 
-fn report(cli: &Cli, app: &str, size: &str, me: u32, ranks: u32, verified: bool, run: &RankRun) -> String {
+/// This rank's result: the last run's phases and primitives, and every run's elapsed
+/// and compute time (`runs`, in order; `elapsed_ps`/`compute_ps` are the last run's).
+#[allow(clippy::too_many_arguments)]
+fn report(
+    cli: &Cli,
+    app: &str,
+    size: &str,
+    me: u32,
+    ranks: u32,
+    verified: bool,
+    run: &RankRun,
+    runs: &[(u64, u64)],
+) -> String {
     let s = &run.stats;
     let phases: Vec<_> = s
         .phases
@@ -242,6 +269,7 @@ fn report(cli: &Cli, app: &str, size: &str, me: u32, ranks: u32, verified: bool,
         "error": run.outcome.as_ref().err(),
         "elapsed_ps": s.elapsed_ps,
         "compute_ps": s.compute_ps,
+        "runs": runs.iter().map(|&(elapsed, compute)| json!({"elapsed_ps": elapsed, "compute_ps": compute})).collect::<Vec<_>>(),
         "phases": phases,
         "primitives": primitives,
         "mpi_library": library_version(),
