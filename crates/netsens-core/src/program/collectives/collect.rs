@@ -3,7 +3,7 @@
 
 use super::steps::recv_bytes;
 use super::{TAG_GATHER, TAG_REDUCE};
-use crate::program::api::{Communicator, Rank};
+use crate::program::api::{Communicator, Rank, Tag};
 use crate::program::payload::{decode, encode, Element, Op};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -40,27 +40,9 @@ pub async fn reduce_with<R: Rank, T: Element>(
     assert!(root < c.size(), "reduce: root {root} is not a member of a {}-rank communicator", c.size());
     match algo {
         ReduceAlgorithm::Auto | ReduceAlgorithm::Binomial => {
-            // MPICH's binomial reduce: for mask = 1, 2, 4, …: a relative rank with that
-            // bit clear receives (in turn) from vr + mask and combines; with it set it
-            // sends its partial result to vr − mask and is done.
-            let (p, me) = (c.size(), c.rank());
-            let vr = (me + p - root) % p;
-            let mut acc = data.to_vec();
-            let mut mask = 1;
-            while mask < p {
-                if vr & mask == 0 {
-                    let src = vr | mask;
-                    if src < p {
-                        let got = decode::<T>(&recv_bytes(r, &c, (src + root) % p, TAG_REDUCE).await);
-                        op.fold_into(&mut acc, &got);
-                    }
-                } else {
-                    r.send(&c, (vr - mask + root) % p, TAG_REDUCE, encode(&acc)).await;
-                    return None;
-                }
-                mask <<= 1;
-            }
-            Some(acc)
+            // A rank combines each child's partial result into its own, `acc ⊕ child`.
+            let take_in = |acc: &mut Vec<T>, got: Vec<u8>, _| op.fold_into(acc, &decode::<T>(&got));
+            up_the_tree(r, &c, root, TAG_REDUCE, data.to_vec(), take_in, |acc| encode(&acc)).await
         }
     }
 }
@@ -83,35 +65,50 @@ pub async fn gather_with<R: Rank>(
     assert!(root < c.size(), "gather: root {root} is not a member of a {}-rank communicator", c.size());
     match algo {
         GatherAlgorithm::Auto | GatherAlgorithm::Binomial => {
-            // MPICH's binomial gather: like the binomial reduce, but a rank appends
-            // its children's blocks (relative ranks vr, vr+1, … in order) instead of
-            // combining them, so it forwards min(lowbit(vr), p − vr) blocks.
-            let (p, me) = (c.size(), c.rank());
-            let vr = (me + p - root) % p;
+            // A rank appends its children's blocks (relative ranks vr, vr+1, … in
+            // order), so it forwards min(lowbit(vr), p − vr) blocks.
             let block = data.len();
-            let mut buf = data;
-            let mut mask = 1;
-            while mask < p {
-                if vr & mask == 0 {
-                    let src = vr | mask;
-                    if src < p {
-                        let got = recv_bytes(r, &c, (src + root) % p, TAG_GATHER).await;
-                        assert_eq!(
-                            got.len(),
-                            block * mask.min(p - src) as usize,
-                            "gather: members passed blocks of different lengths"
-                        );
-                        buf.extend_from_slice(&got);
-                    }
-                } else {
-                    r.send(&c, (vr - mask + root) % p, TAG_GATHER, buf).await;
-                    return None;
-                }
-                mask <<= 1;
-            }
+            let take_in = |buf: &mut Vec<u8>, got: Vec<u8>, ranks: u32| {
+                assert_eq!(got.len(), block * ranks as usize, "gather: members passed blocks of different lengths");
+                buf.extend_from_slice(&got);
+            };
+            let mut buf = up_the_tree(r, &c, root, TAG_GATHER, data, take_in, |buf| buf).await?;
             // Relative order → rank order.
             buf.rotate_right(root as usize * block);
             Some(buf)
         }
     }
+}
+
+/// MPICH's binomial tree towards the root (relative rank `vr`): for mask = 1, 2, 4, …
+/// a rank with that bit clear receives (in turn) from vr + mask, if it exists, and
+/// takes it in with `take_in(acc, bytes, ranks)` (`ranks`: the child's subtree,
+/// min(mask, p − child)); with the bit set it sends `to_bytes(acc)` to vr − mask and
+/// is done (`None`). The root ends with `Some(acc)`.
+async fn up_the_tree<R: Rank, A>(
+    r: &R,
+    c: &Communicator,
+    root: u32,
+    tag: Tag,
+    mut acc: A,
+    mut take_in: impl FnMut(&mut A, Vec<u8>, u32),
+    to_bytes: impl FnOnce(A) -> Vec<u8>,
+) -> Option<A> {
+    let (p, me) = (c.size(), c.rank());
+    let vr = (me + p - root) % p;
+    let mut mask = 1;
+    while mask < p {
+        if vr & mask == 0 {
+            let src = vr | mask;
+            if src < p {
+                let got = recv_bytes(r, c, (src + root) % p, tag).await;
+                take_in(&mut acc, got, mask.min(p - src));
+            }
+        } else {
+            r.send(c, (vr - mask + root) % p, tag, to_bytes(acc)).await;
+            return None;
+        }
+        mask <<= 1;
+    }
+    Some(acc)
 }
