@@ -172,39 +172,51 @@ fn unfold(nr: u32, rem: u32) -> u32 {
     }
 }
 
+/// The fold-in for p not a power of two: an even rank below 2·rem sends `give` bytes
+/// to the next rank and receives `back` bytes from it at the end, its whole plan
+/// (`Err`); an odd one receives those `give` bytes first. `Ok`: (new rank, stages).
+fn fold_in(p: u32, me: u32, give: usize, back: usize) -> Result<(u32, Stages), Stages> {
+    let (_, rem) = pof2_rem(p);
+    if me < 2 * rem && me.is_multiple_of(2) {
+        return Err(vec![vec![Send(me + 1, give)], vec![Recv(me + 1, back)]]);
+    }
+    if me < 2 * rem {
+        Ok((me / 2, vec![vec![Recv(me - 1, give)]]))
+    } else {
+        Ok((me - rem, Vec::new()))
+    }
+}
+
+/// The fold-out: an odd rank below 2·rem sends the `back` bytes to the rank before.
+fn fold_out(p: u32, me: u32, back: usize, mut st: Stages) -> Stages {
+    if me < 2 * pof2_rem(p).1 {
+        st.push(vec![Send(me - 1, back)]);
+    }
+    st
+}
+
 fn allreduce_rd_plan(p: u32, bytes: usize, me: u32) -> Stages {
     let (pof2, rem) = pof2_rem(p);
-    if me < 2 * rem && me.is_multiple_of(2) {
-        return vec![vec![Send(me + 1, bytes)], vec![Recv(me + 1, bytes)]];
-    }
-    let mut st = Vec::new();
-    if me < 2 * rem {
-        st.push(vec![Recv(me - 1, bytes)]);
-    }
-    let nr = if me < 2 * rem { me / 2 } else { me - rem };
+    let (nr, mut st) = match fold_in(p, me, bytes, bytes) {
+        Ok(taking_part) => taking_part,
+        Err(sitting_out) => return sitting_out,
+    };
     let mut mask = 1;
     while mask < pof2 {
         let partner = unfold(nr ^ mask, rem);
         st.push(exchange(partner, bytes, partner, bytes));
         mask <<= 1;
     }
-    if me < 2 * rem {
-        st.push(vec![Send(me - 1, bytes)]);
-    }
-    st
+    fold_out(p, me, bytes, st)
 }
 
 fn rabenseifner_plan(p: u32, n: usize, me: u32) -> Stages {
     let (pof2, rem) = pof2_rem(p);
     let bytes = 8 * n;
-    if me < 2 * rem && me.is_multiple_of(2) {
-        return vec![vec![Send(me + 1, bytes)], vec![Recv(me + 1, bytes)]];
-    }
-    let mut st = Vec::new();
-    if me < 2 * rem {
-        st.push(vec![Recv(me - 1, bytes)]);
-    }
-    let nr = if me < 2 * rem { me / 2 } else { me - rem };
+    let (nr, mut st) = match fold_in(p, me, bytes, bytes) {
+        Ok(taking_part) => taking_part,
+        Err(sitting_out) => return sitting_out,
+    };
     let start = |b: u32| {
         let b = b as usize;
         b * (n / pof2 as usize) + b.min(n % pof2 as usize)
@@ -228,22 +240,15 @@ fn rabenseifner_plan(p: u32, n: usize, me: u32) -> Stages {
         st.push(exchange(partner, len(lo, hi), partner, len(other.0, other.1)));
         (lo, hi) = (plo, phi);
     }
-    if me < 2 * rem {
-        st.push(vec![Send(me - 1, bytes)]);
-    }
-    st
+    fold_out(p, me, bytes, st)
 }
 
 fn allgather_rd_plan(p: u32, b: usize, me: u32) -> Stages {
     let (pof2, rem) = pof2_rem(p);
-    if me < 2 * rem && me.is_multiple_of(2) {
-        return vec![vec![Send(me + 1, b)], vec![Recv(me + 1, b * p as usize)]];
-    }
-    let mut st = Vec::new();
-    if me < 2 * rem {
-        st.push(vec![Recv(me - 1, b)]);
-    }
-    let nr = if me < 2 * rem { me / 2 } else { me - rem };
+    let (nr, mut st) = match fold_in(p, me, b, b * p as usize) {
+        Ok(taking_part) => taking_part,
+        Err(sitting_out) => return sitting_out,
+    };
     // New ranks [a, a+m) hold the blocks of ranks [first(a), first(a+m)).
     let first = |i: u32| if i < rem { 2 * i } else { i + rem };
     let group = |i: u32, m: u32| b * (first((i & !(m - 1)) + m) - first(i & !(m - 1))) as usize;
@@ -253,10 +258,7 @@ fn allgather_rd_plan(p: u32, b: usize, me: u32) -> Stages {
         st.push(exchange(unfold(pnr, rem), group(nr, mask), unfold(pnr, rem), group(pnr, mask)));
         mask <<= 1;
     }
-    if me < 2 * rem {
-        st.push(vec![Send(me - 1, b * p as usize)]);
-    }
-    st
+    fold_out(p, me, b * p as usize, st)
 }
 
 fn ring_plan(p: u32, b: usize, me: u32) -> Stages {
