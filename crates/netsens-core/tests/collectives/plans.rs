@@ -121,25 +121,16 @@ fn bcast_scatter_allgather_plan(p: u32, root: u32, n: usize, me: u32) -> Stages 
 }
 
 fn reduce_plan(p: u32, root: u32, bytes: usize, me: u32) -> Stages {
-    let vr = (me + p - root) % p;
-    let abs = |v: u32| (v + root) % p;
-    let mut st = Vec::new();
-    let mut mask = 1;
-    while mask < p {
-        if vr & mask == 0 {
-            if vr | mask < p {
-                st.push(vec![Recv(abs(vr | mask), bytes)]);
-            }
-        } else {
-            st.push(vec![Send(abs(vr - mask), bytes)]);
-            break;
-        }
-        mask <<= 1;
-    }
-    st
+    up_the_tree_plan(p, root, me, |_| bytes)
 }
 
 fn gather_plan(p: u32, root: u32, b: usize, me: u32) -> Stages {
+    up_the_tree_plan(p, root, me, |ranks| b * ranks as usize)
+}
+
+/// The binomial tree towards the root of reduce and gather; `size(ranks)` is the
+/// message carrying the partial result of a subtree of `ranks` ranks.
+fn up_the_tree_plan(p: u32, root: u32, me: u32, size: impl Fn(u32) -> usize) -> Stages {
     let vr = (me + p - root) % p;
     let abs = |v: u32| (v + root) % p;
     let mut st = Vec::new();
@@ -148,10 +139,10 @@ fn gather_plan(p: u32, root: u32, b: usize, me: u32) -> Stages {
         if vr & mask == 0 {
             let src = vr | mask;
             if src < p {
-                st.push(vec![Recv(abs(src), b * mask.min(p - src) as usize)]);
+                st.push(vec![Recv(abs(src), size(mask.min(p - src)))]);
             }
         } else {
-            st.push(vec![Send(abs(vr - mask), b * mask.min(p - vr) as usize)]);
+            st.push(vec![Send(abs(vr - mask), size(mask.min(p - vr)))]);
             break;
         }
         mask <<= 1;
