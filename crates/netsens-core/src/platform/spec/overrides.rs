@@ -1,5 +1,6 @@
-//! Command-line settings (`L = 5us`, `clusters = 4x8`, ...) applied to a platform:
-//! one at a time or several as one change, validated before the platform changes.
+//! Overrides by key and value (`L` = `5us`, `clusters` = `4x8`, ...), as the command
+//! line and sweeps give them: one at a time or several as one change, validated
+//! before the platform changes.
 
 use super::values::{parse_clusters, parse_count, parse_cpu_speed, parse_rendezvous, parse_wan_shape};
 use crate::error::Result;
