@@ -1,7 +1,7 @@
 //! The platform: network parameters per level, machine shape, CPU speed, noise.
 //!
-//! `spec.rs` reads and validates TOML, `presets.rs` holds the named platforms,
-//! `layout.rs` places ranks on nodes and clusters for one run.
+//! `spec/` reads, validates and writes TOML and applies overrides, `presets.rs` holds
+//! the named platforms, `layout.rs` places ranks on nodes and clusters for one run.
 
 mod layout;
 pub mod noise;
