@@ -1,6 +1,6 @@
 //! The NAS kernels (ft, is, mg) through the registry: they verify their answers at
 //! tiny size, send exactly the messages derived by hand from their algorithms and
-//! the collectives' (collectives.rs), and slow down when the overhead o rises.
+//! the collectives' (program/collectives/), and slow down when the overhead o rises.
 
 mod common;
 use common::{count, loggopsim, run, run_on, verified};
