@@ -108,11 +108,15 @@ def test_two_eas_live_have_the_simulated_schema(tmp_path):
 def test_toml_mode_live_and_python_api(tmp_path):
     path = tmp_path / "ace.toml"
     path.write_text(
-        'mode = "live"\n[[ea]]\npattern = "ring"\nsize = "64B"\nload = "50%"\n'
-        'iterations = 5\nranks = "0-1"\nreps = 2\n'
+        'mode = "live"\nmpi = "mpich"\n[[ea]]\npattern = "ring"\nsize = "64B"\n'
+        'load = "50%"\niterations = 5\nranks = "0-1"\nreps = 2\n'
     )
     r = ace_json("--file", path)
     assert r["mode"] == "live" and r["world"] == 2
+    assert r["mpi"]["implementation"] == "mpich" and "MPICH" in r["mpi"]["library"]
+    # --mpi on the command line wins over the file's.
+    r = ace_json("--file", path, "--mpi", "openmpi")
+    assert r["mpi"]["implementation"] == "openmpi"
     import netsens
 
     r = netsens.ace(

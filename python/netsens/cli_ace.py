@@ -168,6 +168,10 @@ def ace_command(
     args: dict[str, Any] = {"eas": [], "platform": None, "ranks": None, "seed": 0, "mpi": mpi}
     if spec_file is not None:
         args.update(load_ace_file(spec_file))
+    # A --mpi given on the command line wins over the file's.
+    source = click.get_current_context().get_parameter_source("mpi")
+    if source is not None and source != click.core.ParameterSource.DEFAULT:
+        args["mpi"] = mpi
     if live:
         args["mode"] = "live"
     if args.get("mode") == "live":
