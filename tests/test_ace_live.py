@@ -208,6 +208,8 @@ def test_bad_live_options():
     one_error_line(netsens("ace", "--live", "--mpi", "lam", "--ea", TWO_EAS[0]))
     line = one_error_line(netsens("ace", "--timeout", "10s", "--ea", TWO_EAS[0]))
     assert "--live" in line
+    line = one_error_line(netsens("ace", "--live", "--study", "studies/ace.toml"))
+    assert "--study" in line
     full = "pattern=ring,size=1KiB,load=100%,ranks=0-1"
     line = one_error_line(netsens("ace", "--live", "--ea", full))
     assert "load" in line

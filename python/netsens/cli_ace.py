@@ -106,7 +106,10 @@ def print_ace(result: dict[str, Any]) -> None:
     help="EAs (and platform, ranks, seed) from a TOML file; --ea adds to them.",
 )
 @click.option(
-    "--platform", default=None, metavar="PRESET|FILE.toml", help="Platform  [default: loggopsim]"
+    "--platform",
+    default=None,
+    metavar="PRESET|FILE.toml",
+    help="Platform  [default: loggopsim; --live: the bare machine]",
 )
 @click.option(
     "--ranks",
@@ -163,6 +166,8 @@ def ace_command(
     gives the prediction, the outcome and each rank's dispersion over the cycles.
     """
     if study_file is not None:
+        if live:
+            raise click.UsageError("--study runs simulated only; drop --live")
         _run_study(study_file)
         return
     args: dict[str, Any] = {"eas": [], "platform": None, "ranks": None, "seed": 0, "mpi": mpi}
