@@ -92,6 +92,14 @@ def ace(
 ) -> str:
     """ACE's emulated applications run together, as JSON (see :func:`netsens.ace.ace`)."""
 
+def ace_world(
+    specs: list[str],
+    platform: str = "loggopsim",
+    overrides: dict[str, str] | None = None,
+    ranks: int | None = None,
+) -> int:
+    """The rank count a run of the EAs needs, the specifications checked, nothing run."""
+
 # Trace replay (crates/netsens-py/src/trace.rs)
 def run_trace(
     path: str,

@@ -6,6 +6,7 @@ line ``netsens: error: ...`` with exit code 2.
 """
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from rich.table import Table
 
 from netsens.ace import ace_json, load_ace_file
 from netsens.cli import overrides_from, platform_options
+from netsens.cli_live import mpi_options, timeout_seconds
 from netsens.console import stdout_console
 from netsens.units import format_bytes, format_time
 
@@ -30,6 +32,10 @@ As a file (--file ace.toml):
   load = "30%"
   iterations = 100
   ranks = "0-15"
+
+Live (--live, or mode = "live" in the file): the same emulator on real MPI, one
+process per rank, with the platform's o, g, L, G and wide-area links injected as by
+`netsens live` (no --platform: only the flags, e.g. --o 50us, on the bare machine).
 """
 
 
@@ -40,10 +46,11 @@ def _stat(s: dict[str, Any]) -> str:
 def print_ace(result: dict[str, Any]) -> None:
     """One row per EA, then per rank of each EA: the dispersion of its cycles."""
     console = stdout_console()
-    console.print(
-        f"ACE on platform [bold]{result['platform_name']}[/bold], {result['world']} ranks, "
-        f"seed {result['seed']}"
-    )
+    where = f"platform [bold]{result['platform_name']}[/bold]"
+    if result.get("mode") == "live":
+        mpi = result["mpi"]
+        where = f"live on {mpi['implementation']} ({mpi['library']}), {where} injected"
+    console.print(f"ACE {where}, {result['world']} ranks, seed {result['seed']}")
     eas = Table(title="emulated applications (mean ± sd over cycles)")
     for col in ("EA", "pattern", "size", "load", "cycles", "ranks", "α", "β", "R²"):
         eas.add_column(col, justify="right")
@@ -99,7 +106,10 @@ def print_ace(result: dict[str, Any]) -> None:
     help="EAs (and platform, ranks, seed) from a TOML file; --ea adds to them.",
 )
 @click.option(
-    "--platform", default=None, metavar="PRESET|FILE.toml", help="Platform  [default: loggopsim]"
+    "--platform",
+    default=None,
+    metavar="PRESET|FILE.toml",
+    help="Platform  [default: loggopsim; --live: the bare machine]",
 )
 @click.option(
     "--ranks",
@@ -126,6 +136,12 @@ def print_ace(result: dict[str, Any]) -> None:
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the result as one JSON object (times in ps)."
 )
+@click.option(
+    "--live",
+    is_flag=True,
+    help="Run on real MPI with the platform injected (see netsens live)  [default: simulate]",
+)
+@mpi_options
 def ace_command(
     eas: tuple[str, ...],
     spec_file: Path | None,
@@ -135,6 +151,10 @@ def ace_command(
     seed: int | None,
     figure_dir: Path | None,
     as_json: bool,
+    live: bool,
+    mpi: str,
+    mpirun_args: str,
+    timeout: str | None,
     **params: Any,
 ) -> None:
     """Emulate applications and compare their predicted and actual run times.
@@ -146,11 +166,23 @@ def ace_command(
     gives the prediction, the outcome and each rank's dispersion over the cycles.
     """
     if study_file is not None:
+        if live:
+            raise click.UsageError("--study runs simulated only; drop --live")
         _run_study(study_file)
         return
-    args: dict[str, Any] = {"eas": [], "platform": "loggopsim", "ranks": None, "seed": 0}
+    args: dict[str, Any] = {"eas": [], "platform": None, "ranks": None, "seed": 0, "mpi": mpi}
     if spec_file is not None:
         args.update(load_ace_file(spec_file))
+    # A --mpi given on the command line wins over the file's.
+    source = click.get_current_context().get_parameter_source("mpi")
+    if source is not None and source != click.core.ParameterSource.DEFAULT:
+        args["mpi"] = mpi
+    if live:
+        args["mode"] = "live"
+    if args.get("mode") == "live":
+        args |= {"mpirun_args": shlex.split(mpirun_args), "timeout": timeout_seconds(timeout)}
+    elif mpirun_args or timeout is not None:
+        raise click.UsageError("--mpirun-args and --timeout apply to --live runs only")
     args["eas"] = list(args["eas"]) + list(eas)
     if not args["eas"]:
         raise click.UsageError("give at least one --ea SPEC or a --file")

@@ -1,9 +1,9 @@
 //! `netsens._core.ace`: the emulator of `netsens_apps::ace` as JSON.
 
 use crate::{opts, platform_with, to_py};
-use netsens_apps::ace::{run_ace, AceResult, EaResult, Summary};
+use netsens_apps::ace::json::ace_json;
+use netsens_apps::ace::{plan, run_ace};
 use pyo3::prelude::*;
-use serde_json::{json, Value};
 use std::collections::HashMap;
 
 /// Run the EAs `specs` (`pattern=ring,size=1MB,load=30%,iterations=100,ranks=0-15`)
@@ -26,56 +26,16 @@ pub fn ace(
     })
 }
 
-fn summary(s: &Summary) -> Value {
-    json!({"mean_ps": s.mean, "sd_ps": s.sd, "min_ps": s.min, "max_ps": s.max, "cv": s.cv})
-}
-
-fn ea_json(i: usize, ea: &EaResult) -> Value {
-    let s = &ea.spec;
-    let ranks: Vec<Value> = ea
-        .ranks
-        .iter()
-        .map(|r| {
-            json!({
-                "rank": r.rank,
-                "run_time_ps": r.run_time,
-                "compute": summary(&r.compute),
-                "comm": summary(&r.comm),
-                "sync": summary(&r.sync),
-                "comm_cycles_ps": r.comm_cycles,
-            })
-        })
-        .collect();
-    json!({
-        "ea": i + 1,
-        "pattern": s.pattern.name(),
-        "size_bytes": s.size,
-        "load": s.load,
-        "iterations": s.iterations,
-        "ranks": s.ranks,
-        "bench": ea.bench.iter().map(|&(n, t)| json!({"size_bytes": n, "time_ps": t})).collect::<Vec<_>>(),
-        "alpha_ps": ea.fit.alpha,
-        "beta_ps_per_byte": ea.fit.beta,
-        "r2": ea.fit.r2,
-        "t_comm_ps": ea.t_comm,
-        "t_sync_ps": ea.t_sync,
-        "t_comp_ps": ea.t_comp,
-        "predicted_ps": ea.predicted,
-        "actual_ps": ea.actual,
-        "error": ea.error(),
-        "compute": summary(&ea.compute),
-        "comm": summary(&ea.comm),
-        "sync": summary(&ea.sync),
-        "per_rank": ranks,
-    })
-}
-
-fn ace_json(r: &AceResult, platform: &str, seed: u64) -> Value {
-    json!({
-        "platform_name": platform,
-        "seed": seed,
-        "world": r.world,
-        "makespan_ps": r.run.makespan_ps,
-        "eas": r.eas.iter().enumerate().map(|(i, ea)| ea_json(i, ea)).collect::<Vec<_>>(),
-    })
+/// The rank count a run of the EAs `specs` needs on the platform (as [`ace`] chooses
+/// it), the specifications checked together without running them.
+#[pyfunction]
+#[pyo3(signature = (specs, platform="loggopsim", overrides=None, ranks=None))]
+pub fn ace_world(
+    specs: Vec<String>,
+    platform: &str,
+    overrides: Option<HashMap<String, String>>,
+    ranks: Option<u32>,
+) -> PyResult<u32> {
+    let p = platform_with(platform, overrides).map_err(to_py)?;
+    Ok(plan(&p, ranks, &specs).map_err(to_py)?.0)
 }

@@ -308,6 +308,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(app_variants, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate, m)?)?;
     m.add_function(wrap_pyfunction!(ace::ace, m)?)?;
+    m.add_function(wrap_pyfunction!(ace::ace_world, m)?)?;
     m.add_function(wrap_pyfunction!(platform_toml, m)?)?;
     m.add_function(wrap_pyfunction!(platform_json, m)?)?;
     m.add("presets", wrap_pyfunction!(presets_list, m)?)?;

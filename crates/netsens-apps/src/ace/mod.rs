@@ -12,10 +12,12 @@
 //! pattern, a barrier. The barrier's time is the synchronisation; it is part of
 //! T_comm in the prediction, as the cycle cannot end before it.
 //!
-//! The program ([`emulator::emulate`]) uses the `Rank` API only; [`run_ace`] runs it on
-//! the simulator and turns each rank's log into dispersion statistics.
+//! The program ([`emulator::emulate`]) uses the `Rank` API only; [`emulate_on`] runs it
+//! on a [`Backend`] (the simulator, [`run_ace`], or real MPI in `netsens-mpi`) and turns
+//! each rank's log into dispersion statistics; [`json`] gives the result's one schema.
 
 pub mod emulator;
+pub mod json;
 pub mod pattern;
 pub mod spec;
 pub mod stats;
@@ -24,11 +26,11 @@ pub use pattern::Pattern;
 pub use spec::EaSpec;
 pub use stats::{AlphaBeta, Summary};
 
+use crate::registry::{Backend, Simulator};
 use emulator::{emulate, RankLog, Sink};
 use netsens_core::engine::RunOptions;
 use netsens_core::platform::Platform;
 use netsens_core::profile::RunResult;
-use netsens_core::program::run_program;
 use netsens_core::time::Time;
 use netsens_core::{input_err, Result};
 use std::rc::Rc;
@@ -87,8 +89,9 @@ pub fn platform_ranks(platform: &Platform) -> Option<u32> {
 }
 
 /// Parse the EA specifications for a run of `ranks` ranks (default: the platform's
-/// shape, else one past the highest rank named), check them together and run them.
-pub fn run_ace(platform: &Platform, ranks: Option<u32>, specs: &[String], opts: &RunOptions) -> Result<AceResult> {
+/// shape, else one past the highest rank named) and check them together: the run's
+/// rank count and the specifications, before anything runs.
+pub fn plan(platform: &Platform, ranks: Option<u32>, specs: &[String]) -> Result<(u32, Vec<EaSpec>)> {
     let fixed = platform_ranks(platform);
     if let (Some(asked), Some(has)) = (ranks, fixed) {
         if asked > has {
@@ -100,18 +103,41 @@ pub fn run_ace(platform: &Platform, ranks: Option<u32>, specs: &[String], opts: 
     let highest = specs.iter().flat_map(|s| s.ranks.last()).max().map_or(0, |&r| r + 1);
     let world = hint.unwrap_or(highest);
     spec::check_all(&specs, world)?;
+    Ok((world, specs))
+}
+
+/// Plan the EAs and run them on the simulator.
+pub fn run_ace(platform: &Platform, ranks: Option<u32>, specs: &[String], opts: &RunOptions) -> Result<AceResult> {
+    let (world, specs) = plan(platform, ranks, specs)?;
     emulate_all(platform, world, specs, opts)
 }
 
-/// Run checked specifications on `world` ranks.
+/// Run checked specifications on `world` simulated ranks.
 pub fn emulate_all(platform: &Platform, world: u32, specs: Vec<EaSpec>, opts: &RunOptions) -> Result<AceResult> {
+    let backend = Simulator { ranks: world, opts, progress: &mut |_| true };
+    let (run, eas) = emulate_on(platform, specs, backend)?;
+    Ok(AceResult { eas: eas.into_iter().map(|(_, ea)| ea).collect(), run, world })
+}
+
+/// The EAs whose logs one process holds, with their index in the run's list.
+pub type HeldEas = Vec<(usize, EaResult)>;
+
+/// Run checked specifications on `backend`: its output and the EAs whose logs this
+/// process holds, with their index (every EA on the simulator; on MPI, the EAs whose
+/// first rank this process is, as each EA gathers its logs there).
+pub fn emulate_on<B: Backend>(platform: &Platform, specs: Vec<EaSpec>, backend: B) -> Result<(B::Output, HeldEas)> {
     let specs = Rc::new(specs);
     let sink = Sink::default();
     let (s, k) = (specs.clone(), sink.clone());
-    let run = run_program(platform, world, opts, move |r| emulate(r, s.clone(), k.clone()))?;
+    let out = backend.run(platform, move |r| emulate(r, s.clone(), k.clone()))?;
     let logs = sink.take();
-    let eas = specs.iter().enumerate().map(|(i, spec)| summarise(spec, logs.iter().filter(|l| l.ea == i))).collect();
-    Ok(AceResult { eas, run, world })
+    let eas = specs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| logs.iter().any(|l| l.ea == *i))
+        .map(|(i, spec)| (i, summarise(spec, logs.iter().filter(|l| l.ea == i))))
+        .collect();
+    Ok((out, eas))
 }
 
 fn as_f64(times: &[Time]) -> Vec<f64> {

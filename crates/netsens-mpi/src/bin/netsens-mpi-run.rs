@@ -7,16 +7,24 @@
 //! calibrate --json` prints it, the dialled values those of a machine with nothing
 //! injected).
 //!
+//! `netsens-mpi-run --ea SPEC [--ea SPEC ...] --platform P --out DIR` runs ACE's
+//! emulated applications instead (`netsens ace --live`): every rank writes its
+//! `app-rank-<r>.json` and each EA's first rank, where the EA gathers its ranks' logs,
+//! writes `ace-ea-<i>.json` (i from 0) in the schema of the simulated run's EAs.
+//!
 //! Exit codes: 0 verified (or nothing to verify); 2 bad arguments, a bad platform or
 //! a rank count the application cannot use (one line from rank 0, every rank exits
 //! 2); 3 a wrong answer (the rank prints why and records it) or an internal error.
 
 use clap::Parser;
 use mpi::traits::Communicator as _;
+use netsens_apps::ace::json::ea_json;
+use netsens_apps::ace::{emulate_on, plan};
 use netsens_apps::calibrate::{analyse, measure_with, Options};
 use netsens_apps::registry::{find_sized, find_variant, run_on, Job};
 use netsens_core::engine::RunOptions;
 use netsens_core::platform::{Layout, LevelParams, Platform};
+use netsens_core::program::Rank as _;
 use netsens_core::time::PerByte;
 use netsens_core::Error;
 use netsens_mpi::calibrate::MpiBench;
@@ -29,8 +37,11 @@ use std::path::{Path, PathBuf};
 #[command(name = "netsens-mpi-run")]
 struct Cli {
     /// Application name (as in `netsens apps`).
-    #[arg(long, required_unless_present = "calibrate")]
+    #[arg(long, required_unless_present_any = ["calibrate", "ea"])]
     app: Option<String>,
+    /// An emulated application of ACE, as `netsens ace --ea` takes it (repeat for more).
+    #[arg(long = "ea", value_name = "SPEC", conflicts_with_all = ["app", "calibrate"])]
+    ea: Vec<String>,
     /// Run the LogP calibration on two processes instead of an application.
     #[arg(long, conflicts_with = "app")]
     calibrate: bool,
@@ -90,6 +101,7 @@ fn main() {
     }));
     let code = match parsed {
         Ok(cli) if cli.calibrate => calibrate(&cli, &world),
+        Ok(cli) if !cli.ea.is_empty() => ace(&cli, &world),
         Ok(cli) => run(&cli, &world),
         Err(e) => {
             let info = matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion);
@@ -114,35 +126,41 @@ fn main() {
     std::process::exit(code);
 }
 
+/// The platform of `--platform` with `--cpu-speed` applied.
+fn platform(cli: &Cli) -> Result<Platform, Error> {
+    let mut platform = Platform::resolve(cli.platform.as_deref().unwrap_or_default())?;
+    if let Some(speed) = &cli.cpu_speed {
+        platform.set("cpu_speed", speed)?;
+    }
+    Ok(platform)
+}
+
+/// One line from rank 0 for a bad input; every rank's exit code 2.
+fn bad(me: u32, e: Error) -> i32 {
+    if me == 0 {
+        eprintln!("netsens-mpi-run: error: {e}");
+    }
+    2
+}
+
 /// Run the job on this rank; the process's exit code.
 fn run(cli: &Cli, world: &mpi::topology::SimpleCommunicator) -> i32 {
     let me = world.rank() as u32;
-    let bad = |e: Error| {
-        if me == 0 {
-            eprintln!("netsens-mpi-run: error: {e}");
-        }
-        2
-    };
-    let mut platform = match Platform::resolve(cli.platform.as_deref().unwrap_or_default()) {
+    let platform = match platform(cli) {
         Ok(p) => p,
-        Err(e) => return bad(e),
+        Err(e) => return bad(me, e),
     };
-    if let Some(speed) = &cli.cpu_speed {
-        if let Err(e) = platform.set("cpu_speed", speed) {
-            return bad(e);
-        }
-    }
     let (app, size) = match find_sized(cli.app.as_deref().unwrap_or_default(), &cli.size) {
         Ok(found) => found,
-        Err(e) => return bad(e),
+        Err(e) => return bad(me, e),
     };
     let variant = match find_variant(app, cli.variant.as_deref()) {
         Ok(v) => v,
-        Err(e) => return bad(e),
+        Err(e) => return bad(me, e),
     };
     let ranks = world.size() as u32;
     if let Err(e) = Layout::new(&platform, ranks) {
-        return bad(e);
+        return bad(me, e);
     }
     let opts = RunOptions { seed: cli.seed, ..RunOptions::default() };
     let job = Job { ranks, size, variant, seed: cli.seed, platform: &platform, opts: &opts };
@@ -152,7 +170,7 @@ fn run(cli: &Cli, world: &mpi::topology::SimpleCommunicator) -> i32 {
     let run = loop {
         let run = match run_on(app, &job, MpiBackend { world }) {
             Ok(run) => run,
-            Err(e @ Error::Input(_)) => return bad(e),
+            Err(e @ Error::Input(_)) => return bad(me, e),
             Err(e) => {
                 eprintln!("netsens-mpi-run: rank {me}: {e}");
                 abort(3);
@@ -165,8 +183,48 @@ fn run(cli: &Cli, world: &mpi::topology::SimpleCommunicator) -> i32 {
         run.rank.drain(None);
     };
     let verified = run.outcome.is_ok() && app.verifies;
-    let report = report(cli, app.name, size.name(), me, ranks, verified, &run, &runs);
-    if let Err(why) = write_atomically(&cli.out, &format!("app-rank-{me}.json"), &report) {
+    finish(cli, &report(cli, app.name, size.name(), me, ranks, verified, &run, &runs), &run)
+}
+
+/// ACE's emulated applications on this rank (the same emulator as in simulation);
+/// the process's exit code.
+fn ace(cli: &Cli, world: &mpi::topology::SimpleCommunicator) -> i32 {
+    let me = world.rank() as u32;
+    let ranks = world.size() as u32;
+    let platform = match platform(cli) {
+        Ok(p) => p,
+        Err(e) => return bad(me, e),
+    };
+    let specs = match plan(&platform, Some(ranks), &cli.ea).and_then(|(_, specs)| {
+        Layout::new(&platform, ranks)?;
+        Ok(specs)
+    }) {
+        Ok(specs) => specs,
+        Err(e) => return bad(me, e),
+    };
+    let (run, eas) = match emulate_on(&platform, specs, MpiBackend { world }) {
+        Ok(done) => done,
+        Err(e @ Error::Input(_)) => return bad(me, e),
+        Err(e) => {
+            eprintln!("netsens-mpi-run: rank {me}: {e}");
+            abort(3);
+        }
+    };
+    for (i, ea) in &eas {
+        if let Err(why) = write_atomically(&cli.out, &format!("ace-ea-{i}.json"), &format!("{}\n", ea_json(*i, ea))) {
+            eprintln!("netsens-mpi-run: rank {me}: cannot write the result of EA {}: {why}", i + 1);
+            abort(2);
+        }
+    }
+    let runs = [(run.stats.elapsed_ps, run.stats.compute_ps)];
+    finish(cli, &report(cli, "ace", "-", me, ranks, false, &run, &runs), &run)
+}
+
+/// Write this rank's report, then serve the others until they are done (or give up
+/// on a failed run); the process's exit code.
+fn finish(cli: &Cli, report: &str, run: &RankRun) -> i32 {
+    let me = run.rank.rank();
+    if let Err(why) = write_atomically(&cli.out, &format!("app-rank-{me}.json"), report) {
         eprintln!("netsens-mpi-run: rank {me}: cannot write the result: {why}");
         abort(2);
     }
