@@ -34,7 +34,7 @@ def programs(tmp_path_factory) -> dict[str, Path]:
     subprocess.run(["apt-get", "install", "-y", "-qq", "otf2-tools"], check=False)
     subprocess.run(["make", "-s", "-C", str(ROOT / "native" / "pmpi")], check=True)
     out = tmp_path_factory.mktemp("trace-programs")
-    for name in ["mix", "collectives"]:
+    for name in ["mix", "collectives", "pcontrol"]:
         subprocess.run(["mpicc.openmpi", "-O2", "-o", out / name, PMPI / f"{name}.c"], check=True)
     subprocess.run(
         ["mpif90.openmpi", "-O2", "-o", out / "pingpong_f", PMPI / "pingpong.f90"],
@@ -182,3 +182,16 @@ def test_collective_algorithms_can_be_chosen(programs, tmp_path):
     assert mpich["messages"] - other["messages"] == 2 * (world // 4)
     line = one_error_line(netsens("replay", anchor, "--collectives", "allreduce=tree"))
     assert "allreduce=tree" in line
+
+
+def test_time_paused_by_pcontrol_is_not_replayed(programs, tmp_path):
+    # pcontrol.c at 2 ranks: the 200 ms before its first pause are set-up (the pause is
+    # its first call after MPI_Init); the set-up, the pause and the end, 200 ms each,
+    # are not recorded: replay charges the program's 10 + 5 ms of compute and one
+    # barrier (a message each way, microseconds). Charging any of the four 200 ms
+    # parts would pass 215 ms; the bound below leaves room for a loaded machine
+    # stretching the busy loops (their end is on the wall clock, a preemption is not).
+    anchor = trace(tmp_path, 2, programs["pcontrol"])
+    assert printed_events(anchor)["MPI_COLLECTIVE_END"] == 2  # the second barrier only
+    result = json.loads(netsens("replay", anchor, "--json").stdout)
+    assert 15_000_000_000 <= result["makespan_ps"] < 100_000_000_000

@@ -14,6 +14,9 @@ static const char *trace_dir;
 static struct trace_rec *recs;
 static int64_t nrecs, caprecs;
 static bool in_collective;
+/* Between MPI_Pcontrol(0) and the next MPI_Pcontrol(level > 0), ns_tracing is off:
+ * every hook of the wrappers is skipped. */
+static bool paused;
 static int64_t open_collective = -1; /* the COLL_END of the call in progress */
 static uint64_t next_req = 1;
 
@@ -316,6 +319,35 @@ static int global_region(const char ***names, int *n, const char *name)
     *names = realloc(*names, sizeof(char *) * (size_t)(*n + 1));
     (*names)[*n] = name;
     return (*n)++;
+}
+
+/* MPI_Pcontrol, the convention of profilers such as mpiP and IPM: level 0 pauses the
+ * recording, any other level resumes it. The pause is recorded as one MPI_Pcontrol call
+ * (entered at the pause, left at the resume), so the paused time is not compute. */
+int MPI_Pcontrol(const int level, ...)
+{
+    bool configured = ns_tracing || paused;
+    if (configured && ns_depth == 0) {
+        if (level == 0 && !paused) {
+            push(TR_ENTER)->region = region_of("MPI_Pcontrol");
+            paused = true;
+            ns_tracing = false;
+        } else if (level != 0 && paused) {
+            paused = false;
+            ns_tracing = true;
+            push(TR_LEAVE);
+        }
+    }
+    return PMPI_Pcontrol(level);
+}
+
+/* MPI_Finalize while paused: the pause ends where the run does. */
+void ns_trace_finalize_paused(void)
+{
+    if (!paused) return;
+    paused = false;
+    ns_tracing = true;
+    push(TR_LEAVE);
 }
 
 void ns_trace_finalize_entered(void)

@@ -60,6 +60,8 @@ int64_t ns_sum_bytes(const int counts[], MPI_Datatype dt, MPI_Comm comm);
 #define SENT(scount, sdt, rcount, rdt) \
     (sbuf == MPI_IN_PLACE ? ns_type_bytes(rcount, rdt) : ns_type_bytes(scount, sdt))
 
+/* MPI_Finalize was called while MPI_Pcontrol(0) paused the recording: resume it. */
+void ns_trace_finalize_paused(void);
 /* MPI_Finalize was called: its region, at the end of the program's run. */
 void ns_trace_finalize_entered(void);
 /* Gathers every rank's records to world rank 0, which writes the archive. */

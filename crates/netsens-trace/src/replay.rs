@@ -72,6 +72,13 @@ const OPAQUE: &[&str] = &[
     "MPI_Intercomm_merge",
 ];
 
+/// The call that pauses a tracing library's recording (`MPI_Pcontrol(0)` …
+/// `MPI_Pcontrol(1)`, the profilers' convention), recorded as one call spanning the
+/// pause: like any call, its time is not charged. A rank whose first call after
+/// `MPI_Init` is such a pause marks everything before its end as set-up: its replay
+/// starts there, as the program's own clock does.
+const SETUP_PAUSE: &str = "MPI_Pcontrol";
+
 /// The marker of collective traffic in the tag map (MPI tags are at most i32::MAX).
 const COLLECTIVE_TAG: u32 = u32::MAX;
 
@@ -108,6 +115,11 @@ struct RankState {
     polling: bool,
     /// When the current call began, if it is an opaque one ([`OPAQUE`]).
     opaque_since: Option<u64>,
+    /// Outermost calls entered so far.
+    calls: u64,
+    /// The time before the rank's first call (`MPI_Init`), ns: charged unless the
+    /// next call pauses the recording (see [`SETUP_PAUSE`]).
+    before_init_ns: u64,
 }
 
 /// What a replay read: the schedule and counts for the result.
@@ -226,6 +238,8 @@ impl Sink for Builder<'_> {
                 call_completions: 0,
                 polling: false,
                 opaque_since: None,
+                calls: 0,
+                before_init_ns: 0,
             })
             .collect();
         Ok(())
@@ -270,8 +284,19 @@ impl Sink for Builder<'_> {
                         st.call_polls = polls;
                         st.call_completions = 0;
                         st.opaque_since = OPAQUE.contains(&name).then_some(ev.time_ps);
-                        if gap_ns > 0 && !polling {
-                            let op = self.b.calc(rank, gap_ns * 1000, 0);
+                        st.calls += 1;
+                        let mut charged = if polling { 0 } else { gap_ns };
+                        match st.calls {
+                            1 => {
+                                st.before_init_ns = gap_ns;
+                                charged = 0;
+                            }
+                            2 if name == SETUP_PAUSE => charged = 0,
+                            2 => charged += std::mem::take(&mut st.before_init_ns),
+                            _ => {}
+                        }
+                        if charged > 0 {
+                            let op = self.b.calc(rank, charged * 1000, 0);
                             self.blocking(rank, op);
                         }
                     }
