@@ -34,7 +34,7 @@ def programs(tmp_path_factory) -> dict[str, Path]:
     subprocess.run(["apt-get", "install", "-y", "-qq", "otf2-tools"], check=False)
     subprocess.run(["make", "-s", "-C", str(ROOT / "native" / "pmpi")], check=True)
     out = tmp_path_factory.mktemp("trace-programs")
-    for name in ["mix", "collectives", "pcontrol"]:
+    for name in ["mix", "collectives", "pcontrol", "deadlock"]:
         subprocess.run(["mpicc.openmpi", "-O2", "-o", out / name, PMPI / f"{name}.c"], check=True)
     subprocess.run(
         ["mpif90.openmpi", "-O2", "-o", out / "pingpong_f", PMPI / "pingpong.f90"],
@@ -195,3 +195,22 @@ def test_time_paused_by_pcontrol_is_not_replayed(programs, tmp_path):
     assert printed_events(anchor)["MPI_COLLECTIVE_END"] == 2  # the second barrier only
     result = json.loads(netsens("replay", anchor, "--json").stdout)
     assert 15_000_000_000 <= result["makespan_ps"] < 100_000_000_000
+
+
+def test_a_deadlocked_run_stopped_by_the_timeout_replays_as_one_line_naming_the_stuck(
+    programs, tmp_path
+):
+    # deadlock.c at 2 ranks: each rank's events are MPI_Init's enter and leave (0, 1),
+    # one exchange (rank 0: enter MPI_Send, the send, leave; rank 1: the same with
+    # MPI_Recv: 2, 3, 4), then the enter of the MPI_Recv that never returns: event 5.
+    out = tmp_path / "stuck"
+    proc = netsens(
+        "trace", "--ranks", 2, "--timeout", "3s", "--out", out, "--", programs["deadlock"]
+    )
+    line = one_error_line(proc)
+    assert "timed out after 3 s" in line and f"{out / 'traces.otf2'}" in line
+    assert not list(out.glob("*.partial"))
+    assert printed_events(out / "traces.otf2")["MPI_SEND"] == 1
+    line = one_error_line(netsens("replay", out / "traces.otf2", timeout=60))
+    assert "never finished" in line
+    assert "rank 0 in MPI_Recv (event 5)" in line and "rank 1 in MPI_Recv (event 5)" in line

@@ -117,6 +117,8 @@ struct RankState {
     opaque_since: Option<u64>,
     /// Outermost calls entered so far.
     calls: u64,
+    /// The outermost call in progress: its region and event position.
+    open: Option<(u32, u64)>,
     /// The time before the rank's first call (`MPI_Init`), ns: charged unless the
     /// next call pauses the recording (see [`SETUP_PAUSE`]).
     before_init_ns: u64,
@@ -215,6 +217,36 @@ impl Builder<'_> {
     }
 }
 
+impl Builder<'_> {
+    /// A trace whose ranks end inside an MPI call is of a run that never finished (a
+    /// deadlock stopped by a timeout): no replay, but the calls each rank was stuck in.
+    fn check_finished(&self) -> Result<(), Error> {
+        const SHOWN: usize = 4;
+        let stuck: Vec<String> = self
+            .ranks
+            .iter()
+            .enumerate()
+            .filter_map(|(rank, st)| st.open.map(|open| (rank, open)))
+            .map(|(rank, (region, position))| {
+                let name = self.regions.get(&region).map_or("an MPI call", |s| &**s);
+                format!("rank {rank} in {name} (event {position})")
+            })
+            .collect();
+        if stuck.is_empty() {
+            return Ok(());
+        }
+        let more = match stuck.len().saturating_sub(SHOWN) {
+            0 => String::new(),
+            n => format!(" and {n} more rank(s)"),
+        };
+        Err(Error::Input(format!(
+            "{}: the traced run never finished (a deadlock, or it was stopped); stuck: {}{more}",
+            self.path,
+            stuck[..stuck.len().min(SHOWN)].join(", ")
+        )))
+    }
+}
+
 fn depend(b: &mut ScheduleBuilder, op: OpId, after: After) {
     match after {
         After::Nothing => {}
@@ -239,6 +271,7 @@ impl Sink for Builder<'_> {
                 polling: false,
                 opaque_since: None,
                 calls: 0,
+                open: None,
                 before_init_ns: 0,
             })
             .collect();
@@ -285,6 +318,7 @@ impl Sink for Builder<'_> {
                         st.call_completions = 0;
                         st.opaque_since = OPAQUE.contains(&name).then_some(ev.time_ps);
                         st.calls += 1;
+                        st.open = Some((ev.region, position));
                         let mut charged = if polling { 0 } else { gap_ns };
                         match st.calls {
                             1 => {
@@ -304,6 +338,7 @@ impl Sink for Builder<'_> {
                     let st = &mut self.ranks[r];
                     st.depth = st.depth.saturating_sub(1);
                     if st.depth == 0 {
+                        st.open = None;
                         st.last_leave = ev.time_ps;
                         st.polling = st.pending_collectives > 0 && st.call_polls && st.call_completions == 0;
                         if let Some(since) = st.opaque_since.take() {
@@ -413,6 +448,7 @@ pub fn read_trace_with(anchor: &str, algorithms: Algorithms) -> Result<Replay, E
         events: 0,
     };
     ffi::read(anchor, &mut builder, true).map_err(Error::Input)?;
+    builder.check_finished()?;
     let ranks = builder.ranks.len() as u32;
     let events = builder.events;
     let schedule = builder.b.build().map_err(|e| Error::Input(format!("{anchor}: {e}")))?;
