@@ -115,6 +115,9 @@ struct RankState {
     polling: bool,
     /// When the current call began, if it is an opaque one ([`OPAQUE`]).
     opaque_since: Option<u64>,
+    /// Messages sent: the program's point-to-point ones, a collective's.
+    sends: u64,
+    coll_sends: u64,
     /// Outermost calls entered so far.
     calls: u64,
     /// The outermost call in progress: its region and event position.
@@ -129,6 +132,9 @@ pub struct Replay {
     pub schedule: Schedule,
     pub events: u64,
     pub ranks: u32,
+    /// Messages each rank sends, by kind, as a run's primitive counts: (rank, "send"
+    /// for the program's point-to-point sends or "coll_send" for a collective's, count).
+    pub primitives: Vec<(u32, &'static str, u64)>,
 }
 
 struct Builder<'a> {
@@ -197,7 +203,10 @@ impl Builder<'_> {
             let mut ops = Vec::with_capacity(round.len());
             for m in round {
                 let op = match m {
-                    Msg::Send { peer, bytes } => self.b.send(rank, members[peer as usize], bytes, tag, 0, 0),
+                    Msg::Send { peer, bytes } => {
+                        self.ranks[rank as usize].coll_sends += 1;
+                        self.b.send(rank, members[peer as usize], bytes, tag, 0, 0)
+                    }
                     Msg::Recv { peer, bytes } => self.b.recv(rank, members[peer as usize] as i32, bytes, tag, 0, 0),
                 };
                 depend(&mut self.b, op, after);
@@ -270,6 +279,8 @@ impl Sink for Builder<'_> {
                 call_completions: 0,
                 polling: false,
                 opaque_since: None,
+                sends: 0,
+                coll_sends: 0,
                 calls: 0,
                 open: None,
                 before_init_ns: 0,
@@ -355,6 +366,7 @@ impl Sink for Builder<'_> {
                 let dst = self.world(rank, position, ev.comm, ev.peer)?;
                 let tag = self.tag(ev.comm, ev.tag);
                 let op = self.b.send(rank, dst, ev.bytes, tag, 0, 0);
+                self.ranks[r].sends += 1;
                 if ev.kind == ffi::SEND {
                     self.blocking(rank, op);
                 } else {
@@ -451,8 +463,15 @@ pub fn read_trace_with(anchor: &str, algorithms: Algorithms) -> Result<Replay, E
     builder.check_finished()?;
     let ranks = builder.ranks.len() as u32;
     let events = builder.events;
+    let primitives = builder
+        .ranks
+        .iter()
+        .zip(0..)
+        .flat_map(|(st, rank)| [(rank, "send", st.sends), (rank, "coll_send", st.coll_sends)])
+        .filter(|&(_, _, n)| n > 0)
+        .collect();
     let schedule = builder.b.build().map_err(|e| Error::Input(format!("{anchor}: {e}")))?;
-    Ok(Replay { schedule, events, ranks })
+    Ok(Replay { schedule, events, ranks, primitives })
 }
 
 /// The number of ranks of the archive `anchor`, from its definitions only.
