@@ -122,9 +122,9 @@ struct RankState {
     calls: u64,
     /// The outermost call in progress: its region and event position.
     open: Option<(u32, u64)>,
-    /// The time before the rank's first call (`MPI_Init`), ns: charged unless the
-    /// next call pauses the recording (see [`SETUP_PAUSE`]).
-    before_init_ns: u64,
+    /// The time before the rank's first call when that is `MPI_Init`, ns: charged
+    /// unless the next call pauses the recording (see [`SETUP_PAUSE`]).
+    before_init_ns: Option<u64>,
 }
 
 /// What a replay read: the schedule and counts for the result.
@@ -283,7 +283,7 @@ impl Sink for Builder<'_> {
                 coll_sends: 0,
                 calls: 0,
                 open: None,
-                before_init_ns: 0,
+                before_init_ns: None,
             })
             .collect();
         Ok(())
@@ -331,14 +331,11 @@ impl Sink for Builder<'_> {
                         st.calls += 1;
                         st.open = Some((ev.region, position));
                         let mut charged = if polling { 0 } else { gap_ns };
-                        match st.calls {
-                            1 => {
-                                st.before_init_ns = gap_ns;
-                                charged = 0;
-                            }
-                            2 if name == SETUP_PAUSE => charged = 0,
-                            2 => charged += std::mem::take(&mut st.before_init_ns),
-                            _ => {}
+                        if st.calls == 1 && name.starts_with("MPI_Init") {
+                            st.before_init_ns = Some(gap_ns);
+                            charged = 0;
+                        } else if let Some(before) = st.before_init_ns.take() {
+                            charged = if name == SETUP_PAUSE { 0 } else { charged + before };
                         }
                         if charged > 0 {
                             let op = self.b.calc(rank, charged * 1000, 0);
