@@ -17,9 +17,9 @@ from typing import Any
 
 import click
 
-from netsens.cli_live import CONTEXT, mpi_options, timeout_seconds
+from netsens.cli_live import CONTEXT, mpi_options, result_options, timeout_seconds
 from netsens.console import stdout_console
-from netsens.engine import run_trace, run_trace_json, trace_to_goal
+from netsens.engine import run_goal, run_goal_json, trace_to_goal
 from netsens.errors import InputError, ProgramError
 from netsens.live import run_live
 from netsens.live_mpi import implementation
@@ -159,24 +159,7 @@ def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) 
         help="Platform preset name or TOML file (e.g. calibrate --live --save's).",
     )
     @platform_options
-    @click.option(
-        "--seed",
-        type=int,
-        default=0,
-        show_default=True,
-        metavar="N",
-        callback=lambda _ctx, _param, value: check_seed(value),
-        help="Seed of the platform's noise streams.",
-    )
-    @click.option(
-        "--json", "as_json", is_flag=True, help="Print the result as one JSON object (times in ps)."
-    )
-    @click.option(
-        "--matrix/--no-matrix",
-        default=True,
-        show_default=True,
-        help="Include the matrix in --json.",
-    )
+    @result_options(check_seed, "Seed of the platform's noise streams.")
     @click.option(
         "--collectives",
         metavar="COLL=ALGO,...",
@@ -207,8 +190,8 @@ def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) 
         overrides = overrides_from(params)
         args = (trace, platform, overrides, seed)
         if as_json:
-            click.echo(run_trace_json(*args, matrix, collectives=collectives))
+            click.echo(run_goal_json(*args, matrix, collectives=collectives))
         else:
-            _print_run(run_trace(*args, matrix=False, collectives=collectives))
+            _print_run(run_goal(*args, matrix=False, collectives=collectives))
 
     return replay
