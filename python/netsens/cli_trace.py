@@ -115,8 +115,10 @@ def trace_command() -> click.Command:
         collectives with root and byte counts; the CPU time between calls:
           netsens trace --ranks 4 --out ring-trace -- ./ring 1000
           netsens trace --app radb --ranks 4 --size tiny --out radb-trace
-        otf2-print, Vampir and Pipit read the archive. Its GOAL form (collectives
-        expanded), for LogGOPSim and LLAMP:
+        otf2-print, Vampir and Pipit read the archive. A run stopped by --timeout (a
+        deadlock) keeps its trace up to there; replay names the calls each rank was
+        stuck in. MPI_Pcontrol(0) / MPI_Pcontrol(1) pause and resume the recording.
+        Its GOAL form (collectives expanded), for LogGOPSim and LLAMP:
           netsens trace to-goal ring-trace/traces.otf2 ring.goal
         """
         if program[:1] == ("to-goal",) and app is None:
