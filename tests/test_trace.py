@@ -34,7 +34,7 @@ def programs(tmp_path_factory) -> dict[str, Path]:
     subprocess.run(["apt-get", "install", "-y", "-qq", "otf2-tools"], check=False)
     subprocess.run(["make", "-s", "-C", str(ROOT / "native" / "pmpi")], check=True)
     out = tmp_path_factory.mktemp("trace-programs")
-    for name in ["mix", "collectives"]:
+    for name in ["mix", "collectives", "pcontrol", "deadlock", "pingpong"]:
         subprocess.run(["mpicc.openmpi", "-O2", "-o", out / name, PMPI / f"{name}.c"], check=True)
     subprocess.run(
         ["mpif90.openmpi", "-O2", "-o", out / "pingpong_f", PMPI / "pingpong.f90"],
@@ -162,6 +162,36 @@ def test_a_trace_is_a_workload_of_a_study(programs, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "3/3 points" in proc.stderr + proc.stdout
     assert "0 failed" in proc.stderr + proc.stdout
+    # Its report's communication table, from pingpong.f90's source: 3 repetitions are
+    # 8 iterations (i = -4..3), in each of which each rank sends one 8-byte message,
+    # plus the barrier's one message per rank: 9 per rank, 8 of them point-to-point.
+    from netsens.report import build_report, read_source
+
+    table = build_report(read_source(study)).communication
+    rows = [dict(zip([h for h, _ in table.headers], r, strict=True)) for r in table.rows]
+    (row,) = [r for r in rows if "traces.otf2" in r["workload"]]
+    assert row["messages per rank, mean"] == "9"
+    assert row["bulk share"] == f"{100 * 8 / 9:.1f}"
+    assert row["collective share"] == f"{100 * 1 / 9:.1f}"
+    assert row["median message size"] == "8–15"
+
+
+def test_profile_of_a_trace_counts_the_programs_messages(programs, tmp_path):
+    # pingpong.c with 100 bytes and 10 repetitions runs 15 round trips (5 warm-up):
+    # each rank sends 15 messages of 100 B to the other, all point-to-point.
+    anchor = trace(tmp_path, 2, programs["pingpong"], 100, 10)
+    proc = netsens("profile", "--app", anchor, "--ranks", 2, "--platform", "loggopsim", "--json")
+    assert proc.returncode == 0, proc.stderr
+    p = json.loads(proc.stdout)
+    assert (p["messages_mean"], p["messages_max"]) == (15, 15)
+    assert (p["bytes_mean"], p["bytes_max"]) == (1500, 1500)
+    assert p["shares"] == {"reads": 0.0, "writes": 0.0, "bulk": 1.0, "collective": 0.0}
+    assert (p["median_bytes_lo"], p["median_bytes_hi"]) == (64, 127)
+    assert p["mean_bytes"] == 100.0
+    assert {(c["src"], c["dst"], c["messages"]) for c in p["matrix"]} == {(0, 1, 15), (1, 0, 15)}
+    # a rank count other than the trace's is one line
+    line = one_error_line(netsens("profile", "--app", anchor, "--ranks", 4))
+    assert "has 2 ranks, not 4" in line
 
 
 def test_collective_algorithms_can_be_chosen(programs, tmp_path):
@@ -182,3 +212,38 @@ def test_collective_algorithms_can_be_chosen(programs, tmp_path):
     assert mpich["messages"] - other["messages"] == 2 * (world // 4)
     line = one_error_line(netsens("replay", anchor, "--collectives", "allreduce=tree"))
     assert "allreduce=tree" in line
+    goal = ROOT / "tests" / "data" / "pingpong.goal"
+    line = one_error_line(netsens("replay", goal, "--collectives", "bcast=linear"))
+    assert "applies to OTF2 traces" in line
+
+
+def test_time_paused_by_pcontrol_is_not_replayed(programs, tmp_path):
+    # pcontrol.c at 2 ranks: the 200 ms before its first pause are set-up (the pause is
+    # its first call after MPI_Init); the set-up, the pause and the end, 200 ms each,
+    # are not recorded: replay charges the program's 10 + 5 ms of compute and one
+    # barrier (a message each way, microseconds). Charging any of the four 200 ms
+    # parts would pass 215 ms; the bound below leaves room for a loaded machine
+    # stretching the busy loops (their end is on the wall clock, a preemption is not).
+    anchor = trace(tmp_path, 2, programs["pcontrol"])
+    assert printed_events(anchor)["MPI_COLLECTIVE_END"] == 2  # the second barrier only
+    result = json.loads(netsens("replay", anchor, "--json").stdout)
+    assert 15_000_000_000 <= result["makespan_ps"] < 100_000_000_000
+
+
+def test_a_deadlocked_run_stopped_by_the_timeout_replays_as_one_line_naming_the_stuck(
+    programs, tmp_path
+):
+    # deadlock.c at 2 ranks: each rank's events are MPI_Init's enter and leave (0, 1),
+    # one exchange (rank 0: enter MPI_Send, the send, leave; rank 1: the same with
+    # MPI_Recv: 2, 3, 4), then the enter of the MPI_Recv that never returns: event 5.
+    out = tmp_path / "stuck"
+    proc = netsens(
+        "trace", "--ranks", 2, "--timeout", "3s", "--out", out, "--", programs["deadlock"]
+    )
+    line = one_error_line(proc)
+    assert "timed out after 3 s" in line and f"{out / 'traces.otf2'}" in line
+    assert not list(out.glob("*.partial"))
+    assert printed_events(out / "traces.otf2")["MPI_SEND"] == 1
+    line = one_error_line(netsens("replay", out / "traces.otf2", timeout=60))
+    assert "never finished" in line
+    assert "rank 0 in MPI_Recv (event 5)" in line and "rank 1 in MPI_Recv (event 5)" in line

@@ -6,7 +6,8 @@
  * in ns (timer resolution 10^9). `faults` makes bad traces for the tests: bit 0, rank 0
  * sends nothing (its right neighbour's receives have no sender); bit 1, rank 1 ends
  * with an MPI_Put (a call replay does not model); bit 2, every rank starts with a
- * 500 ns MPI_Comm_dup. */
+ * 500 ns MPI_Comm_dup; bit 3, rank 1 ends inside an MPI_Sendrecv it entered and never
+ * left (a run stopped while stuck). */
 #define _POSIX_C_SOURCE 200809L
 #include "otf2_reader.h"
 
@@ -64,6 +65,7 @@ int ns_otf2_synth(const char *dir, uint32_t ranks, uint64_t iterations, uint64_t
                 OTF2_EvtWriter_Leave(w, NULL, t, 1);
             }
         }
+        if ((faults & 8) && r == 1) OTF2_EvtWriter_Enter(w, NULL, t + 1, 0); /* never left */
         if ((faults & 2) && r == 1) {
             OTF2_EvtWriter_Enter(w, NULL, t + 1, 2);
             OTF2_EvtWriter_Leave(w, NULL, t + 2, 2);

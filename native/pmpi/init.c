@@ -26,6 +26,7 @@ void ns_before_finalize(void)
     ns_count_call(STAT_CALLS, "MPI_Finalize");
     /* The run ends here, for the trace and the stats alike; gathering and writing
      * the archive afterwards is not part of the program's run time. */
+    ns_trace_finalize_paused();
     if (ns_tracing) ns_trace_finalize_entered();
     ns_stats_write();
     if (ns_tracing) ns_trace_finish();

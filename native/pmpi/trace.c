@@ -4,22 +4,27 @@
  * Injection, if also configured, is unchanged: the trace records what the program felt. */
 #include "trace.h"
 
+#include <fcntl.h>
 #include <otf2/OTF2_Events.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 bool ns_tracing;
 static const char *trace_dir;
 static struct trace_rec *recs;
 static int64_t nrecs, caprecs;
 static bool in_collective;
+/* Between MPI_Pcontrol(0) and the next MPI_Pcontrol(level > 0), ns_tracing is off:
+ * every hook of the wrappers is skipped. */
+static bool paused;
 static int64_t open_collective = -1; /* the COLL_END of the call in progress */
 static uint64_t next_req = 1;
 
 /* Region names of this rank, by first use (string literals of the wrappers). */
-enum { MAX_REGIONS = 512 };
-static const char *regions[MAX_REGIONS];
+static const char *regions[NS_TRACE_MAX_REGIONS];
 static int nregions;
 
 /* Communicators seen in events: id and members' world ranks. */
@@ -49,6 +54,62 @@ void ns_trace_init(void)
         PMPI_Abort(MPI_COMM_WORLD, 2);
     }
     trace_dir = dir;
+    if (ns_tracing) ns_trace_dump_on_terminate();
+}
+
+/* ---- a rank stopped by SIGTERM (a timeout, a deadlock) keeps what it recorded ---- */
+
+static char partial_path[4096], partial_tmp[4096 + 8];
+
+static void write_all(int fd, const void *data, size_t n)
+{
+    const char *at = data;
+    while (n > 0) {
+        ssize_t w = write(fd, at, n);
+        if (w <= 0) return;
+        at += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Async-signal-safe: open, write, close, rename (so a reader sees whole files only),
+ * strlen; then the default action. */
+static void on_terminate(int sig)
+{
+    int fd = open(partial_tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+        struct trace_partial h = {.magic = NS_TRACE_PARTIAL_MAGIC,
+                                  .rank = ns_world_rank,
+                                  .size = ns_world_size,
+                                  .nrecs = nrecs};
+        for (int i = 0; i < nregions; i++) h.name_bytes += (int64_t)strlen(regions[i]) + 1;
+        for (int i = 0; i < ncomms; i++) h.comm_words += 2 + comms[i].size;
+        write_all(fd, &h, sizeof h);
+        write_all(fd, recs, sizeof *recs * (size_t)nrecs);
+        for (int i = 0; i < nregions; i++) write_all(fd, regions[i], strlen(regions[i]) + 1);
+        for (int i = 0; i < ncomms; i++) {
+            int64_t head[2] = {(int64_t)comms[i].id, comms[i].size};
+            write_all(fd, head, sizeof head);
+            write_all(fd, comms[i].world, sizeof(int64_t) * (size_t)comms[i].size);
+        }
+        close(fd);
+        rename(partial_tmp, partial_path);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void ns_trace_dump_on_terminate(void)
+{
+    int n = snprintf(partial_path, sizeof partial_path, "%s/" NS_TRACE_PARTIAL, trace_dir,
+                     ns_world_rank);
+    if (n <= 0 || (size_t)n >= sizeof partial_path) return;
+    snprintf(partial_tmp, sizeof partial_tmp, "%s.tmp", partial_path);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_terminate;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
 }
 
 static struct trace_rec *push(enum trace_type type);
@@ -82,16 +143,9 @@ static uint16_t region_of(const char *name)
 {
     for (int i = 0; i < nregions; i++)
         if (regions[i] == name || strcmp(regions[i], name) == 0) return (uint16_t)i;
-    if (nregions == MAX_REGIONS) return MAX_REGIONS - 1;
+    if (nregions == NS_TRACE_MAX_REGIONS) return NS_TRACE_MAX_REGIONS - 1;
     regions[nregions] = name;
     return (uint16_t)nregions++;
-}
-
-/* A communicator's key in the archive: its id (comm_ids.c), which the disjoint
- * communicators of one MPI_Comm_split share, told apart by its first member. */
-uint64_t ns_trace_comm_key(uint64_t id, int first_world_rank)
-{
-    return id ^ ((uint64_t)(first_world_rank + 1) * 0x9e3779b97f4a7c15ULL);
 }
 
 static uint64_t comm_of(MPI_Comm comm)
@@ -309,13 +363,33 @@ static void *gather_blocks(const void *mine, int64_t n, MPI_Datatype unit, size_
     return all;
 }
 
-static int global_region(const char ***names, int *n, const char *name)
+/* MPI_Pcontrol, the convention of profilers such as mpiP and IPM: level 0 pauses the
+ * recording, any other level resumes it. The pause is recorded as one MPI_Pcontrol call
+ * (entered at the pause, left at the resume), so the paused time is not compute. */
+int MPI_Pcontrol(const int level, ...)
 {
-    for (int i = 0; i < *n; i++)
-        if (strcmp((*names)[i], name) == 0) return i;
-    *names = realloc(*names, sizeof(char *) * (size_t)(*n + 1));
-    (*names)[*n] = name;
-    return (*n)++;
+    bool configured = ns_tracing || paused;
+    if (configured && ns_depth == 0) {
+        if (level == 0 && !paused) {
+            push(TR_ENTER)->region = region_of("MPI_Pcontrol");
+            paused = true;
+            ns_tracing = false;
+        } else if (level != 0 && paused) {
+            paused = false;
+            ns_tracing = true;
+            push(TR_LEAVE);
+        }
+    }
+    return PMPI_Pcontrol(level);
+}
+
+/* MPI_Finalize while paused: the pause ends where the run does. */
+void ns_trace_finalize_paused(void)
+{
+    if (!paused) return;
+    paused = false;
+    ns_tracing = true;
+    push(TR_LEAVE);
 }
 
 void ns_trace_finalize_entered(void)
@@ -355,43 +429,10 @@ void ns_trace_finish(void)
     }
     int64_t *all_comms = gather_blocks(flat, comm_len, MPI_INT64_T, sizeof(int64_t), comm_counts);
 
-    if (me == 0) {
-        struct trace_rec **per_rank = malloc(sizeof *per_rank * (size_t)p);
-        const char **global = NULL;
-        int nglobal = 0;
-        struct trace_rec *r = all;
-        char *name = names;
-        for (int rank = 0; rank < p; rank++) {
-            per_rank[rank] = r;
-            /* this rank's region ids, by its names, to the archive's */
-            int local_ids[MAX_REGIONS], nlocal = 0;
-            char *end = name + name_counts[rank];
-            for (; name < end && nlocal < MAX_REGIONS; name += strlen(name) + 1)
-                local_ids[nlocal++] = global_region(&global, &nglobal, name);
-            for (int64_t i = 0; i < rec_counts[rank]; i++)
-                if (r[i].type == TR_ENTER) r[i].region = (uint16_t)local_ids[r[i].region];
-            r += rec_counts[rank];
-        }
-        struct trace_comm *merged = NULL;
-        int nmerged = 0;
-        int64_t total = 0;
-        for (int rank = 0; rank < p; rank++) total += comm_counts[rank];
-        for (int64_t i = 0; i < total; i += 2 + all_comms[i + 1]) {
-            bool known = false;
-            for (int k = 0; k < nmerged && !known; k++) known = merged[k].id == (uint64_t)all_comms[i];
-            if (known) continue;
-            merged = realloc(merged, sizeof *merged * (size_t)(nmerged + 1));
-            merged[nmerged++] = (struct trace_comm){
-                .id = (uint64_t)all_comms[i], .size = all_comms[i + 1], .world = &all_comms[i + 2]};
-        }
-        if (ns_trace_write_otf2(trace_dir, p, per_rank, rec_counts, merged, nmerged, global,
-                                nglobal) != 0)
-            fprintf(stderr, "netsens-pmpi: error: could not write the OTF2 archive in %s\n",
-                    trace_dir);
-        free(per_rank);
-        free(global);
-        free(merged);
-    }
+    if (me == 0 && ns_trace_assemble(trace_dir, p, all, rec_counts, names, name_counts,
+                                      all_comms, comm_counts) != 0)
+        fprintf(stderr, "netsens-pmpi: error: could not write the OTF2 archive in %s\n",
+                trace_dir);
     free(all);
     free(names);
     free(all_comms);

@@ -60,6 +60,8 @@ int64_t ns_sum_bytes(const int counts[], MPI_Datatype dt, MPI_Comm comm);
 #define SENT(scount, sdt, rcount, rdt) \
     (sbuf == MPI_IN_PLACE ? ns_type_bytes(rcount, rdt) : ns_type_bytes(scount, sdt))
 
+/* MPI_Finalize was called while MPI_Pcontrol(0) paused the recording: resume it. */
+void ns_trace_finalize_paused(void);
 /* MPI_Finalize was called: its region, at the end of the program's run. */
 void ns_trace_finalize_entered(void);
 /* Gathers every rank's records to world rank 0, which writes the archive. */
@@ -73,6 +75,26 @@ struct trace_comm {
     int64_t size;
     int64_t *world; /* member -> world rank */
 };
+/* A rank stopped by SIGTERM (a timeout) writes what it recorded to
+ * <NETSENS_TRACE_DIR>/traces.rank-<N>.partial: this header, its records, its region
+ * names ('\0'-terminated, in id order), then its communicators (id, size, members'
+ * world ranks as int64); netsens-trace-merge (trace_merge.c) makes the archive. */
+#define NS_TRACE_PARTIAL "traces.rank-%d.partial"
+struct trace_partial {
+    uint64_t magic; /* NS_TRACE_PARTIAL_MAGIC */
+    int64_t rank, size, nrecs, name_bytes, comm_words;
+};
+#define NS_TRACE_PARTIAL_MAGIC 0x6e736e7370617274ULL
+void ns_trace_dump_on_terminate(void);
+
+/* Region names per rank, at most (by first use). */
+enum { NS_TRACE_MAX_REGIONS = 512 };
+/* The archive from every rank's records, region names and communicators as gathered
+ * (each rank's block after the other: records with the rank's own region ids, names
+ * '\0'-separated in that id order, communicators as id, size, members' world ranks). */
+int ns_trace_assemble(const char *dir, int p, struct trace_rec *all, const int64_t *rec_counts,
+                      char *names, const int64_t *name_counts, int64_t *all_comms,
+                      const int64_t *comm_counts);
 int ns_trace_write_otf2(const char *dir, int nranks, struct trace_rec **recs,
                         const int64_t *counts, struct trace_comm *comms, int ncomms,
                         const char **regions, int nregions);

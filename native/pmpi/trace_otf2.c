@@ -6,6 +6,23 @@
 #include <otf2/otf2.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+static int global_region(const char ***names, int *n, const char *name)
+{
+    for (int i = 0; i < *n; i++)
+        if (strcmp((*names)[i], name) == 0) return i;
+    *names = realloc(*names, sizeof(char *) * (size_t)(*n + 1));
+    (*names)[*n] = name;
+    return (*n)++;
+}
+
+/* A communicator's key in the archive: its id (comm_ids.c), which the disjoint
+ * communicators of one MPI_Comm_split share, told apart by its first member. */
+uint64_t ns_trace_comm_key(uint64_t id, int first_world_rank)
+{
+    return id ^ ((uint64_t)(first_world_rank + 1) * 0x9e3779b97f4a7c15ULL);
+}
 
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc,
                                 void *caller, bool final)
@@ -173,4 +190,43 @@ int ns_trace_write_otf2(const char *dir, int nranks, struct trace_rec **recs,
     OTF2_GlobalDefWriter *d = OTF2_Archive_GetGlobalDefWriter(a);
     write_definitions(d, nranks, counts, recs, comms, ncomms, regions, nregions);
     return OTF2_Archive_Close(a) == OTF2_SUCCESS ? 0 : -1;
+}
+
+int ns_trace_assemble(const char *dir, int p, struct trace_rec *all, const int64_t *rec_counts,
+                      char *names, const int64_t *name_counts, int64_t *all_comms,
+                      const int64_t *comm_counts)
+{
+    struct trace_rec **per_rank = malloc(sizeof *per_rank * (size_t)p);
+    const char **global = NULL;
+    int nglobal = 0;
+    struct trace_rec *r = all;
+    char *name = names;
+    for (int rank = 0; rank < p; rank++) {
+        per_rank[rank] = r;
+        /* this rank's region ids, by its names, to the archive's */
+        int local_ids[NS_TRACE_MAX_REGIONS], nlocal = 0;
+        char *end = name + name_counts[rank];
+        for (; name < end && nlocal < NS_TRACE_MAX_REGIONS; name += strlen(name) + 1)
+            local_ids[nlocal++] = global_region(&global, &nglobal, name);
+        for (int64_t i = 0; i < rec_counts[rank]; i++)
+            if (r[i].type == TR_ENTER) r[i].region = (uint16_t)local_ids[r[i].region];
+        r += rec_counts[rank];
+    }
+    struct trace_comm *merged = NULL;
+    int nmerged = 0;
+    int64_t total = 0;
+    for (int rank = 0; rank < p; rank++) total += comm_counts[rank];
+    for (int64_t i = 0; i < total; i += 2 + all_comms[i + 1]) {
+        bool known = false;
+        for (int k = 0; k < nmerged && !known; k++) known = merged[k].id == (uint64_t)all_comms[i];
+        if (known) continue;
+        merged = realloc(merged, sizeof *merged * (size_t)(nmerged + 1));
+        merged[nmerged++] = (struct trace_comm){
+            .id = (uint64_t)all_comms[i], .size = all_comms[i + 1], .world = &all_comms[i + 2]};
+    }
+    int rc = ns_trace_write_otf2(dir, p, per_rank, rec_counts, merged, nmerged, global, nglobal);
+    free(per_rank);
+    free(global);
+    free(merged);
+    return rc;
 }

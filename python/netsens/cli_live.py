@@ -77,6 +77,36 @@ def _print_live(result: dict[str, Any]) -> None:
         console.print(_phase_table(result["phases"]))
 
 
+def result_options(check_seed: Any, seed_help: str) -> Any:
+    """``--seed``, ``--json`` and ``--matrix/--no-matrix``, shared by the commands that
+    print a run's result (``live``, ``replay``)."""
+
+    def decorate(command: Any) -> Any:
+        command = click.option(
+            "--matrix/--no-matrix",
+            default=True,
+            show_default=True,
+            help="Include the matrix in --json.",
+        )(command)
+        command = click.option(
+            "--json",
+            "as_json",
+            is_flag=True,
+            help="Print the result as one JSON object (times in ps).",
+        )(command)
+        return click.option(
+            "--seed",
+            type=int,
+            default=0,
+            show_default=True,
+            metavar="N",
+            callback=lambda _ctx, _param, value: check_seed(value),
+            help=seed_help,
+        )(command)
+
+    return decorate
+
+
 def live_command(platform_options: Any, overrides_from: Any, check_seed: Any) -> click.Command:
     """The command, given the network flags of :mod:`netsens.cli` (shared with ``run``)."""
 
@@ -105,24 +135,7 @@ def live_command(platform_options: Any, overrides_from: Any, check_seed: Any) ->
     )
     @platform_options
     @mpi_options
-    @click.option(
-        "--seed",
-        type=int,
-        default=0,
-        show_default=True,
-        metavar="N",
-        callback=lambda _ctx, _param, value: check_seed(value),
-        help="Seed of the --app application's data.",
-    )
-    @click.option(
-        "--json", "as_json", is_flag=True, help="Print the result as one JSON object (times in ps)."
-    )
-    @click.option(
-        "--matrix/--no-matrix",
-        default=True,
-        show_default=True,
-        help="Include the matrix in --json.",
-    )
+    @result_options(check_seed, "Seed of the --app application's data.")
     @click.option(
         "--repeat",
         type=click.IntRange(min=1),

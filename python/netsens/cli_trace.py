@@ -10,16 +10,19 @@ Registered on the ``netsens`` group by :mod:`netsens.cli`; errors end as one lin
 from __future__ import annotations
 
 import shlex
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import click
 
-from netsens.cli_live import CONTEXT, mpi_options, timeout_seconds
+from netsens.cli_live import CONTEXT, mpi_options, result_options, timeout_seconds
 from netsens.console import stdout_console
-from netsens.engine import run_trace, run_trace_json, trace_to_goal
+from netsens.engine import run_goal, run_goal_json, trace_to_goal
 from netsens.errors import InputError, ProgramError
 from netsens.live import run_live
+from netsens.live_mpi import implementation
 from netsens.units import format_time
 
 ARCHIVE = "traces.otf2"
@@ -38,11 +41,41 @@ def trace_run(
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise InputError(f"{out} exists and is not an empty directory; choose another --out")
     out.mkdir(parents=True, exist_ok=True)
-    result = run_live(ranks, app=app, program=program, trace_dir=out, **live)
     anchor = out / ARCHIVE
+    try:
+        result = run_live(ranks, app=app, program=program, trace_dir=out, **live)
+    except ProgramError as stopped:
+        if not partial_records(out, ranks):
+            raise
+        # Every rank stopped by SIGTERM (a timeout) left its records: the archive of
+        # the run up to there, for replay to say where it was stuck.
+        merge(out, live.get("mpi", "openmpi"))
+        raise ProgramError(f"{stopped}; its trace up to then is {anchor}") from None
     if not anchor.is_file():
         raise ProgramError(f"the run ended but rank 0 wrote no OTF2 archive in {out}")
     return anchor, result
+
+
+def partial_records(out: Path, ranks: int, patience_s: float = 5.0) -> bool:
+    """Whether the ranks of a stopped run left their records in ``out``: the launcher
+    may return before its processes have written them, so wait a little for all."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        found = len(list(out.glob("traces.rank-*.partial")))
+        if found == ranks or (found == 0 and not any(out.glob("*.partial.tmp"))):
+            return found == ranks
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+
+
+def merge(out: Path, mpi: str) -> None:
+    """The archive of a stopped run from its ranks' partial records (netsens-trace-merge)."""
+    tool = implementation(mpi).pmpi_library().parent / "netsens-trace-merge"
+    proc = subprocess.run([str(tool), str(out)], capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        why = proc.stderr.strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
+        raise ProgramError(f"the stopped run's trace could not be written: {why[0]}")
 
 
 def trace_command() -> click.Command:
@@ -82,8 +115,10 @@ def trace_command() -> click.Command:
         collectives with root and byte counts; the CPU time between calls:
           netsens trace --ranks 4 --out ring-trace -- ./ring 1000
           netsens trace --app radb --ranks 4 --size tiny --out radb-trace
-        otf2-print, Vampir and Pipit read the archive. Its GOAL form (collectives
-        expanded), for LogGOPSim and LLAMP:
+        otf2-print, Vampir and Pipit read the archive. A run stopped by --timeout (a
+        deadlock) keeps its trace up to there; replay names the calls each rank was
+        stuck in. MPI_Pcontrol(0) / MPI_Pcontrol(1) pause and resume the recording.
+        Its GOAL form (collectives expanded), for LogGOPSim and LLAMP:
           netsens trace to-goal ring-trace/traces.otf2 ring.goal
         """
         if program[:1] == ("to-goal",) and app is None:
@@ -126,24 +161,7 @@ def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) 
         help="Platform preset name or TOML file (e.g. calibrate --live --save's).",
     )
     @platform_options
-    @click.option(
-        "--seed",
-        type=int,
-        default=0,
-        show_default=True,
-        metavar="N",
-        callback=lambda _ctx, _param, value: check_seed(value),
-        help="Seed of the platform's noise streams.",
-    )
-    @click.option(
-        "--json", "as_json", is_flag=True, help="Print the result as one JSON object (times in ps)."
-    )
-    @click.option(
-        "--matrix/--no-matrix",
-        default=True,
-        show_default=True,
-        help="Include the matrix in --json.",
-    )
+    @result_options(check_seed, "Seed of the platform's noise streams.")
     @click.option(
         "--collectives",
         metavar="COLL=ALGO,...",
@@ -174,8 +192,8 @@ def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) 
         overrides = overrides_from(params)
         args = (trace, platform, overrides, seed)
         if as_json:
-            click.echo(run_trace_json(*args, matrix, collectives=collectives))
+            click.echo(run_goal_json(*args, matrix, collectives=collectives))
         else:
-            _print_run(run_trace(*args, matrix=False, collectives=collectives))
+            _print_run(run_goal(*args, matrix=False, collectives=collectives))
 
     return replay

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from netsens import _core
+from netsens.errors import InputError
 
 PathLike = str | os.PathLike[str]
 # Called every 2^20 events with (events, virtual time in ps, ops finished, ops in all);
@@ -33,12 +34,19 @@ def run_goal(
     matrix: bool = True,
     progress: ProgressFn | None = None,
     ranks: int | None = None,
+    collectives: str | None = None,
 ) -> dict[str, Any]:
     """Replay the GOAL schedule at ``path`` on ``platform`` (a preset name or a TOML file).
 
-    ``ranks``, if given, must equal the file's ``num_ranks``.
+    ``ranks``, if given, must equal the file's ``num_ranks``. A path ending in ``.otf2``
+    is an OTF2 trace, as ``netsens trace`` writes it: its sends and receives, its
+    collectives expanded (with MPICH's algorithms, or ``collectives``' choice, e.g.
+    ``"bcast=linear,allreduce=reduce-bcast"``), the compute between its MPI calls
+    scaled by the platform's ``cpu_speed``; ``workload.kind`` is then ``"trace"``.
     """
-    return json.loads(run_goal_json(path, platform, overrides, seed, matrix, progress, ranks))
+    return json.loads(
+        run_goal_json(path, platform, overrides, seed, matrix, progress, ranks, collectives)
+    )
 
 
 def run_goal_json(
@@ -49,62 +57,20 @@ def run_goal_json(
     matrix: bool = True,
     progress: ProgressFn | None = None,
     ranks: int | None = None,
+    collectives: str | None = None,
 ) -> str:
-    """``run_goal``'s result as the engine's JSON text, unparsed. A path ending in
-    ``.otf2`` is an OTF2 trace (:func:`run_trace`), replayed the same way."""
-    run = _core.run_trace if is_trace(path) else _core.run_goal
-    return run(
-        os.fspath(path), os.fspath(platform), dict(overrides or {}), seed, matrix, progress, ranks
-    )
+    """``run_goal``'s result as the engine's JSON text, unparsed."""
+    args = (os.fspath(path), os.fspath(platform), dict(overrides or {}), seed, matrix, progress)
+    if is_trace(path):
+        return _core.run_trace(*args, ranks, collectives)
+    if collectives:
+        raise InputError(f"collectives: {collectives!r} applies to OTF2 traces, not GOAL files")
+    return _core.run_goal(*args, ranks)
 
 
 def is_trace(path: PathLike) -> bool:
     """Whether ``path`` names an OTF2 archive (its ``.otf2`` anchor file)."""
     return os.fspath(path).endswith(".otf2")
-
-
-def run_trace(
-    path: PathLike,
-    platform: PathLike = "loggopsim",
-    overrides: Mapping[str, str] | None = None,
-    seed: int = 0,
-    matrix: bool = True,
-    progress: ProgressFn | None = None,
-    ranks: int | None = None,
-    collectives: str | None = None,
-) -> dict[str, Any]:
-    """Replay the OTF2 trace at ``path`` (the archive's ``.otf2`` anchor file, as
-    ``netsens trace`` writes it) on ``platform``: its sends and receives, its
-    collectives expanded, the compute between its MPI calls scaled by the platform's
-    ``cpu_speed``. The result has ``run_goal``'s schema; ``workload.kind`` is
-    ``"trace"``. ``collectives`` picks other algorithms than MPICH's, e.g.
-    ``"bcast=linear,allreduce=reduce-bcast"``."""
-    return json.loads(
-        run_trace_json(path, platform, overrides, seed, matrix, progress, ranks, collectives)
-    )
-
-
-def run_trace_json(
-    path: PathLike,
-    platform: PathLike = "loggopsim",
-    overrides: Mapping[str, str] | None = None,
-    seed: int = 0,
-    matrix: bool = True,
-    progress: ProgressFn | None = None,
-    ranks: int | None = None,
-    collectives: str | None = None,
-) -> str:
-    """``run_trace``'s result as the engine's JSON text, unparsed."""
-    return _core.run_trace(
-        os.fspath(path),
-        os.fspath(platform),
-        dict(overrides or {}),
-        seed,
-        matrix,
-        progress,
-        ranks,
-        collectives,
-    )
 
 
 def trace_to_goal(path: PathLike, out: PathLike, collectives: str | None = None) -> tuple[int, int]:

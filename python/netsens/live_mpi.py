@@ -192,6 +192,7 @@ def stop(proc: subprocess.Popen[str], job: str) -> None:
             break
         except subprocess.TimeoutExpired:
             continue
+    terminate_marked(job)
     kill_marked(job)
 
 
@@ -209,6 +210,25 @@ def marked_processes(job: str) -> list[int]:
         if mark in environ.split(b"\0"):
             found.append(int(entry.name))
     return found
+
+
+# How long the job's processes get to end on SIGTERM before SIGKILL, seconds: a rank
+# tracing its run writes what it recorded (docs/LIVE.md, "Trace mode").
+TERMINATE_GRACE_S = 2.0
+
+
+def terminate_marked(job: str) -> None:
+    """SIGTERM to the processes carrying the job mark, then wait (a little) for them."""
+    pids = marked_processes(job)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + TERMINATE_GRACE_S
+    while pids and time.monotonic() < deadline:
+        time.sleep(0.05)
+        pids = marked_processes(job)
 
 
 def kill_marked(job: str) -> None:

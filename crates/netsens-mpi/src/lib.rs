@@ -45,11 +45,16 @@ impl Backend for MpiBackend<'_> {
         P: Fn(MpiRank) -> F,
         F: Future<Output = std::result::Result<(), String>> + 'static,
     {
+        // A tracing library records the program's time only, as its clock measures it:
+        // the set-up before and the drain after are paused (MPI_Pcontrol).
+        transport::pcontrol(0);
         let rank = MpiRank::new(self.world, platform);
         // Every rank starts its clock after every rank has set up.
         mpi::collective::CommunicatorCollectives::barrier(self.world);
         rank.start_clock();
+        transport::pcontrol(1);
         let outcome = drive(program(rank.clone()));
+        transport::pcontrol(0);
         let stats = rank.finish();
         if let Some(why) = rank.disk_error() {
             return Err(Error::Input(why));

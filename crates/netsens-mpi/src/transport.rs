@@ -173,3 +173,10 @@ pub fn abort(code: i32) -> ! {
     unsafe { ffi::MPI_Abort(ffi::RSMPI_COMM_WORLD, code) };
     std::process::exit(code)
 }
+
+/// `MPI_Pcontrol(level)`: profilers' convention (level 0 pauses what they record, any
+/// other level resumes it); a no-op for MPI itself.
+pub(crate) fn pcontrol(level: i32) {
+    // SAFETY: a call with no pointers; MPI is initialised.
+    unsafe { ffi::MPI_Pcontrol(level) };
+}

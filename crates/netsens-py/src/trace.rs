@@ -41,7 +41,9 @@ pub fn run_trace(
         let s = &t.schedule;
         let r = with_progress(progress, |hook| run_schedule_with_progress(s, &p, &opts(seed, matrix), hook))?;
         let workload = json!({"kind": "trace", "file": path, "events": t.events, "ops": s.num_ops(), "ranks": t.ranks});
-        Ok(result_json(&r, &p, workload, &[]))
+        let primitives: Vec<_> =
+            t.primitives.iter().map(|&(rank, p, n)| json!({"rank": rank, "primitive": p, "count": n})).collect();
+        Ok(result_json(&r, &p, workload, &[("primitives", primitives.into())]))
     })
 }
 

@@ -149,16 +149,17 @@ fn barrier(p: u32, me: u32) -> Rounds {
     rounds
 }
 
-/// Binomial tree rooted at `root`: receive from the parent, then send to the children
-/// (farthest first).
-fn bcast(p: u32, me: u32, root: u32, bytes: u64) -> Rounds {
+/// Binomial tree rooted at `root`, downwards: receive from the parent, then send to
+/// the children (farthest first). `bytes(v, mask)` is the size of the message to
+/// virtual rank `v`, whose subtree spans `mask` ranks.
+fn binomial_down(p: u32, me: u32, root: u32, bytes: impl Fn(u32, u32) -> u64) -> Rounds {
     let vr = (me + p - root) % p;
     let real = |v: u32| (v + root) % p;
     let mut rounds = Vec::new();
     let mut mask = 1;
     while mask < p {
         if vr & mask != 0 {
-            rounds.push(vec![Msg::Recv { peer: real(vr - mask), bytes }]);
+            rounds.push(vec![Msg::Recv { peer: real(vr - mask), bytes: bytes(vr, mask) }]);
             break;
         }
         mask <<= 1;
@@ -166,7 +167,7 @@ fn bcast(p: u32, me: u32, root: u32, bytes: u64) -> Rounds {
     let sends: Vec<Msg> = std::iter::successors(Some(mask >> 1), |m| Some(m >> 1))
         .take_while(|&m| m > 0)
         .filter(|&m| vr + m < p)
-        .map(|m| Msg::Send { peer: real(vr + m), bytes })
+        .map(|m| Msg::Send { peer: real(vr + m), bytes: bytes(vr + m, m) })
         .collect();
     if !sends.is_empty() {
         rounds.push(sends);
@@ -174,25 +175,35 @@ fn bcast(p: u32, me: u32, root: u32, bytes: u64) -> Rounds {
     rounds
 }
 
-/// Binomial tree: combine the children's partial results (nearest first), then send
-/// to the parent.
-fn reduce(p: u32, me: u32, root: u32, bytes: u64) -> Rounds {
+/// Binomial tree rooted at `root`, upwards: receive from the children (nearest
+/// first), then send to the parent. `bytes(v, mask)` is the size of the message from
+/// virtual rank `v`, whose subtree spans `mask` ranks.
+fn binomial_up(p: u32, me: u32, root: u32, bytes: impl Fn(u32, u32) -> u64) -> Rounds {
     let vr = (me + p - root) % p;
     let real = |v: u32| (v + root) % p;
     let mut rounds = Vec::new();
     let mut mask = 1;
     while mask < p {
         if vr & mask == 0 {
-            if vr | mask < p {
-                rounds.push(vec![Msg::Recv { peer: real(vr | mask), bytes }]);
+            if vr + mask < p {
+                rounds.push(vec![Msg::Recv { peer: real(vr + mask), bytes: bytes(vr + mask, mask) }]);
             }
         } else {
-            rounds.push(vec![Msg::Send { peer: real(vr & !mask), bytes }]);
+            rounds.push(vec![Msg::Send { peer: real(vr - mask), bytes: bytes(vr, mask) }]);
             break;
         }
         mask <<= 1;
     }
     rounds
+}
+
+fn bcast(p: u32, me: u32, root: u32, bytes: u64) -> Rounds {
+    binomial_down(p, me, root, |_, _| bytes)
+}
+
+/// Each rank combines its children's partial results before sending its own.
+fn reduce(p: u32, me: u32, root: u32, bytes: u64) -> Rounds {
+    binomial_up(p, me, root, |_, _| bytes)
 }
 
 fn allreduce(p: u32, me: u32, bytes: u64) -> Rounds {
@@ -234,46 +245,13 @@ fn subtree(p: u32, vr: u32, mask: u32) -> u64 {
     u64::from(mask.min(p - vr))
 }
 
+/// A subtree's blocks travel together.
 fn gather(p: u32, me: u32, root: u32, block: u64) -> Rounds {
-    let vr = (me + p - root) % p;
-    let real = |v: u32| (v + root) % p;
-    let mut rounds = Vec::new();
-    let mut mask = 1;
-    while mask < p {
-        if vr & mask == 0 {
-            if vr + mask < p {
-                rounds.push(vec![Msg::Recv { peer: real(vr + mask), bytes: subtree(p, vr + mask, mask) * block }]);
-            }
-        } else {
-            rounds.push(vec![Msg::Send { peer: real(vr - mask), bytes: subtree(p, vr, mask) * block }]);
-            break;
-        }
-        mask <<= 1;
-    }
-    rounds
+    binomial_up(p, me, root, |v, mask| subtree(p, v, mask) * block)
 }
 
 fn scatter(p: u32, me: u32, root: u32, block: u64) -> Rounds {
-    let vr = (me + p - root) % p;
-    let real = |v: u32| (v + root) % p;
-    let mut rounds = Vec::new();
-    let mut mask = 1;
-    while mask < p {
-        if vr & mask != 0 {
-            rounds.push(vec![Msg::Recv { peer: real(vr - mask), bytes: subtree(p, vr, mask) * block }]);
-            break;
-        }
-        mask <<= 1;
-    }
-    let sends: Vec<Msg> = std::iter::successors(Some(mask >> 1), |m| Some(m >> 1))
-        .take_while(|&m| m > 0)
-        .filter(|&m| vr + m < p)
-        .map(|m| Msg::Send { peer: real(vr + m), bytes: subtree(p, vr + m, m) * block })
-        .collect();
-    if !sends.is_empty() {
-        rounds.push(sends);
-    }
-    rounds
+    binomial_down(p, me, root, |v, mask| subtree(p, v, mask) * block)
 }
 
 /// The root sends `bytes` to every other rank, one after another.
@@ -313,11 +291,7 @@ fn allgather(p: u32, me: u32, block: u64) -> Rounds {
         }
         return rounds;
     }
-    (1..p)
-        .map(|_| {
-            vec![Msg::Send { peer: (me + 1) % p, bytes: block }, Msg::Recv { peer: (me + p - 1) % p, bytes: block }]
-        })
-        .collect()
+    ring_allgather(p, me, block)
 }
 
 fn alltoall(p: u32, me: u32, block: u64) -> Rounds {

@@ -15,7 +15,9 @@ pub use replay::{count_events, read_trace, read_trace_with, trace_ranks, Replay}
 /// `bytes` with its neighbours in an `MPI_Sendrecv` (send right, receive from the
 /// left); every `allreduce_every` iterations (0: never) an 8-byte `MPI_Allreduce`.
 /// `faults` makes bad traces: bit 0, rank 0 sends nothing; bit 1, rank 1 ends with
-/// an `MPI_Put`; bit 2, every rank starts with a 500 ns `MPI_Comm_dup`. For tests and the reading benchmark. Returns the anchor file's path.
+/// an `MPI_Put`; bit 2, every rank starts with a 500 ns `MPI_Comm_dup`; bit 3, rank 1
+/// ends inside an `MPI_Sendrecv` it never leaves. For tests and the reading benchmark.
+/// Returns the anchor file's path.
 pub fn write_synthetic(
     dir: &std::path::Path,
     ranks: u32,

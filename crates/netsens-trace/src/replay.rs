@@ -72,6 +72,13 @@ const OPAQUE: &[&str] = &[
     "MPI_Intercomm_merge",
 ];
 
+/// The call that pauses a tracing library's recording (`MPI_Pcontrol(0)` …
+/// `MPI_Pcontrol(1)`, the profilers' convention), recorded as one call spanning the
+/// pause: like any call, its time is not charged. A rank whose first call after
+/// `MPI_Init` is such a pause marks everything before its end as set-up: its replay
+/// starts there, as the program's own clock does.
+const SETUP_PAUSE: &str = "MPI_Pcontrol";
+
 /// The marker of collective traffic in the tag map (MPI tags are at most i32::MAX).
 const COLLECTIVE_TAG: u32 = u32::MAX;
 
@@ -108,6 +115,16 @@ struct RankState {
     polling: bool,
     /// When the current call began, if it is an opaque one ([`OPAQUE`]).
     opaque_since: Option<u64>,
+    /// Messages sent: the program's point-to-point ones, a collective's.
+    sends: u64,
+    coll_sends: u64,
+    /// Outermost calls entered so far.
+    calls: u64,
+    /// The outermost call in progress: its region and event position.
+    open: Option<(u32, u64)>,
+    /// The time before the rank's first call when that is `MPI_Init`, ns: charged
+    /// unless the next call pauses the recording (see [`SETUP_PAUSE`]).
+    before_init_ns: Option<u64>,
 }
 
 /// What a replay read: the schedule and counts for the result.
@@ -115,6 +132,9 @@ pub struct Replay {
     pub schedule: Schedule,
     pub events: u64,
     pub ranks: u32,
+    /// Messages each rank sends, by kind, as a run's primitive counts: (rank, "send"
+    /// for the program's point-to-point sends or "coll_send" for a collective's, count).
+    pub primitives: Vec<(u32, &'static str, u64)>,
 }
 
 struct Builder<'a> {
@@ -183,7 +203,10 @@ impl Builder<'_> {
             let mut ops = Vec::with_capacity(round.len());
             for m in round {
                 let op = match m {
-                    Msg::Send { peer, bytes } => self.b.send(rank, members[peer as usize], bytes, tag, 0, 0),
+                    Msg::Send { peer, bytes } => {
+                        self.ranks[rank as usize].coll_sends += 1;
+                        self.b.send(rank, members[peer as usize], bytes, tag, 0, 0)
+                    }
                     Msg::Recv { peer, bytes } => self.b.recv(rank, members[peer as usize] as i32, bytes, tag, 0, 0),
                 };
                 depend(&mut self.b, op, after);
@@ -200,6 +223,36 @@ impl Builder<'_> {
             }
         }
         Ok(last)
+    }
+}
+
+impl Builder<'_> {
+    /// A trace whose ranks end inside an MPI call is of a run that never finished (a
+    /// deadlock stopped by a timeout): no replay, but the calls each rank was stuck in.
+    fn check_finished(&self) -> Result<(), Error> {
+        const SHOWN: usize = 4;
+        let stuck: Vec<String> = self
+            .ranks
+            .iter()
+            .enumerate()
+            .filter_map(|(rank, st)| st.open.map(|open| (rank, open)))
+            .map(|(rank, (region, position))| {
+                let name = self.regions.get(&region).map_or("an MPI call", |s| &**s);
+                format!("rank {rank} in {name} (event {position})")
+            })
+            .collect();
+        if stuck.is_empty() {
+            return Ok(());
+        }
+        let more = match stuck.len().saturating_sub(SHOWN) {
+            0 => String::new(),
+            n => format!(" and {n} more rank(s)"),
+        };
+        Err(Error::Input(format!(
+            "{}: the traced run never finished (a deadlock, or it was stopped); stuck: {}{more}",
+            self.path,
+            stuck[..stuck.len().min(SHOWN)].join(", ")
+        )))
     }
 }
 
@@ -226,6 +279,11 @@ impl Sink for Builder<'_> {
                 call_completions: 0,
                 polling: false,
                 opaque_since: None,
+                sends: 0,
+                coll_sends: 0,
+                calls: 0,
+                open: None,
+                before_init_ns: None,
             })
             .collect();
         Ok(())
@@ -270,8 +328,17 @@ impl Sink for Builder<'_> {
                         st.call_polls = polls;
                         st.call_completions = 0;
                         st.opaque_since = OPAQUE.contains(&name).then_some(ev.time_ps);
-                        if gap_ns > 0 && !polling {
-                            let op = self.b.calc(rank, gap_ns * 1000, 0);
+                        st.calls += 1;
+                        st.open = Some((ev.region, position));
+                        let mut charged = if polling { 0 } else { gap_ns };
+                        if st.calls == 1 && name.starts_with("MPI_Init") {
+                            st.before_init_ns = Some(gap_ns);
+                            charged = 0;
+                        } else if let Some(before) = st.before_init_ns.take() {
+                            charged = if name == SETUP_PAUSE { 0 } else { charged + before };
+                        }
+                        if charged > 0 {
+                            let op = self.b.calc(rank, charged * 1000, 0);
                             self.blocking(rank, op);
                         }
                     }
@@ -279,6 +346,7 @@ impl Sink for Builder<'_> {
                     let st = &mut self.ranks[r];
                     st.depth = st.depth.saturating_sub(1);
                     if st.depth == 0 {
+                        st.open = None;
                         st.last_leave = ev.time_ps;
                         st.polling = st.pending_collectives > 0 && st.call_polls && st.call_completions == 0;
                         if let Some(since) = st.opaque_since.take() {
@@ -295,6 +363,7 @@ impl Sink for Builder<'_> {
                 let dst = self.world(rank, position, ev.comm, ev.peer)?;
                 let tag = self.tag(ev.comm, ev.tag);
                 let op = self.b.send(rank, dst, ev.bytes, tag, 0, 0);
+                self.ranks[r].sends += 1;
                 if ev.kind == ffi::SEND {
                     self.blocking(rank, op);
                 } else {
@@ -388,10 +457,18 @@ pub fn read_trace_with(anchor: &str, algorithms: Algorithms) -> Result<Replay, E
         events: 0,
     };
     ffi::read(anchor, &mut builder, true).map_err(Error::Input)?;
+    builder.check_finished()?;
     let ranks = builder.ranks.len() as u32;
     let events = builder.events;
+    let primitives = builder
+        .ranks
+        .iter()
+        .zip(0..)
+        .flat_map(|(st, rank)| [(rank, "send", st.sends), (rank, "coll_send", st.coll_sends)])
+        .filter(|&(_, _, n)| n > 0)
+        .collect();
     let schedule = builder.b.build().map_err(|e| Error::Input(format!("{anchor}: {e}")))?;
-    Ok(Replay { schedule, events, ranks })
+    Ok(Replay { schedule, events, ranks, primitives })
 }
 
 /// The number of ranks of the archive `anchor`, from its definitions only.

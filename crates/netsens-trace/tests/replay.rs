@@ -125,3 +125,14 @@ fn a_receive_nobody_sends_is_a_deadlock_not_a_hang() {
     let e = run_schedule(&r.schedule, &platform(), &RunOptions::default()).err().unwrap();
     assert!(matches!(e, Error::Deadlock(_)), "{e:?}");
 }
+
+#[test]
+fn a_rank_ending_inside_a_call_is_named_as_stuck() {
+    let (_d, anchor) = synth(2, 2, 0, 8);
+    let e = read_trace(&anchor).err().unwrap();
+    assert!(matches!(e, Error::Input(_)), "{e:?}");
+    // rank 1's events: 2 iterations × 5, then the enter that is never left at 10
+    let text = e.to_string();
+    assert!(text.contains("never finished") && text.contains("rank 1 in MPI_Sendrecv (event 10)"), "{text}");
+    assert!(!text.contains("rank 0"), "{text}");
+}

@@ -1,0 +1,34 @@
+/* Tracing paused by MPI_Pcontrol, as a program marks its set-up and its pauses: every
+ * rank busy for 200 ms before pausing, 200 ms of set-up while paused, then the program
+ * (10 ms busy), 200 ms paused, 5 ms busy, a barrier; and paused for the 200 ms from
+ * there to its end. */
+#include <mpi.h>
+#include <time.h>
+
+static void busy_ms(int ms)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000.0 + (t.tv_nsec - t0.tv_nsec) / 1e6 < ms);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    busy_ms(200);
+    MPI_Pcontrol(0);
+    busy_ms(200);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Pcontrol(1);
+    busy_ms(10);
+    MPI_Pcontrol(0);
+    busy_ms(200);
+    MPI_Pcontrol(1);
+    busy_ms(5);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Pcontrol(0);
+    busy_ms(200);
+    MPI_Finalize();
+    return 0;
+}
