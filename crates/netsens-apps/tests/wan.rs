@@ -191,3 +191,35 @@ fn tsp_optimized_crosses_the_wide_area_only_to_steal() {
     // a remote request lands (J_w = 0); the factor grows with J_w.
     assert!(wan_messages(&orig) >= 54 && opt <= 42);
 }
+
+// --- bh -------------------------------------------------------------------------------
+
+#[test]
+fn bh_verifies_in_both_variants() {
+    verifies_everywhere("bh", &VARIANTS);
+}
+
+#[test]
+fn bh_sends_boxes_and_trees_as_derived() {
+    // bh.rs, per step, C clusters of k ranks; tiny has 2 steps.
+    // Original: 2·P·(P − 1) = 2 · 56 = 112 on 8 ranks, whatever the shape.
+    // Optimized on one cluster: the same 112. On 2 × 4: boxes 2·4·3 + 2·1 + 2·3 = 32,
+    // trees 2·4·3 + 2·3 + 2·1 + 2·1·3 = 38: 70. On 4 × 2: boxes 4·2·1 + 4·3 + 4·1 = 24,
+    // trees 4·2·1 + 4·1 + 4·3 + 4·3·1 = 36: 60.
+    for shape in ["all", "2x4", "4x2"] {
+        assert_eq!(run(&das(shape), "bh", "original", 8).messages, 2 * 112, "original on {shape}");
+    }
+    for (shape, per_step) in [("all", 112), ("2x4", 70), ("4x2", 60)] {
+        assert_eq!(run(&das(shape), "bh", "optimized", 8).messages, 2 * per_step, "optimized on {shape}");
+    }
+}
+
+#[test]
+fn bh_optimized_crosses_the_wide_area_sixty_four_times_less_at_4x8() {
+    // Per step: original 2·P·(P − k) = 2 · 32 · 24 = 1536, optimized 2·C·(C − 1) = 24
+    // (bh.rs): a factor of k² = 64. Two steps.
+    let p = das("4x8");
+    let (orig, opt) = (wan_messages(&run(&p, "bh", "original", 32)), wan_messages(&run(&p, "bh", "optimized", 32)));
+    assert_eq!((orig, opt), (2 * 1536, 2 * 24));
+    assert_eq!(orig / opt, 64);
+}

@@ -3,6 +3,8 @@
 
 pub mod asp;
 pub mod barnes;
+pub mod bh;
+pub mod bh_tree;
 pub mod connect;
 pub mod em3d;
 pub mod em3d_read;
