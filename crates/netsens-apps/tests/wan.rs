@@ -223,3 +223,44 @@ fn bh_optimized_crosses_the_wide_area_sixty_four_times_less_at_4x8() {
     assert_eq!((orig, opt), (2 * 1536, 2 * 24));
     assert_eq!(orig / opt, 64);
 }
+
+// --- awari ----------------------------------------------------------------------------
+
+#[test]
+fn awari_verifies_in_both_variants() {
+    verifies_everywhere("awari", &VARIANTS);
+}
+
+/// The rounds of a run (every rank counts each of its rounds once).
+fn rounds(r: &RunResult) -> u64 {
+    used(r, "round", 0..1)
+}
+
+#[test]
+fn awari_sends_one_message_per_destination_and_round() {
+    // awari.rs, per round: original P·(P − 1) = 56 on 8 ranks, whatever the shape;
+    // optimized on one cluster the same; on 2 × 4: 2·4·3 + 2·3 + 2·1 + 2·3 = 38; on
+    // 4 × 2: 4·2·1 + 4·1 + 4·3 + 4·1 = 28. The rounds are the same in every run.
+    let flat = run(&das("all"), "awari", "original", 8);
+    let r_count = rounds(&flat);
+    assert!(r_count >= 4, "at least one round per stone count: {r_count}");
+    assert_eq!(flat.messages, 56 * r_count);
+    for (shape, variant, per_round) in
+        [("2x4", "original", 56), ("all", "optimized", 56), ("2x4", "optimized", 38), ("4x2", "optimized", 28)]
+    {
+        let r = run(&das(shape), "awari", variant, 8);
+        assert_eq!(rounds(&r), r_count, "{variant} on {shape}");
+        assert_eq!(r.messages, per_round * r_count, "{variant} on {shape}");
+    }
+}
+
+#[test]
+fn awari_optimized_crosses_the_wide_area_sixty_four_times_less_at_4x8() {
+    // Per round: original P·(P − k) = 32 · 24 = 768, optimized C·(C − 1) = 12
+    // (awari.rs), over the same rounds: a factor of k² = 64.
+    let p = das("4x8");
+    let (orig, opt) = (run(&p, "awari", "original", 32), run(&p, "awari", "optimized", 32));
+    let r_count = rounds(&orig);
+    assert_eq!(rounds(&opt), r_count);
+    assert_eq!((wan_messages(&orig), wan_messages(&opt)), (768 * r_count, 12 * r_count));
+}

@@ -2,6 +2,8 @@
 //! an application pair, like EM3D's graph, in a file of their own).
 
 pub mod asp;
+pub mod awari;
+pub mod awari_game;
 pub mod barnes;
 pub mod bh;
 pub mod bh_tree;
