@@ -124,16 +124,16 @@ def test_an_unknown_variant_in_a_study_is_refused(tmp_path):
 
 
 def test_the_wide_area_study_files_read():
-    # 7 workloads (water, tsp, asp in two variants, fft1d in one) x (6 bandwidths x 8
-    # latencies + the baseline) = 343 points.
-    assert len(Study.from_toml(ROOT / "studies/das1998.toml").points()) == 7 * 49
-    # 7 workloads x 3 rank counts, the one-value axis being the baseline itself.
-    assert len(Study.from_toml(ROOT / "studies/das1998-reference.toml").points()) == 21
-    # 7 workloads x 3 shapes (4x8 being the baseline too).
-    assert len(Study.from_toml(ROOT / "studies/das1998-structures.toml").points()) == 21
+    # 11 workloads (water, bh, tsp, asp, awari in two variants, fft1d in one) x
+    # (6 bandwidths x 8 latencies + the baseline) = 539 points.
+    assert len(Study.from_toml(ROOT / "studies/das1998.toml").points()) == 11 * 49
+    # 11 workloads x 3 rank counts, the one-value axis being the baseline itself.
+    assert len(Study.from_toml(ROOT / "studies/das1998-reference.toml").points()) == 33
+    # 11 workloads x 3 shapes (4x8 being the baseline too).
+    assert len(Study.from_toml(ROOT / "studies/das1998-structures.toml").points()) == 33
     for shape in ("star", "ring"):
         study = Study.from_toml(ROOT / f"studies/das1998-{shape}.toml")
-        assert len(study.points()) == 7
+        assert len(study.points()) == 11
         assert all(p.overrides.get("wan_shape") == shape for p in study.points())
 
 
