@@ -50,6 +50,31 @@ def test_water_runs_each_variant_and_names_it(variant):
     assert result["messages"] == 112
 
 
+@pytest.mark.parametrize(("variant", "per_step"), [("original", 112), ("optimized", 70)])
+def test_bh_runs_each_variant_through_the_command_line(variant, per_step):
+    # tiny bh on 2 x 4, per step (bh.rs): original 2 · 8 · 7 = 112; optimized boxes
+    # 2·4·3 + 2·1 + 2·3 = 32 and trees 2·4·3 + 2·3 + 2·1 + 2·1·3 = 38; 2 steps.
+    proc = app_run("bh", "--variant", variant, "--json")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert (result["app"], result["variant"], result["verified"]) == ("bh", variant, True)
+    assert result["messages"] == 2 * per_step
+
+
+@pytest.mark.parametrize(("variant", "per_round"), [("original", 56), ("optimized", 38)])
+def test_awari_runs_each_variant_through_the_command_line(variant, per_round):
+    # tiny awari on 2 x 4, per round (awari.rs): original 8 · 7 = 56; optimized
+    # 2·4·3 + 2·3 + 2·1 + 2·3 = 38. Rank 0 counts each round once.
+    proc = app_run("awari", "--variant", variant, "--json")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert (result["app"], result["variant"], result["verified"]) == ("awari", variant, True)
+    (rounds,) = [
+        p["count"] for p in result["primitives"] if p["rank"] == 0 and p["primitive"] == "round"
+    ]
+    assert rounds >= 4 and result["messages"] == per_round * rounds
+
+
 def test_the_default_variant_is_optimized():
     proc = app_run("asp", "--json")
     assert proc.returncode == 0, proc.stderr
@@ -62,6 +87,7 @@ def test_the_default_variant_is_optimized():
         ("radix", "original", "radix has no variants; --variant applies to"),
         ("fft1d", "optimized", "fft1d has no optimized variant"),
         ("water", "fast", 'unknown variant "fast" for water'),
+        ("awari", "best", 'unknown variant "best" for awari'),
     ],
 )
 def test_a_variant_an_application_lacks_is_one_line_and_exit_2(app, variant, message):
