@@ -58,12 +58,20 @@ def traffic_figure(grid: pl.DataFrame, directory: Path) -> list[Path]:
     for r in means.iter_rows(named=True):
         ax.plot(r["messages_per_s"], r["MBps"], "o")
         ax.annotate(r["workload"], (r["messages_per_s"], r["MBps"]), fontsize=6)
+    # Log axes: the programs' traffic spans four orders of magnitude.
+    ax.set_xscale("log")
+    ax.set_yscale("log")
     ax.set_xlabel("wide-area messages per cluster (messages/s)", fontsize=8)
     ax.set_ylabel("wide-area traffic per cluster (MB/s)", fontsize=8)
     ax.set_title("wide-area traffic at 3 MB/s, 0.3 ms", fontsize=9)
     ax.grid(alpha=0.3)
     fig.tight_layout()
     return _save(fig, directory, "wan-traffic")
+
+
+def _structure_order(kind: str) -> tuple[int, int]:
+    clusters, _, shape = kind.partition(" ")
+    return (["full", "star", "ring"].index(shape), -int(clusters.split("x")[0]))
 
 
 def structures_figure(speedups: pl.DataFrame, directory: Path) -> list[Path]:
@@ -76,7 +84,8 @@ def structures_figure(speedups: pl.DataFrame, directory: Path) -> list[Path]:
     import matplotlib.pyplot as plt
 
     workloads = sorted(speedups["workload"].unique().to_list())
-    kinds = sorted(speedups["structure"].unique().to_list())
+    # More, smaller clusters first, then the shared-link shapes.
+    kinds = sorted(speedups["structure"].unique().to_list(), key=_structure_order)
     value = {(r["workload"], r["structure"]): r["speedup"] for r in speedups.iter_rows(named=True)}
     width = 0.8 / len(kinds)
     fig, ax = plt.subplots(figsize=(max(6.0, 0.8 * len(workloads)), 3.8))
