@@ -264,3 +264,16 @@ fn awari_optimized_crosses_the_wide_area_sixty_four_times_less_at_4x8() {
     assert_eq!(rounds(&opt), r_count);
     assert_eq!((wan_messages(&orig), wan_messages(&opt)), (768 * r_count, 12 * r_count));
 }
+
+#[test]
+fn bh_and_awari_counts_hold_for_unequal_clusters() {
+    // Clusters of 1, 3 and 4 ranks (the sums of bh.rs and awari.rs over the clusters):
+    // Σk(k − 1) = 0 + 6 + 12 = 18, Σ(k − 1) = 0 + 2 + 3 = 5, C(C − 1) = 6.
+    // bh per step: boxes 18 + 6 + 5 = 29, trees 18 + 5 + 6 + (C − 1)·5 = 39; 2 steps.
+    // awari per round: 18 + 5 + 6 + 5 = 34, against the original's 8 · 7 = 56.
+    let p = das("1,3,4");
+    assert_eq!(run(&p, "bh", "optimized", 8).messages, 2 * (29 + 39));
+    let (orig, opt) = (run(&p, "awari", "original", 8), run(&p, "awari", "optimized", 8));
+    assert_eq!(rounds(&opt), rounds(&orig));
+    assert_eq!((orig.messages, opt.messages), (56 * rounds(&orig), 34 * rounds(&orig)));
+}

@@ -28,6 +28,8 @@
 //!
 //! **Check**: every rank compares its positions' values with the database computed
 //! serially by forward iteration (`awari_game::solve`, a second method).
+//!
+//! The database has no random input: a run's seed changes nothing.
 
 use super::awari_game::{board, classify, code, positions, predecessors, solve, Value};
 use super::wan::{Clusters, OP_PS};
