@@ -160,7 +160,9 @@ bench: install
 	cargo bench -p netsens-trace --bench read
 	$(BIN)/python scripts/bench_trace.py
 	$(BIN)/python scripts/bench_study.py --study $(DEFAULT_STUDY)
-	$(BIN)/python scripts/bench_study.py --study studies/das1998.toml --target 900
+	$(BIN)/python scripts/bench_study.py --study studies/das1998.toml --target 900 \
+		--with studies/das1998-reference.toml --with studies/das1998-structures.toml \
+		--with studies/das1998-star.toml --with studies/das1998-ring.toml
 	$(BIN)/netsens sweep studies/isca97-paper.toml
 	$(BIN)/python scripts/isca97_statements.py --size paper
 	$(BIN)/python scripts/bench_startup.py

@@ -7,7 +7,12 @@ wall time, a baseline measured in the same run. Target: the whole study, with it
 report, under 10 minutes on a 2-core machine (`--target` seconds for another study:
 the wide-area study das1998.toml's is 15 minutes).
 
+`--with STUDY` (repeatable) sweeps a companion study first, its results next to the
+study's, and counts its time in (the wide-area study's references and cluster
+structures, which its report's tables read).
+
     .venv/bin/python scripts/bench_study.py [--study studies/isca97.toml] [--jobs N]
+        [--with studies/das1998-reference.toml ...]
 """
 
 import argparse
@@ -32,21 +37,29 @@ def main() -> int:
     parser.add_argument("--study", type=Path, default=Path("studies/isca97.toml"))
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--target", type=float, default=TARGET_S, help="the target time in seconds")
+    parser.add_argument("--with", dest="companions", type=Path, action="append", default=[])
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="netsens-bench-") as tmp:
         try:
-            study = Study.from_toml(args.study, results=tmp)
+            companions_s = 0.0
+            for path in args.companions:
+                companion = Study.from_toml(path)
+                companion = Study.from_toml(path, results=Path(tmp) / companion.name)
+                companions_s += run_study(companion, jobs=args.jobs, progress=True).wall_s
+            study = Study.from_toml(args.study)
+            results = Path(tmp) / study.name
+            study = Study.from_toml(args.study, results=results)
             summary = run_study(study, jobs=args.jobs, progress=True)
             start = time.perf_counter()
-            write_report(tmp, Path(tmp) / "report")
+            write_report(results, results / "report")
             report_s = time.perf_counter() - start
-            frame = load(tmp).unique("point_id")
+            frame = load(results).unique("point_id")
         except NetsensError as e:
             print(f"bench_study: error: {e}", file=sys.stderr)
             return 2
     ran = summary.done + summary.failed
     serial_s = float(frame["wall_s"].sum())
-    total_s = summary.wall_s + report_s
+    total_s = summary.wall_s + report_s + companions_s
     per_workload = (
         frame.group_by("workload")
         .agg(points=pl.len(), mean_s=pl.col("wall_s").mean())
@@ -54,6 +67,8 @@ def main() -> int:
     )
     print(f"default study {study.name}: {summary.total} points, {summary.failed} failed")
     print(f"  sweep   {summary.wall_s:8.1f} s   {ran / summary.wall_s:6.2f} points/s")
+    if args.companions:
+        print(f"  companion studies {companions_s:8.1f} s ({len(args.companions)})")
     print(f"  report  {report_s:8.1f} s")
     ratio = total_s / args.target
     print(f"  total   {total_s:8.1f} s   ({ratio:.2f}x the {args.target:.0f} s target)")

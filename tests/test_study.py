@@ -243,7 +243,7 @@ BAD = {
         'name = "x"\nworkloads = ["radx"]\nranks = [4]\n' + AXES,
         'workloads: unknown application "radx"; did you mean "radix"? (known: pingpong, '
         "stencil, radix, radb, sample, em3d-write, em3d-read, barnes, pray, murphi, connect, "
-        "nowsort, ft, is, mg, asp, fft1d, water, tsp); a GOAL file must end in .goal",
+        "nowsort, ft, is, mg, asp, fft1d, water, tsp, bh, awari); a GOAL file must end in .goal",
     ),
     "unknown key": (
         'name = "x"\nworkloads = ["radix"]\nrank = [4]\n' + AXES,

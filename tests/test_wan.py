@@ -50,6 +50,31 @@ def test_water_runs_each_variant_and_names_it(variant):
     assert result["messages"] == 112
 
 
+@pytest.mark.parametrize(("variant", "per_step"), [("original", 112), ("optimized", 70)])
+def test_bh_runs_each_variant_through_the_command_line(variant, per_step):
+    # tiny bh on 2 x 4, per step (bh.rs): original 2 · 8 · 7 = 112; optimized boxes
+    # 2·4·3 + 2·1 + 2·3 = 32 and trees 2·4·3 + 2·3 + 2·1 + 2·1·3 = 38; 2 steps.
+    proc = app_run("bh", "--variant", variant, "--json")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert (result["app"], result["variant"], result["verified"]) == ("bh", variant, True)
+    assert result["messages"] == 2 * per_step
+
+
+@pytest.mark.parametrize(("variant", "per_round"), [("original", 56), ("optimized", 38)])
+def test_awari_runs_each_variant_through_the_command_line(variant, per_round):
+    # tiny awari on 2 x 4, per round (awari.rs): original 8 · 7 = 56; optimized
+    # 2·4·3 + 2·3 + 2·1 + 2·3 = 38. Rank 0 counts each round once.
+    proc = app_run("awari", "--variant", variant, "--json")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert (result["app"], result["variant"], result["verified"]) == ("awari", variant, True)
+    (rounds,) = [
+        p["count"] for p in result["primitives"] if p["rank"] == 0 and p["primitive"] == "round"
+    ]
+    assert rounds >= 4 and result["messages"] == per_round * rounds
+
+
 def test_the_default_variant_is_optimized():
     proc = app_run("asp", "--json")
     assert proc.returncode == 0, proc.stderr
@@ -62,6 +87,7 @@ def test_the_default_variant_is_optimized():
         ("radix", "original", "radix has no variants; --variant applies to"),
         ("fft1d", "optimized", "fft1d has no optimized variant"),
         ("water", "fast", 'unknown variant "fast" for water'),
+        ("awari", "best", 'unknown variant "best" for awari'),
     ],
 )
 def test_a_variant_an_application_lacks_is_one_line_and_exit_2(app, variant, message):
@@ -124,16 +150,16 @@ def test_an_unknown_variant_in_a_study_is_refused(tmp_path):
 
 
 def test_the_wide_area_study_files_read():
-    # 7 workloads (water, tsp, asp in two variants, fft1d in one) x (6 bandwidths x 8
-    # latencies + the baseline) = 343 points.
-    assert len(Study.from_toml(ROOT / "studies/das1998.toml").points()) == 7 * 49
-    # 7 workloads x 3 rank counts, the one-value axis being the baseline itself.
-    assert len(Study.from_toml(ROOT / "studies/das1998-reference.toml").points()) == 21
-    # 7 workloads x 3 shapes (4x8 being the baseline too).
-    assert len(Study.from_toml(ROOT / "studies/das1998-structures.toml").points()) == 21
+    # 11 workloads (water, bh, tsp, asp, awari in two variants, fft1d in one) x
+    # (6 bandwidths x 8 latencies + the baseline) = 539 points.
+    assert len(Study.from_toml(ROOT / "studies/das1998.toml").points()) == 11 * 49
+    # 11 workloads x 3 rank counts, the one-value axis being the baseline itself.
+    assert len(Study.from_toml(ROOT / "studies/das1998-reference.toml").points()) == 33
+    # 11 workloads x 3 shapes (4x8 being the baseline too).
+    assert len(Study.from_toml(ROOT / "studies/das1998-structures.toml").points()) == 33
     for shape in ("star", "ring"):
         study = Study.from_toml(ROOT / f"studies/das1998-{shape}.toml")
-        assert len(study.points()) == 7
+        assert len(study.points()) == 11
         assert all(p.overrides.get("wan_shape") == shape for p in study.points())
 
 

@@ -5,8 +5,9 @@ baseline on one cluster, T_M: the same ranks over the wide area; the store's
 ``slowdown`` is T_M / T_L), as the seed's Figure 2 (against bandwidth, a line per
 latency, a panel per workload), Figure 1 (the geometric mean of water, bh, tsp and
 asp as a bandwidth x latency map) and Figure 3's middle and right (the share of run
-time spent on wide-area communication), and the "gap" table of ``netsens explain``.
-Every figure is written as PNG and PDF.
+time spent on wide-area communication), and the "gap" table of ``netsens explain``;
+Figure 3 left, the cluster structures (``figures_wan``) and Tables 1 and 2
+(``tables_wan``). Every figure is written as PNG and PDF.
 """
 
 import html
@@ -237,14 +238,20 @@ def gaps(df: pl.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
-def section_html(df: pl.DataFrame, figure_dir: Path) -> str:
+def section_html(df: pl.DataFrame, figure_dir: Path, results_dir: Path | None = None) -> str:
     """The wide-area section (figures written to ``figure_dir``), or "" when the study
-    sweeps no wide area."""
+    sweeps no wide area. Tables 1 and 2 and the cluster structures come from the
+    companion studies stored next to ``results_dir`` (``tables_wan``)."""
+    from netsens import figures_wan, tables_wan
+
     grid = wide_area_points(df)
     if grid.is_empty():
         return ""
+    found = tables_wan.companions(results_dir)
     made = [speedup_figure(grid, figure_dir), map_figure(grid, figure_dir)]
     made.append(wide_area_share_figure(grid, figure_dir))
+    made.append(figures_wan.traffic_figure(grid, figure_dir))
+    made.append(figures_wan.structures_figure(tables_wan.structures(df, found), figure_dir))
     names = [paths[0].stem for paths in made if paths]
     parts = ["<section><h2>Wide area</h2>"]
     for name in names:
@@ -282,14 +289,19 @@ def section_html(df: pl.DataFrame, figure_dir: Path) -> str:
                 ]
         body += "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>"
     parts.append(f'<table class="data"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
+    study = str(df["study"][0]) if "study" in df.columns and not df.is_empty() else "das1998"
+    parts.append(tables_wan.tables_html(grid, found, study))
     parts.append("</section>")
     return "".join(parts)
 
 
 def add_to_page(df: pl.DataFrame, page: Path) -> None:
     """Add the wide-area section to the report page ``page`` (its figures next to the
-    others), when the study sweeps a wide area."""
-    section = section_html(df, page.parent / "figures")
+    others), when the study sweeps a wide area. A page in ``<results>/report/`` finds
+    the companion studies next to ``<results>``."""
+    results = page.parent.parent
+    stored = (results / "study.json").is_file()
+    section = section_html(df, page.parent / "figures", results if stored else None)
     if section:
         text = page.read_text(encoding="utf-8")
         page.write_text(text.replace("</body>", section + "</body>", 1), encoding="utf-8")

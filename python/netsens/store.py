@@ -35,6 +35,9 @@ _I, _F, _S = pl.Int64, pl.Float64, pl.String
 PRIMITIVE = pl.Struct({"primitive": _S, "total": _I, "max": _I})
 MATRIX = pl.Struct({"src": _I, "dst": _I, "messages": _I, "bytes": _I})
 HISTOGRAM = pl.Struct({"lo_bytes": _I, "hi_bytes": _I, "messages": _I, "bytes": _I})
+WAN_LINK = pl.Struct(
+    {"from_cluster": _I, "to_cluster": _I, "messages": _I, "bytes": _I, "busy_ps": _I}
+)
 SCHEMA: dict[str, Any] = {
     "point_id": _S,
     "study": _S,
@@ -62,7 +65,11 @@ SCHEMA: dict[str, Any] = {
     "matrix": pl.List(MATRIX),
     "histogram": pl.List(HISTOGRAM),
     "netsens_version": _S,
+    # Each wide-area link's traffic and busy time (empty without a wide area).
+    "wan_links": pl.List(WAN_LINK),
 }
+# Columns a point stored before they existed lacks: read back as null, not damage.
+OPTIONAL = {"wan_links"}
 # Columns load() adds.
 DERIVED: dict[str, Any] = {
     "value": _F,
@@ -115,6 +122,7 @@ def point_row(
         "matrix": result.get("matrix") or [],
         "histogram": result.get("histogram") or [],
         "netsens_version": version,
+        "wan_links": result.get("wan_links") or [],
     }
 
 

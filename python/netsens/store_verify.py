@@ -63,13 +63,14 @@ def _problem(path: Path, data: bytes) -> tuple[str | None, pl.DataFrame | None]:
         frame = pl.read_parquet(io.BytesIO(data))
     except Exception:  # polars raises several kinds for files that are not Parquet
         return "not a readable Parquet file (truncated or foreign)", None
-    missing = [c for c in store.SCHEMA if c not in frame.columns]
+    missing = [c for c in store.SCHEMA if c not in frame.columns and c not in store.OPTIONAL]
     if missing:
         return f"not a netsens point (no column {missing[0]})", None
     if frame.height != 1 or frame["point_id"][0] != path.stem:
         return "not the point its name says (foreign file)", None
+    absent = [pl.lit(None).alias(c) for c in store.OPTIONAL if c not in frame.columns]
     try:
-        return None, frame.select(list(store.SCHEMA)).cast(store.SCHEMA)
+        return None, frame.with_columns(absent).select(list(store.SCHEMA)).cast(store.SCHEMA)
     except Exception:  # a column of the wrong type
         return "not a netsens point (a column of the wrong type)", None
 

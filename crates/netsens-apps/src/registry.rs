@@ -6,8 +6,8 @@
 
 use crate::examples::{faults, pingpong, stencil};
 use crate::suite::{
-    asp, barnes, connect, em3d_read, em3d_write, fft1d, ft, is, mg, murphi, nowsort, pray, radb, radix, sample, tsp,
-    water,
+    asp, awari, barnes, bh, connect, em3d_read, em3d_write, fft1d, ft, is, mg, murphi, nowsort, pray, radb, radix,
+    sample, tsp, water,
 };
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::Platform;
@@ -166,6 +166,8 @@ suite! {
     fft1d::APP => fft1d::run,
     water::APP => water::run,
     tsp::APP => tsp::run,
+    bh::APP => bh::run,
+    awari::APP => awari::run,
     faults::DEADLOCK => faults::deadlock,
     faults::WRONG_ANSWER => faults::wrong_answer,
 }

@@ -177,7 +177,9 @@ fn list_names_the_apps_with_their_sizes() {
             "asp",
             "fft1d",
             "water",
-            "tsp"
+            "tsp",
+            "bh",
+            "awari"
         ]
     );
     assert!(apps.iter().all(|a| a.2 == ["tiny", "small", "paper"] && !a.1.is_empty()));
@@ -187,7 +189,7 @@ fn list_names_the_apps_with_their_sizes() {
 fn bad_inputs_name_what_is_accepted() {
     assert_eq!(
         input_error("nosuch", 2, "tiny"),
-        "unknown application \"nosuch\"; applications: pingpong, stencil, radix, radb, sample, em3d-write, em3d-read, barnes, pray, murphi, connect, nowsort, ft, is, mg, asp, fft1d, water, tsp"
+        "unknown application \"nosuch\"; applications: pingpong, stencil, radix, radb, sample, em3d-write, em3d-read, barnes, pray, murphi, connect, nowsort, ft, is, mg, asp, fft1d, water, tsp, bh, awari"
     );
     assert_eq!(input_error("stencil", 2, "huge"), "unknown size \"huge\" for stencil; sizes: tiny, small, paper");
     assert_eq!(input_error("stencil", 0, "tiny"), "ranks: must be at least 1, got 0");

@@ -191,3 +191,89 @@ fn tsp_optimized_crosses_the_wide_area_only_to_steal() {
     // a remote request lands (J_w = 0); the factor grows with J_w.
     assert!(wan_messages(&orig) >= 54 && opt <= 42);
 }
+
+// --- bh -------------------------------------------------------------------------------
+
+#[test]
+fn bh_verifies_in_both_variants() {
+    verifies_everywhere("bh", &VARIANTS);
+}
+
+#[test]
+fn bh_sends_boxes_and_trees_as_derived() {
+    // bh.rs, per step, C clusters of k ranks; tiny has 2 steps.
+    // Original: 2·P·(P − 1) = 2 · 56 = 112 on 8 ranks, whatever the shape.
+    // Optimized on one cluster: the same 112. On 2 × 4: boxes 2·4·3 + 2·1 + 2·3 = 32,
+    // trees 2·4·3 + 2·3 + 2·1 + 2·1·3 = 38: 70. On 4 × 2: boxes 4·2·1 + 4·3 + 4·1 = 24,
+    // trees 4·2·1 + 4·1 + 4·3 + 4·3·1 = 36: 60.
+    for shape in ["all", "2x4", "4x2"] {
+        assert_eq!(run(&das(shape), "bh", "original", 8).messages, 2 * 112, "original on {shape}");
+    }
+    for (shape, per_step) in [("all", 112), ("2x4", 70), ("4x2", 60)] {
+        assert_eq!(run(&das(shape), "bh", "optimized", 8).messages, 2 * per_step, "optimized on {shape}");
+    }
+}
+
+#[test]
+fn bh_optimized_crosses_the_wide_area_sixty_four_times_less_at_4x8() {
+    // Per step: original 2·P·(P − k) = 2 · 32 · 24 = 1536, optimized 2·C·(C − 1) = 24
+    // (bh.rs): a factor of k² = 64. Two steps.
+    let p = das("4x8");
+    let (orig, opt) = (wan_messages(&run(&p, "bh", "original", 32)), wan_messages(&run(&p, "bh", "optimized", 32)));
+    assert_eq!((orig, opt), (2 * 1536, 2 * 24));
+    assert_eq!(orig / opt, 64);
+}
+
+// --- awari ----------------------------------------------------------------------------
+
+#[test]
+fn awari_verifies_in_both_variants() {
+    verifies_everywhere("awari", &VARIANTS);
+}
+
+/// The rounds of a run (every rank counts each of its rounds once).
+fn rounds(r: &RunResult) -> u64 {
+    used(r, "round", 0..1)
+}
+
+#[test]
+fn awari_sends_one_message_per_destination_and_round() {
+    // awari.rs, per round: original P·(P − 1) = 56 on 8 ranks, whatever the shape;
+    // optimized on one cluster the same; on 2 × 4: 2·4·3 + 2·3 + 2·1 + 2·3 = 38; on
+    // 4 × 2: 4·2·1 + 4·1 + 4·3 + 4·1 = 28. The rounds are the same in every run.
+    let flat = run(&das("all"), "awari", "original", 8);
+    let r_count = rounds(&flat);
+    assert!(r_count >= 4, "at least one round per stone count: {r_count}");
+    assert_eq!(flat.messages, 56 * r_count);
+    for (shape, variant, per_round) in
+        [("2x4", "original", 56), ("all", "optimized", 56), ("2x4", "optimized", 38), ("4x2", "optimized", 28)]
+    {
+        let r = run(&das(shape), "awari", variant, 8);
+        assert_eq!(rounds(&r), r_count, "{variant} on {shape}");
+        assert_eq!(r.messages, per_round * r_count, "{variant} on {shape}");
+    }
+}
+
+#[test]
+fn awari_optimized_crosses_the_wide_area_sixty_four_times_less_at_4x8() {
+    // Per round: original P·(P − k) = 32 · 24 = 768, optimized C·(C − 1) = 12
+    // (awari.rs), over the same rounds: a factor of k² = 64.
+    let p = das("4x8");
+    let (orig, opt) = (run(&p, "awari", "original", 32), run(&p, "awari", "optimized", 32));
+    let r_count = rounds(&orig);
+    assert_eq!(rounds(&opt), r_count);
+    assert_eq!((wan_messages(&orig), wan_messages(&opt)), (768 * r_count, 12 * r_count));
+}
+
+#[test]
+fn bh_and_awari_counts_hold_for_unequal_clusters() {
+    // Clusters of 1, 3 and 4 ranks (the sums of bh.rs and awari.rs over the clusters):
+    // Σk(k − 1) = 0 + 6 + 12 = 18, Σ(k − 1) = 0 + 2 + 3 = 5, C(C − 1) = 6.
+    // bh per step: boxes 18 + 6 + 5 = 29, trees 18 + 5 + 6 + (C − 1)·5 = 39; 2 steps.
+    // awari per round: 18 + 5 + 6 + 5 = 34, against the original's 8 · 7 = 56.
+    let p = das("1,3,4");
+    assert_eq!(run(&p, "bh", "optimized", 8).messages, 2 * (29 + 39));
+    let (orig, opt) = (run(&p, "awari", "original", 8), run(&p, "awari", "optimized", 8));
+    assert_eq!(rounds(&opt), rounds(&orig));
+    assert_eq!((orig.messages, opt.messages), (56 * rounds(&orig), 34 * rounds(&orig)));
+}

@@ -2,7 +2,11 @@
 //! an application pair, like EM3D's graph, in a file of their own).
 
 pub mod asp;
+pub mod awari;
+pub mod awari_game;
 pub mod barnes;
+pub mod bh;
+pub mod bh_tree;
 pub mod connect;
 pub mod em3d;
 pub mod em3d_read;
