@@ -3,6 +3,8 @@
 
 pub mod asp;
 pub mod barnes;
+pub mod barnes_tree;
+pub mod barnes_walk;
 pub mod connect;
 pub mod em3d;
 pub mod em3d_read;
