@@ -17,6 +17,8 @@ pub mod mg;
 pub mod murphi;
 pub mod nowsort;
 pub mod pray;
+pub mod pray_scene;
+pub mod pray_trace;
 pub mod radb;
 pub mod radix;
 pub mod sample;
