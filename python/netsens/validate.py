@@ -255,7 +255,8 @@ def machine_toml(calibration: dict[str, Any], name: str = "machine") -> str:
 
 def write_outputs(result: dict[str, Any], directory: Path) -> list[Path]:
     """``validation.json``, the figure as PNG and PDF, and an HTML page with both."""
-    from netsens.figures import LineFigure, Series, save_matplotlib, to_plotly  # noqa: PLC0415
+    from netsens.figures import LineFigure, Series  # noqa: PLC0415
+    from netsens.figures_draw import save_matplotlib, to_plotly  # noqa: PLC0415
 
     directory.mkdir(parents=True, exist_ok=True)
     axis, pts = result["axis"], result["points"]
