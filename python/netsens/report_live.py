@@ -37,7 +37,7 @@ def validations(results_dir: Path | None) -> list[tuple[Path, dict[str, Any]]]:
 
 def section_html(results_dir: Path | None, figure_dir: Path) -> str:
     """The section (figures written to ``figure_dir``), or "" without validations."""
-    from netsens.figures import save_matplotlib  # noqa: PLC0415
+    from netsens.figures_draw import save_matplotlib  # noqa: PLC0415
     from netsens.validate import points_table_html, validation_figure  # noqa: PLC0415
 
     found = validations(results_dir)

@@ -352,7 +352,7 @@ def points_table_html(result: dict[str, Any]) -> str:
 
 def write_outputs(result: dict[str, Any], directory: Path) -> list[Path]:
     """``validation.json``, the figure as PNG and PDF, and an HTML page with both."""
-    from netsens.figures import save_matplotlib, to_plotly  # noqa: PLC0415
+    from netsens.figures_draw import save_matplotlib, to_plotly  # noqa: PLC0415
 
     directory.mkdir(parents=True, exist_ok=True)
     fig = validation_figure(result)

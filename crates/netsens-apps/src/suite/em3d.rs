@@ -25,8 +25,8 @@
 //!
 //! **Sizes** (nodes of each kind per rank, degree, remote edges per node, iterations):
 //! tiny 16, 4, 1 (25 %), 2; small 500, 10, 2 (20 %), 5; paper 2500, 20, 8 (40 %), 5
-//! — Martin's EM3D input as the brief gives it (5000 nodes per processor, degree 20,
-//! 20–40 % remote; the seed's text states no size), at the remote share's top end.
+//! — 5000 nodes per rank, degree 20, 40 % of the edges remote: an input of the seed's
+//! era, chosen here (the seeds at hand state no EM3D input).
 
 use crate::data::{stream, unit_f64, unit_f64s_at};
 use crate::registry::Size;

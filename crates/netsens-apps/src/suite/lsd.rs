@@ -64,7 +64,9 @@ pub struct Config {
 impl Config {
     /// 8-bit digits (4 passes, 256 buckets). tiny: 256 keys per rank; small: 16 Ki,
     /// which `radix` simulates in a few seconds at 32 ranks (every key is a message);
-    /// paper: 1 Mi, Martin's input (1M 32-bit keys per processor).
+    /// paper: 1 Mi (32 Mi keys on the seed's 32 processors). The seeds at hand do not
+    /// state Radix's input: 1 Mi keys per rank is what they state for sample sort (over
+    /// a million messages per processor, one per key), the same 32-bit keys.
     pub fn preset(size: crate::Size, seed: u64) -> Config {
         let keys = match size {
             crate::Size::Tiny => 256,
