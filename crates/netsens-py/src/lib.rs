@@ -8,7 +8,7 @@ use netsens_apps::calibrate::Options;
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::{presets, Platform};
 use netsens_core::profile::RunResult;
-use netsens_core::schedule::goal::{parse_goal, parse_goal_releasing};
+use netsens_core::schedule::goal::parse_goal;
 use netsens_core::schedule::goal_file::GoalText;
 use netsens_core::schedule::{executor::run_schedule_with_progress, Schedule};
 use netsens_core::Error;
@@ -168,7 +168,7 @@ fn run_goal(
         // The text is mapped and released as it is parsed; none of it is held in the run.
         let text = GoalText::open(Path::new(path)).map_err(|e| read_error(path, &e))?;
         let p = platform_with(platform, overrides).map_err(to_py)?;
-        let s = parse_goal_releasing(text.as_str(), path, &mut |offset| text.release_before(offset)).map_err(to_py)?;
+        let s = text.parse(path).map_err(to_py)?;
         drop(text);
         run_parsed(s, path, &p, seed, matrix, progress, ranks)
     })

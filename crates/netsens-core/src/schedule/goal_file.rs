@@ -81,16 +81,33 @@ impl GoalText {
     /// Hand the pages wholly before `offset` back to the kernel: they are reread
     /// from the file (its page cache) if touched again, so the text stays intact.
     pub fn release_before(&self, offset: usize) {
+        self.release(0, offset);
+    }
+
+    /// As [`GoalText::release_before`], for the pages wholly within `start..end`.
+    pub fn release(&self, start: usize, end: usize) {
         if let Source::Mapped { ptr, len } = self.source {
             let page = page_size();
-            let end = offset.min(len) / page * page;
-            if end > 0 {
+            let first = start.min(len).div_ceil(page) * page;
+            let end = end.min(len) / page * page;
+            if end > first {
                 // SAFETY: the range lies within the private read-only mapping.
-                unsafe { libc::madvise(ptr, end, libc::MADV_DONTNEED) };
+                unsafe { libc::madvise(ptr.cast::<u8>().add(first).cast(), end - first, libc::MADV_DONTNEED) };
             }
         }
     }
+
+    /// Parse the text on every core, releasing it as it is parsed
+    /// ([`parse_goal_threaded`](super::goal::parse_goal_threaded)).
+    pub fn parse(&self, file: &str) -> crate::error::Result<super::Schedule> {
+        super::goal::parse_goal_threaded(self.as_str(), file, &|start, end| self.release(start, end))
+    }
 }
+
+// SAFETY: the mapping is never written, and releasing its pages (madvise) is safe
+// from any thread: a released page reads back the same bytes from the file.
+unsafe impl Sync for GoalText {}
+unsafe impl Send for GoalText {}
 
 impl Drop for GoalText {
     fn drop(&mut self) {

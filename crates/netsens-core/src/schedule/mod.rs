@@ -2,6 +2,7 @@
 //! operations, stored as flat arrays (no object per operation), executed by the
 //! engine core through [`executor::ScheduleFrontend`].
 
+mod append;
 pub mod executor;
 pub mod goal;
 pub mod goal_file;
@@ -186,6 +187,33 @@ impl ScheduleBuilder {
 
     pub fn num_ops(&self) -> usize {
         self.s.ops.len()
+    }
+
+    /// Add `other`'s ops after this builder's (their ids shift by this builder's op
+    /// count), with their dependencies and labels; `other`'s memory is given back
+    /// as its contents move, so the two never take much more than their sum.
+    pub fn append(&mut self, other: ScheduleBuilder) {
+        let base = self.s.ops.len() as u32;
+        let (n_self, n_other) = (self.s.ops.len(), other.s.ops.len());
+        self.s.ncpus = self.s.ncpus.max(other.s.ncpus);
+        self.s.nnics = self.s.nnics.max(other.s.nnics);
+        append::append_draining(&mut self.s.ops, other.s.ops, |op| op);
+        append::append_draining(&mut self.pending_edges, other.pending_edges, |(from, to)| {
+            (from.wrapping_add(base), (to & !START_EDGE).wrapping_add(base) | (to & START_EDGE))
+        });
+        match (self.s.labels.as_mut(), other.s.labels) {
+            (_, None) => {
+                if let Some(labels) = self.s.labels.as_mut() {
+                    (0..n_other).for_each(|_| labels.push_unlabeled());
+                }
+            }
+            (Some(labels), Some(theirs)) => labels.append(theirs),
+            (None, Some(theirs)) => {
+                let mut labels = OpLabels::unlabeled(n_self);
+                labels.append(theirs);
+                self.s.labels = Some(labels);
+            }
+        }
     }
 
     /// Check peers and dependencies, reject cycles, and lay the edges out flat.

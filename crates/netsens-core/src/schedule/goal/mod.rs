@@ -22,6 +22,7 @@
 mod lexer;
 mod ops;
 mod parser;
+mod parts;
 
 use super::Schedule;
 use crate::error::{Error, Result};
@@ -29,7 +30,19 @@ use parser::Parser;
 
 /// Parse GOAL text; `file` names the source in line-numbered errors. Times are ns.
 pub fn parse_goal(text: &str, file: &str) -> Result<Schedule> {
-    parse_goal_releasing(text, file, &mut |_| {})
+    parse_goal_threaded(text, file, &|_, _| {})
+}
+
+/// [`parse_goal`] on every core (a large text is cut between rank blocks), telling
+/// `release(start, end)` when the text's bytes `start..end` are no longer needed,
+/// so a mapped file can let them go. The schedule and any error are those of
+/// [`parse_goal`].
+pub fn parse_goal_threaded(text: &str, file: &str, release: &(dyn Fn(usize, usize) + Sync)) -> Result<Schedule> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS);
+    match parts::parse_in_parts(text, threads, release) {
+        Some(builder) => finish(builder, file),
+        None => parse_goal_releasing(text, file, &mut |offset| release(0, offset)),
+    }
 }
 
 /// [`parse_goal`], telling `release(offset)` each time the text before `offset` is
@@ -40,7 +53,11 @@ pub fn parse_goal_releasing(text: &str, file: &str, release: &mut dyn FnMut(usiz
         Ok(()) => {}
         Err((line, msg)) => return Err(Error::Parse { file: file.to_string(), line, msg }),
     }
-    let builder = p.builder.take().expect("run() leaves a builder on success");
+    finish(p.builder.take().expect("run() leaves a builder on success"), file)
+}
+
+/// Check and lay out the parsed schedule; its errors name the file.
+fn finish(builder: super::ScheduleBuilder, file: &str) -> Result<Schedule> {
     builder.build().map_err(|e| match e {
         Error::Input(msg) => Error::Input(format!("{file}: {msg}")),
         other => other,
@@ -50,6 +67,8 @@ pub fn parse_goal_releasing(text: &str, file: &str, release: &mut dyn FnMut(usiz
 /// An error inside the parser: (1-based line, message); the file name is added last.
 pub(super) type PResult<T> = std::result::Result<T, (usize, String)>;
 
+/// Threads a text is parsed on, at most (the parse is bound by memory bandwidth).
+const MAX_THREADS: usize = 8;
 /// Bytes of text parsed between two calls of the release hook.
 const RELEASE_EVERY: usize = 8 << 20;
 /// Largest cpu or nic index: the builder counts `index + 1` CPUs/NICs in a `u8`.

@@ -68,6 +68,28 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// A parser for a part of a file with `num_ranks` ranks that starts between
+    /// rank blocks (after the file's `num_ranks` line).
+    pub(super) fn for_part(text: &'a str, num_ranks: u32) -> Self {
+        let mut p = Parser::new(text);
+        p.num_ranks = num_ranks;
+        p.builder = Some(ScheduleBuilder::new(num_ranks));
+        p.state = State::Top;
+        p
+    }
+
+    /// Read statements up to the `num_ranks` line; its value (`None` on an error).
+    pub(super) fn header(&mut self) -> Option<u32> {
+        let mut st = Stmt { toks: [NO_TOK; MAX_TOKENS], n: 0, end_line: 1 };
+        while matches!(self.state, State::Start) {
+            if !self.lex.statement(&mut st).ok()? {
+                return None;
+            }
+            self.statement(&st).ok()?;
+        }
+        Some(self.num_ranks)
+    }
+
     pub(super) fn run(&mut self, release: &mut dyn FnMut(usize)) -> PResult<()> {
         let mut st = Stmt { toks: [NO_TOK; MAX_TOKENS], n: 0, end_line: 1 };
         let mut released = 0;
