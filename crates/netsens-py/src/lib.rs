@@ -18,6 +18,7 @@ use pyo3::prelude::*;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 mod alloc_guard;
 
@@ -165,11 +166,11 @@ fn run_goal(
     ranks: Option<i64>,
 ) -> PyResult<String> {
     py.detach(|| {
-        // The text is mapped and released as it is parsed; none of it is held in the run.
-        let text = GoalText::open(Path::new(path)).map_err(|e| read_error(path, &e))?;
+        // The text is mapped and released as it is parsed; the schedule keeps the
+        // mapping to read labels back for messages, none of the text is held.
+        let text = Arc::new(GoalText::open(Path::new(path)).map_err(|e| read_error(path, &e))?);
         let p = platform_with(platform, overrides).map_err(to_py)?;
         let s = text.parse(path).map_err(to_py)?;
-        drop(text);
         run_parsed(s, path, &p, seed, matrix, progress, ranks)
     })
 }

@@ -9,6 +9,7 @@
 use std::fs::File;
 use std::io;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Bytes checked as UTF-8 before their pages are released.
 const CHECK_PIECE: usize = 8 << 20;
@@ -98,9 +99,14 @@ impl GoalText {
     }
 
     /// Parse the text on every core, releasing it as it is parsed
-    /// ([`parse_goal_threaded`](super::goal::parse_goal_threaded)).
-    pub fn parse(&self, file: &str) -> crate::error::Result<super::Schedule> {
-        super::goal::parse_goal_threaded(self.as_str(), file, &|start, end| self.release(start, end))
+    /// ([`parse_goal_threaded`](super::goal::parse_goal_threaded)). The schedule
+    /// keeps the mapping and reads its labels back from it when a message names an
+    /// op, so labels take no memory.
+    pub fn parse(self: &Arc<Self>, file: &str) -> crate::error::Result<super::Schedule> {
+        let (mut s, blocks) =
+            super::goal::parse_text(self.as_str(), file, true, &|start, end| self.release(start, end))?;
+        s.text_labels = Some(super::text_labels::TextLabels::new(Arc::clone(self), blocks));
+        Ok(s)
     }
 }
 

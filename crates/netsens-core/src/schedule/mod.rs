@@ -8,6 +8,7 @@ pub mod goal;
 pub mod goal_file;
 mod labels;
 pub mod patterns;
+mod text_labels;
 
 use labels::OpLabels;
 
@@ -41,6 +42,8 @@ pub struct Schedule {
     pub(crate) has_start_edges: bool,
     /// Optional labels for error messages (GOAL label per op, empty when unlabeled).
     pub(crate) labels: Option<OpLabels>,
+    /// Or the labels left in a mapped GOAL file.
+    pub(crate) text_labels: Option<text_labels::TextLabels>,
 }
 
 impl Schedule {
@@ -60,13 +63,7 @@ impl Schedule {
     /// Human-readable description of one op, for deadlock reports.
     pub fn describe(&self, op: OpId) -> String {
         let i = op as usize;
-        let label = self
-            .labels
-            .as_ref()
-            .map(|l| l.get(i).to_string())
-            .filter(|l| !l.is_empty())
-            .map(|l| format!("{l}: "))
-            .unwrap_or_default();
+        let label = self.label(op).map(|l| format!("{l}: ")).unwrap_or_default();
         let any = |v: i32| if v == ANY { "any".to_string() } else { v.to_string() };
         let o = &self.ops[i];
         match o.kind {
@@ -82,7 +79,13 @@ impl Schedule {
 
     /// Everything stored about one op (a read-only view, for tests and front ends).
     pub fn op_info(&self, op: OpId) -> OpInfo<'_> {
-        OpInfo { op: self.op(op), label: self.labels.as_ref().map(|l| l.get(op as usize)).filter(|l| !l.is_empty()) }
+        OpInfo { op: self.op(op), label: self.label(op) }
+    }
+
+    /// The op's GOAL label, if it has one.
+    fn label(&self, op: OpId) -> Option<&str> {
+        let stored = self.labels.as_ref().map(|l| l.get(op as usize));
+        stored.or_else(|| self.text_labels.as_ref().map(|l| l.get(op))).filter(|l| !l.is_empty())
     }
 
     /// The ops that depend on `op`, in id order; `true` marks an `irequires` edge.
@@ -97,6 +100,7 @@ impl Schedule {
             + self.edge_start.capacity() * 4
             + self.edges.capacity() * 4
             + self.labels.as_ref().map_or(0, OpLabels::heap_bytes)
+            + self.text_labels.as_ref().map_or(0, text_labels::TextLabels::heap_bytes)
     }
 }
 
@@ -134,6 +138,7 @@ impl ScheduleBuilder {
                 edges: Vec::new(),
                 has_start_edges: false,
                 labels: None,
+                text_labels: None,
             },
             pending_edges: Vec::new(),
         }

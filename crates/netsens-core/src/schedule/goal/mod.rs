@@ -26,6 +26,7 @@ mod parts;
 
 use super::Schedule;
 use crate::error::{Error, Result};
+pub(crate) use parser::nth_op_label;
 use parser::Parser;
 
 /// Parse GOAL text; `file` names the source in line-numbered errors. Times are ns.
@@ -38,11 +39,28 @@ pub fn parse_goal(text: &str, file: &str) -> Result<Schedule> {
 /// so a mapped file can let them go. The schedule and any error are those of
 /// [`parse_goal`].
 pub fn parse_goal_threaded(text: &str, file: &str, release: &(dyn Fn(usize, usize) + Sync)) -> Result<Schedule> {
+    parse_text(text, file, false, release).map(|(s, _)| s)
+}
+
+/// [`parse_goal_threaded`]; with `labels_in_text` the labels are left in the text
+/// and each rank block's (first op, offset of its `rank` line) comes back instead.
+pub(crate) fn parse_text(
+    text: &str,
+    file: &str,
+    labels_in_text: bool,
+    release: &(dyn Fn(usize, usize) + Sync),
+) -> Result<(Schedule, Vec<(super::OpId, usize)>)> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS);
-    match parts::parse_in_parts(text, threads, release) {
-        Some(builder) => finish(builder, file),
-        None => parse_goal_releasing(text, file, &mut |offset| release(0, offset)),
+    if let Some((builder, starts)) = parts::parse_in_parts(text, threads, labels_in_text, release) {
+        return Ok((finish(builder, file)?, starts));
     }
+    let mut p = Parser::new(text);
+    p.labels_in_text = labels_in_text;
+    if let Err((line, msg)) = p.run(&mut |offset| release(0, offset)) {
+        return Err(Error::Parse { file: file.to_string(), line, msg });
+    }
+    let builder = p.builder.take().expect("run() leaves a builder on success");
+    Ok((finish(builder, file)?, std::mem::take(&mut p.block_starts)))
 }
 
 /// [`parse_goal`], telling `release(offset)` each time the text before `offset` is

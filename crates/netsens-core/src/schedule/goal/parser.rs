@@ -39,6 +39,10 @@ pub(super) struct Parser<'a> {
     pub(super) labels: FxMap<&'a str, (OpId, usize)>,
     /// Dependencies of the current block waiting for a later label.
     pub(super) deferred: Vec<Dep<'a>>,
+    /// Labels stay in the text (read back on demand) instead of the builder; then
+    /// `block_starts` holds each block's first op and the offset of its `rank` line.
+    pub(super) labels_in_text: bool,
+    pub(super) block_starts: Vec<(OpId, usize)>,
 }
 
 pub(super) fn is_ident(s: &str) -> bool {
@@ -65,6 +69,8 @@ impl<'a> Parser<'a> {
             blocks: FxMap::default(),
             labels: FxMap::default(),
             deferred: Vec::new(),
+            labels_in_text: false,
+            block_starts: Vec::new(),
         }
     }
 
@@ -233,6 +239,11 @@ impl<'a> Parser<'a> {
         if let Some(&first) = self.blocks.get(&r) {
             return Err((line, format!("rank {r} has a second block (the first opened on line {first})")));
         }
+        if self.labels_in_text {
+            let offset = st.toks[0].text.as_ptr() as usize - self.lex.text.as_ptr() as usize;
+            let first_op = self.builder().num_ops() as OpId;
+            self.block_starts.push((first_op, offset));
+        }
         match st.get(2) {
             None => {
                 self.state = State::AwaitBrace(r, line);
@@ -283,7 +294,9 @@ impl<'a> Parser<'a> {
                 ));
             }
             self.labels.insert(first.text, (op, first.line));
-            self.builder().label(op, first.text);
+            if !self.labels_in_text {
+                self.builder().label(op, first.text);
+            }
             return Ok(());
         }
         match (first.text, st.word(1)) {
@@ -356,4 +369,23 @@ impl<'a> Parser<'a> {
         };
         format!("unknown label {} ({list})", quote(name))
     }
+}
+
+/// The label of the `k`-th operation (0-based) of the rank block that `block`
+/// starts with; `None` when that operation has none. The block parsed cleanly once.
+pub(crate) fn nth_op_label(block: &str, k: usize) -> Option<&str> {
+    let mut lex = Lexer { text: block, pos: 0, line: 1 };
+    let mut st = Stmt { toks: [NO_TOK; MAX_TOKENS], n: 0, end_line: 1 };
+    let mut seen = 0;
+    while lex.statement(&mut st).ok()? {
+        let first = st.toks[0];
+        let labelled = st.get(1).is_some_and(|t| t.kind == Kind::Colon);
+        if first.kind == Kind::Word && (labelled || matches!(first.text, "send" | "recv" | "calc")) {
+            if seen == k {
+                return labelled.then_some(first.text);
+            }
+            seen += 1;
+        }
+    }
+    None
 }

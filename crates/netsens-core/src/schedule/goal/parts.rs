@@ -12,7 +12,7 @@
 
 use super::parser::Parser;
 use super::RELEASE_EVERY;
-use crate::schedule::ScheduleBuilder;
+use crate::schedule::{OpId, ScheduleBuilder};
 
 /// Texts shorter than this are parsed in one pass (threads would cost more).
 const PARALLEL_MIN_BYTES: usize = 4 << 20;
@@ -22,7 +22,14 @@ pub(super) type Release<'r> = &'r (dyn Fn(usize, usize) + Sync);
 
 /// Parse `text` in parts on up to `threads` threads; `None` when the text is small,
 /// cannot be cut, or anything in it is wrong (see the module's comment).
-pub(super) fn parse_in_parts(text: &str, threads: usize, release: Release<'_>) -> Option<ScheduleBuilder> {
+/// With `labels_in_text`, labels are not stored: the blocks' starts come back
+/// instead (see [`Parser::labels_in_text`]).
+pub(super) fn parse_in_parts(
+    text: &str,
+    threads: usize,
+    labels_in_text: bool,
+    release: Release<'_>,
+) -> Option<(ScheduleBuilder, Vec<(OpId, usize)>)> {
     if threads < 2 || text.len() < PARALLEL_MIN_BYTES {
         return None;
     }
@@ -37,7 +44,10 @@ pub(super) fn parse_in_parts(text: &str, threads: usize, release: Release<'_>) -
             .enumerate()
             .map(|(i, w)| {
                 let (start, end) = (w[0], w[1]);
-                scope.spawn(move || parse_part(&text[start..end], start, i == 0, num_ranks, release))
+                scope.spawn(move || {
+                    let first = i == 0;
+                    parse_part(&text[start..end], start, first, num_ranks, labels_in_text, release)
+                })
             })
             .collect();
         handles.into_iter().map(|h| h.join().ok().flatten()).collect()
@@ -50,19 +60,31 @@ pub(super) fn parse_in_parts(text: &str, threads: usize, release: Release<'_>) -
             return None; // a rank with two blocks: the one-pass parse names both lines
         }
         all.blocks.extend(part.blocks);
+        let ops = all.builder.num_ops() as OpId;
+        all.block_starts.extend(part.block_starts.into_iter().map(|(op, at)| (op + ops, at)));
         all.builder.append(part.builder);
     }
-    Some(all.builder)
+    Some((all.builder, all.block_starts))
 }
 
 /// What one part yields: its ops and the ranks whose blocks it holds.
 struct Part {
     builder: ScheduleBuilder,
     blocks: rustc_hash::FxHashSet<u32>,
+    /// Offsets in the whole text.
+    block_starts: Vec<(OpId, usize)>,
 }
 
-fn parse_part(text: &str, base: usize, first: bool, num_ranks: u32, release: Release<'_>) -> Option<Part> {
+fn parse_part(
+    text: &str,
+    base: usize,
+    first: bool,
+    num_ranks: u32,
+    labels_in_text: bool,
+    release: Release<'_>,
+) -> Option<Part> {
     let mut p = if first { Parser::new(text) } else { Parser::for_part(text, num_ranks) };
+    p.labels_in_text = labels_in_text;
     let mut released = 0;
     p.run(&mut |offset| {
         release(base + released, base + offset);
@@ -71,7 +93,8 @@ fn parse_part(text: &str, base: usize, first: bool, num_ranks: u32, release: Rel
     .ok()?;
     release(base + released, base + text.len());
     let blocks = p.blocks.keys().copied().collect();
-    Some(Part { builder: p.builder.take()?, blocks })
+    let block_starts = p.block_starts.iter().map(|&(op, at)| (op, at + base)).collect();
+    Some(Part { builder: p.builder.take()?, blocks, block_starts })
 }
 
 /// Offsets cutting `text` into about `n` parts of equal length, each cut at the
@@ -151,7 +174,7 @@ mod tests {
         assert!(text.len() > PARALLEL_MIN_BYTES);
         for threads in [2, 3, 5] {
             let released = Mutex::new(Vec::new());
-            let builder = parse_in_parts(&text, threads, &|a, b| released.lock().unwrap().push((a, b)))
+            let (builder, _) = parse_in_parts(&text, threads, false, &|a, b| released.lock().unwrap().push((a, b)))
                 .expect("a valid text is cut");
             same(&builder.build().unwrap(), &one_pass(&text));
             // The released ranges cover the text once: sorted, each starts where one ends.
@@ -173,17 +196,17 @@ mod tests {
         let next_block = mid + text[mid..].find("\nrank ").unwrap();
         let close = next_block + text[next_block..].find("\n}\n").unwrap() + 3;
         let commented = format!("{}/*{}*/{}", &text[..open], &text[open..close], &text[close..]);
-        assert!(parse_in_parts(&commented, 2, &|_, _| {}).is_none());
+        assert!(parse_in_parts(&commented, 2, false, &|_, _| {}).is_none());
         // Rank 0's block again at the end: only the one pass can name both lines.
         let first = text.find("\n/* rank 1 */").unwrap();
         let twice = format!("{text}{}", &text[text.find("rank 0 {").unwrap()..first]);
-        assert!(parse_in_parts(&twice, 2, &|_, _| {}).is_none());
+        assert!(parse_in_parts(&twice, 2, false, &|_, _| {}).is_none());
         assert!(crate::schedule::goal::parse_goal(&twice, "t.goal").is_err());
     }
 
     #[test]
     fn small_texts_and_one_thread_take_one_pass() {
-        assert!(parse_in_parts(&ring(4, 10), 2, &|_, _| {}).is_none());
-        assert!(parse_in_parts(&ring(64, 1200), 1, &|_, _| {}).is_none());
+        assert!(parse_in_parts(&ring(4, 10), 2, false, &|_, _| {}).is_none());
+        assert!(parse_in_parts(&ring(64, 1200), 1, false, &|_, _| {}).is_none());
     }
 }
