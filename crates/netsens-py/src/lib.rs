@@ -8,6 +8,7 @@ use netsens_apps::calibrate::Options;
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::{presets, Platform};
 use netsens_core::profile::RunResult;
+use netsens_core::schedule::compiled;
 use netsens_core::schedule::goal::parse_goal;
 use netsens_core::schedule::goal_file::GoalText;
 use netsens_core::schedule::{executor::run_schedule_with_progress, Schedule};
@@ -168,10 +169,29 @@ fn run_goal(
     py.detach(|| {
         // The text is mapped and released as it is parsed; the schedule keeps the
         // mapping to read labels back for messages, none of the text is held.
-        let text = Arc::new(GoalText::open(Path::new(path)).map_err(|e| read_error(path, &e))?);
         let p = platform_with(platform, overrides).map_err(to_py)?;
-        let s = text.parse(path).map_err(to_py)?;
+        let s = load_goal(path)?;
         run_parsed(s, path, &p, seed, matrix, progress, ranks)
+    })
+}
+
+/// The schedule of a GOAL file or of a compiled one (`.nsg`, told by its first bytes).
+fn load_goal(path: &str) -> PyResult<Schedule> {
+    if compiled::file_is_compiled(Path::new(path)) {
+        return compiled::read(Path::new(path), path).map_err(to_py);
+    }
+    let text = Arc::new(GoalText::open(Path::new(path)).map_err(|e| read_error(path, &e))?);
+    text.parse(path).map_err(to_py)
+}
+
+/// Compile the GOAL file at `path` into `out` (see `netsens goal compile`); returns
+/// the number of operations.
+#[pyfunction]
+fn compile_goal(py: Python<'_>, path: &str, out: &str) -> PyResult<usize> {
+    py.detach(|| {
+        let s = load_goal(path)?;
+        compiled::write(&s, Path::new(out)).map_err(to_py)?;
+        Ok(s.num_ops())
     })
 }
 
@@ -302,6 +322,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DeadlockError", m.py().get_type::<DeadlockError>())?;
     m.add("ProgramError", m.py().get_type::<ProgramError>())?;
     m.add_function(wrap_pyfunction!(run_goal, m)?)?;
+    m.add_function(wrap_pyfunction!(compile_goal, m)?)?;
     trace::register(m)?;
     m.add_function(wrap_pyfunction!(run_goal_text, m)?)?;
     m.add_function(wrap_pyfunction!(run_app, m)?)?;

@@ -6,10 +6,11 @@
 //! [`parse_goal_releasing`](super::goal::parse_goal_releasing) and
 //! [`GoalText::release_before`].
 
-use std::fs::File;
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
+
+use super::mapping::Mapping;
 
 /// Bytes checked as UTF-8 before their pages are released.
 const CHECK_PIECE: usize = 8 << 20;
@@ -20,7 +21,7 @@ pub struct GoalText {
 }
 
 enum Source {
-    Mapped { ptr: *mut libc::c_void, len: usize },
+    Mapped(Mapping),
     Read(String),
 }
 
@@ -28,31 +29,18 @@ impl GoalText {
     /// Open `path`; an error is `std::fs::read_to_string`'s for the same file (the
     /// same kinds and messages, invalid UTF-8 included).
     pub fn open(path: &Path) -> io::Result<GoalText> {
-        let file = File::open(path)?;
-        let meta = file.metadata()?;
-        let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
-        if !meta.is_file() || len == 0 {
+        let Some(map) = Mapping::open(path)? else {
             return std::fs::read_to_string(path).map(|text| GoalText { source: Source::Read(text) });
-        }
-        // SAFETY: a fresh private read-only mapping of an open regular file.
-        let ptr = unsafe {
-            use std::os::fd::AsRawFd;
-            libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE, file.as_raw_fd(), 0)
         };
-        if ptr == libc::MAP_FAILED {
-            return std::fs::read_to_string(path).map(|text| GoalText { source: Source::Read(text) });
-        }
-        let text = GoalText { source: Source::Mapped { ptr, len } };
-        // SAFETY: the mapping is open, readable and `len` bytes long.
-        unsafe { libc::madvise(ptr, len, libc::MADV_SEQUENTIAL) };
+        map.advise_sequential();
+        let text = GoalText { source: Source::Mapped(map) };
         text.check_utf8()?;
         Ok(text)
     }
 
     fn bytes(&self) -> &[u8] {
         match &self.source {
-            // SAFETY: the mapping lives as long as `self` and is never written.
-            Source::Mapped { ptr, len } => unsafe { std::slice::from_raw_parts(*ptr as *const u8, *len) },
+            Source::Mapped(map) => map.bytes(),
             Source::Read(text) => text.as_bytes(),
         }
     }
@@ -87,14 +75,8 @@ impl GoalText {
 
     /// As [`GoalText::release_before`], for the pages wholly within `start..end`.
     pub fn release(&self, start: usize, end: usize) {
-        if let Source::Mapped { ptr, len } = self.source {
-            let page = page_size();
-            let first = start.min(len).div_ceil(page) * page;
-            let end = end.min(len) / page * page;
-            if end > first {
-                // SAFETY: the range lies within the private read-only mapping.
-                unsafe { libc::madvise(ptr.cast::<u8>().add(first).cast(), end - first, libc::MADV_DONTNEED) };
-            }
+        if let Source::Mapped(map) = &self.source {
+            map.release(start, end);
         }
     }
 
@@ -108,24 +90,4 @@ impl GoalText {
         s.text_labels = Some(super::text_labels::TextLabels::new(Arc::clone(self), blocks));
         Ok(s)
     }
-}
-
-// SAFETY: the mapping is never written, and releasing its pages (madvise) is safe
-// from any thread: a released page reads back the same bytes from the file.
-unsafe impl Sync for GoalText {}
-unsafe impl Send for GoalText {}
-
-impl Drop for GoalText {
-    fn drop(&mut self) {
-        if let Source::Mapped { ptr, len } = self.source {
-            // SAFETY: unmapping the mapping this value owns, once.
-            unsafe { libc::munmap(ptr, len) };
-        }
-    }
-}
-
-fn page_size() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(size).unwrap_or(4096).max(1)
 }

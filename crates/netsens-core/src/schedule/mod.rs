@@ -3,10 +3,12 @@
 //! engine core through [`executor::ScheduleFrontend`].
 
 mod append;
+pub mod compiled;
 pub mod executor;
 pub mod goal;
 pub mod goal_file;
 mod labels;
+mod mapping;
 pub mod patterns;
 mod text_labels;
 
@@ -83,7 +85,7 @@ impl Schedule {
     }
 
     /// The op's GOAL label, if it has one.
-    fn label(&self, op: OpId) -> Option<&str> {
+    pub(crate) fn label(&self, op: OpId) -> Option<&str> {
         let stored = self.labels.as_ref().map(|l| l.get(op as usize));
         stored.or_else(|| self.text_labels.as_ref().map(|l| l.get(op))).filter(|l| !l.is_empty())
     }
