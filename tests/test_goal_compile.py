@@ -89,3 +89,16 @@ def test_damaged_foreign_and_other_version_files_are_one_error_line(tmp_path: Pa
     assert "cannot write" in one_error_line(
         netsens_cli("goal", "compile", EXAMPLES / "pingpong.goal", tmp_path / "no" / "x.nsg")
     )
+
+
+def test_a_study_takes_a_compiled_schedule_as_a_workload(tmp_path: Path) -> None:
+    from netsens.study import Study
+
+    goal = tmp_path / "d16.goal"
+    goal.write_text((EXAMPLES / "dissemination16.goal").read_text())
+    compiled(tmp_path, goal)
+    path = tmp_path / "s.toml"
+    path.write_text('name = "s"\nworkloads = ["d16.goal", "d16.nsg"]\n[axes]\nL = ["5us"]\n')
+    study = Study.from_toml(path)
+    # Both have the file's 16 ranks (the .nsg's from its header).
+    assert [(w.label, w.ranks) for w in study.workload_list] == [("d16.goal", 16), ("d16.nsg", 16)]
