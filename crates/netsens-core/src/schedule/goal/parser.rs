@@ -2,6 +2,7 @@
 //! (resolved when their block closes).
 
 use rustc_hash::FxHashMap as FxMap;
+use std::collections::hash_map::Entry;
 
 use super::lexer::{quote, Kind, Lexer, Stmt, NO_TOK};
 use super::ops::{uint, Num};
@@ -284,16 +285,23 @@ impl<'a> Parser<'a> {
                 ));
             }
             let op = self.op(st, 2, rank)?;
-            if let Some(&(_, prev)) = self.labels.get(first.text) {
-                return Err((
-                    first.line,
-                    format!(
-                        "label \"{}\" is defined twice in rank {rank}, on line {prev} and line {}",
-                        first.text, first.line
-                    ),
-                ));
+            // One hash per label: the entry both checks and inserts.
+            match self.labels.entry(first.text) {
+                Entry::Occupied(e) => {
+                    return Err((
+                        first.line,
+                        format!(
+                            "label \"{}\" is defined twice in rank {rank}, on line {} and line {}",
+                            first.text,
+                            e.get().1,
+                            first.line
+                        ),
+                    ))
+                }
+                Entry::Vacant(e) => {
+                    e.insert((op, first.line));
+                }
             }
-            self.labels.insert(first.text, (op, first.line));
             if !self.labels_in_text {
                 self.builder().label(op, first.text);
             }
