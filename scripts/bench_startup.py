@@ -54,7 +54,7 @@ def main() -> None:
     for what, times in (("wall", wall), ("CPU", cpu)):
         run = statistics.median(times[command])
         floor = statistics.median(times["python -c pass"])
-        verdict = "(met)" if run < 60 else "(MISSED)"
+        verdict = "PASS" if run < 60 else "FAIL"
         print(
             f"  {what}: command {run:.1f} ms, {run / floor:.2f}x the bare interpreter; "
             f"target under 60 ms {verdict}"

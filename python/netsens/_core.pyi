@@ -32,7 +32,12 @@ def run_goal(
     progress: ProgressFn | None = None,
     ranks: int | None = None,
 ) -> str:
-    """Run the GOAL file at ``path``; ``ranks``, if given, must be its ``num_ranks``."""
+    """Run the GOAL file (or compiled schedule) at ``path``; ``ranks``, if given, must
+    be its ``num_ranks``."""
+
+def compile_goal(path: str, out: str) -> int:
+    """Write the GOAL file at ``path`` to ``out`` as a compiled schedule; returns its
+    operation count."""
 
 def run_goal_text(
     text: str,

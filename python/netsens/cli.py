@@ -531,3 +531,7 @@ cli.add_command(replay_command(platform_options, overrides_from, _check_seed))
 from netsens.cli_ace import ace_command  # noqa: E402
 
 cli.add_command(ace_command)
+
+from netsens.cli_goal import goal_command  # noqa: E402
+
+cli.add_command(goal_command)

@@ -1,14 +1,16 @@
 """``netsens sweep --executor slurm``: the Slurm executor's flags and what the command
 does with them (see :mod:`netsens.slurm` and docs/STUDIES.md, "On a cluster")."""
 
+from __future__ import annotations
+
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from netsens import slurm, slurm_status
-from netsens.store import FAILURES
-from netsens.study import Study
+if TYPE_CHECKING:  # the executor's modules (and polars, via the store) load when it runs
+    from netsens import slurm_status
+    from netsens.study import Study
 
 # Failed tasks listed one per line, at most.
 MAX_TASK_LINES = 10
@@ -64,6 +66,8 @@ def wants_slurm(flags: dict[str, Any]) -> bool:
 
 def sweep(study: Study, study_file: str, flags: dict[str, Any]) -> None:
     """Submit, follow, show or cancel the study's points on Slurm."""
+    from netsens import slurm, slurm_status
+
     options = slurm.SlurmOptions.merged(study.slurm, {k: flags[k] for k in SLURM_FLAGS})
     root, points = study.results_dir, study.points()
     name = slurm.job_name(study, root)
@@ -118,6 +122,8 @@ def _report_failed(failed: list[slurm_status.FailedTask], then: str) -> None:
 
 
 def _finish(now: slurm_status.Status, root: Any, study_file: str, watching: bool) -> None:
+    from netsens.store import FAILURES
+
     click.echo(f"slurm: {now.line()}; results in {root}")
     _report_failed(now.failed, f"run netsens sweep {study_file} --executor slurm again")
     if watching and (now.failed or now.point_failures):

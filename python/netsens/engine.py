@@ -184,3 +184,9 @@ def platform_toml(spec: PathLike, overrides: Mapping[str, str] | None = None) ->
 def presets() -> list[tuple[str, str]]:
     """(name, one-line description) of every platform preset."""
     return list(_core.presets())
+
+
+def compile_goal(path: PathLike, out: PathLike) -> int:
+    """Write the GOAL file at ``path`` to ``out`` as a compiled schedule (``.nsg``,
+    read wherever a GOAL file is, without parsing); returns its operation count."""
+    return _core.compile_goal(os.fspath(path), os.fspath(out))

@@ -296,6 +296,11 @@ class Study:
                 return Workload(label, "goal", str(path), _core.trace_ranks(str(path)))
             except NetsensError as e:
                 raise StudyError(f"workloads: {e}") from None
+        with path.open("rb") as f:
+            head = f.read(20)
+        if head.startswith(COMPILED_MAGIC) and len(head) == 20:
+            # A compiled schedule (netsens goal compile): its rank count is in its header.
+            return Workload(label, "goal", str(path), int.from_bytes(head[16:20], "little"))
         with path.open(encoding="utf-8", errors="replace") as f:
             for line in f:
                 m = _NUM_RANKS.match(line)
@@ -495,9 +500,13 @@ def _as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list | tuple) else [value]
 
 
+# The first bytes of a compiled schedule (crates/netsens-core/src/schedule/compiled.rs).
+COMPILED_MAGIC = b"NSGSCHED"
+
+
 def _looks_like_path(entry: Any) -> bool:
     text = os.fspath(entry)
-    return text.endswith((".goal", ".otf2")) or "/" in text or os.sep in text
+    return text.endswith((".goal", ".nsg", ".otf2")) or "/" in text or os.sep in text
 
 
 def _resolve(platform: str, overrides: dict[str, str], where: str) -> dict[str, Any]:

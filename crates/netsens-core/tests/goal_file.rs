@@ -69,3 +69,31 @@ fn tempdir() -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// Labels left in a mapped file read back as the parse of the text stores them,
+/// in one pass (a small file) and in parts (the 24 MiB padded one).
+#[test]
+fn labels_read_back_from_the_mapped_file() {
+    use netsens_core::schedule::goal::parse_goal;
+    use std::sync::Arc;
+    let dir = tempdir();
+    // By hand: ops in text order are a, (calc), b, x, (send); a block comment and a
+    // `{` on its own line do not shift them.
+    let small = "num_ranks 2\nrank 0\n{\na: send 8b to 1 tag 0\ncalc 100\n/* c: calc 5 */ b: recv 8b from 1 tag \
+                 1\nb requires a\n}\nrank 1 { x: recv 8b from 0 tag 0\nsend 8b to 0 tag 1\n}\n";
+    for (name, text) in [("small.goal", small.to_string()), ("padded.goal", padded())] {
+        let path = dir.join(name);
+        std::fs::write(&path, &text).unwrap();
+        let mapped = Arc::new(GoalText::open(&path).unwrap()).parse(name).unwrap();
+        let stored = parse_goal(&text, name).unwrap();
+        assert_eq!(mapped.num_ops(), stored.num_ops());
+        for op in 0..mapped.num_ops() as u32 {
+            assert_eq!(mapped.op_info(op), stored.op_info(op), "{name} op {op}");
+        }
+        if name == "small.goal" {
+            let labels: Vec<_> = (0..5).map(|op| mapped.op_info(op).label).collect();
+            assert_eq!(labels, [Some("a"), None, Some("b"), Some("x"), None]);
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -8,7 +8,8 @@ use netsens_apps::calibrate::Options;
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::{presets, Platform};
 use netsens_core::profile::RunResult;
-use netsens_core::schedule::goal::{parse_goal, parse_goal_releasing};
+use netsens_core::schedule::compiled;
+use netsens_core::schedule::goal::parse_goal;
 use netsens_core::schedule::goal_file::GoalText;
 use netsens_core::schedule::{executor::run_schedule_with_progress, Schedule};
 use netsens_core::Error;
@@ -18,6 +19,7 @@ use pyo3::prelude::*;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 mod alloc_guard;
 
@@ -142,6 +144,9 @@ fn run_parsed(
     }
     let r = with_progress(progress, |hook| run_schedule_with_progress(&s, p, &opts(seed, matrix), hook))?;
     let workload = json!({"kind": "goal", "file": name, "ops": s.num_ops(), "ranks": s.num_ranks});
+    // The op table goes before the result's JSON is built (with many ranks the
+    // JSON is the run's largest moment).
+    drop(s);
     Ok(result_json(&r, p, workload, &[]))
 }
 
@@ -165,12 +170,31 @@ fn run_goal(
     ranks: Option<i64>,
 ) -> PyResult<String> {
     py.detach(|| {
-        // The text is mapped and released as it is parsed; none of it is held in the run.
-        let text = GoalText::open(Path::new(path)).map_err(|e| read_error(path, &e))?;
+        // The text is mapped and released as it is parsed; the schedule keeps the
+        // mapping to read labels back for messages, none of the text is held.
         let p = platform_with(platform, overrides).map_err(to_py)?;
-        let s = parse_goal_releasing(text.as_str(), path, &mut |offset| text.release_before(offset)).map_err(to_py)?;
-        drop(text);
+        let s = load_goal(path)?;
         run_parsed(s, path, &p, seed, matrix, progress, ranks)
+    })
+}
+
+/// The schedule of a GOAL file or of a compiled one (`.nsg`, told by its first bytes).
+fn load_goal(path: &str) -> PyResult<Schedule> {
+    if compiled::file_is_compiled(Path::new(path)) {
+        return compiled::read(Path::new(path), path).map_err(to_py);
+    }
+    let text = Arc::new(GoalText::open(Path::new(path)).map_err(|e| read_error(path, &e))?);
+    text.parse(path).map_err(to_py)
+}
+
+/// Compile the GOAL file at `path` into `out` (see `netsens goal compile`); returns
+/// the number of operations.
+#[pyfunction]
+fn compile_goal(py: Python<'_>, path: &str, out: &str) -> PyResult<usize> {
+    py.detach(|| {
+        let s = load_goal(path)?;
+        compiled::write(&s, Path::new(out)).map_err(to_py)?;
+        Ok(s.num_ops())
     })
 }
 
@@ -301,6 +325,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DeadlockError", m.py().get_type::<DeadlockError>())?;
     m.add("ProgramError", m.py().get_type::<ProgramError>())?;
     m.add_function(wrap_pyfunction!(run_goal, m)?)?;
+    m.add_function(wrap_pyfunction!(compile_goal, m)?)?;
     trace::register(m)?;
     m.add_function(wrap_pyfunction!(run_goal_text, m)?)?;
     m.add_function(wrap_pyfunction!(run_app, m)?)?;

@@ -133,8 +133,8 @@ fn queue_events_per_s<Q>(
 
 pub fn verdict(ok: bool) -> &'static str {
     if ok {
-        "(met)"
+        "PASS"
     } else {
-        "(MISSED)"
+        "FAIL"
     }
 }

@@ -1,7 +1,8 @@
 //! The engine's range: clock arithmetic that stops the run, naming the operation,
 //! instead of wrapping or saturating past the largest time.
 
-use super::{Core, OpId, Phase};
+use super::message::Phase;
+use super::{Core, OpId};
 use crate::error::Error;
 use crate::platform::LevelParams;
 use crate::time::{PerByte, Time};

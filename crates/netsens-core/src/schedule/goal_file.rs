@@ -6,9 +6,11 @@
 //! [`parse_goal_releasing`](super::goal::parse_goal_releasing) and
 //! [`GoalText::release_before`].
 
-use std::fs::File;
 use std::io;
 use std::path::Path;
+use std::sync::Arc;
+
+use super::mapping::Mapping;
 
 /// Bytes checked as UTF-8 before their pages are released.
 const CHECK_PIECE: usize = 8 << 20;
@@ -19,7 +21,7 @@ pub struct GoalText {
 }
 
 enum Source {
-    Mapped { ptr: *mut libc::c_void, len: usize },
+    Mapped(Mapping),
     Read(String),
 }
 
@@ -27,31 +29,18 @@ impl GoalText {
     /// Open `path`; an error is `std::fs::read_to_string`'s for the same file (the
     /// same kinds and messages, invalid UTF-8 included).
     pub fn open(path: &Path) -> io::Result<GoalText> {
-        let file = File::open(path)?;
-        let meta = file.metadata()?;
-        let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
-        if !meta.is_file() || len == 0 {
+        let Some(map) = Mapping::open(path)? else {
             return std::fs::read_to_string(path).map(|text| GoalText { source: Source::Read(text) });
-        }
-        // SAFETY: a fresh private read-only mapping of an open regular file.
-        let ptr = unsafe {
-            use std::os::fd::AsRawFd;
-            libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE, file.as_raw_fd(), 0)
         };
-        if ptr == libc::MAP_FAILED {
-            return std::fs::read_to_string(path).map(|text| GoalText { source: Source::Read(text) });
-        }
-        let text = GoalText { source: Source::Mapped { ptr, len } };
-        // SAFETY: the mapping is open, readable and `len` bytes long.
-        unsafe { libc::madvise(ptr, len, libc::MADV_SEQUENTIAL) };
+        map.advise_sequential();
+        let text = GoalText { source: Source::Mapped(map) };
         text.check_utf8()?;
         Ok(text)
     }
 
     fn bytes(&self) -> &[u8] {
         match &self.source {
-            // SAFETY: the mapping lives as long as `self` and is never written.
-            Source::Mapped { ptr, len } => unsafe { std::slice::from_raw_parts(*ptr as *const u8, *len) },
+            Source::Mapped(map) => map.bytes(),
             Source::Read(text) => text.as_bytes(),
         }
     }
@@ -81,28 +70,24 @@ impl GoalText {
     /// Hand the pages wholly before `offset` back to the kernel: they are reread
     /// from the file (its page cache) if touched again, so the text stays intact.
     pub fn release_before(&self, offset: usize) {
-        if let Source::Mapped { ptr, len } = self.source {
-            let page = page_size();
-            let end = offset.min(len) / page * page;
-            if end > 0 {
-                // SAFETY: the range lies within the private read-only mapping.
-                unsafe { libc::madvise(ptr, end, libc::MADV_DONTNEED) };
-            }
+        self.release(0, offset);
+    }
+
+    /// As [`GoalText::release_before`], for the pages wholly within `start..end`.
+    pub fn release(&self, start: usize, end: usize) {
+        if let Source::Mapped(map) = &self.source {
+            map.release(start, end);
         }
     }
-}
 
-impl Drop for GoalText {
-    fn drop(&mut self) {
-        if let Source::Mapped { ptr, len } = self.source {
-            // SAFETY: unmapping the mapping this value owns, once.
-            unsafe { libc::munmap(ptr, len) };
-        }
+    /// Parse the text on every core, releasing it as it is parsed
+    /// ([`parse_goal_threaded`](super::goal::parse_goal_threaded)). The schedule
+    /// keeps the mapping and reads its labels back from it when a message names an
+    /// op, so labels take no memory.
+    pub fn parse(self: &Arc<Self>, file: &str) -> crate::error::Result<super::Schedule> {
+        let (mut s, blocks) =
+            super::goal::parse_text(self.as_str(), file, true, &|start, end| self.release(start, end))?;
+        s.text_labels = Some(super::text_labels::TextLabels::new(Arc::clone(self), blocks));
+        Ok(s)
     }
-}
-
-fn page_size() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(size).unwrap_or(4096).max(1)
 }

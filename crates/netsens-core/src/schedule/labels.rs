@@ -42,6 +42,14 @@ impl OpLabels {
         &self.text[start..start + (span as usize & MAX_LEN)]
     }
 
+    /// `other`'s ops after these, with their labels.
+    pub(crate) fn append(&mut self, other: OpLabels) {
+        let shift = (self.text.len() as u64) << LEN_BITS;
+        self.text.push_str(&other.text);
+        drop(other.text);
+        super::append::append_draining(&mut self.spans, other.spans, |s| if s == 0 { 0 } else { s + shift });
+    }
+
     pub(crate) fn heap_bytes(&self) -> usize {
         self.text.capacity() + self.spans.capacity() * 8
     }

@@ -2,11 +2,15 @@
 //! operations, stored as flat arrays (no object per operation), executed by the
 //! engine core through [`executor::ScheduleFrontend`].
 
+mod append;
+pub mod compiled;
 pub mod executor;
 pub mod goal;
 pub mod goal_file;
 mod labels;
+mod mapping;
 pub mod patterns;
+mod text_labels;
 
 use labels::OpLabels;
 
@@ -40,6 +44,8 @@ pub struct Schedule {
     pub(crate) has_start_edges: bool,
     /// Optional labels for error messages (GOAL label per op, empty when unlabeled).
     pub(crate) labels: Option<OpLabels>,
+    /// Or the labels left in a mapped GOAL file.
+    pub(crate) text_labels: Option<text_labels::TextLabels>,
 }
 
 impl Schedule {
@@ -59,13 +65,7 @@ impl Schedule {
     /// Human-readable description of one op, for deadlock reports.
     pub fn describe(&self, op: OpId) -> String {
         let i = op as usize;
-        let label = self
-            .labels
-            .as_ref()
-            .map(|l| l.get(i).to_string())
-            .filter(|l| !l.is_empty())
-            .map(|l| format!("{l}: "))
-            .unwrap_or_default();
+        let label = self.label(op).map(|l| format!("{l}: ")).unwrap_or_default();
         let any = |v: i32| if v == ANY { "any".to_string() } else { v.to_string() };
         let o = &self.ops[i];
         match o.kind {
@@ -81,7 +81,13 @@ impl Schedule {
 
     /// Everything stored about one op (a read-only view, for tests and front ends).
     pub fn op_info(&self, op: OpId) -> OpInfo<'_> {
-        OpInfo { op: self.op(op), label: self.labels.as_ref().map(|l| l.get(op as usize)).filter(|l| !l.is_empty()) }
+        OpInfo { op: self.op(op), label: self.label(op) }
+    }
+
+    /// The op's GOAL label, if it has one.
+    pub(crate) fn label(&self, op: OpId) -> Option<&str> {
+        let stored = self.labels.as_ref().map(|l| l.get(op as usize));
+        stored.or_else(|| self.text_labels.as_ref().map(|l| l.get(op))).filter(|l| !l.is_empty())
     }
 
     /// The ops that depend on `op`, in id order; `true` marks an `irequires` edge.
@@ -96,6 +102,7 @@ impl Schedule {
             + self.edge_start.capacity() * 4
             + self.edges.capacity() * 4
             + self.labels.as_ref().map_or(0, OpLabels::heap_bytes)
+            + self.text_labels.as_ref().map_or(0, text_labels::TextLabels::heap_bytes)
     }
 }
 
@@ -133,6 +140,7 @@ impl ScheduleBuilder {
                 edges: Vec::new(),
                 has_start_edges: false,
                 labels: None,
+                text_labels: None,
             },
             pending_edges: Vec::new(),
         }
@@ -186,6 +194,33 @@ impl ScheduleBuilder {
 
     pub fn num_ops(&self) -> usize {
         self.s.ops.len()
+    }
+
+    /// Add `other`'s ops after this builder's (their ids shift by this builder's op
+    /// count), with their dependencies and labels; `other`'s memory is given back
+    /// as its contents move, so the two never take much more than their sum.
+    pub fn append(&mut self, other: ScheduleBuilder) {
+        let base = self.s.ops.len() as u32;
+        let (n_self, n_other) = (self.s.ops.len(), other.s.ops.len());
+        self.s.ncpus = self.s.ncpus.max(other.s.ncpus);
+        self.s.nnics = self.s.nnics.max(other.s.nnics);
+        append::append_draining(&mut self.s.ops, other.s.ops, |op| op);
+        append::append_draining(&mut self.pending_edges, other.pending_edges, |(from, to)| {
+            (from.wrapping_add(base), (to & !START_EDGE).wrapping_add(base) | (to & START_EDGE))
+        });
+        match (self.s.labels.as_mut(), other.s.labels) {
+            (_, None) => {
+                if let Some(labels) = self.s.labels.as_mut() {
+                    (0..n_other).for_each(|_| labels.push_unlabeled());
+                }
+            }
+            (Some(labels), Some(theirs)) => labels.append(theirs),
+            (None, Some(theirs)) => {
+                let mut labels = OpLabels::unlabeled(n_self);
+                labels.append(theirs);
+                self.s.labels = Some(labels);
+            }
+        }
     }
 
     /// Check peers and dependencies, reject cycles, and lay the edges out flat.

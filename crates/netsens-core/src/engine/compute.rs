@@ -1,0 +1,57 @@
+//! Operations that use no network: computation on a CPU and disk requests.
+
+use super::blocked::Needs;
+use super::queue::{Event, EventKind};
+use super::{Core, Frontend, OpDesc};
+use crate::error::Error;
+
+impl Core {
+    pub(super) fn on_calc<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
+        let host = d.rank;
+        let c = self.ci(host, d.cpu);
+        if self.cpu[c] > ev.time {
+            self.block(ev, c, 0, Needs::Cpu, self.cpu[c]);
+            return;
+        }
+        let dur = self.scaled(ev.id, d.size);
+        let extra = self.noise.detour(host, ev.time, dur);
+        let end = self.add(ev.id, ev.time, dur);
+        self.cpu[c] = self.add(ev.id, end, extra);
+        let r = &mut self.rec.ranks[host as usize];
+        r.compute_ps = r.compute_ps.saturating_add(dur);
+        r.noise_ps = r.noise_ps.saturating_add(extra);
+        self.started(front, ev.id, ev.time);
+        self.done(front, ev.id, self.cpu[c]);
+    }
+
+    /// A disk request: queued behind earlier requests to the same disk of the node,
+    /// served at the disk's bandwidth; the CPU is not involved.
+    pub(super) fn on_disk<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
+        let Some(disks) = &self.disks else {
+            self.fatal = Some(Error::Input(format!(
+                "rank {} reads or writes a disk, but the platform has no disks; add a [disks] section or \
+                 --disk-bandwidth",
+                d.rank
+            )));
+            self.queue.clear();
+            return;
+        };
+        if d.peer < 0 || d.peer as u32 >= disks.count {
+            self.fatal = Some(Error::Input(format!(
+                "rank {} uses disk {}, but nodes have {} disk(s)",
+                d.rank, d.peer, disks.count
+            )));
+            self.queue.clear();
+            return;
+        }
+        let disk = self.layout.node(d.rank) as usize * disks.count as usize + d.peer as usize;
+        let start = ev.time.max(self.disk_free[disk]);
+        let per_byte = disks.per_byte;
+        let len = self.per_byte(ev.id, per_byte, d.size);
+        let end = self.add(ev.id, start, len);
+        self.disk_free[disk] = end;
+        self.started(front, ev.id, start);
+        // Reported at its end, so a program sees it finished only then.
+        self.queue.push(end, EventKind::DiskDone, ev.id, 0, 0);
+    }
+}

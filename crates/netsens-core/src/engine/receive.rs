@@ -1,0 +1,190 @@
+//! The receiver's side: posted receives, arrivals charged to the receiving CPU and
+//! NIC, matching (MPI order, wildcards) and the rendezvous and one-sided replies.
+
+use super::blocked::Needs;
+use super::message::{Phase, Posted};
+use super::queue::{Event, EventKind};
+use super::{tag_matches, Core, Frontend, OpDesc, OpId, ANY};
+use crate::error::{Error, Result};
+use crate::time::Time;
+
+impl Core {
+    pub(super) fn on_recv<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
+        let host = d.rank;
+        self.started(front, ev.id, ev.time);
+        let q = &self.unexpected[host as usize];
+        let pos = q.iter().position(|&m| {
+            let m = &self.msgs[m as usize];
+            (d.peer == ANY || m.src as i32 == d.peer) && tag_matches(d.tag, m.tag)
+        });
+        match pos {
+            Some(pos) => {
+                let m = self.unexpected[host as usize].remove(pos).expect("position is in range");
+                // Done once the message's own arrival processing is over.
+                let done_at = ev.time.max(self.cpu[self.ci(host, d.cpu)]);
+                self.matched(m, ev.id, ev.time, done_at, front);
+            }
+            None => self.posted[host as usize].push_back(Posted { op: ev.id, src: d.peer, tag: d.tag }),
+        }
+    }
+
+    pub(super) fn on_arrive<F: Frontend>(&mut self, ev: Event, front: &mut F) {
+        let phase = Phase::from_u8(ev.phase);
+        let (from, host) = self.ends(ev.id, phase);
+        let (mcpu, mnic) = {
+            let m = &self.msgs[ev.id as usize];
+            (m.cpu, m.nic)
+        };
+        let (c, n) = (self.ci(host, mcpu), self.ni(host, mnic));
+        if self.var.flows_on {
+            let p = self.cluster_params.clone();
+            self.var.before_receive(host, ev.time, &mut self.nic_r[n], &p);
+        }
+        let free = self.cpu[c].max(self.nic_r[n]);
+        if free > ev.time {
+            self.block(ev, c, n, Needs::RecvNic, free);
+            return;
+        }
+        let (p, _) = self.params(from, host);
+        let wire = self.wire_bytes(ev.id, phase);
+        let k = wire.saturating_sub(1);
+        let op = self.msg_op(ev.id, phase);
+        let (o_bytes, g_bytes) = (self.per_byte(op, p.overhead_per_byte, k), self.gap_bytes(op, &p, wire));
+        let busy = self.add(op, p.overhead, o_bytes.max(g_bytes));
+        let extra = self.noise.detour(host, ev.time, busy);
+        let end = self.add(op, ev.time, busy);
+        self.cpu[c] = self.add(op, end, extra);
+        let gap = self.add(op, p.gap, g_bytes);
+        self.nic_r[n] = self.add(op, ev.time, gap);
+        let r = &mut self.rec.ranks[host as usize];
+        r.overhead_ps = r.overhead_ps.saturating_add(busy);
+        r.noise_ps = r.noise_ps.saturating_add(extra);
+        match phase {
+            Phase::Eager | Phase::Direct | Phase::Rts => {
+                let (src, tag) = {
+                    let m = &self.msgs[ev.id as usize];
+                    (m.src as i32, m.tag)
+                };
+                let q = &mut self.posted[host as usize];
+                let pos = q.iter().position(|r| (r.src == ANY || r.src == src) && tag_matches(r.tag, tag));
+                match pos {
+                    Some(pos) => {
+                        let recv = q.remove(pos).expect("position is in range").op;
+                        let now = ev.time;
+                        self.matched(ev.id, recv, now, self.cpu[c], front);
+                    }
+                    None => self.unexpected[host as usize].push_back(ev.id),
+                }
+            }
+            Phase::Cts => {
+                // Back at the sender: the data goes out as soon as its clocks allow.
+                let t = self.cpu[c];
+                self.queue.push(t, EventKind::Transmit, ev.id, Phase::Data as u8, 0);
+            }
+            Phase::Data => {
+                let (recv, size) = {
+                    let m = &self.msgs[ev.id as usize];
+                    (m.recv_op, m.size)
+                };
+                self.rec.received(host, size);
+                self.free_msgs.push(ev.id);
+                self.done(front, recv, self.cpu[c]);
+            }
+            Phase::OneWay | Phase::PutData | Phase::GetReq => {
+                // The target's handler runs now, after the arrival's own costs.
+                let (op, size) = {
+                    let m = &self.msgs[ev.id as usize];
+                    (m.send_op, m.size)
+                };
+                self.release = self.cpu[c];
+                let cost = front.delivered(self, op);
+                let handler = self.scaled(op, cost);
+                if handler > 0 {
+                    let extra = self.noise.detour(host, self.cpu[c], handler);
+                    let end = self.add(op, self.cpu[c], handler);
+                    self.cpu[c] = self.add(op, end, extra);
+                    let r = &mut self.rec.ranks[host as usize];
+                    r.compute_ps = r.compute_ps.saturating_add(handler);
+                    r.noise_ps = r.noise_ps.saturating_add(extra);
+                }
+                match phase {
+                    Phase::OneWay => {
+                        self.rec.received(host, size);
+                        self.free_msgs.push(ev.id);
+                    }
+                    Phase::PutData => {
+                        self.rec.received(host, size);
+                        self.rec.control_messages += 1;
+                        self.queue.push(self.cpu[c], EventKind::Transmit, ev.id, Phase::PutAck as u8, 0);
+                    }
+                    _ => self.queue.push(self.cpu[c], EventKind::Transmit, ev.id, Phase::GetReply as u8, 0),
+                }
+            }
+            Phase::PutAck | Phase::GetReply => {
+                let (op, size) = {
+                    let m = &self.msgs[ev.id as usize];
+                    (m.send_op, m.size)
+                };
+                if phase == Phase::GetReply {
+                    self.rec.received(host, size);
+                }
+                self.free_msgs.push(ev.id);
+                self.done(front, op, self.cpu[c]);
+            }
+        }
+    }
+
+    /// Message `id` (Eager, Direct or Rts) met receive `recv` at time `t`; a data
+    /// message completes the receive at `recv_done`.
+    pub(super) fn matched<F: Frontend>(&mut self, id: u32, recv: OpId, t: Time, recv_done: Time, front: &mut F) {
+        let (phase, src, dst, size, send_op, mcpu, mnic) = {
+            let m = &mut self.msgs[id as usize];
+            m.recv_op = recv;
+            (m.phase, m.src, m.dst, m.size, m.send_op, m.cpu, m.nic)
+        };
+        front.matched(send_op, recv);
+        match phase {
+            Phase::Rts => {
+                // The receiver answers with a clear-to-send as soon as its clocks allow.
+                self.rec.control_messages += 1;
+                let rc = self.cpu[self.ci(dst, front.op(recv).cpu)];
+                self.queue.push(rc.max(t), EventKind::Transmit, id, Phase::Cts as u8, 0);
+            }
+            Phase::Direct => {
+                // LogGOPSim: the send completes now, its clocks advanced to this instant.
+                let (c, n) = (self.ci(src, mcpu), self.ni(src, mnic));
+                self.cpu[c] = self.cpu[c].max(t);
+                self.nic_s[n] = self.nic_s[n].max(t);
+                self.rec.received(dst, size);
+                self.free_msgs.push(id);
+                self.done(front, send_op, t);
+                self.done(front, recv, recv_done);
+            }
+            _ => {
+                self.rec.received(dst, size);
+                self.free_msgs.push(id);
+                self.done(front, recv, recv_done);
+            }
+        }
+    }
+
+    /// A run whose operations all finished may still have left messages nobody received.
+    pub(super) fn check_unreceived(&self) -> Result<()> {
+        let mut total = 0usize;
+        let mut shown = Vec::new();
+        for (host, q) in self.unexpected.iter().enumerate() {
+            for &id in q {
+                total += 1;
+                if shown.len() < 4 {
+                    let m = &self.msgs[id as usize];
+                    shown.push(format!("rank {} → rank {host} ({} B, tag {})", m.src, m.size, m.tag));
+                }
+            }
+        }
+        if total == 0 {
+            return Ok(());
+        }
+        let more = if total > shown.len() { format!(" and {} more", total - shown.len()) } else { String::new() };
+        Err(Error::Deadlock(format!("{total} message(s) were sent but never received: {}{more}", shown.join(", "))))
+    }
+}
