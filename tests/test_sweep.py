@@ -170,10 +170,12 @@ def test_results_command(pingpong_study):
         11 * US,
         17 * US,
     ]
-    csv = netsens_cli("results", pingpong_study.results_dir / "../../study.toml", "--csv").stdout
+    proc = netsens_cli("results", pingpong_study.results_dir / "../../study.toml", "--csv")
+    assert proc.returncode == 0, proc.stderr
+    csv = proc.stdout
     header = csv.splitlines()[0].split(",")
     assert header[:2] == ["point_id", "study"] and header[-1] == "slowdown"
-    assert "matrix" not in header and len(csv.splitlines()) == 7
+    assert "matrix" not in header and "wan_links" not in header and len(csv.splitlines()) == 7
 
 
 def test_store_round_trip(tmp_path, pingpong_study):

@@ -19,7 +19,6 @@ from netsens.units import format_bandwidth, format_bytes, format_per_byte, forma
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 # Failed points listed one per line after a sweep, at most.
 MAX_FAILURE_LINES = 10
-NESTED = ["primitives", "matrix", "histogram"]
 
 # The study modules import polars: each command loads what it uses when it runs.
 if TYPE_CHECKING:
@@ -180,7 +179,10 @@ def results_command(target: Path, fmt: str | None) -> None:
     if fmt == "json":
         click.echo(json.dumps(frame.to_dicts()))
     elif fmt == "csv":
-        click.echo(frame.drop(NESTED).write_csv(), nl=False)
+        # CSV has no nested values: lists and structs (matrix, histogram, primitives,
+        # wide-area links, ...) are left to --json.
+        flat = [name for name, dtype in frame.schema.items() if not dtype.is_nested()]
+        click.echo(frame.select(flat).write_csv(), nl=False)
     else:
         _print_results(root, frame)
 
