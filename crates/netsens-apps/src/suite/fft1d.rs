@@ -14,13 +14,13 @@
 //! **Check**: every rank compares a few of its outputs with the direct sum of the
 //! discrete Fourier transform over the whole input (a second method).
 
+use super::fft_kernel::{fft, mul, root, Plan, C};
 use super::wan::{block, OP_PS};
 use crate::data;
 use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::{decode, encode, Rank, Tag};
 use netsens_core::time::Time;
 use netsens_core::Result;
-use std::f64::consts::PI;
 
 pub const APP: App = App {
     name: "fft1d",
@@ -56,62 +56,21 @@ impl Config {
     }
 }
 
-type Complex = (f64, f64);
-
-fn mul(a: Complex, b: Complex) -> Complex {
-    (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
-}
-
-/// e^(−2πi·k/n).
-fn root(k: usize, n: usize) -> Complex {
-    let a = -2.0 * PI * (k % n) as f64 / n as f64;
-    (a.cos(), a.sin())
-}
-
 /// The input: point j is (re, im), both uniform in [0, 1).
-pub fn input(cfg: &Config, range: std::ops::Range<usize>) -> Vec<Complex> {
+pub fn input(cfg: &Config, range: std::ops::Range<usize>) -> Vec<C> {
     let v = data::unit_f64s_at(cfg.seed, 0, 2 * range.start as u64, 2 * range.len());
-    v.chunks(2).map(|c| (c[0], c[1])).collect()
-}
-
-/// In-place iterative radix-2 FFT (length a power of two).
-fn fft(a: &mut [Complex]) {
-    let n = a.len();
-    let mut j = 0;
-    for i in 1..n {
-        let mut bit = n >> 1;
-        while j & bit != 0 {
-            j ^= bit;
-            bit >>= 1;
-        }
-        j |= bit;
-        if i < j {
-            a.swap(i, j);
-        }
-    }
-    let mut len = 2;
-    while len <= n {
-        for start in (0..n).step_by(len) {
-            for k in 0..len / 2 {
-                let t = mul(a[start + k + len / 2], root(k, len));
-                let u = a[start + k];
-                a[start + k] = (u.0 + t.0, u.1 + t.1);
-                a[start + k + len / 2] = (u.0 - t.0, u.1 - t.1);
-            }
-        }
-        len <<= 1;
-    }
+    v.chunks(2).map(|c| [c[0], c[1]]).collect()
 }
 
 /// Transpose the n × n matrix whose rows `block(n, P, me)` this rank holds (each row
 /// n points): returns its rows of the transpose.
-async fn transpose<R: Rank>(r: &R, n: usize, rows: Vec<Complex>) -> Vec<Complex> {
+async fn transpose<R: Rank>(r: &R, n: usize, rows: Vec<C>) -> Vec<C> {
     let (me, p, w) = (r.rank(), r.size(), r.world());
     let mine = block(n, p, me);
     let recvs: Vec<_> = (0..p).filter(|&q| q != me).map(|q| (q, r.irecv(&w, q as i32, TAG_TRANSPOSE))).collect();
     let sub = |q: u32| -> Vec<f64> {
         let cols = block(n, p, q);
-        rows.chunks(n).flat_map(|row| row[cols.clone()].iter().flat_map(|&(a, b)| [a, b])).collect()
+        rows.chunks(n).flat_map(|row| row[cols.clone()].iter().flatten().copied()).collect()
     };
     let sends: Vec<_> = (0..p).filter(|&q| q != me).map(|q| r.isend(&w, q, TAG_TRANSPOSE, encode(&sub(q)))).collect();
     let own = sub(me);
@@ -125,13 +84,13 @@ async fn transpose<R: Rank>(r: &R, n: usize, rows: Vec<Complex>) -> Vec<Complex>
     }
     r.work(OP_PS * (mine.len() * n) as Time, || {
         // Block q holds rows block(q) × my columns; my new row c is column c.
-        let mut out = vec![(0.0, 0.0); mine.len() * n];
+        let mut out = vec![[0.0, 0.0]; mine.len() * n];
         for (q, b) in blocks.iter().enumerate() {
             let src = block(n, p, q as u32);
             for (i, row) in src.clone().enumerate() {
                 for c in 0..mine.len() {
                     let k = 2 * (i * mine.len() + c);
-                    out[c * n + row] = (b[k], b[k + 1]);
+                    out[c * n + row] = [b[k], b[k + 1]];
                 }
             }
         }
@@ -141,9 +100,10 @@ async fn transpose<R: Rank>(r: &R, n: usize, rows: Vec<Complex>) -> Vec<Complex>
 }
 
 /// FFT every row of `rows` (rows of `n` points).
-async fn fft_rows<R: Rank>(r: &R, n: usize, mut rows: Vec<Complex>) -> Vec<Complex> {
+async fn fft_rows<R: Rank>(r: &R, n: usize, mut rows: Vec<C>) -> Vec<C> {
     let cost = BUTTERFLY_PS * (rows.len() / 2 * n.trailing_zeros() as usize) as Time;
-    r.work(cost, || rows.chunks_mut(n).for_each(fft)).await;
+    let plan = Plan::new(n);
+    r.work(cost, || rows.chunks_mut(n).for_each(|row| fft(row, &plan, false))).await;
     rows
 }
 
@@ -175,12 +135,12 @@ pub async fn fft1d<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String
     let x = input(&cfg, 0..big);
     let samples = if mine.is_empty() { vec![] } else { vec![mine.start * n, mine.start * n + n / 2, mine.end * n - 1] };
     for k in samples {
-        let want = x.iter().enumerate().fold((0.0, 0.0), |s, (j, &v)| {
+        let want = x.iter().enumerate().fold([0.0, 0.0], |s, (j, &v)| {
             let t = mul(v, root(j * k % big, big));
-            (s.0 + t.0, s.1 + t.1)
+            [s[0] + t[0], s[1] + t[1]]
         });
         let got = out[k - mine.start * n];
-        let err = (got.0 - want.0).hypot(got.1 - want.1);
+        let err = (got[0] - want[0]).hypot(got[1] - want[1]);
         if err > 1e-9 * big as f64 {
             return Err(format!("X[{k}] = {got:?}, the direct sum gives {want:?}"));
         }

@@ -37,6 +37,7 @@
 //! bit-identical; only the checksum's summation order differs) within 10⁻⁹ relative.
 //! The serial reference is computed once per thread, keyed by (grid, steps, seed).
 
+use super::fft_kernel::{fft, Plan, C};
 use crate::data::unit_f64s_at;
 use crate::examples::stencil::span;
 use crate::registry::{App, Backend, Job, Size};
@@ -67,13 +68,6 @@ const CHECKSUM_POINTS: usize = 1024;
 /// Relative tolerance of the checksums against the serial reference.
 pub const TOLERANCE: f64 = 1e-9;
 
-/// A complex number (re, im).
-type C = [f64; 2];
-
-fn mul(a: C, b: C) -> C {
-    [a[0] * b[0] - a[1] * b[1], a[0] * b[1] + a[1] * b[0]]
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
     pub nx: usize,
@@ -98,47 +92,6 @@ impl Config {
 
     fn points(&self) -> usize {
         self.nx * self.ny * self.nz
-    }
-}
-
-/// Twiddle factors of a length-n transform: exp(−2πik/n), k < n/2.
-struct Plan(Vec<C>);
-
-impl Plan {
-    fn new(n: usize) -> Plan {
-        Plan((0..n / 2).map(|k| (-2.0 * PI * k as f64 / n as f64).sin_cos()).map(|(s, c)| [c, s]).collect())
-    }
-}
-
-/// In-place radix-2 FFT of a power-of-two length (inverse: conjugate twiddles, no
-/// scaling).
-fn fft(a: &mut [C], plan: &Plan, inverse: bool) {
-    let n = a.len();
-    let mut j = 0;
-    for i in 1..n {
-        let mut bit = n >> 1;
-        while j & bit != 0 {
-            j ^= bit;
-            bit >>= 1;
-        }
-        j |= bit;
-        if i < j {
-            a.swap(i, j);
-        }
-    }
-    let mut len = 2;
-    while len <= n {
-        let (half, step) = (len / 2, n / len);
-        for start in (0..n).step_by(len) {
-            for k in 0..half {
-                let w = plan.0[k * step];
-                let v = mul(a[start + k + half], if inverse { [w[0], -w[1]] } else { w });
-                let u = a[start + k];
-                a[start + k] = [u[0] + v[0], u[1] + v[1]];
-                a[start + k + half] = [u[0] - v[0], u[1] - v[1]];
-            }
-        }
-        len <<= 1;
     }
 }
 
@@ -393,6 +346,7 @@ pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::suite::fft_kernel::mul;
 
     /// The discrete Fourier transform by its definition.
     fn dft(a: &[C], inverse: bool) -> Vec<C> {

@@ -14,6 +14,7 @@ pub mod em3d;
 pub mod em3d_read;
 pub mod em3d_write;
 pub mod fft1d;
+mod fft_kernel;
 pub mod ft;
 pub mod is;
 pub mod lsd;
