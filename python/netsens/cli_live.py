@@ -36,6 +36,17 @@ def timeout_seconds(text: str | None) -> float | None:
     return float(q.value) / 1e12
 
 
+def mpi_option(help_text: str) -> Any:
+    """``--mpi``: the MPI implementation, Open MPI by default."""
+    return click.option(
+        "--mpi",
+        type=click.Choice(list(IMPLEMENTATIONS)),
+        default="openmpi",
+        show_default=True,
+        help=help_text,
+    )
+
+
 def mpi_options(command: Any) -> Any:
     """``--mpi``, ``--mpirun-args`` and ``--timeout``, shared by the live commands."""
     command = click.option(
@@ -49,13 +60,9 @@ def mpi_options(command: Any) -> Any:
         metavar="ARGS",
         help='More arguments for the launcher, e.g. "--bind-to core" (one string).',
     )(command)
-    return click.option(
-        "--mpi",
-        type=click.Choice(list(IMPLEMENTATIONS)),
-        default="openmpi",
-        show_default=True,
-        help="MPI implementation (each has its own mpirun and netsens library build).",
-    )(command)
+    return mpi_option("MPI implementation (each has its own mpirun and netsens library build).")(
+        command
+    )
 
 
 def _print_live(result: dict[str, Any]) -> None:
@@ -235,13 +242,7 @@ def live_calibrate_options(command: Any) -> Any:
         show_default=True,
         help="With --live: messages per burst and round trips per size.",
     )(command)
-    return click.option(
-        "--mpi",
-        type=click.Choice(list(IMPLEMENTATIONS)),
-        default="openmpi",
-        show_default=True,
-        help="With --live: the MPI implementation.",
-    )(command)
+    return mpi_option("With --live: the MPI implementation.")(command)
 
 
 def _unit_value(value: float | None, unit: str) -> str:
@@ -347,13 +348,7 @@ def calibrate_live_cli(
     "`netsens report DIR` shows this validation beside the study.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
-@click.option(
-    "--mpi",
-    type=click.Choice(list(IMPLEMENTATIONS)),
-    default="openmpi",
-    show_default=True,
-    help="MPI implementation.",
-)
+@mpi_option("MPI implementation.")
 def validate_command(
     app: str,
     axis: str,
