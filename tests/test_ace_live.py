@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_run import netsens, one_error_line
 
 ROOT = Path(__file__).resolve().parent.parent
 US = 1_000_000  # ps
@@ -27,23 +28,10 @@ TWO_EAS = (
 )
 
 
-def netsens(*args: object, env: dict | None = None) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "netsens", *map(str, args)]
-    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600, env=env)
-
-
 def ace_json(*args: object) -> dict:
     proc = netsens("ace", "--json", *args)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
-
-
-def one_error_line(proc: subprocess.CompletedProcess) -> str:
-    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("netsens: error: "), lines
-    return lines[0]
 
 
 def keys(value: object, path: str = "") -> set[str]:

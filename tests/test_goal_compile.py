@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_run import one_error_line
 
 import netsens
 
@@ -21,13 +22,6 @@ STUCK = "num_ranks 2\nrank 0 {\nc: calc 10\n}\nrank 1 {\nlate: recv 8b from 0 ta
 def netsens_cli(*args: object) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "netsens", *map(str, args)]
     return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
-
-
-def one_error_line(proc: subprocess.CompletedProcess[str]) -> str:
-    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("netsens: error: "), proc.stderr
-    return lines[0]
 
 
 def compiled(tmp_path: Path, goal: Path) -> Path:

@@ -16,32 +16,17 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_run import netsens, one_error_line
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = ROOT / "tests" / "live"
 US = 1_000_000  # ps
 
 
-def netsens(*args: object, env: dict | None = None, timeout: float = 600):
-    command = [sys.executable, "-m", "netsens", *map(str, args)]
-    return subprocess.run(
-        command, capture_output=True, text=True, cwd=ROOT, timeout=timeout, env=env
-    )
-
-
 def live_json(*args: object) -> dict:
     proc = netsens("live", "--json", *args)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
-
-
-def one_error_line(proc: subprocess.CompletedProcess) -> str:
-    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("netsens: error: "), lines
-    assert "Traceback" not in proc.stderr
-    return lines[0]
 
 
 @pytest.fixture(scope="module")

@@ -6,27 +6,14 @@ calls end in one line with exit code 2."""
 
 import json
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from cli_run import netsens, one_error_line
 
 ROOT = Path(__file__).resolve().parent.parent
 PMPI = ROOT / "tests" / "pmpi"
-
-
-def netsens(*args: object, timeout: float = 600) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "netsens", *map(str, args)]
-    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=timeout)
-
-
-def one_error_line(proc: subprocess.CompletedProcess) -> str:
-    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("netsens: error: "), lines
-    return lines[0]
 
 
 @pytest.fixture(scope="module")
