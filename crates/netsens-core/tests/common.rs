@@ -5,8 +5,10 @@
 use netsens_core::engine::RunOptions;
 use netsens_core::platform::{LevelParams, Noise, Platform, Rendezvous, Shape, Wan, WanShape};
 use netsens_core::profile::RunResult;
+use netsens_core::program::{run_program, SimRank};
 use netsens_core::schedule::{executor::run_schedule, Schedule, ScheduleBuilder};
 use netsens_core::time::{PerByte, NS};
+use std::future::Future;
 
 /// LogGOPS parameters in nanoseconds (G and O in ns per byte).
 pub fn level(l: u64, o: u64, g: u64, big_g: u64, big_o: u64, s: u64) -> LevelParams {
@@ -80,4 +82,14 @@ pub fn ping_pong(bytes: u64) -> Schedule {
 /// The dissemination barrier of `schedule::patterns` (LOGGP.md vector 3's shape).
 pub fn dissemination(p: u32, bytes: u64) -> Schedule {
     netsens_core::schedule::patterns::dissemination(p, bytes).unwrap()
+}
+
+/// Run a rank program on `ranks` ranks of LogGOPSim's defaults (handshake rendezvous).
+pub fn go<P, F>(ranks: u32, program: P) -> RunResult
+where
+    P: Fn(SimRank) -> F,
+    F: Future<Output = Result<(), String>> + 'static,
+{
+    run_program(&loggopsim_defaults(Rendezvous::Handshake), ranks, &RunOptions::default(), program)
+        .expect("the program runs")
 }

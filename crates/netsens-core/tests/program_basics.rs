@@ -10,19 +10,10 @@ use netsens_core::profile::RunResult;
 use netsens_core::program::{run_program, Rank, SimRank, ANY_SOURCE, ANY_TAG};
 use netsens_core::time::NS;
 use std::cell::Cell;
-use std::future::Future;
 use std::rc::Rc;
 
 fn defaults() -> Platform {
     loggopsim_defaults(Rendezvous::Handshake)
-}
-
-fn go<P, F>(ranks: u32, program: P) -> RunResult
-where
-    P: Fn(SimRank) -> F,
-    F: Future<Output = Result<(), String>> + 'static,
-{
-    run_program(&defaults(), ranks, &RunOptions::default(), program).expect("the program runs")
 }
 
 #[test]

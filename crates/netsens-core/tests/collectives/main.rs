@@ -36,18 +36,9 @@ use netsens_core::profile::RunResult;
 use netsens_core::program::collectives::*;
 use netsens_core::program::{run_program, Rank, SimRank, ANY_SOURCE, ANY_TAG};
 use netsens_core::schedule::{Schedule, ScheduleBuilder};
-use std::future::Future;
 
 fn defaults() -> Platform {
     loggopsim_defaults(Rendezvous::Handshake)
-}
-
-fn go<P, F>(ranks: u32, program: P) -> RunResult
-where
-    P: Fn(SimRank) -> F,
-    F: Future<Output = Result<(), String>> + 'static,
-{
-    run_program(&defaults(), ranks, &RunOptions::default(), program).expect("the program runs")
 }
 
 fn ends(r: &RunResult) -> Vec<u64> {
