@@ -148,7 +148,21 @@ struct Builder<'a> {
     events: u64,
 }
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
+    /// Nothing read yet from the archive `anchor`.
+    fn new(anchor: &'a str, algorithms: Algorithms) -> Builder<'a> {
+        Builder {
+            path: anchor,
+            algorithms,
+            b: ScheduleBuilder::new(1),
+            ranks: Vec::new(),
+            regions: HashMap::new(),
+            comms: HashMap::new(),
+            tags: HashMap::new(),
+            events: 0,
+        }
+    }
+
     fn tag(&mut self, comm: u32, tag: u32) -> i32 {
         let next = self.tags.len() as i32;
         *self.tags.entry((comm, tag)).or_insert(next)
@@ -446,16 +460,7 @@ pub fn read_trace(anchor: &str) -> Result<Replay, Error> {
 
 /// [`read_trace`] with the collective algorithms of `algorithms`.
 pub fn read_trace_with(anchor: &str, algorithms: Algorithms) -> Result<Replay, Error> {
-    let mut builder = Builder {
-        path: anchor,
-        algorithms,
-        b: ScheduleBuilder::new(1),
-        ranks: Vec::new(),
-        regions: HashMap::new(),
-        comms: HashMap::new(),
-        tags: HashMap::new(),
-        events: 0,
-    };
+    let mut builder = Builder::new(anchor, algorithms);
     ffi::read(anchor, &mut builder, true).map_err(Error::Input)?;
     builder.check_finished()?;
     let ranks = builder.ranks.len() as u32;
@@ -473,16 +478,7 @@ pub fn read_trace_with(anchor: &str, algorithms: Algorithms) -> Result<Replay, E
 
 /// The number of ranks of the archive `anchor`, from its definitions only.
 pub fn trace_ranks(anchor: &str) -> Result<u32, Error> {
-    let mut builder = Builder {
-        path: anchor,
-        algorithms: Algorithms::default(),
-        b: ScheduleBuilder::new(1),
-        ranks: Vec::new(),
-        regions: HashMap::new(),
-        comms: HashMap::new(),
-        tags: HashMap::new(),
-        events: 0,
-    };
+    let mut builder = Builder::new(anchor, Algorithms::default());
     ffi::read(anchor, &mut builder, false).map_err(Error::Input)?;
     Ok(builder.ranks.len() as u32)
 }
