@@ -118,13 +118,10 @@ def _sim_override(axis: str, value: str, machine: dict[str, Any]) -> str:
     return f"{float(total) / 1000:.3f}ps/B"  # fs/B, in a unit the platform parser reads
 
 
-def _median_run(
-    run: Callable[[], dict[str, Any]], repeats: int
-) -> tuple[int, tuple[int, int], dict]:
-    results = [run() for _ in range(repeats)]
-    times = sorted(r["makespan_ps"] for r in results)
-    middle = results[[r["makespan_ps"] for r in results].index(times[len(times) // 2])]
-    return times[len(times) // 2], (times[0], times[-1]), middle
+def _median_time(run: Callable[[], dict[str, Any]], repeats: int) -> int:
+    """The median makespan of ``repeats`` runs (the upper one of an even count)."""
+    times = sorted(run()["makespan_ps"] for _ in range(repeats))
+    return times[len(times) // 2]
 
 
 def _live_rounds(
@@ -152,8 +149,10 @@ def _live_rounds(
     base_times = sorted(b["makespan_ps"] for b in base_runs)
     base = _undisturbed_median(base_times)
     base_run = min(base_runs, key=lambda b: abs(b["makespan_ps"] - base))
-    per_value = [(_undisturbed_median(t) / base, int(_undisturbed_median(t)), (min(t), max(t)))
-                 for t in times]  # fmt: skip
+    per_value = []
+    for t in times:
+        median = _undisturbed_median(t)
+        per_value.append((median / base, int(median), (min(t), max(t))))
     return int(base), (base_times[0], base_times[-1]), base_run, per_value
 
 
@@ -229,14 +228,14 @@ def validate(
     # simulations again).
     own_o = platform["cluster"]["overhead"]
     step = 10 * 10**6  # 10 us, ps
-    t_own, _, _ = _median_run(simulated({"o": f"{own_o}ps"}), repeats)
-    t_step, _, _ = _median_run(simulated({"o": f"{own_o + step}ps"}), repeats)
+    t_own = _median_time(simulated({"o": f"{own_o}ps"}), repeats)
+    t_step = _median_time(simulated({"o": f"{own_o + step}ps"}), repeats)
     slope = (t_step - t_own) / step
     fitted_o = own_o + (live0 - t_own) / slope if slope > 0 else own_o
     if fitted_o < 0:
         fitted_o = 0
-        t_slow, _, _ = _median_run(simulated({"o": "0ps"}), repeats)
-        t_fast, _, _ = _median_run(simulated({"o": "0ps"}, 2 * speed), repeats)
+        t_slow = _median_time(simulated({"o": "0ps"}), repeats)
+        t_fast = _median_time(simulated({"o": "0ps"}, 2 * speed), repeats)
         compute = 2 * (t_slow - t_fast)  # C / speed at the current speed
         rest = t_slow - compute
         if live0 > rest and compute > 0:
@@ -246,12 +245,12 @@ def validate(
     fit = f"machine o {fitted} (calibrated {calibrated}), CPU speed {speed:.3g}"
     say(f"fitted to the live baseline: {fit}")
     base_o = {"o": f"{round(fitted_o)}ps"}
-    sim0, _, _ = _median_run(simulated(base_o), repeats)
+    sim0 = _median_time(simulated(base_o), repeats)
     points = []
     for value, (s_live, t_live, spread) in zip(values, live_points, strict=True):
         say(f"{axis} = {value}: simulated ({repeats} runs)")
         sim_over = base_o | {axis: _sim_override(axis, value, platform)}
-        t_sim, _, _ = _median_run(simulated(sim_over), repeats)
+        t_sim = _median_time(simulated(sim_over), repeats)
         s_sim = t_sim / sim0
         points.append(
             ValidationPoint(value, t_live, spread, t_sim, s_live, s_sim, s_sim / s_live - 1)
