@@ -301,9 +301,11 @@ def write_report(
     ``progress(message)`` is told about each group of figures as it is made."""
     say = progress or (lambda _msg: None)
     src = read_source(source)
+    from netsens.report_live import section_html as live_section
     from netsens.report_live import validations
+    from netsens.report_wan import report_section as wan_section
 
-    validations(src.results_dir)  # a damaged validation stops the report before any work
+    found = validations(src.results_dir)  # a damaged one stops the report before any work
     if out_dir is None:
         if src.results_dir is None:
             raise InputError("out_dir: required when the results are given as a DataFrame")
@@ -322,16 +324,11 @@ def write_report(
         if stale.suffix in (".png", ".pdf") and stale.name not in written:
             stale.unlink()
     say("HTML page")
+    # The wide-area section, when the study sweeps a wide area, and the live one, when
+    # validations were written into the study, close the page.
+    extra = wan_section(src.frame, out) + live_section(found, figure_dir)
     page = out / "report.html"
-    _write_atomic(page, render_html(report))
-    # The wide-area section (report_wan), when the study sweeps a wide area.
-    from netsens.report_wan import add_to_page
-
-    add_to_page(src.frame, page)
-    # The live section (report_live), when validations were written into the study.
-    from netsens.report_live import add_to_page as add_live_section
-
-    add_live_section(src.results_dir, page)
+    _write_atomic(page, render_html(report).replace("</body>", extra + "</body>", 1))
     return page
 
 

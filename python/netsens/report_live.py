@@ -35,12 +35,12 @@ def validations(results_dir: Path | None) -> list[tuple[Path, dict[str, Any]]]:
     return found
 
 
-def section_html(results_dir: Path | None, figure_dir: Path) -> str:
-    """The section (figures written to ``figure_dir``), or "" without validations."""
+def section_html(found: list[tuple[Path, dict[str, Any]]], figure_dir: Path) -> str:
+    """The section of the validations ``found`` (see :func:`validations`; figures
+    written to ``figure_dir``), or "" without any."""
     from netsens.figures_draw import save_matplotlib  # noqa: PLC0415
     from netsens.validate import points_table_html, validation_figure  # noqa: PLC0415
 
-    found = validations(results_dir)
     if not found:
         return ""
     parts = [
@@ -66,11 +66,3 @@ def section_html(results_dir: Path | None, figure_dir: Path) -> str:
         )
     parts.append("</section>")
     return "".join(parts)
-
-
-def add_to_page(results_dir: Path | None, page: Path) -> None:
-    """Add the live section to the report page ``page`` when the study has validations."""
-    section = section_html(results_dir, page.parent / "figures")
-    if section:
-        text = page.read_text(encoding="utf-8")
-        page.write_text(text.replace("</body>", section + "</body>", 1), encoding="utf-8")

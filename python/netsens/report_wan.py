@@ -295,13 +295,10 @@ def section_html(df: pl.DataFrame, figure_dir: Path, results_dir: Path | None = 
     return "".join(parts)
 
 
-def add_to_page(df: pl.DataFrame, page: Path) -> None:
-    """Add the wide-area section to the report page ``page`` (its figures next to the
-    others), when the study sweeps a wide area. A page in ``<results>/report/`` finds
-    the companion studies next to ``<results>``."""
-    results = page.parent.parent
+def report_section(df: pl.DataFrame, out: Path) -> str:
+    """The wide-area section of a report written to ``out`` (its figures in
+    ``out/figures``, next to the others), or "" when the study sweeps no wide area. A
+    report in ``<results>/report/`` finds the companion studies next to ``<results>``."""
+    results = out.parent
     stored = (results / "study.json").is_file()
-    section = section_html(df, page.parent / "figures", results if stored else None)
-    if section:
-        text = page.read_text(encoding="utf-8")
-        page.write_text(text.replace("</body>", section + "</body>", 1), encoding="utf-8")
+    return section_html(df, out / "figures", results if stored else None)
