@@ -142,6 +142,21 @@ def test_repeated_application_reports_its_median_run():
         assert rank["overhead_ps"] == messages * 10 * US, rank
 
 
+def test_open_mpi_ranks_are_bound_unless_the_user_places_them():
+    from netsens.live_mpi import implementation
+
+    openmpi = implementation("openmpi")
+    bound = openmpi.command(4, {}, ["prog"], [])
+    assert bound[bound.index("--bind-to") + 1] == "core:overload-allowed"
+    assert bound[bound.index("--map-by") + 1] == "core"
+    # An MCA parameter whose name merely contains "map" leaves the binding in place.
+    mca = openmpi.command(4, {}, ["prog"], ["--mca", "rmaps_base_verbose", "0"])
+    assert "--bind-to" in mca
+    own = openmpi.command(4, {}, ["prog"], ["--bind-to", "none"])
+    assert own.count("--bind-to") == 1 and "--map-by" not in own
+    assert "-bind-to" not in implementation("mpich").command(4, {}, ["prog"], [])
+
+
 def test_repeat_needs_a_suite_application(programs):
     line = one_error_line(
         netsens("live", "--ranks", 2, "--repeat", 3, "--", programs["ring-openmpi"], 2, 8)

@@ -78,7 +78,7 @@ class Implementation:
         # program's run time (radb at 4 ranks on 2 cores: 1.4 or 2.9 ms for the same
         # job). MPICH is left unbound: its polling does not yield, and two of its
         # ranks bound to one core wait on each other for whole time slices.
-        bind = not any("bind" in a or "map" in a for a in extra)
+        bind = not any(a.lstrip("-").startswith(("bind-to", "map-by")) for a in extra)
         if self.name == "openmpi":
             if os.geteuid() == 0:
                 cmd.append("--allow-run-as-root")
