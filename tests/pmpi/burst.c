@@ -3,13 +3,9 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "median.h"
+#include <unistd.h>
 
 int main(int argc, char **argv)
 {
@@ -37,8 +33,8 @@ int main(int argc, char **argv)
             MPI_Send(buf, 0, MPI_BYTE, 0, 4, MPI_COMM_WORLD);
         if (i >= 0) times[i] = MPI_Wtime() - t;
     }
-    qsort(times, (size_t)reps, sizeof(double), by_value);
-    if (rank == 0) printf("burst_ns %.0f\n", times[reps / 2] * 1e9);
+    double mid = median(times, reps);
+    if (rank == 0) printf("burst_ns %.0f\n", mid * 1e9);
     MPI_Finalize();
     return 0;
 }

@@ -4,11 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "median.h"
 
 int main(int argc, char **argv)
 {
@@ -29,8 +25,8 @@ int main(int argc, char **argv)
         }
         if (i >= 0) rtt[i] = MPI_Wtime() - t;
     }
-    qsort(rtt, (size_t)reps, sizeof(double), by_value);
-    if (rank == 0) printf("rtt_ns %.0f\n", rtt[reps / 2] * 1e9);
+    double mid = median(rtt, reps);
+    if (rank == 0) printf("rtt_ns %.0f\n", mid * 1e9);
     MPI_Finalize();
     return 0;
 }

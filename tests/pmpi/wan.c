@@ -5,11 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "median.h"
 
 int main(int argc, char **argv)
 {
@@ -35,10 +31,9 @@ int main(int argc, char **argv)
             }
         }
     }
-    qsort(first, (size_t)reps, sizeof(double), by_value);
-    qsort(second, (size_t)reps, sizeof(double), by_value);
+    double first_mid = median(first, reps), second_mid = median(second, reps);
     if (rank == 2)
-        printf("first_ns %.0f\nsecond_ns %.0f\n", first[reps / 2] * 1e9, second[reps / 2] * 1e9);
+        printf("first_ns %.0f\nsecond_ns %.0f\n", first_mid * 1e9, second_mid * 1e9);
     MPI_Finalize();
     return 0;
 }
