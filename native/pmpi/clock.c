@@ -46,23 +46,22 @@ void ns_wait_until(ps_t global_deadline)
     ps_t deadline = global_deadline - ns_clock_offset;
     ps_t now = ns_now();
     if (now >= deadline) return;
-    /* Far away: sleep until one spin window before it. The last stretch polls the
-     * clock and yields at every turn (as ns_busy_spin does): a poll that held its core
-     * starved the rank sharing it, which on 3 ranks and 2 cores then sent only after
-     * this wait ended. Alone on a core, sched_yield returns at once. */
+    /* Far away: sleep until one spin window before it. */
     if (deadline - now > ns_cfg.spin_ps) sleep_until_local(deadline - ns_cfg.spin_ps);
-    while (ns_now() < deadline) {
-        sched_yield();
+    ps_t spin_end = ns_now() + ns_cfg.spin_ps;
+    while ((now = ns_now()) < deadline) {
+        if (now > spin_end) sched_yield();
     }
 }
 
 void ns_wait_request(MPI_Request *req, MPI_Status *status)
 {
     int flag = 0;
+    ps_t spin_end = ns_now() + ns_cfg.spin_ps;
     for (;;) {
         PMPI_Test(req, &flag, status);
         if (flag) return;
-        sched_yield();
+        if (ns_now() > spin_end) sched_yield();
     }
 }
 

@@ -110,8 +110,10 @@ static int sweep(int n, MPI_Request reqs[], bool first_only, int *done, int indi
     return active;
 }
 
-/* Between sweeps the rank yields its core (see ns_wait_until). */
-static void pause_round(void) { sched_yield(); }
+static void pause_round(ps_t spin_end)
+{
+    if (ns_now() > spin_end) sched_yield();
+}
 
 int MPI_Wait(MPI_Request *req, MPI_Status *status)
 {
@@ -151,9 +153,10 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 {
     NS_ENTER(STAT_CALLS, "MPI_Waitany");
+    ps_t spin_end = ns_now() + ns_cfg.spin_ps;
     int done = 0;
     *index = MPI_UNDEFINED;
-    while (sweep(n, reqs, true, &done, index, status) > 0 && done == 0) pause_round();
+    while (sweep(n, reqs, true, &done, index, status) > 0 && done == 0) pause_round(spin_end);
     if (done == 0) *index = MPI_UNDEFINED;
     NS_LEAVE();
     return MPI_SUCCESS;
@@ -174,9 +177,10 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[],
                  MPI_Status statuses[])
 {
     NS_ENTER(STAT_CALLS, "MPI_Waitsome");
+    ps_t spin_end = ns_now() + ns_cfg.spin_ps;
     int active;
     while ((active = sweep(n, reqs, false, outcount, indices, statuses)) > 0 && *outcount == 0)
-        pause_round();
+        pause_round(spin_end);
     if (active == 0) *outcount = MPI_UNDEFINED;
     NS_LEAVE();
     return MPI_SUCCESS;
