@@ -106,6 +106,21 @@ pub(crate) struct Recorder {
     /// Per directed wide-area link (from·C + to): messages, bytes, busy time.
     pub wan: Vec<(u64, u64, Time)>,
     nclusters: usize,
+    /// A byte total passed 2^64 − 1 (it saturated): the run must not report it.
+    pub bytes_overflowed: bool,
+}
+
+/// Add `bytes` to the byte total `total`; a sum past 2^64 − 1 saturates and sets
+/// `overflowed`, so that the run stops instead of reporting a wrapped total.
+#[inline]
+pub(crate) fn add_bytes(total: &mut u64, bytes: u64, overflowed: &mut bool) {
+    match total.checked_add(bytes) {
+        Some(sum) => *total = sum,
+        None => {
+            *total = u64::MAX;
+            *overflowed = true;
+        }
+    }
 }
 
 impl Recorder {
@@ -124,38 +139,34 @@ impl Recorder {
             matrix,
             wan: if nclusters > 1 { vec![(0, 0, 0); nclusters * nclusters] } else { Vec::new() },
             nclusters,
+            bytes_overflowed: false,
         }
     }
 
     /// An application message of `bytes` leaves `src` for `dst`.
     #[inline]
     pub fn sent(&mut self, src: u32, dst: u32, bytes: u64) {
+        let over = &mut self.bytes_overflowed;
         let r = &mut self.ranks[src as usize];
         r.sent_messages += 1;
-        r.sent_bytes += bytes;
+        add_bytes(&mut r.sent_bytes, bytes, over);
         let bin = (u64::BITS - bytes.leading_zeros()) as usize;
         self.hist[bin].0 += 1;
-        self.hist[bin].1 += bytes;
-        match &mut self.matrix {
-            Matrix::Off => {}
-            Matrix::Dense { n, cells } => {
-                let c = &mut cells[src as usize * *n + dst as usize];
-                c.0 += 1;
-                c.1 += bytes;
-            }
-            Matrix::Sparse(map) => {
-                let c = map.entry((src, dst)).or_insert((0, 0));
-                c.0 += 1;
-                c.1 += bytes;
-            }
-        }
+        add_bytes(&mut self.hist[bin].1, bytes, over);
+        let cell = match &mut self.matrix {
+            Matrix::Off => return,
+            Matrix::Dense { n, cells } => &mut cells[src as usize * *n + dst as usize],
+            Matrix::Sparse(map) => map.entry((src, dst)).or_insert((0, 0)),
+        };
+        cell.0 += 1;
+        add_bytes(&mut cell.1, bytes, over);
     }
 
     #[inline]
     pub fn received(&mut self, dst: u32, bytes: u64) {
         let r = &mut self.ranks[dst as usize];
         r.recv_messages += 1;
-        r.recv_bytes += bytes;
+        add_bytes(&mut r.recv_bytes, bytes, &mut self.bytes_overflowed);
     }
 
     pub fn finish(mut self, cpu_end: impl Fn(u32) -> Time, events: u64, seed: u64) -> RunResult {

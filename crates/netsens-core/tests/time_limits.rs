@@ -51,3 +51,31 @@ fn one_calc_just_below_the_limit_still_runs() {
     let r = run_goal("num_ranks 1\nrank 0 {\ncalc 18446744073709551\n}\n").unwrap();
     assert_eq!(r.ranks[0].end_ps, 18_446_744_073_709_551_000);
 }
+
+#[test]
+fn bytes_whose_total_passes_2_64_stop_the_run() {
+    // G = O = 0: two messages of 2^63 B take no time, but rank 0's bytes sent would
+    // total 2^64 B, one past the largest u64.
+    let mut p = presets::get("loggopsim").unwrap();
+    p.set("G", "0ns/B").unwrap();
+    p.set("O", "0ns/B").unwrap();
+    let goal = "num_ranks 2\nrank 0 {\nsend 9223372036854775808b to 1 tag 0\nsend 9223372036854775808b to 1 tag 1\n}\n\
+                rank 1 {\nrecv 9223372036854775808b from 0 tag 0\nrecv 9223372036854775808b from 0 tag 1\n}\n";
+    let s = parse_goal(goal, "t.goal").unwrap();
+    match run_schedule(&s, &p, &RunOptions::default()) {
+        Err(Error::Input(msg)) => {
+            assert!(msg.contains("2^64-1 B"), "{msg}");
+            assert!(!msg.contains('\n'), "{msg}");
+        }
+        other => panic!("expected the byte total error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_huge_send_after_small_ones_is_an_error_not_a_panic() {
+    // Found by the goal fuzz target: the bytes sent wrapped (a panic with overflow
+    // checks) before the run's time error was reported.
+    let goal = "num_ranks 2\nrank 0 {\n send 1b to 1 tag 0\nUaaaaaaaaa: send 1b to 0 tag 0\n\
+                UU: send 18446744073709551615b to 1 tag 0\n}\nrank 1 {\nrecv 18416b from 0 tag 0\n}\n";
+    assert!(matches!(run_goal(goal), Err(Error::Input(_)) | Err(Error::Deadlock(_))));
+}

@@ -15,6 +15,16 @@ pub(super) fn past_largest_time(what: &str) -> Error {
     ))
 }
 
+/// A byte total of the run's profile (a rank's bytes sent or received, a histogram
+/// bin, a matrix cell, a wide-area link) would pass 2^64 − 1.
+pub(super) fn bytes_past_largest_total() -> Error {
+    Error::Input(
+        "the bytes sent would total more than 2^64-1 B on one rank, size bin, pair of ranks or link; \
+         the run stopped instead of reporting a wrong total (use smaller messages)"
+            .into(),
+    )
+}
+
 /// Bytes the core allocates for a run of `ranks` ranks before its first event: clocks,
 /// queues, waiting groups, per-rank statistics and, when asked for, the dense
 /// message matrix (a lower bound: messages in flight come on top).

@@ -148,7 +148,8 @@ impl Core {
         self.link_free[link] = self.add(op, start, occupancy);
         let w = &mut self.rec.wan[link];
         w.0 += 1;
-        w.1 = w.1.saturating_add(wire);
+        crate::profile::add_bytes(&mut w.1, wire, &mut self.rec.bytes_overflowed);
+        // Busy time cannot pass the largest time: link_free, its upper bound, is checked.
         w.2 = w.2.saturating_add(occupancy);
         let jitter = self.noise.wan_jitter(link);
         let t_next = self.add(op, self.link_free[link], latency);

@@ -285,6 +285,9 @@ impl Core {
             return Err(Error::Deadlock(why));
         }
         self.check_unreceived()?;
+        if self.rec.bytes_overflowed {
+            return Err(limits::bytes_past_largest_total());
+        }
         let ends: Vec<Time> = (0..self.nhosts as u32).map(|h| self.host_end(h)).collect();
         Ok(self.rec.finish(|r| ends[r as usize], self.events, self.seed))
     }
