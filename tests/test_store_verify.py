@@ -74,6 +74,25 @@ def test_a_truncated_point_is_reported_moved_aside_and_recomputed(tmp_path: Path
     assert makespans == [11 * US, 16 * US]
 
 
+def test_the_report_of_a_store_with_a_truncated_point_leaves_it_out(tmp_path: Path) -> None:
+    # `report` is the first reader here: it must not die on the damaged file (the
+    # store once gave polars' traceback), but name it, move it aside and report the rest.
+    # The victim is the baseline: the L point's curve then has no slowdown to draw and
+    # no model to fit (the report once died on both).
+    study = swept_study(tmp_path)
+    baseline = netsens.results(study).filter(pl.col("is_baseline"))["point_id"][0]
+    victim = study.results_dir / store.POINTS / f"{baseline}.parquet"
+    victim.write_bytes(victim.read_bytes()[:100])
+    proc = netsens_cli("report", tmp_path / "study.toml", "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    damaged = [line for line in proc.stderr.splitlines() if str(victim) in line]
+    assert len(damaged) == 1 and "moved to" in damaged[0], proc.stderr
+    assert "1 damaged point file" in proc.stderr
+    assert (tmp_path / "out" / "report.html").is_file()
+    assert not victim.exists()
+
+
 def test_a_foreign_or_overwritten_file_is_left_out(tmp_path: Path) -> None:
     study = swept_study(tmp_path)
     first, second = point_files(study)

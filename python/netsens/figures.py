@@ -304,7 +304,9 @@ def slowdown_figure(df: pl.DataFrame, axis: str, style: dict[str, tuple[str, str
                 marker=marker,
             )
         )
-    series.sort(key=lambda s: (-(s.y[-1] if s.y else 0), s.label))
+    # A curve without its baseline point (not run yet, or its file damaged) has no
+    # slowdowns: it sorts last.
+    series.sort(key=lambda s: (-(s.y[-1] if s.y and s.y[-1] is not None else 0), s.label))
     xs = [v for v in data["x"].to_list() if isinstance(v, int | float)]
     positive = [v for v in xs if v > 0]
     x_log = bool(positive) and len(positive) == len(xs) and max(xs) / min(positive) >= 100
