@@ -2,6 +2,8 @@
 one `netsens: error:` line and exit code 2, never a wrapped time, a saturated time or
 an abort. The engine's largest time is 2^64 - 1 ps (about 1.8e19 ps)."""
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -69,3 +71,32 @@ def test_an_allocation_that_fails_anyway_is_one_line_not_an_abort() -> None:
         ["bash", "-c", command], capture_output=True, text=True, cwd=ROOT, timeout=300
     )
     assert_one_error_line(proc, "out of memory", "B failed")
+
+
+def netsens_limited(limit: str, run: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NETSENS_MEMORY_LIMIT": limit}
+    command = [sys.executable, "-m", "netsens", *run.split()]
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+
+
+def test_memory_an_application_grows_into_is_refused_not_killed() -> None:
+    # ft at 3 million ranks passes the up-front estimate (the engine's state) but its
+    # data grows with the rank count: on a 24 GiB machine the kernel killed it (exit
+    # 137) once it had touched the memory. Under a 1 GiB cap the
+    # allocator refuses the allocation that would cross it: one line, exit 2.
+    proc = netsens_limited("1GiB", "run --app ft --ranks 3000000 --size tiny")
+    line = assert_one_error_line(proc, "out of memory", "MiB left to this run")
+    left_mib = int(line.split("only ")[1].split(" MiB")[0])
+    assert left_mib < 1024, line
+
+
+def test_a_memory_limit_the_engine_cannot_read_is_an_error() -> None:
+    proc = netsens_limited("2GB", "run --goal examples/goal/pingpong.goal")
+    assert_one_error_line(proc, "NETSENS_MEMORY_LIMIT", '"2GB"', "GiB")
+
+
+def test_a_run_within_the_memory_limit_is_unchanged() -> None:
+    # The ping-pong on loggopsim: 4o + 2L = 4 x 1.5 + 2 x 2.5 = 11 us.
+    proc = netsens_limited("1GiB", "run --goal examples/goal/pingpong.goal --json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["makespan_ps"] == 11_000_000

@@ -14,6 +14,7 @@ Overrides map a parameter name (``L o g G O S`` are case-sensitive, or ``rendezv
 
 import json
 import os
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -24,6 +25,17 @@ PathLike = str | os.PathLike[str]
 # Called every 2^20 events with (events, virtual time in ps, ops finished, ops in all);
 # an exception raised in it stops the run and propagates.
 ProgressFn = Callable[[int, int, int, int], None]
+
+
+def check_memory_limit() -> None:
+    """``NETSENS_MEMORY_LIMIT`` caps the engine's memory (its allocator reads it, see
+    docs/LIMITS.md); a value it could not read would be no cap at all, so it is an
+    error before a run rather than silently ignored."""
+    text = os.environ.get("NETSENS_MEMORY_LIMIT")
+    if text is not None and not re.fullmatch(r"\s*\d+\s*(B|KiB|MiB|GiB|TiB)?\s*", text):
+        raise InputError(
+            f'NETSENS_MEMORY_LIMIT: "{text}" is not a size; write bytes such as 8GiB or 512MiB'
+        )
 
 
 def run_goal(
@@ -60,6 +72,7 @@ def run_goal_json(
     collectives: str | None = None,
 ) -> str:
     """``run_goal``'s result as the engine's JSON text, unparsed."""
+    check_memory_limit()
     args = (os.fspath(path), os.fspath(platform), dict(overrides or {}), seed, matrix, progress)
     if is_trace(path):
         return _core.run_trace(*args, ranks, collectives)
@@ -131,6 +144,7 @@ def run_app_json(
     variant: str | None = None,
 ) -> str:
     """``run_app``'s result as the engine's JSON text, unparsed."""
+    check_memory_limit()
     return _core.run_app(
         name,
         ranks,
