@@ -7,14 +7,14 @@
 //! estimate misses, such as an application's own data growing with the rank count.
 //! Points a sweep stored before are on disk already; nothing stored is lost.
 //!
-//! The watch is cheap: after every [`CHECK_EVERY`] bytes allocated (and before any one
+//! The watch is cheap: after every [`CHECK_EVERY`] bytes a thread allocates (and before any one
 //! allocation that large) the kernel's `MemAvailable` is read, without allocating, and
 //! an allocation that would leave less than [`RESERVE`] is refused. The environment
 //! variable `NETSENS_MEMORY_LIMIT` (bytes, or a number with KiB, MiB, GiB or TiB) caps
 //! the process's resident memory lower still, e.g. on a shared login node.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
 pub struct ExitOnFailure;
 
@@ -23,7 +23,11 @@ const CHECK_EVERY: usize = 64 << 20;
 /// Memory left to the rest of the machine (and to the allocations until the next look).
 const RESERVE: u64 = 256 << 20;
 
-static SINCE_CHECK: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    // Per thread, so counting costs no atomic operation (a `const` thread local with
+    // no destructor never allocates).
+    static SINCE_CHECK: Cell<usize> = const { Cell::new(0) };
+}
 
 // SAFETY: every call is forwarded unchanged to the system allocator; a null result,
 // or a request the machine's free memory cannot hold, ends the process instead.
@@ -52,9 +56,12 @@ unsafe impl GlobalAlloc for ExitOnFailure {
 /// large) compares the request with what the machine can still give.
 #[inline]
 fn watch(size: usize) {
-    let before = SINCE_CHECK.fetch_add(size, Ordering::Relaxed);
-    if before.saturating_add(size) >= CHECK_EVERY {
-        SINCE_CHECK.store(0, Ordering::Relaxed);
+    let since = SINCE_CHECK.with(|c| {
+        let since = c.get().saturating_add(size);
+        c.set(if since >= CHECK_EVERY { 0 } else { since });
+        since
+    });
+    if since >= CHECK_EVERY {
         if let Some(free) = free_bytes() {
             if size as u64 + RESERVE > free {
                 refuse(size, free);
