@@ -307,6 +307,22 @@ def test_cancel_ends_the_study_s_jobs_and_keeps_what_is_stored(cluster, tmp_path
     assert files(study_file) == kept
 
 
+def test_a_second_run_while_the_tasks_are_queued_submits_nothing(cluster, tmp_path, capsys):
+    # 8 points as 2 tasks of 4, one at a time: while they are queued or running, every
+    # point is stored or queued, so running the command again submits no job.
+    study_file = write_study(tmp_path, SLOW_STUDY)
+    code, out, err = netsens(capsys, "sweep", study_file, "--executor", "slurm", "--detach")
+    assert code == 0 and "submitted 8 points as 2 tasks" in out, err
+    study = Study.from_toml(study_file)
+    name = slurm.job_name(study, study.results_dir)
+    jobs = {t.job for t in slurm.queued(name)}
+    code, out, err = netsens(capsys, "sweep", study_file, "--executor", "slurm", "--detach")
+    assert code == 0 and "nothing to submit" in out and "submitted" not in out, (out, err)
+    assert {t.job for t in slurm.queued(name)} <= jobs  # no new array
+    squeue_empty(name, timeout=300)
+    assert len(files(study_file)) == 8
+
+
 def test_more_tasks_than_the_array_size_limit_is_one_line(cluster, tmp_path, capsys):
     """22 points in tasks of 1 are 22 tasks, past the test cluster's MaxArraySize of 20:
     tasks of 2 (11 tasks) would fit."""
