@@ -175,7 +175,8 @@ endif
 # Fuzzing: cargo-fuzz drives libFuzzer with AddressSanitizer, which needs nightly
 # flags (-Zsanitizer); RUSTC_BOOTSTRAP=1 lets the installed stable toolchain accept
 # them. New inputs go to target/fuzz-corpus/ (the seeds in fuzz/corpus/ stay as they
-# are); a crash is saved under fuzz/artifacts/ and fails the target.
+# are); a crash is saved under fuzz/artifacts/ and fails make (the later targets
+# do not run).
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := goal platform_toml units
 
@@ -187,7 +188,8 @@ fuzz: cargo-fuzz
 	for t in $(FUZZ_TARGETS); do \
 	  mkdir -p target/fuzz-corpus/$$t; \
 	  (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run $$t ../target/fuzz-corpus/$$t corpus/$$t -- \
-	    -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 -print_final_stats=1); \
+	    -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 -print_final_stats=1) \
+	    || exit 1; \
 	done
 
 FORCE:
