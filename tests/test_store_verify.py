@@ -110,3 +110,18 @@ def test_a_foreign_or_overwritten_file_is_left_out(tmp_path: Path) -> None:
     assert any(str(foreign) in w and "not a netsens point" in w for w in warnings), warnings
     assert warnings[-1].startswith("2 damaged point file(s)")
     assert not first.exists() and not foreign.exists()
+
+
+def test_a_damaged_manifest_is_one_line_and_the_next_sweep_writes_it_again(
+    tmp_path: Path,
+) -> None:
+    study = swept_study(tmp_path)
+    manifest = study.results_dir / store.MANIFEST
+    manifest.write_text(manifest.read_text()[:50])
+    proc = netsens_cli("results", tmp_path / "study.toml")
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert str(manifest) in proc.stderr and "netsens sweep" in proc.stderr
+    kept = {p: p.read_bytes() for p in point_files(study)}
+    assert run_study(study, jobs=1, progress=False).stored == 2  # nothing recomputed
+    assert {p: p.read_bytes() for p in point_files(study)} == kept
+    assert sorted(netsens.results(study)["makespan_ps"]) == [11 * US, 11 * US, 16 * US]

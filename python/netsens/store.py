@@ -216,7 +216,10 @@ def read_manifest(results_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise InputError(f"{path}: not a netsens study manifest: {e}") from None
+        raise InputError(
+            f"{path}: not a netsens study manifest ({e}); `netsens sweep` on the study "
+            "writes it again, keeping every stored point"
+        ) from None
 
 
 def write_failure(
