@@ -97,3 +97,31 @@ fn labels_read_back_from_the_mapped_file() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A mapped file truncated by another program while it is read (its released pages
+/// are read back past the new end: SIGBUS) ends the process with one error line and
+/// exit code 2, not a crash. The truncation runs in a child: this test binary again,
+/// running only this test with `NETSENS_TRUNCATE_CHILD` set.
+#[test]
+fn a_file_truncated_while_mapped_is_one_error_line() {
+    if let Some(path) = std::env::var_os("NETSENS_TRUNCATE_CHILD") {
+        let text = GoalText::open(std::path::Path::new(&path)).unwrap(); // pages released
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(0).unwrap();
+        let sum: u64 = text.as_str().bytes().map(u64::from).sum(); // SIGBUS here
+        panic!("read {sum} after truncation");
+    }
+    let dir = tempdir();
+    let path = dir.join("truncated.goal");
+    std::fs::write(&path, padded()).unwrap();
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "a_file_truncated_while_mapped_is_one_error_line", "--nocapture", "--test-threads=1"])
+        .env("NETSENS_TRUNCATE_CHILD", &path)
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+    let stderr = String::from_utf8_lossy(&child.stderr);
+    assert_eq!(child.status.code(), Some(2), "{stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("netsens: error:")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(errors[0].contains("truncated during the run"), "{stderr}");
+}

@@ -1,9 +1,16 @@
 //! A regular file mapped read-only, whose pages can be handed back to the kernel
 //! once read (they read back from the file if touched again).
+//!
+//! A mapped file that another program truncates during a run raises SIGBUS when a
+//! page past its new end is read: the input changed under the run. While a file is
+//! mapped, that signal, at an address inside a mapping, ends the process with one
+//! error line and exit code 2 instead of a crash; any other SIGBUS goes to the action
+//! that was there before.
 
 use std::fs::File;
 use std::io;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub(crate) struct Mapping {
     ptr: *mut libc::c_void,
@@ -30,7 +37,11 @@ impl Mapping {
             use std::os::fd::AsRawFd;
             libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE, file.as_raw_fd(), 0)
         };
-        Ok((ptr != libc::MAP_FAILED).then_some(Mapping { ptr, len }))
+        if ptr == libc::MAP_FAILED {
+            return Ok(None);
+        }
+        watch_range(ptr as usize, len);
+        Ok(Some(Mapping { ptr, len }))
     }
 
     /// The file is about to be read from start to end.
@@ -58,8 +69,73 @@ impl Mapping {
 
 impl Drop for Mapping {
     fn drop(&mut self) {
+        unwatch_range(self.ptr as usize);
         // SAFETY: unmapping the mapping this value owns, once.
         unsafe { libc::munmap(self.ptr, self.len) };
+    }
+}
+
+/// Address ranges (start, end) of the live mappings, for the SIGBUS handler.
+static MAPPED: [(AtomicUsize, AtomicUsize); 64] = [const { (AtomicUsize::new(0), AtomicUsize::new(0)) }; 64];
+/// The SIGBUS action before ours (Rust's runtime has one in its own binaries).
+static mut PREVIOUS: Option<libc::sigaction> = None;
+
+/// Installs [`on_bus_error`] for SIGBUS, once, and notes `start..start + len`.
+fn watch_range(start: usize, len: usize) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: sigaction with valid pointers; PREVIOUS is written before the
+        // handler that reads it is installed, and never again.
+        unsafe {
+            let mut previous: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut previous);
+            PREVIOUS = Some(previous);
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_bus_error as extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void)
+                as libc::sighandler_t;
+            action.sa_flags = libc::SA_SIGINFO;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
+        }
+    });
+    // A slot is free when its start is 0; with every slot taken the range is not
+    // watched (a crash as before, never a wrong answer).
+    for (s, e) in &MAPPED {
+        if s.compare_exchange(0, start, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+            e.store(start + len, Ordering::Release);
+            return;
+        }
+    }
+}
+
+fn unwatch_range(start: usize) {
+    for (s, e) in &MAPPED {
+        if s.load(Ordering::Acquire) == start {
+            e.store(0, Ordering::Release);
+            s.store(0, Ordering::Release);
+            return;
+        }
+    }
+}
+
+extern "C" fn on_bus_error(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
+    let addr = unsafe { (*info).si_addr() } as usize;
+    if MAPPED.iter().any(|(s, e)| (s.load(Ordering::Acquire)..e.load(Ordering::Acquire)).contains(&addr)) {
+        const LINE: &[u8] = b"netsens: error: a file netsens was reading (a GOAL file or a compiled schedule) was truncated during the run; leave input files unchanged while netsens runs\n";
+        // SAFETY: write(2) and _exit(2) are async-signal-safe.
+        unsafe {
+            libc::write(2, LINE.as_ptr().cast(), LINE.len());
+            libc::_exit(2);
+        }
+    }
+    // Not ours: put the previous action back; the faulting access runs again under it.
+    // SAFETY: PREVIOUS was set before this handler was installed; sigaction is
+    // async-signal-safe.
+    unsafe {
+        if let Some(previous) = (*std::ptr::addr_of!(PREVIOUS)).as_ref() {
+            libc::sigaction(libc::SIGBUS, previous, std::ptr::null_mut());
+        }
     }
 }
 
