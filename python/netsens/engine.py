@@ -8,8 +8,8 @@ A run result holds every time as integer picoseconds (keys end in ``_ps``): the
 makespan, a per-rank breakdown, message and byte counts, the size histogram, the
 (src, dst) matrix, wide-area traffic, and the resolved platform, workload and seed.
 Overrides map a parameter name (``L o g G O S`` are case-sensitive, or ``rendezvous``,
-``cpu_speed``, ``clusters``, ``ranks_per_node``, ``wan_latency``, ``wan_bandwidth``,
-``wan_shape``) to a value with its unit, such as ``{"L": "5us", "S": "64KiB"}``.
+``cpu_speed``, ``clusters``, ``ranks_per_node``, ``cores_per_node``, ``wan_latency``,
+``wan_bandwidth``, ``wan_shape``) to a value with its unit, such as ``{"L": "5us", "S": "64KiB"}``.
 """
 
 import json
