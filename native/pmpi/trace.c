@@ -136,6 +136,8 @@ static struct trace_rec *push(enum trace_type type)
     memset(r, 0, sizeof *r);
     r->type = (uint8_t)type;
     r->time = ns_global_now();
+    /* Compute between calls is the CPU time from a leave to the next enter. */
+    if (type == TR_ENTER || type == TR_LEAVE) r->cpu = ns_thread_cpu();
     return r;
 }
 

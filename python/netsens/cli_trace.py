@@ -168,6 +168,14 @@ def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) 
         help="Other algorithms than MPICH's: bcast|reduce|gather|scatter=linear, "
         "allreduce=reduce-bcast, allgather=ring.",
     )
+    @click.option(
+        "--compute",
+        type=click.Choice(["cpu", "wall"]),
+        default="cpu",
+        show_default=True,
+        help="Compute between calls: the ranks' thread CPU time recorded in the trace "
+        "(wall time where it is not), or the wall time.",
+    )
     def replay(
         trace: str,
         platform: str,
@@ -175,6 +183,7 @@ def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) 
         as_json: bool,
         matrix: bool,
         collectives: str | None,
+        compute: str,
         **params: Any,
     ) -> None:
         """Replay an MPI run's OTF2 trace under any network.
@@ -185,6 +194,8 @@ def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) 
         time between MPI calls (scaled by the platform's cpu_speed):
           netsens replay radb-trace/traces.otf2 --platform machine.toml
           netsens replay radb-trace/traces.otf2 --platform machine.toml --o 50us
+        With more ranks than cores, the platform's cores_per_node (calibrate --live
+        --save records it) makes ranks on one core compute in turn.
         The result has the schema of netsens run.
         """
         from netsens.cli import _print_run  # noqa: PLC0415 (cli imports us)
@@ -192,8 +203,8 @@ def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) 
         overrides = overrides_from(params)
         args = (trace, platform, overrides, seed)
         if as_json:
-            click.echo(run_goal_json(*args, matrix, collectives=collectives))
+            click.echo(run_goal_json(*args, matrix, collectives=collectives, compute=compute))
         else:
-            _print_run(run_goal(*args, matrix=False, collectives=collectives))
+            _print_run(run_goal(*args, matrix=False, collectives=collectives, compute=compute))
 
     return replay

@@ -35,6 +35,7 @@ def run_goal(
     progress: ProgressFn | None = None,
     ranks: int | None = None,
     collectives: str | None = None,
+    compute: str | None = None,
 ) -> dict[str, Any]:
     """Replay the GOAL schedule at ``path`` on ``platform`` (a preset name or a TOML file).
 
@@ -42,10 +43,15 @@ def run_goal(
     is an OTF2 trace, as ``netsens trace`` writes it: its sends and receives, its
     collectives expanded (with MPICH's algorithms, or ``collectives``' choice, e.g.
     ``"bcast=linear,allreduce=reduce-bcast"``), the compute between its MPI calls
-    scaled by the platform's ``cpu_speed``; ``workload.kind`` is then ``"trace"``.
+    scaled by the platform's ``cpu_speed``; ``workload.kind`` is then ``"trace"``. That
+    compute is the ranks' thread CPU time where the archive records it (``compute`` =
+    ``"cpu"``, the default), or the wall time between the calls (``"wall"``);
+    ``workload.compute_clock`` says which was used.
     """
     return json.loads(
-        run_goal_json(path, platform, overrides, seed, matrix, progress, ranks, collectives)
+        run_goal_json(
+            path, platform, overrides, seed, matrix, progress, ranks, collectives, compute
+        )
     )
 
 
@@ -58,13 +64,16 @@ def run_goal_json(
     progress: ProgressFn | None = None,
     ranks: int | None = None,
     collectives: str | None = None,
+    compute: str | None = None,
 ) -> str:
     """``run_goal``'s result as the engine's JSON text, unparsed."""
     args = (os.fspath(path), os.fspath(platform), dict(overrides or {}), seed, matrix, progress)
     if is_trace(path):
-        return _core.run_trace(*args, ranks, collectives)
+        return _core.run_trace(*args, ranks, collectives, compute)
     if collectives:
         raise InputError(f"collectives: {collectives!r} applies to OTF2 traces, not GOAL files")
+    if compute:
+        raise InputError(f"compute: {compute!r} applies to OTF2 traces, not GOAL files")
     return _core.run_goal(*args, ranks)
 
 

@@ -275,11 +275,14 @@ def validate(
     }
 
 
-def machine_toml(calibration: dict[str, Any], name: str = "machine") -> str:
+def machine_toml(
+    calibration: dict[str, Any], name: str = "machine", cores: int | None = None
+) -> str:
     """A platform file of the measured machine (``calibrate --live --save``): L, o (the
     mean of o_s and o_r), g, G and O as measured; a value the method could not observe
     is its proven bound (or 0 for a per-byte cost it showed to be hidden). The measured
-    S is left out: every message is eager (see below)."""
+    S is left out: every message is eager (see below). With ``cores``, the machine is
+    one node of every rank with that many cores (ranks on one core compute in turn)."""
     values: dict[str, float] = {}
     for p in calibration["parameters"]:
         v = p["measured"]
@@ -303,6 +306,8 @@ def machine_toml(calibration: dict[str, Any], name: str = "machine") -> str:
         # sends every message eagerly.
         f'S = "{EAGER_ALWAYS}B"',
     ]
+    if cores is not None:
+        lines += ["", "[shape]", 'ranks_per_node = "all"', f"cores_per_node = {cores}"]
     text = "\n".join(lines) + "\n"
     tomllib.loads(text)
     return text
