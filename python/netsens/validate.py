@@ -6,7 +6,10 @@ axis's values injected, and simulated runs on the machine's calibrated platform
 is lined up first: a live baseline run (nothing injected) gives each rank's time
 outside MPI, a simulation with measured compute (the thread CPU time of the real
 work) gives the same program's compute, and their ratio becomes the simulation's CPU
-speed (on 2 cores, 4 live ranks share each core, which the ratio absorbs).
+speed (on 2 cores, 4 live ranks share each core, which the ratio absorbs). So the
+simulation gives each rank a core of its own, whatever ``cores_per_node`` the machine
+file has: the ratio already holds the sharing, and the library's injected o spins on
+the wall clock yielding its core, so live it overlaps the work of the rank beside it.
 
 The calibration runs one process per core; with more ranks than cores each message
 costs more than it measured, as the ranks take turns on the cores, so the machine's
@@ -208,13 +211,16 @@ def validate(
         f"{len(values)} values, interleaved"
     )
     live0, spread0, live_base, live_points = _live_rounds(live, axis, values, repeats, say)
+    own_cores = {"cores_per_node": str(ranks)}  # a core per rank (see the module doc)
     sim_probe = json.loads(
-        _core.run_app(app, ranks, size, machine, {}, seed, False, None, measured_compute=True)
+        _core.run_app(
+            app, ranks, size, machine, own_cores, seed, False, None, measured_compute=True
+        )
     )
     speed = _mean_compute(sim_probe) / max(_mean_compute(live_base), 1.0)
 
     def simulated(over: dict[str, str], cpu: float | None = None) -> Callable[[], dict[str, Any]]:
-        over = {"cpu_speed": f"{cpu or speed:.6g}", **over}
+        over = {"cpu_speed": f"{cpu or speed:.6g}", **own_cores, **over}
         return lambda: json.loads(
             _core.run_app(app, ranks, size, machine, over, seed, False, None, measured_compute=True)
         )
