@@ -254,6 +254,16 @@ def test_replay_charges_each_ranks_cpu_time_between_calls(programs, tmp_path):
     assert wall["makespan_ps"] >= 200_000_000_000
     line = one_error_line(netsens("replay", anchor, "--compute", "user"))
     assert "'user' is not one of 'cpu', 'wall'" in line
+    # Traced without CPU times: no attribute, and replay falls back to the wall time.
+    out = tmp_path / "wall-only"
+    proc = netsens("trace", "--ranks", 2, "--no-cpu-time", "--out", out, "--", programs["sleeper"])
+    assert proc.returncode == 0, proc.stderr
+    plain = out / "traces.otf2"
+    shown = subprocess.run(["otf2-print", "-A", plain], capture_output=True, text=True)
+    assert "ADDITIONAL ATTRIBUTES" not in shown.stdout
+    result = json.loads(netsens("replay", plain, "--json").stdout)
+    assert result["workload"]["compute_clock"] == "wall"
+    assert result["makespan_ps"] >= 200_000_000_000
 
 
 def test_a_replay_of_ranks_sharing_a_core_serializes_their_compute(programs, tmp_path):

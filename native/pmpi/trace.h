@@ -37,8 +37,9 @@ struct trace_rec {
     int64_t bytes, bytes2;
     uint64_t req;
     ps_t time; /* rank 0's timeline */
-    ps_t cpu;  /* TR_ENTER, TR_LEAVE: the rank's thread CPU time then */
+    ps_t cpu;  /* TR_ENTER, TR_LEAVE: the rank's thread CPU time then, or NS_TRACE_NO_CPU */
 };
+#define NS_TRACE_NO_CPU (-1)
 
 extern bool ns_tracing;
 void ns_trace_init(void);

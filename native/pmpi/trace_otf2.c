@@ -61,11 +61,13 @@ static void write_events(OTF2_EvtWriter *w, const struct trace_rec *r, int64_t n
         switch ((enum trace_type)r->type) {
         case TR_ENTER:
             open = r->region;
-            OTF2_AttributeList_AddUint64(cpu, CPU_TIME_ATTRIBUTE, (uint64_t)r->cpu);
+            if (r->cpu != NS_TRACE_NO_CPU)
+                OTF2_AttributeList_AddUint64(cpu, CPU_TIME_ATTRIBUTE, (uint64_t)r->cpu);
             OTF2_EvtWriter_Enter(w, cpu, t, open);
             break;
         case TR_LEAVE:
-            OTF2_AttributeList_AddUint64(cpu, CPU_TIME_ATTRIBUTE, (uint64_t)r->cpu);
+            if (r->cpu != NS_TRACE_NO_CPU)
+                OTF2_AttributeList_AddUint64(cpu, CPU_TIME_ATTRIBUTE, (uint64_t)r->cpu);
             OTF2_EvtWriter_Leave(w, cpu, t, open);
             break;
         case TR_SEND:

@@ -97,6 +97,13 @@ def trace_command() -> click.Command:
         metavar="DIR",
         help=f"New directory for the OTF2 archive (DIR/{ARCHIVE}).",
     )
+    @click.option(
+        "--cpu-time/--no-cpu-time",
+        default=True,
+        show_default=True,
+        help="Record each rank's thread CPU time at every call (replay charges it as "
+        "compute); without it a call costs less to trace and replay uses wall time.",
+    )
     @mpi_options
     def trace(
         program: tuple[str, ...],
@@ -104,6 +111,7 @@ def trace_command() -> click.Command:
         ranks: int | None,
         size: str,
         out: str,
+        cpu_time: bool,
         mpi: str,
         mpirun_args: str,
         timeout: str | None,
@@ -139,6 +147,7 @@ def trace_command() -> click.Command:
             mpirun_args=shlex.split(mpirun_args),
             timeout=timeout_seconds(timeout),
             matrix=False,
+            trace_cpu_time=cpu_time,
         )
         stdout_console().print(
             f"{anchor}: {ranks} ranks, run time {format_time(result['makespan_ps'])}, "
