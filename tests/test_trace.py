@@ -21,7 +21,7 @@ def programs(tmp_path_factory) -> dict[str, Path]:
     subprocess.run(["apt-get", "install", "-y", "-qq", "otf2-tools"], check=False)
     subprocess.run(["make", "-s", "-C", str(ROOT / "native" / "pmpi")], check=True)
     out = tmp_path_factory.mktemp("trace-programs")
-    for name in ["mix", "collectives", "pcontrol", "deadlock", "pingpong"]:
+    for name in ["mix", "collectives", "pcontrol", "deadlock", "pingpong", "sleeper"]:
         subprocess.run(["mpicc.openmpi", "-O2", "-o", out / name, PMPI / f"{name}.c"], check=True)
     subprocess.run(
         ["mpif90.openmpi", "-O2", "-o", out / "pingpong_f", PMPI / "pingpong.f90"],
@@ -209,8 +209,8 @@ def test_time_paused_by_pcontrol_is_not_replayed(programs, tmp_path):
     # its first call after MPI_Init); the set-up, the pause and the end, 200 ms each,
     # are not recorded: replay charges the program's 10 + 5 ms of compute and one
     # barrier (a message each way, microseconds). Charging any of the four 200 ms
-    # parts would pass 215 ms; the bound below leaves room for a loaded machine
-    # stretching the busy loops (their end is on the wall clock, a preemption is not).
+    # parts would pass 215 ms. The busy loops count their thread's CPU time, which is
+    # what replay charges, so a loaded machine cannot shorten them below 15 ms.
     anchor = trace(tmp_path, 2, programs["pcontrol"])
     assert printed_events(anchor)["MPI_COLLECTIVE_END"] == 2  # the second barrier only
     result = json.loads(netsens("replay", anchor, "--json").stdout)
@@ -234,3 +234,48 @@ def test_a_deadlocked_run_stopped_by_the_timeout_replays_as_one_line_naming_the_
     line = one_error_line(netsens("replay", out / "traces.otf2", timeout=60))
     assert "never finished" in line
     assert "rank 0 in MPI_Recv (event 5)" in line and "rank 1 in MPI_Recv (event 5)" in line
+
+
+def test_replay_charges_each_ranks_cpu_time_between_calls(programs, tmp_path):
+    # sleeper.c at 2 ranks: 5 rounds of 20 ms asleep, then 20 ms of the thread's CPU
+    # time, then a one-int exchange. Every Enter and Leave carries the thread CPU time,
+    # so replay charges the 5 x 20 ms = 100 ms of CPU (plus five exchanges of
+    # microseconds on loggopsim); the sleep is not CPU. By the wall clock the compute
+    # is at least 5 x (20 + 20) ms = 200 ms.
+    anchor = trace(tmp_path, 2, programs["sleeper"])
+    shown = subprocess.run(["otf2-print", "-A", anchor], capture_output=True, text=True)
+    stamped = [line for line in shown.stdout.splitlines() if "ADDITIONAL ATTRIBUTES" in line]
+    assert all('"netsens::thread_cpu_time"' in line for line in stamped)
+    assert len(stamped) == sum(printed_events(anchor)[k] for k in ("ENTER", "LEAVE"))
+    cpu = json.loads(netsens("replay", anchor, "--json").stdout)
+    wall = json.loads(netsens("replay", anchor, "--json", "--compute", "wall").stdout)
+    assert (cpu["workload"]["compute_clock"], wall["workload"]["compute_clock"]) == ("cpu", "wall")
+    assert 100_000_000_000 <= cpu["makespan_ps"] < 140_000_000_000
+    assert wall["makespan_ps"] >= 200_000_000_000
+    line = one_error_line(netsens("replay", anchor, "--compute", "user"))
+    assert "'user' is not one of 'cpu', 'wall'" in line
+    # Traced without CPU times: no attribute, and replay falls back to the wall time.
+    out = tmp_path / "wall-only"
+    proc = netsens("trace", "--ranks", 2, "--no-cpu-time", "--out", out, "--", programs["sleeper"])
+    assert proc.returncode == 0, proc.stderr
+    plain = out / "traces.otf2"
+    shown = subprocess.run(["otf2-print", "-A", plain], capture_output=True, text=True)
+    assert "ADDITIONAL ATTRIBUTES" not in shown.stdout
+    result = json.loads(netsens("replay", plain, "--json").stdout)
+    assert result["workload"]["compute_clock"] == "wall"
+    assert result["makespan_ps"] >= 200_000_000_000
+
+
+def test_a_replay_of_ranks_sharing_a_core_serializes_their_compute(programs, tmp_path):
+    # sleeper.c at 4 ranks on one node of 2 cores: ranks 0 and 2 share core 0, 1 and 3
+    # core 1. Each round both ranks of a core need 20 ms of CPU: 40 ms a round on the
+    # core, 5 x 40 = 200 ms in all (each rank's own 100 ms with a core per rank).
+    anchor = trace(tmp_path, 4, programs["sleeper"])
+    own = json.loads(netsens("replay", anchor, "--json").stdout)["makespan_ps"]
+    shared = json.loads(
+        netsens("replay", anchor, "--json", "--ranks-per-node", "all", "--cores-per-node", 2).stdout
+    )["makespan_ps"]
+    assert 100_000_000_000 <= own < 140_000_000_000
+    assert 200_000_000_000 <= shared < 240_000_000_000
+    line = one_error_line(netsens("replay", anchor, "--cores-per-node", 0))
+    assert "cores_per_node: must be at least 1, got 0" in line

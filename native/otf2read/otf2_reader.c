@@ -28,6 +28,11 @@ struct state {
     uint32_t nstrings;
     struct pair *regions, *comms; /* region -> name string, comm -> group */
     uint32_t nregions, ncomms;
+    /* Attributes by name string; the CPU time attribute once definitions are read. */
+    struct pair *attributes;
+    uint32_t nattributes;
+    OTF2_AttributeRef cpu_attribute;
+    bool has_cpu_attribute;
     struct group *groups;
     uint32_t ngroups;
     uint64_t *locations;
@@ -83,6 +88,17 @@ static OTF2_CallbackCode def_region(void *u, OTF2_RegionRef ref, OTF2_StringRef 
     struct state *s = u;
     GROW(s->regions, s->nregions);
     s->regions[s->nregions++] = (struct pair){ref, name};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef ref, OTF2_StringRef name,
+                                       OTF2_StringRef description, OTF2_Type type)
+{
+    (void)description;
+    struct state *s = u;
+    if (type != OTF2_TYPE_UINT64) return OTF2_CALLBACK_SUCCESS;
+    GROW(s->attributes, s->nattributes);
+    s->attributes[s->nattributes++] = (struct pair){ref, name};
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -142,16 +158,28 @@ static OTF2_CallbackCode emit(struct state *s, OTF2_TimeStamp t, struct ns_otf2_
                    OTF2_AttributeList *attrs
 #define UNUSED_EVENT_ARGS (void)loc, (void)pos, (void)attrs
 
+/* The thread CPU time attribute of an Enter or Leave, if the archive has one. */
+static uint64_t cpu_time(const struct state *s, const OTF2_AttributeList *attrs)
+{
+    uint64_t v = 0;
+    if (s->has_cpu_attribute && attrs != NULL &&
+        OTF2_AttributeList_GetUint64(attrs, s->cpu_attribute, &v) == OTF2_SUCCESS)
+        return v;
+    return NS_NO_CPU_TIME;
+}
+
 static OTF2_CallbackCode ev_enter(EVENT_ARGS, OTF2_RegionRef region)
 {
-    UNUSED_EVENT_ARGS;
-    return emit(u, t, (struct ns_otf2_event){.kind = NS_ENTER, .region = region});
+    (void)loc, (void)pos;
+    return emit(u, t, (struct ns_otf2_event){.kind = NS_ENTER, .region = region,
+                                             .cpu_ps = cpu_time(u, attrs)});
 }
 
 static OTF2_CallbackCode ev_leave(EVENT_ARGS, OTF2_RegionRef region)
 {
-    UNUSED_EVENT_ARGS;
-    return emit(u, t, (struct ns_otf2_event){.kind = NS_LEAVE, .region = region});
+    (void)loc, (void)pos;
+    return emit(u, t, (struct ns_otf2_event){.kind = NS_LEAVE, .region = region,
+                                             .cpu_ps = cpu_time(u, attrs)});
 }
 
 static OTF2_CallbackCode ev_send(EVENT_ARGS, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
@@ -259,12 +287,20 @@ static int read_definitions(OTF2_Reader *r, struct state *s, char *err, size_t l
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, def_comm);
+    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
     OTF2_Reader_RegisterGlobalDefCallbacks(r, gdr, cb, s);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
     uint64_t n = 0;
     OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions(r, gdr, &n);
     OTF2_Reader_CloseGlobalDefReader(r, gdr);
     if (rc != OTF2_SUCCESS) return fail(err, len, "corrupt or truncated definitions");
+    for (uint32_t i = 0; i < s->nattributes; i++) {
+        uint32_t name = s->attributes[i].value;
+        if (name < s->nstrings && s->strings[name] && strcmp(s->strings[name], NS_OTF2_CPU_TIME) == 0) {
+            s->cpu_attribute = s->attributes[i].ref;
+            s->has_cpu_attribute = true;
+        }
+    }
     return 0;
 }
 
@@ -345,6 +381,7 @@ static void free_state(struct state *s)
     free(s->strings);
     free(s->regions);
     free(s->comms);
+    free(s->attributes);
     free(s->groups);
     free(s->locations);
 }

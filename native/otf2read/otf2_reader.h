@@ -20,9 +20,15 @@ enum ns_otf2_kind {
     NS_NBC_DONE = 10,  /* its completion: coll, comm, peer (root), bytes, bytes2, req */
 };
 
+/* The Enter/Leave attribute netsens's PMPI library writes (native/pmpi/trace.h): the
+ * rank's thread CPU time then, ps. */
+#define NS_OTF2_CPU_TIME "netsens::thread_cpu_time"
+#define NS_NO_CPU_TIME UINT64_MAX
+
 struct ns_otf2_event {
     uint64_t time_ps; /* from the archive's global offset */
     uint64_t bytes, bytes2, req;
+    uint64_t cpu_ps; /* NS_ENTER, NS_LEAVE: the thread CPU time attribute, or NS_NO_CPU_TIME */
     uint32_t peer, tag, comm, region;
     uint8_t kind, coll;
 };

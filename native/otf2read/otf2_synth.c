@@ -7,7 +7,9 @@
  * sends nothing (its right neighbour's receives have no sender); bit 1, rank 1 ends
  * with an MPI_Put (a call replay does not model); bit 2, every rank starts with a
  * 500 ns MPI_Comm_dup; bit 3, rank 1 ends inside an MPI_Sendrecv it entered and never
- * left (a run stopped while stuck). */
+ * left (a run stopped while stuck). Not a fault: bit 4, each MPI_Sendrecv's Enter and
+ * Leave carry the thread CPU time attribute (NS_OTF2_CPU_TIME), which advances by only
+ * half of each compute (as if the rank had waited the other half for its core). */
 #define _POSIX_C_SOURCE 200809L
 #include "otf2_reader.h"
 
@@ -39,9 +41,11 @@ int ns_otf2_synth(const char *dir, uint32_t ranks, uint64_t iterations, uint64_t
     OTF2_Archive_SetSerialCollectiveCallbacks(a);
     OTF2_Archive_OpenEvtFiles(a);
     uint64_t end = 0;
+    OTF2_AttributeList *attrs = OTF2_AttributeList_New();
+    bool with_cpu = faults & 16;
     for (uint32_t r = 0; r < ranks; r++) {
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, r);
-        uint64_t t = 0;
+        uint64_t t = 0, cpu_ps = 0;
         if (faults & 4) {
             OTF2_EvtWriter_Enter(w, NULL, 0, 3);
             OTF2_EvtWriter_Leave(w, NULL, 500, 3);
@@ -49,13 +53,17 @@ int ns_otf2_synth(const char *dir, uint32_t ranks, uint64_t iterations, uint64_t
         }
         for (uint64_t i = 0; i < iterations; i++) {
             t += compute_ns;
-            OTF2_EvtWriter_Enter(w, NULL, t, 0);
+            cpu_ps += compute_ns * 500;
+            if (with_cpu) OTF2_AttributeList_AddUint64(attrs, 0, cpu_ps);
+            OTF2_EvtWriter_Enter(w, with_cpu ? attrs : NULL, t, 0);
             bool silent = (faults & 1) && r == 0;
             if (!silent) OTF2_EvtWriter_MpiIsend(w, NULL, t, (r + 1) % ranks, 0, 0, bytes, i);
             OTF2_EvtWriter_MpiRecv(w, NULL, t + 1, (r + ranks - 1) % ranks, 0, 0, bytes);
             if (!silent) OTF2_EvtWriter_MpiIsendComplete(w, NULL, t + 2, i);
             t += 3;
-            OTF2_EvtWriter_Leave(w, NULL, t, 0);
+            cpu_ps += 3000;
+            if (with_cpu) OTF2_AttributeList_AddUint64(attrs, 0, cpu_ps);
+            OTF2_EvtWriter_Leave(w, with_cpu ? attrs : NULL, t, 0);
             if (allreduce_every != 0 && (i + 1) % allreduce_every == 0) {
                 OTF2_EvtWriter_Enter(w, NULL, t, 1);
                 OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t);
@@ -74,6 +82,7 @@ int ns_otf2_synth(const char *dir, uint32_t ranks, uint64_t iterations, uint64_t
         if (t > end) end = t;
         OTF2_Archive_CloseEvtWriter(a, w);
     }
+    OTF2_AttributeList_Delete(attrs);
     OTF2_Archive_CloseEvtFiles(a);
     OTF2_GlobalDefWriter *d = OTF2_Archive_GetGlobalDefWriter(a);
     OTF2_GlobalDefWriter_WriteClockProperties(d, 1000000000ULL, 0, end + 1,
@@ -85,6 +94,10 @@ int ns_otf2_synth(const char *dir, uint32_t ranks, uint64_t iterations, uint64_t
     OTF2_GlobalDefWriter_WriteString(d, 4, "MPI_COMM_WORLD");
     OTF2_GlobalDefWriter_WriteString(d, 5, "MPI_Put");
     OTF2_GlobalDefWriter_WriteString(d, 6, "MPI_Comm_dup");
+    if (with_cpu) {
+        OTF2_GlobalDefWriter_WriteString(d, 7, NS_OTF2_CPU_TIME);
+        OTF2_GlobalDefWriter_WriteAttribute(d, 0, 7, 0, OTF2_TYPE_UINT64);
+    }
     OTF2_GlobalDefWriter_WriteRegion(d, 3, 6, 6, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI,
                                      OTF2_REGION_FLAG_NONE, 0, 0, 0);
     for (uint32_t k = 0; k < 2; k++)

@@ -20,6 +20,15 @@ ps_t ns_now(void)
 
 ps_t ns_global_now(void) { return ns_now() + ns_clock_offset; }
 
+/* CPU time of the calling thread: unlike the wall clock it does not run while the
+ * rank waits for its core (another rank on the same core computes). */
+ps_t ns_thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (ps_t)ts.tv_sec * 1000000000000LL + (ps_t)ts.tv_nsec * 1000LL;
+}
+
 void ns_busy_spin(ps_t duration)
 {
     if (duration <= 0) return;

@@ -38,6 +38,7 @@ const char *ns_wan_shape_name(void);
 /* ---- clock.c: monotonic time, spins and waits ---- */
 ps_t ns_now(void);        /* local CLOCK_MONOTONIC, ps */
 ps_t ns_global_now(void); /* on rank 0's timeline */
+ps_t ns_thread_cpu(void);  /* the calling thread's CPU time, ps */
 extern ps_t ns_clock_offset;
 void ns_busy_spin(ps_t duration);   /* injected overhead: a busy CPU */
 void ns_wait_until(ps_t global_deadline); /* spin briefly, then yield/sleep */

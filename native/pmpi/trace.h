@@ -21,6 +21,10 @@ enum trace_type {
     TR_NBC_DONE, /* its completion: coll, comm, req */
 };
 
+/* The name of the Enter/Leave attribute holding the rank's thread CPU time, ps (the
+ * reader, native/otf2read/otf2_reader.h, looks it up by this name). */
+#define NS_OTF2_CPU_TIME "netsens::thread_cpu_time"
+
 /* Collective kinds: OTF2's OTF2_CollectiveOp values. */
 struct trace_rec {
     uint8_t type;
@@ -33,7 +37,9 @@ struct trace_rec {
     int64_t bytes, bytes2;
     uint64_t req;
     ps_t time; /* rank 0's timeline */
+    ps_t cpu;  /* TR_ENTER, TR_LEAVE: the rank's thread CPU time then, or NS_TRACE_NO_CPU */
 };
+#define NS_TRACE_NO_CPU (-1)
 
 extern bool ns_tracing;
 void ns_trace_init(void);

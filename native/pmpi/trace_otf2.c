@@ -47,20 +47,28 @@ static uint32_t comm_ref(const struct trace_comm *comms, int ncomms, uint64_t id
     return OTF2_UNDEFINED_COMM;
 }
 
+/* The attribute of every Enter and Leave: the rank's thread CPU time (ps) then. */
+enum { CPU_TIME_ATTRIBUTE = 0 };
+
 static void write_events(OTF2_EvtWriter *w, const struct trace_rec *r, int64_t n,
                          const struct trace_comm *comms, int ncomms)
 {
     OTF2_RegionRef open = 0;
+    OTF2_AttributeList *cpu = OTF2_AttributeList_New(); /* emptied by every write */
     for (int64_t i = 0; i < n; i++, r++) {
         OTF2_TimeStamp t = (OTF2_TimeStamp)r->time;
         uint32_t comm = comm_ref(comms, ncomms, r->comm);
         switch ((enum trace_type)r->type) {
         case TR_ENTER:
             open = r->region;
-            OTF2_EvtWriter_Enter(w, NULL, t, open);
+            if (r->cpu != NS_TRACE_NO_CPU)
+                OTF2_AttributeList_AddUint64(cpu, CPU_TIME_ATTRIBUTE, (uint64_t)r->cpu);
+            OTF2_EvtWriter_Enter(w, cpu, t, open);
             break;
         case TR_LEAVE:
-            OTF2_EvtWriter_Leave(w, NULL, t, open);
+            if (r->cpu != NS_TRACE_NO_CPU)
+                OTF2_AttributeList_AddUint64(cpu, CPU_TIME_ATTRIBUTE, (uint64_t)r->cpu);
+            OTF2_EvtWriter_Leave(w, cpu, t, open);
             break;
         case TR_SEND:
             OTF2_EvtWriter_MpiSend(w, NULL, t, (uint32_t)r->peer, comm, (uint32_t)r->tag,
@@ -100,6 +108,7 @@ static void write_events(OTF2_EvtWriter *w, const struct trace_rec *r, int64_t n
             break;
         }
     }
+    OTF2_AttributeList_Delete(cpu);
 }
 
 static void write_definitions(OTF2_GlobalDefWriter *d, int nranks, const int64_t *counts,
@@ -116,12 +125,17 @@ static void write_definitions(OTF2_GlobalDefWriter *d, int nranks, const int64_t
     OTF2_GlobalDefWriter_WriteClockProperties(d, 1000000000000ULL, (uint64_t)first,
                                               (uint64_t)(last - first + 1),
                                               OTF2_UNDEFINED_TIMESTAMP);
-    /* strings: 0 "", 1 "machine", 2 "node", 3.. regions, then ranks, then comms */
+    /* strings: 0 "", 1 "machine", 2 "node", 3 the world's locations, 4-5 the CPU time
+     * attribute, then regions, ranks, comms */
     uint32_t s = 0;
     OTF2_GlobalDefWriter_WriteString(d, s++, "");
     OTF2_GlobalDefWriter_WriteString(d, s++, "machine");
     OTF2_GlobalDefWriter_WriteString(d, s++, "node");
     OTF2_GlobalDefWriter_WriteString(d, s++, "MPI_COMM_WORLD locations");
+    OTF2_GlobalDefWriter_WriteString(d, s, NS_OTF2_CPU_TIME);
+    OTF2_GlobalDefWriter_WriteString(d, s + 1, "CPU time of the rank's thread (ps)");
+    OTF2_GlobalDefWriter_WriteAttribute(d, CPU_TIME_ATTRIBUTE, s, s + 1, OTF2_TYPE_UINT64);
+    s += 2;
     for (int i = 0; i < nregions; i++) {
         OTF2_GlobalDefWriter_WriteString(d, s, regions[i]);
         OTF2_GlobalDefWriter_WriteRegion(d, (uint32_t)i, s, s, 0, OTF2_REGION_ROLE_FUNCTION,

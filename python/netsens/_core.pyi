@@ -115,6 +115,7 @@ def run_trace(
     progress: ProgressFn | None = None,
     ranks: int | None = None,
     collectives: str | None = None,
+    compute: str | None = None,
 ) -> str:
     """Replay the OTF2 archive at ``path`` (its ``.otf2`` anchor file); JSON result."""
 

@@ -81,7 +81,14 @@ NETWORK_OPTIONS = [
 ]
 SHAPE_OPTIONS = [
     ("--clusters", "clusters", "SHAPE", "Clusters joined by wide-area links, e.g. 4x8."),
-    ("--ranks-per-node", "ranks_per_node", "N", "Ranks sharing one node, e.g. 2."),
+    ("--ranks-per-node", "ranks_per_node", "N", "Ranks sharing one node, e.g. 2, or all."),
+    (
+        "--cores-per-node",
+        "cores_per_node",
+        "N",
+        "Cores of each node: its ranks take them in turn and ranks on one core compute "
+        "in turn, e.g. 2  [default: a core per rank].",
+    ),
     ("--cpu-speed", "cpu_speed", "X", "CPU speed scale, e.g. 2 (twice as fast)."),
     ("--wan-latency", "wan_latency", "TIME", "Latency of each wide-area link, e.g. 3ms."),
     ("--wan-bandwidth", "wan_bandwidth", "BANDWIDTH", "Bandwidth of each wide-area link, 1MB/s."),

@@ -270,7 +270,7 @@ def calibrate_live_cli(
     result = calibrate_live(mpi, platform, overrides, reps, timeout_seconds(timeout))
     if save is not None:
         tmp = save.with_name(save.name + ".tmp")
-        tmp.write_text(machine_toml(result["machine"]))
+        tmp.write_text(machine_toml(result["machine"], cores=result["cores"]))
         tmp.replace(save)
     if as_json:
         click.echo(json.dumps(result))
@@ -309,7 +309,10 @@ def calibrate_live_cli(
             "send call, so the machine's o_s overlaps it: max(machine L, L - machine o_s)."
         )
     if save is not None:
-        console.print(f"machine platform written to {save}")
+        console.print(
+            f"machine platform written to {save} ({result['cores']} cores: ranks beyond "
+            "them share cores)"
+        )
 
 
 # --- netsens validate -------------------------------------------------------------------

@@ -97,6 +97,13 @@ def trace_command() -> click.Command:
         metavar="DIR",
         help=f"New directory for the OTF2 archive (DIR/{ARCHIVE}).",
     )
+    @click.option(
+        "--cpu-time/--no-cpu-time",
+        default=True,
+        show_default=True,
+        help="Record each rank's thread CPU time at every call (replay charges it as "
+        "compute); without it a call costs less to trace and replay uses wall time.",
+    )
     @mpi_options
     def trace(
         program: tuple[str, ...],
@@ -104,6 +111,7 @@ def trace_command() -> click.Command:
         ranks: int | None,
         size: str,
         out: str,
+        cpu_time: bool,
         mpi: str,
         mpirun_args: str,
         timeout: str | None,
@@ -139,6 +147,7 @@ def trace_command() -> click.Command:
             mpirun_args=shlex.split(mpirun_args),
             timeout=timeout_seconds(timeout),
             matrix=False,
+            trace_cpu_time=cpu_time,
         )
         stdout_console().print(
             f"{anchor}: {ranks} ranks, run time {format_time(result['makespan_ps'])}, "
@@ -168,6 +177,14 @@ def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) 
         help="Other algorithms than MPICH's: bcast|reduce|gather|scatter=linear, "
         "allreduce=reduce-bcast, allgather=ring.",
     )
+    @click.option(
+        "--compute",
+        type=click.Choice(["cpu", "wall"]),
+        default="cpu",
+        show_default=True,
+        help="Compute between calls: the ranks' thread CPU time recorded in the trace "
+        "(wall time where it is not), or the wall time.",
+    )
     def replay(
         trace: str,
         platform: str,
@@ -175,6 +192,7 @@ def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) 
         as_json: bool,
         matrix: bool,
         collectives: str | None,
+        compute: str,
         **params: Any,
     ) -> None:
         """Replay an MPI run's OTF2 trace under any network.
@@ -185,6 +203,8 @@ def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) 
         time between MPI calls (scaled by the platform's cpu_speed):
           netsens replay radb-trace/traces.otf2 --platform machine.toml
           netsens replay radb-trace/traces.otf2 --platform machine.toml --o 50us
+        With more ranks than cores, the platform's cores_per_node (calibrate --live
+        --save records it) makes ranks on one core compute in turn.
         The result has the schema of netsens run.
         """
         from netsens.cli import _print_run  # noqa: PLC0415 (cli imports us)
@@ -192,8 +212,8 @@ def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) 
         overrides = overrides_from(params)
         args = (trace, platform, overrides, seed)
         if as_json:
-            click.echo(run_goal_json(*args, matrix, collectives=collectives))
+            click.echo(run_goal_json(*args, matrix, collectives=collectives, compute=compute))
         else:
-            _print_run(run_goal(*args, matrix=False, collectives=collectives))
+            _print_run(run_goal(*args, matrix=False, collectives=collectives, compute=compute))
 
     return replay

@@ -8,8 +8,8 @@ A run result holds every time as integer picoseconds (keys end in ``_ps``): the
 makespan, a per-rank breakdown, message and byte counts, the size histogram, the
 (src, dst) matrix, wide-area traffic, and the resolved platform, workload and seed.
 Overrides map a parameter name (``L o g G O S`` are case-sensitive, or ``rendezvous``,
-``cpu_speed``, ``clusters``, ``ranks_per_node``, ``wan_latency``, ``wan_bandwidth``,
-``wan_shape``) to a value with its unit, such as ``{"L": "5us", "S": "64KiB"}``.
+``cpu_speed``, ``clusters``, ``ranks_per_node``, ``cores_per_node``, ``wan_latency``,
+``wan_bandwidth``, ``wan_shape``) to a value with its unit, such as ``{"L": "5us", "S": "64KiB"}``.
 """
 
 import json
@@ -47,6 +47,7 @@ def run_goal(
     progress: ProgressFn | None = None,
     ranks: int | None = None,
     collectives: str | None = None,
+    compute: str | None = None,
 ) -> dict[str, Any]:
     """Replay the GOAL schedule at ``path`` on ``platform`` (a preset name or a TOML file).
 
@@ -54,10 +55,15 @@ def run_goal(
     is an OTF2 trace, as ``netsens trace`` writes it: its sends and receives, its
     collectives expanded (with MPICH's algorithms, or ``collectives``' choice, e.g.
     ``"bcast=linear,allreduce=reduce-bcast"``), the compute between its MPI calls
-    scaled by the platform's ``cpu_speed``; ``workload.kind`` is then ``"trace"``.
+    scaled by the platform's ``cpu_speed``; ``workload.kind`` is then ``"trace"``. That
+    compute is the ranks' thread CPU time where the archive records it (``compute`` =
+    ``"cpu"``, the default), or the wall time between the calls (``"wall"``);
+    ``workload.compute_clock`` says which was used.
     """
     return json.loads(
-        run_goal_json(path, platform, overrides, seed, matrix, progress, ranks, collectives)
+        run_goal_json(
+            path, platform, overrides, seed, matrix, progress, ranks, collectives, compute
+        )
     )
 
 
@@ -70,14 +76,17 @@ def run_goal_json(
     progress: ProgressFn | None = None,
     ranks: int | None = None,
     collectives: str | None = None,
+    compute: str | None = None,
 ) -> str:
     """``run_goal``'s result as the engine's JSON text, unparsed."""
     check_memory_limit()
     args = (os.fspath(path), os.fspath(platform), dict(overrides or {}), seed, matrix, progress)
     if is_trace(path):
-        return _core.run_trace(*args, ranks, collectives)
+        return _core.run_trace(*args, ranks, collectives, compute)
     if collectives:
         raise InputError(f"collectives: {collectives!r} applies to OTF2 traces, not GOAL files")
+    if compute:
+        raise InputError(f"compute: {compute!r} applies to OTF2 traces, not GOAL files")
     return _core.run_goal(*args, ranks)
 
 

@@ -198,6 +198,7 @@ def run_live(
     program_stdout: int | None = None,
     trace_dir: str | os.PathLike[str] | None = None,
     repeat: int = 1,
+    trace_cpu_time: bool = True,
 ) -> dict[str, Any]:
     """Run ``app`` (a suite application; ``variant`` for a wide-area one) or ``program``
     (any MPI program's command line)
@@ -205,7 +206,8 @@ def run_live(
     schema of a simulated run plus ``mode``, ``mpi``, ``machine`` and the MPI calls
     seen (``unhandled_calls`` lists those the library passed through untouched).
     With ``trace_dir`` the library also records every MPI call and rank 0 writes
-    the OTF2 archive ``trace_dir/traces.otf2`` (docs/LIVE.md, "Trace mode").
+    the OTF2 archive ``trace_dir/traces.otf2`` (docs/LIVE.md, "Trace mode"), with each
+    rank's thread CPU time at every call unless ``trace_cpu_time`` is false.
     ``repeat`` runs an application that many times in one job; the result is its
     median run (see live_result)."""
     if (app is None) == (program is None):
@@ -220,6 +222,8 @@ def run_live(
     env = injection_env(resolved)
     if trace_dir is not None:
         env["NETSENS_TRACE_DIR"] = str(Path(trace_dir).resolve())
+        if not trace_cpu_time:
+            env["NETSENS_TRACE_CPU_TIME"] = "0"
     with tempfile.TemporaryDirectory(prefix="netsens-live-") as tmp:
         out = Path(tmp)
         if app is not None:

@@ -10,6 +10,11 @@ see docs/LIVE.md), so the expected value is ``machine + dialled`` or
 ``max(machine, dialled)``. L is held from the send call's entry and the machine's own
 send overhead runs during that flight, so the L a round trip shows is
 ``max(machine L, dialled L - machine o_s)``.
+
+The result also holds the machine's cores (``machine_cores``): ``--save`` writes them
+as the platform's ``cores_per_node`` on one node holding every rank, so that a run or
+replay with more ranks than cores has ranks on one core compute in turn, as the live
+ranks do (netsens binds them to cores in turn, ``--map-by core``).
 """
 
 from __future__ import annotations
@@ -35,6 +40,20 @@ PARAMETER_KEYS = {
     "G": ("gap_per_byte", "floor"),
     "O": ("overhead_per_byte", "add"),
 }
+
+
+def machine_cores() -> int:
+    """The physical cores this process may run on: the cores ``mpirun --map-by core``
+    binds ranks to (hardware threads of one core count once)."""
+    allowed = sorted(os.sched_getaffinity(0))
+    cores = set()
+    for cpu in allowed:
+        siblings = Path(f"/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list")
+        try:
+            cores.add(siblings.read_text().strip())
+        except OSError:
+            cores.add(str(cpu))  # no topology: a core per CPU
+    return max(len(cores), 1)
 
 
 def measure(
@@ -123,6 +142,7 @@ def calibrate_live(
     return {
         "mpi": mpi,
         "reps": reps,
+        "cores": machine_cores(),
         "machine": machine,
         "injected": injected,
         "dialled_platform": dialled,

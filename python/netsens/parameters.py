@@ -81,6 +81,7 @@ PARAMETERS: dict[str, Parameter] = {
 OTHER_TOML = {
     "rendezvous": ("rendezvous",),
     "ranks_per_node": ("shape", "ranks_per_node"),
+    "cores_per_node": ("shape", "cores_per_node"),
     "wan_shape": ("wan", "shape"),
     "wan_hub": ("wan", "hub"),
     "disk_bandwidth": ("disks", "bandwidth"),

@@ -6,7 +6,10 @@ axis's values injected, and simulated runs on the machine's calibrated platform
 is lined up first: a live baseline run (nothing injected) gives each rank's time
 outside MPI, a simulation with measured compute (the thread CPU time of the real
 work) gives the same program's compute, and their ratio becomes the simulation's CPU
-speed (on 2 cores, 4 live ranks share each core, which the ratio absorbs).
+speed (on 2 cores, 4 live ranks share each core, which the ratio absorbs). So the
+simulation gives each rank a core of its own, whatever ``cores_per_node`` the machine
+file has: the ratio already holds the sharing, and the library's injected o spins on
+the wall clock yielding its core, so live it overlaps the work of the rank beside it.
 
 The calibration runs one process per core; with more ranks than cores each message
 costs more than it measured, as the ranks take turns on the cores, so the machine's
@@ -208,13 +211,16 @@ def validate(
         f"{len(values)} values, interleaved"
     )
     live0, spread0, live_base, live_points = _live_rounds(live, axis, values, repeats, say)
+    own_cores = {"cores_per_node": str(ranks)}  # a core per rank (see the module doc)
     sim_probe = json.loads(
-        _core.run_app(app, ranks, size, machine, {}, seed, False, None, measured_compute=True)
+        _core.run_app(
+            app, ranks, size, machine, own_cores, seed, False, None, measured_compute=True
+        )
     )
     speed = _mean_compute(sim_probe) / max(_mean_compute(live_base), 1.0)
 
     def simulated(over: dict[str, str], cpu: float | None = None) -> Callable[[], dict[str, Any]]:
-        over = {"cpu_speed": f"{cpu or speed:.6g}", **over}
+        over = {"cpu_speed": f"{cpu or speed:.6g}", **own_cores, **over}
         return lambda: json.loads(
             _core.run_app(app, ranks, size, machine, over, seed, False, None, measured_compute=True)
         )
@@ -275,11 +281,14 @@ def validate(
     }
 
 
-def machine_toml(calibration: dict[str, Any], name: str = "machine") -> str:
+def machine_toml(
+    calibration: dict[str, Any], name: str = "machine", cores: int | None = None
+) -> str:
     """A platform file of the measured machine (``calibrate --live --save``): L, o (the
     mean of o_s and o_r), g, G and O as measured; a value the method could not observe
     is its proven bound (or 0 for a per-byte cost it showed to be hidden). The measured
-    S is left out: every message is eager (see below)."""
+    S is left out: every message is eager (see below). With ``cores``, the machine is
+    one node of every rank with that many cores (ranks on one core compute in turn)."""
     values: dict[str, float] = {}
     for p in calibration["parameters"]:
         v = p["measured"]
@@ -303,6 +312,8 @@ def machine_toml(calibration: dict[str, Any], name: str = "machine") -> str:
         # sends every message eagerly.
         f'S = "{EAGER_ALWAYS}B"',
     ]
+    if cores is not None:
+        lines += ["", "[shape]", 'ranks_per_node = "all"', f"cores_per_node = {cores}"]
     text = "\n".join(lines) + "\n"
     tomllib.loads(text)
     return text

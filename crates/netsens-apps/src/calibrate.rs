@@ -428,7 +428,7 @@ pub fn measure(platform: &Platform, opts: &RunOptions, options: &Options) -> Res
         platform: Platform {
             node: None,
             wan: None,
-            shape: Shape { clusters: None, ranks_per_node: 1 },
+            shape: Shape { clusters: None, ranks_per_node: 1, cores_per_node: None },
             cpu_speed: 1.0,
             ..platform.clone()
         },

@@ -29,7 +29,7 @@ pub fn flat(params: LevelParams, rendezvous: Rendezvous) -> Platform {
         node: None,
         cluster: params,
         wan: None,
-        shape: Shape { clusters: None, ranks_per_node: 1 },
+        shape: Shape { clusters: None, ranks_per_node: 1, cores_per_node: None },
         cpu_speed: 1.0,
         rendezvous,
         noise: Noise::none(),

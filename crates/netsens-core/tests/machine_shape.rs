@@ -19,7 +19,7 @@ fn deliver(p: u32, src: u32, dst: u32, platform: &Platform) -> u64 {
 fn wan_platform(shape: WanShape, clusters: u32) -> Platform {
     // o = 1500 ns, G = 0 on the LAN; links: L_w = 1 ms, 1 µs/B (so 1000 B take 1 ms).
     let mut p = flat(level(2500, 1500, 1000, 0, 0, 65535), Rendezvous::Handshake);
-    p.shape = Shape { clusters: Some(vec![1; clusters as usize]), ranks_per_node: 1 };
+    p.shape = Shape { clusters: Some(vec![1; clusters as usize]), ranks_per_node: 1, cores_per_node: None };
     p.wan = Some(Wan { shape, latency: MS, per_byte: PerByte::from_ps(US), hub: 0 });
     p
 }
@@ -47,7 +47,7 @@ fn ranks_on_one_node_use_the_node_level() {
     // Node: L=100 o=200 g=50 G=0; cluster: loggopsim defaults. Ranks 0,1 share a node.
     let mut p = loggopsim_defaults(Rendezvous::Handshake);
     p.node = Some(level(100, 200, 50, 0, 0, 65535));
-    p.shape = Shape { clusters: None, ranks_per_node: 2 };
+    p.shape = Shape { clusters: None, ranks_per_node: 2, cores_per_node: None };
     // Same node: 200 + 100 + 200 = 500 ns. Across nodes (1 → 2): 1500 + 2500 + 1500 = 5500 ns.
     let mut b = ScheduleBuilder::new(4);
     b.send(0, 1, 1, 0, 0, 0);

@@ -11,10 +11,11 @@ use super::{opts, platform_with, result_json, to_py, with_progress, InputError};
 
 /// Replay the OTF2 archive whose anchor file is `path`; returns the result as a JSON
 /// string (the schema of `run_goal`, with workload kind "trace"). `ranks`, if given,
-/// must equal the trace's. `collectives` picks algorithms ("bcast=linear,...").
+/// must equal the trace's. `collectives` picks algorithms ("bcast=linear,..."); `compute`
+/// the clock of the compute between calls ("cpu", the default, or "wall").
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None, collectives=None))]
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None, collectives=None, compute=None))]
 pub fn run_trace(
     py: Python<'_>,
     path: &str,
@@ -25,11 +26,14 @@ pub fn run_trace(
     progress: Option<Py<PyAny>>,
     ranks: Option<i64>,
     collectives: Option<&str>,
+    compute: Option<&str>,
 ) -> PyResult<String> {
     let algorithms = algorithms(collectives)?;
+    let compute = compute.map_or(Ok(netsens_trace::Compute::default()), netsens_trace::Compute::parse);
+    let compute = compute.map_err(InputError::new_err)?;
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
-        let t = netsens_trace::read_trace_with(path, algorithms).map_err(to_py)?;
+        let t = netsens_trace::read_trace_compute(path, algorithms, compute).map_err(to_py)?;
         if let Some(asked) = ranks {
             if asked != i64::from(t.ranks) {
                 return Err(InputError::new_err(format!(
@@ -40,7 +44,10 @@ pub fn run_trace(
         }
         let s = &t.schedule;
         let r = with_progress(progress, |hook| run_schedule_with_progress(s, &p, &opts(seed, matrix), hook))?;
-        let workload = json!({"kind": "trace", "file": path, "events": t.events, "ops": s.num_ops(), "ranks": t.ranks});
+        let workload = json!({
+            "kind": "trace", "file": path, "events": t.events, "ops": s.num_ops(), "ranks": t.ranks,
+            "compute_clock": t.compute_clock,
+        });
         let primitives: Vec<_> =
             t.primitives.iter().map(|&(rank, p, n)| json!({"rank": rank, "primitive": p, "count": n})).collect();
         Ok(result_json(&r, &p, workload, &[("primitives", primitives.into())]))

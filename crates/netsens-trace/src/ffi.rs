@@ -14,6 +14,8 @@ pub const IRECV_DONE: u8 = 7;
 pub const COLL: u8 = 8;
 pub const NBC_POST: u8 = 9;
 pub const NBC_DONE: u8 = 10;
+/// `cpu_ps` of an archive without netsens's CPU time attribute (`NS_NO_CPU_TIME`).
+pub const NO_CPU_TIME: u64 = u64::MAX;
 
 /// One event as the C reader gives it (`struct ns_otf2_event`).
 #[repr(C)]
@@ -23,6 +25,8 @@ pub struct Event {
     pub bytes: u64,
     pub bytes2: u64,
     pub req: u64,
+    /// ENTER, LEAVE: the rank's thread CPU time then, ps, or [`NO_CPU_TIME`].
+    pub cpu_ps: u64,
     pub peer: u32,
     pub tag: u32,
     pub comm: u32,

@@ -8,7 +8,7 @@ pub mod goal_out;
 pub mod replay;
 
 pub use collectives::Algorithms;
-pub use replay::{count_events, read_trace, read_trace_with, trace_ranks, Replay};
+pub use replay::{count_events, read_trace, read_trace_compute, read_trace_with, trace_ranks, Compute, Replay};
 
 /// Write a synthetic archive (native/otf2read/otf2_synth.c) in the new directory
 /// `dir`: every rank `iterations` times computes `compute_ns`, then exchanges

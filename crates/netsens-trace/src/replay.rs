@@ -2,7 +2,11 @@
 //!
 //! Per rank, in the rank's order:
 //! - the CPU time between two MPI calls (leave → next enter) becomes a `calc`, rounded
-//!   to whole nanoseconds (so the GOAL form of the schedule is exact);
+//!   to whole nanoseconds (so the GOAL form of the schedule is exact): the rank's thread
+//!   CPU time when the archive records it at each call (netsens's library does), else
+//!   the wall time ([`Compute`]). With more ranks than cores the wall time also counts
+//!   the time the rank waited while another rank computed on its core; the platform's
+//!   `cores_per_node` models that wait instead;
 //! - a blocking send or receive waits for everything before it, and what follows
 //!   waits for it; a receive takes the source and tag it matched (wildcards resolved
 //!   as recorded);
@@ -82,6 +86,27 @@ const SETUP_PAUSE: &str = "MPI_Pcontrol";
 /// The marker of collective traffic in the tag map (MPI tags are at most i32::MAX).
 const COLLECTIVE_TAG: u32 = u32::MAX;
 
+/// Which clock measures the compute between two calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Compute {
+    /// The rank's thread CPU time where the archive records it at both calls, else the
+    /// wall time.
+    #[default]
+    Cpu,
+    /// The wall time (timestamps) always.
+    Wall,
+}
+
+impl Compute {
+    pub fn parse(text: &str) -> Result<Compute, String> {
+        match text.trim() {
+            "cpu" => Ok(Compute::Cpu),
+            "wall" => Ok(Compute::Wall),
+            other => Err(format!("compute: unknown clock \"{other}\"; write cpu or wall")),
+        }
+    }
+}
+
 /// The op the next op of a rank depends on, and how.
 #[derive(Clone, Copy)]
 enum After {
@@ -103,6 +128,8 @@ struct RankState {
     /// Requests completed since the last op: the next op waits for them.
     completed: Vec<OpId>,
     last_leave: u64,
+    /// The thread CPU time at the last leave, or [`ffi::NO_CPU_TIME`].
+    last_leave_cpu: u64,
     /// Nesting of MPI regions (only the outermost call counts).
     depth: u32,
     requests: HashMap<u64, Request>,
@@ -135,31 +162,39 @@ pub struct Replay {
     /// Messages each rank sends, by kind, as a run's primitive counts: (rank, "send"
     /// for the program's point-to-point sends or "coll_send" for a collective's, count).
     pub primitives: Vec<(u32, &'static str, u64)>,
+    /// The clock that measured the compute between calls: "cpu" (the ranks' thread CPU
+    /// time, recorded in the archive) or "wall".
+    pub compute_clock: &'static str,
 }
 
 struct Builder<'a> {
     path: &'a str,
     algorithms: Algorithms,
+    compute: Compute,
     b: ScheduleBuilder,
     ranks: Vec<RankState>,
     regions: HashMap<u32, Box<str>>,
     comms: HashMap<u32, Vec<u32>>,
     tags: HashMap<(u32, u32), i32>,
     events: u64,
+    /// Some compute was measured by the thread CPU time.
+    cpu_time_used: bool,
 }
 
 impl<'a> Builder<'a> {
     /// Nothing read yet from the archive `anchor`.
-    fn new(anchor: &'a str, algorithms: Algorithms) -> Builder<'a> {
+    fn new(anchor: &'a str, algorithms: Algorithms, compute: Compute) -> Builder<'a> {
         Builder {
             path: anchor,
             algorithms,
+            compute,
             b: ScheduleBuilder::new(1),
             ranks: Vec::new(),
             regions: HashMap::new(),
             comms: HashMap::new(),
             tags: HashMap::new(),
             events: 0,
+            cpu_time_used: false,
         }
     }
 
@@ -270,6 +305,18 @@ impl Builder<'_> {
     }
 }
 
+/// The compute from a leave (at wall time `leave`, CPU time `leave_cpu`) to the enter
+/// `ev`, ps, and whether it is CPU time: where both calls record it and `compute` asks
+/// for it, else wall time.
+fn compute_between(compute: Compute, leave: u64, leave_cpu: u64, ev: &Event) -> (u64, bool) {
+    let recorded = leave_cpu != ffi::NO_CPU_TIME && ev.cpu_ps != ffi::NO_CPU_TIME;
+    if compute == Compute::Cpu && recorded {
+        (ev.cpu_ps.saturating_sub(leave_cpu), true)
+    } else {
+        (ev.time_ps.saturating_sub(leave), false)
+    }
+}
+
 fn depend(b: &mut ScheduleBuilder, op: OpId, after: After) {
     match after {
         After::Nothing => {}
@@ -286,6 +333,7 @@ impl Sink for Builder<'_> {
                 after: After::Nothing,
                 completed: Vec::new(),
                 last_leave: 0,
+                last_leave_cpu: ffi::NO_CPU_TIME,
                 depth: 0,
                 requests: HashMap::new(),
                 pending_collectives: 0,
@@ -334,10 +382,13 @@ impl Sink for Builder<'_> {
                         ));
                     }
                     let polls = name.starts_with("MPI_Test") || name == "MPI_Iprobe";
+                    let compute = self.compute;
                     let st = &mut self.ranks[r];
                     st.depth += 1;
                     if st.depth == 1 {
-                        let gap_ns = ev.time_ps.saturating_sub(st.last_leave) / 1000;
+                        let (gap_ps, by_cpu) = compute_between(compute, st.last_leave, st.last_leave_cpu, ev);
+                        self.cpu_time_used |= by_cpu;
+                        let gap_ns = gap_ps / 1000;
                         let polling = st.polling;
                         st.call_polls = polls;
                         st.call_completions = 0;
@@ -362,6 +413,7 @@ impl Sink for Builder<'_> {
                     if st.depth == 0 {
                         st.open = None;
                         st.last_leave = ev.time_ps;
+                        st.last_leave_cpu = ev.cpu_ps;
                         st.polling = st.pending_collectives > 0 && st.call_polls && st.call_completions == 0;
                         if let Some(since) = st.opaque_since.take() {
                             let ns = ev.time_ps.saturating_sub(since) / 1000;
@@ -460,7 +512,12 @@ pub fn read_trace(anchor: &str) -> Result<Replay, Error> {
 
 /// [`read_trace`] with the collective algorithms of `algorithms`.
 pub fn read_trace_with(anchor: &str, algorithms: Algorithms) -> Result<Replay, Error> {
-    let mut builder = Builder::new(anchor, algorithms);
+    read_trace_compute(anchor, algorithms, Compute::default())
+}
+
+/// [`read_trace_with`], the compute between calls measured by `compute`.
+pub fn read_trace_compute(anchor: &str, algorithms: Algorithms, compute: Compute) -> Result<Replay, Error> {
+    let mut builder = Builder::new(anchor, algorithms, compute);
     ffi::read(anchor, &mut builder, true).map_err(Error::Input)?;
     builder.check_finished()?;
     let ranks = builder.ranks.len() as u32;
@@ -473,12 +530,13 @@ pub fn read_trace_with(anchor: &str, algorithms: Algorithms) -> Result<Replay, E
         .filter(|&(_, _, n)| n > 0)
         .collect();
     let schedule = builder.b.build().map_err(|e| Error::Input(format!("{anchor}: {e}")))?;
-    Ok(Replay { schedule, events, ranks, primitives })
+    let compute_clock = if builder.cpu_time_used { "cpu" } else { "wall" };
+    Ok(Replay { schedule, events, ranks, primitives, compute_clock })
 }
 
 /// The number of ranks of the archive `anchor`, from its definitions only.
 pub fn trace_ranks(anchor: &str) -> Result<u32, Error> {
-    let mut builder = Builder::new(anchor, Algorithms::default());
+    let mut builder = Builder::new(anchor, Algorithms::default(), Compute::default());
     ffi::read(anchor, &mut builder, false).map_err(Error::Input)?;
     Ok(builder.ranks.len() as u32)
 }

@@ -8,7 +8,7 @@ use netsens_core::schedule::executor::run_schedule;
 use netsens_core::schedule::goal::parse_goal;
 use netsens_core::Error;
 use netsens_trace::goal_out::write_goal;
-use netsens_trace::{read_trace, write_synthetic};
+use netsens_trace::{read_trace, read_trace_compute, write_synthetic, Algorithms, Compute};
 
 const NS: u64 = 1000;
 
@@ -40,6 +40,27 @@ fn a_ring_exchange_costs_compute_two_overheads_and_a_latency_per_iteration() {
         let (_d, anchor) = synth(ranks, 3, 0, 0);
         assert_eq!(makespan(&anchor), 3 * 8000 * NS, "{ranks} ranks");
     }
+}
+
+#[test]
+fn compute_is_the_recorded_cpu_time_when_the_archive_has_it() {
+    // Bit 4: each call records the thread CPU time, which advances 500 ns during each
+    // 1000 ns of compute. The first compute starts with the rank, where no CPU time is
+    // recorded: 1000 ns of wall time, 8000 ns in all; the next two cost their 500 ns of
+    // CPU: 500 + 2 o + L = 7500 ns each. Measured by the wall clock: 3 · 8000 ns.
+    let (_d, anchor) = synth(2, 3, 0, 16);
+    assert_eq!(makespan(&anchor), (8000 + 2 * 7500) * NS);
+    let run = |compute| {
+        let r = read_trace_compute(&anchor, Algorithms::default(), compute).unwrap();
+        run_schedule(&r.schedule, &platform(), &RunOptions::default()).unwrap().makespan_ps
+    };
+    assert_eq!(run(Compute::Wall), 3 * 8000 * NS);
+    // An archive without the attribute keeps the wall time either way.
+    let (_d2, plain) = synth(2, 3, 0, 0);
+    let r = read_trace_compute(&plain, Algorithms::default(), Compute::Cpu).unwrap();
+    assert_eq!(run_schedule(&r.schedule, &platform(), &RunOptions::default()).unwrap().makespan_ps, 3 * 8000 * NS);
+    assert_eq!(Compute::parse("wall"), Ok(Compute::Wall));
+    assert_eq!(Compute::parse("user").unwrap_err(), "compute: unknown clock \"user\"; write cpu or wall");
 }
 
 #[test]

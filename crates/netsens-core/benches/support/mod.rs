@@ -64,7 +64,7 @@ pub fn platform() -> Platform {
             gap_above: 0,
         },
         wan: None,
-        shape: Shape { clusters: None, ranks_per_node: 1 },
+        shape: Shape { clusters: None, ranks_per_node: 1, cores_per_node: None },
         cpu_speed: 1.0,
         rendezvous: Rendezvous::Loggopsim,
         noise: Noise::none(),

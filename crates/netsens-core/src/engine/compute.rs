@@ -9,14 +9,16 @@ impl Core {
     pub(super) fn on_calc<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
         let host = d.rank;
         let c = self.ci(host, d.cpu);
-        if self.cpu[c] > ev.time {
-            self.block(ev, c, 0, Needs::Cpu, self.cpu[c]);
+        let free = self.cpu_free(c);
+        if free > ev.time {
+            self.block(ev, c, 0, Needs::Cpu, free);
             return;
         }
         let dur = self.scaled(ev.id, d.size);
         let extra = self.noise.detour(host, ev.time, dur);
         let end = self.add(ev.id, ev.time, dur);
         self.cpu[c] = self.add(ev.id, end, extra);
+        self.occupy(c);
         let r = &mut self.rec.ranks[host as usize];
         r.compute_ps = r.compute_ps.saturating_add(dur);
         r.noise_ps = r.noise_ps.saturating_add(extra);

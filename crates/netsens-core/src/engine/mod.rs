@@ -102,6 +102,10 @@ pub struct Core {
     nnics: usize,
     /// Next-free clocks: `cpu[host·ncpus + c]`, `nic_s/nic_r[host·nnics + n]`.
     cpu: Vec<Time>,
+    /// When ranks share cores (`[shape] cores_per_node`): next-free clock of each
+    /// core's CPU `c`, `core[core·ncpus + c]`, which every CPU activity of its ranks
+    /// also waits for and advances; empty when every rank has a core of its own.
+    core: Vec<Time>,
     nic_s: Vec<Time>,
     nic_r: Vec<Time>,
     posted: Vec<VecDeque<Posted>>,
@@ -163,6 +167,7 @@ impl Core {
             ncpus,
             nnics,
             cpu: vec![0; n * ncpus],
+            core: vec![0; layout.shared_cores(nhosts).map_or(0, |c| c as usize * ncpus)],
             nic_s: vec![0; n * nnics],
             nic_r: vec![0; n * nnics],
             posted: (0..n).map(|_| VecDeque::new()).collect(),
@@ -297,6 +302,31 @@ impl Core {
     #[inline]
     fn ci(&self, host: u32, cpu: u8) -> usize {
         host as usize * self.ncpus + cpu as usize
+    }
+
+    /// When CPU clock `c` (of [`Core::ci`]) is free: its own clock, and with ranks
+    /// sharing cores also its core's.
+    #[inline]
+    fn cpu_free(&self, c: usize) -> Time {
+        if self.core.is_empty() {
+            self.cpu[c]
+        } else {
+            self.cpu[c].max(self.core[self.core_slot(c)])
+        }
+    }
+
+    /// CPU clock `c` was advanced by a CPU activity: its core is busy until then too.
+    #[inline]
+    fn occupy(&mut self, c: usize) {
+        if !self.core.is_empty() {
+            let k = self.core_slot(c);
+            self.core[k] = self.cpu[c];
+        }
+    }
+
+    #[inline]
+    fn core_slot(&self, c: usize) -> usize {
+        self.layout.core((c / self.ncpus) as u32) as usize * self.ncpus + c % self.ncpus
     }
 
     #[inline]

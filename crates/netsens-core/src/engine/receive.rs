@@ -40,7 +40,7 @@ impl Core {
             let p = self.cluster_params.clone();
             self.var.before_receive(host, ev.time, &mut self.nic_r[n], &p);
         }
-        let free = self.cpu[c].max(self.nic_r[n]);
+        let free = self.cpu_free(c).max(self.nic_r[n]);
         if free > ev.time {
             self.block(ev, c, n, Needs::RecvNic, free);
             return;
@@ -54,6 +54,7 @@ impl Core {
         let extra = self.noise.detour(host, ev.time, busy);
         let end = self.add(op, ev.time, busy);
         self.cpu[c] = self.add(op, end, extra);
+        self.occupy(c);
         let gap = self.add(op, p.gap, g_bytes);
         self.nic_r[n] = self.add(op, ev.time, gap);
         let r = &mut self.rec.ranks[host as usize];
@@ -103,6 +104,7 @@ impl Core {
                     let extra = self.noise.detour(host, self.cpu[c], handler);
                     let end = self.add(op, self.cpu[c], handler);
                     self.cpu[c] = self.add(op, end, extra);
+                    self.occupy(c);
                     let r = &mut self.rec.ranks[host as usize];
                     r.compute_ps = r.compute_ps.saturating_add(handler);
                     r.noise_ps = r.noise_ps.saturating_add(extra);

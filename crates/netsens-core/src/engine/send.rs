@@ -28,6 +28,7 @@ impl Core {
         let extra = self.noise.detour(host, t0, busy);
         let end = self.add(op, t0, busy);
         self.cpu[c] = self.add(op, end, extra);
+        self.occupy(c);
         let per_byte = self.gap_bytes(op, p, wire);
         let gap = self.add(op, p.gap, per_byte);
         self.nic_s[n] = self.add(op, t0, gap);
@@ -45,7 +46,7 @@ impl Core {
             let p = self.cluster_params.clone();
             self.var.before_send((n / self.nnics) as u32, ev.time, &mut self.nic_s[n], &p);
         }
-        let free = self.cpu[c].max(self.nic_s[n]);
+        let free = self.cpu_free(c).max(self.nic_s[n]);
         if free > ev.time {
             self.block(ev, c, n, Needs::SendNic, free);
             return false;

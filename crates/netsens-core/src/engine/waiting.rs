@@ -57,7 +57,7 @@ impl Core {
                     Needs::SendNic => self.nic_s[n],
                     Needs::RecvNic => self.nic_r[n],
                 };
-                self.push_token(ev.id, self.cpu[c].max(nic).max(ev.time), seq);
+                self.push_token(ev.id, self.cpu_free(c).max(nic).max(ev.time), seq);
             }
             None => self.blocked.release_if_idle(ev.id),
         }

@@ -1,7 +1,14 @@
-//! Where each rank sits for one run: its node and cluster, and therefore which
-//! network level a message between two ranks uses.
+//! Where each rank sits for one run: its node, cluster and core, and therefore which
+//! network level a message between two ranks uses and which ranks compute in turn.
+//!
+//! Cores (`[shape] cores_per_node = C`): the ranks of a node take its cores in turn,
+//! rank r of the node on core r mod C (Open MPI's `--map-by core`). Ranks on one core
+//! share one CPU clock in the engine: each CPU activity (compute, o, O) starts no
+//! earlier than the core is free, first come, first served in event order. This is not
+//! time slicing: an activity, once started, runs to its end, and a rank waiting in a
+//! receive takes no CPU.
 
-use super::{Platform, WanShape};
+use super::{Platform, WanShape, ALL_RANKS};
 use crate::error::{Error, Result};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,6 +23,8 @@ pub enum Level {
 
 pub struct Layout {
     ranks_per_node: u32,
+    /// Cores per node when ranks share them (fewer cores than ranks per node).
+    shared_cores: Option<u32>,
     /// Cluster of each rank; empty when there is a single cluster.
     cluster_of: Vec<u16>,
     nclusters: usize,
@@ -53,11 +62,34 @@ impl Layout {
                 }
             }
         }
-        if rpn > 1 && !ranks.is_multiple_of(rpn) {
+        if rpn == ALL_RANKS && nclusters > 1 {
+            return Err(Error::Input(format!(
+                "ranks_per_node = \"all\" puts every rank on one node, which cannot span {nclusters} clusters"
+            )));
+        }
+        if rpn > 1 && rpn != ALL_RANKS && !ranks.is_multiple_of(rpn) {
             return Err(Error::Input(format!("ranks_per_node = {rpn} does not divide the workload's {ranks} ranks")));
         }
         let (wan_shape, hub) = platform.wan.as_ref().map(|w| (w.shape, w.hub)).unwrap_or((WanShape::Full, 0));
-        Ok(Layout { ranks_per_node: rpn, cluster_of, nclusters, wan_shape, hub })
+        let shared_cores = platform.shape.cores_per_node.filter(|&c| c < rpn.min(ranks));
+        Ok(Layout { ranks_per_node: rpn, shared_cores, cluster_of, nclusters, wan_shape, hub })
+    }
+
+    /// Number of cores the ranks share when some share one, else `None` (a core per rank).
+    pub fn shared_cores(&self, ranks: u32) -> Option<u32> {
+        let c = self.shared_cores?;
+        let nodes = ranks.div_ceil(self.ranks_per_node);
+        Some(nodes.saturating_mul(c).min(ranks))
+    }
+
+    /// The core `rank` runs on (numbered across nodes), when ranks share cores: rank r
+    /// of its node on the node's core r mod C.
+    #[inline]
+    pub fn core(&self, rank: u32) -> u32 {
+        match self.shared_cores {
+            Some(c) => rank / self.ranks_per_node * c + rank % self.ranks_per_node % c,
+            None => rank,
+        }
     }
 
     /// The node holding `rank` (consecutive ranks share a node).

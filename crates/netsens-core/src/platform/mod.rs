@@ -80,13 +80,31 @@ pub struct Wan {
     pub hub: usize,
 }
 
-/// How ranks are placed: consecutive ranks fill nodes, nodes fill clusters.
+/// `ranks_per_node` of a machine that is one node holding every rank (`"all"` in TOML),
+/// such as the single machine `calibrate --live` measures.
+pub const ALL_RANKS: u32 = u32::MAX;
+
+/// How ranks are placed: consecutive ranks fill nodes, nodes fill clusters, and the
+/// ranks of a node take its cores in turn.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Shape {
     /// Ranks per cluster, in cluster order; `None` = one cluster holding every rank.
     pub clusters: Option<Vec<u32>>,
-    /// Ranks sharing one node (1 = a node per rank).
+    /// Ranks sharing one node (1 = a node per rank, [`ALL_RANKS`] = one node of all).
+    #[serde(serialize_with = "ranks_per_node_value")]
     pub ranks_per_node: u32,
+    /// Cores of each node: rank r of a node runs on core r mod C, and the CPU work
+    /// (compute, o, O) of ranks on one core is served first come, first served
+    /// (`layout.rs`); `None` = a core per rank.
+    pub cores_per_node: Option<u32>,
+}
+
+fn ranks_per_node_value<S: serde::Serializer>(rpn: &u32, s: S) -> std::result::Result<S::Ok, S::Error> {
+    if *rpn == ALL_RANKS {
+        s.serialize_str("all")
+    } else {
+        s.serialize_u32(*rpn)
+    }
 }
 
 /// Seeded variability (LOGGP.md "Noise"); all `Dist::None` means a noiseless run.

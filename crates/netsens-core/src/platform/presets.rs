@@ -71,7 +71,7 @@ pub fn get(name: &str) -> Option<Platform> {
         // level over TCP, and one-way latency 1.375 ms (the paper's 2.5–3 ms round trip
         // between the furthest sites: midpoint 2.75 ms, halved).
         "das1998" => Platform {
-            shape: Shape { clusters: Some(vec![8; 4]), ranks_per_node: 1 },
+            shape: Shape { clusters: Some(vec![8; 4]), ranks_per_node: 1, cores_per_node: None },
             wan: Some(Wan { shape: WanShape::Full, latency: 1375 * US, per_byte: bandwidth(550_000), hub: 0 }),
             ..single(
                 name,
@@ -127,7 +127,7 @@ fn single(name: &str, cluster: LevelParams, rendezvous: Rendezvous) -> Platform 
         node: None,
         cluster,
         wan: None,
-        shape: Shape { clusters: None, ranks_per_node: 1 },
+        shape: Shape { clusters: None, ranks_per_node: 1, cores_per_node: None },
         cpu_speed: 1.0,
         rendezvous,
         noise: Noise::none(),

@@ -50,7 +50,7 @@ fn set_overrides() {
     p.set("clusters", "8").unwrap();
     p.set("ranks_per_node", "4").unwrap();
     assert!(msg(p.set("ranks_per_node", "3")).contains("3 does not divide the size 8 of cluster 0"));
-    assert_eq!(p.shape, Shape { clusters: Some(vec![8]), ranks_per_node: 4 });
+    assert_eq!(p.shape, Shape { clusters: Some(vec![8]), ranks_per_node: 4, cores_per_node: None });
     p.set("clusters", "all").unwrap();
     assert_eq!(p.shape.clusters, None);
 }
@@ -61,7 +61,7 @@ fn set_all_adds_wide_area_links() {
     // Order does not matter: the shape comes before the links it needs.
     p.set_all(&[("clusters", "4x8"), ("ranks_per_node", "2"), ("wan_bandwidth", "1MB/s"), ("wan_latency", "3ms")])
         .unwrap();
-    assert_eq!(p.shape, Shape { clusters: Some(vec![8; 4]), ranks_per_node: 2 });
+    assert_eq!(p.shape, Shape { clusters: Some(vec![8; 4]), ranks_per_node: 2, cores_per_node: None });
     assert_eq!(p.wan, Some(Wan { shape: WanShape::Full, latency: 3 * MS, per_byte: PerByte(1_000_000_000), hub: 0 }));
     p.set("wan_shape", "star").unwrap();
     p.set("wan_hub", "3").unwrap();

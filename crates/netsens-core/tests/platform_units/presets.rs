@@ -38,7 +38,7 @@ fn preset_values() {
         }
     );
     assert_eq!(p.rendezvous, Rendezvous::Loggopsim);
-    assert_eq!(p.shape, Shape { clusters: None, ranks_per_node: 1 });
+    assert_eq!(p.shape, Shape { clusters: None, ranks_per_node: 1, cores_per_node: None });
     assert!(p.wan.is_none() && p.node.is_none() && p.noise.is_none());
 
     let p = presets::get("now1997").unwrap();

@@ -16,7 +16,7 @@ fn minimal_toml_defaults() {
     assert_eq!(p.cluster.eager_limit, 65_536);
     assert_eq!(p.rendezvous, Rendezvous::Handshake);
     assert_eq!(p.cpu_speed, 1.0);
-    assert_eq!(p.shape, Shape { clusters: None, ranks_per_node: 1 });
+    assert_eq!(p.shape, Shape { clusters: None, ranks_per_node: 1, cores_per_node: None });
     assert!(p.node.is_none() && p.wan.is_none());
     assert_eq!(p.noise, Noise::none());
     // The same numbers as the now1997 preset, but G on every byte (G_above's default).
@@ -61,7 +61,7 @@ detour_duration = "constant(20us)"
     let node = p.node.clone().unwrap();
     assert_eq!(node.latency, 100_000);
     assert_eq!(LevelParams { latency: p.cluster.latency, ..node }, p.cluster); // the rest inherited
-    assert_eq!(p.shape, Shape { clusters: Some(vec![8, 8, 16]), ranks_per_node: 4 });
+    assert_eq!(p.shape, Shape { clusters: Some(vec![8, 8, 16]), ranks_per_node: 4, cores_per_node: None });
     assert_eq!(p.wan, Some(Wan { shape: WanShape::Star, latency: 3 * MS, per_byte: PerByte(1_000_000_000), hub: 2 }));
     assert_eq!(p.noise.latency_jitter, Dist::Exponential(200 * NS));
     assert_eq!(p.noise.wan_jitter, Dist::None);

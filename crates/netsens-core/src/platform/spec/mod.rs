@@ -18,7 +18,10 @@
 //! [node]                      # optional, same keys; missing keys inherit from [cluster]
 //! [shape]
 //! clusters = "4x8"            # or [8, 8, 16], "8,8,16", "all"; omitted = one cluster of all ranks
-//! ranks_per_node = 1          # >= 1, divides every cluster size
+//! ranks_per_node = 1          # >= 1, divides every cluster size; "all": one node of every rank
+//! cores_per_node = 2          # optional: ranks of a node take its cores in turn (rank r on
+//!                             # core r mod 2) and ranks on one core compute in turn (layout.rs);
+//!                             # omitted: a core per rank
 //! [wan]                       # needed when there is more than one cluster
 //! shape = "full"              # full | star | ring; default full
 //! latency = "3ms"             # required (unless the base has a [wan])

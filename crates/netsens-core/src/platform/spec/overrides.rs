@@ -2,7 +2,9 @@
 //! line and sweeps give them: one at a time or several as one change, validated
 //! before the platform changes.
 
-use super::values::{parse_clusters, parse_count, parse_cpu_speed, parse_rendezvous, parse_wan_shape};
+use super::values::{
+    parse_clusters, parse_count, parse_cpu_speed, parse_ranks_per_node, parse_rendezvous, parse_wan_shape,
+};
 use crate::error::Result;
 use crate::input_err;
 use crate::platform::{Disks, Dist, LevelParams, Platform, Wan, WanShape};
@@ -21,6 +23,7 @@ pub const SET_KEYS: &[&str] = &[
     "cpu_speed",
     "clusters",
     "ranks_per_node",
+    "cores_per_node",
     "disk_bandwidth",
     "disks_per_node",
     "wan_latency",
@@ -36,7 +39,7 @@ pub const SET_KEYS: &[&str] = &[
 impl Platform {
     /// Apply one CLI override to the cluster level (and the node level if present):
     /// key is one of `L o g G O S` (case-sensitive), or `rendezvous`, `cpu_speed`,
-    /// `clusters`, `ranks_per_node`, `wan_latency`, `wan_bandwidth`, `wan_shape`.
+    /// `clusters`, `ranks_per_node`, `cores_per_node`, `wan_latency`, `wan_bandwidth`, `wan_shape`.
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
         let mut p = self.clone();
         p.apply(key, value)?;
@@ -135,8 +138,9 @@ impl Platform {
             "rendezvous" => self.rendezvous = parse_rendezvous(key, value)?,
             "cpu_speed" => self.cpu_speed = parse_cpu_speed(key, value)?,
             "clusters" => self.shape.clusters = parse_clusters(key, value)?,
-            "ranks_per_node" => {
-                self.shape.ranks_per_node = u32::try_from(parse_count(key, value, "1")?).unwrap_or(u32::MAX)
+            "ranks_per_node" => self.shape.ranks_per_node = parse_ranks_per_node(key, value)?,
+            "cores_per_node" => {
+                self.shape.cores_per_node = Some(u32::try_from(parse_count(key, value, "2")?).unwrap_or(u32::MAX))
             }
             "wan_latency" => self.wan.as_mut().ok_or_else(no_wan)?.latency = parse_time(key, value)?,
             "wan_bandwidth" => self.wan.as_mut().ok_or_else(no_wan)?.per_byte = parse_per_byte(key, value)?,

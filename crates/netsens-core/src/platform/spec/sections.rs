@@ -3,7 +3,9 @@
 //! `[disks]` and `[noise]`. Unknown keys are errors that list the accepted ones.
 
 use super::preset_names;
-use super::values::{clusters_value, count, parse_cpu_speed, parse_rendezvous, parse_wan_shape, string, text};
+use super::values::{
+    clusters_value, count, parse_cpu_speed, parse_rendezvous, parse_wan_shape, ranks_per_node_value, string, text,
+};
 use crate::error::Result;
 use crate::input_err;
 use crate::platform::{
@@ -17,7 +19,7 @@ const TOP_KEYS: &[&str] =
     &["name", "base", "rendezvous", "cpu_speed", "cluster", "node", "shape", "wan", "noise", "disks"];
 const DISK_KEYS: &[&str] = &["count", "bandwidth"];
 const LEVEL_KEYS: &[&str] = &["L", "o", "g", "G", "O", "S", "G_above"];
-const SHAPE_KEYS: &[&str] = &["clusters", "ranks_per_node"];
+const SHAPE_KEYS: &[&str] = &["clusters", "ranks_per_node", "cores_per_node"];
 const WAN_KEYS: &[&str] = &["shape", "latency", "bandwidth", "hub"];
 const NOISE_KEYS: &[&str] =
     &["latency_jitter", "wan_jitter", "detour_interval", "detour_duration", "background", "faults"];
@@ -216,7 +218,8 @@ pub(super) fn from_table(doc: &Table, origin: &str) -> Result<Platform> {
         Some(t) => Some(level(t, "node", Some(base_node.unwrap_or(&cluster)), "")?),
         None => base_node.cloned(),
     };
-    let base_shape = base.as_ref().map_or(Shape { clusters: None, ranks_per_node: 1 }, |b| b.shape.clone());
+    let base_shape =
+        base.as_ref().map_or(Shape { clusters: None, ranks_per_node: 1, cores_per_node: None }, |b| b.shape.clone());
     let shape = match section(doc, "shape")? {
         Some(t) => {
             check_keys(t, "shape", SHAPE_KEYS)?;
@@ -226,8 +229,12 @@ pub(super) fn from_table(doc: &Table, origin: &str) -> Result<Platform> {
                     None => base_shape.clusters,
                 },
                 ranks_per_node: match t.get("ranks_per_node") {
-                    Some(v) => u32::try_from(count("shape.ranks_per_node", v, "1")?).unwrap_or(u32::MAX),
+                    Some(v) => ranks_per_node_value("shape.ranks_per_node", v)?,
                     None => base_shape.ranks_per_node,
+                },
+                cores_per_node: match t.get("cores_per_node") {
+                    Some(v) => Some(u32::try_from(count("shape.cores_per_node", v, "2")?).unwrap_or(u32::MAX)),
+                    None => base_shape.cores_per_node,
                 },
             }
         }

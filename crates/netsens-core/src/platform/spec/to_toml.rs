@@ -1,7 +1,7 @@
 //! A platform written back as TOML, every value with its unit, so that
 //! `netsens platform show` prints what `from_toml` reads again.
 
-use crate::platform::{variability, LevelParams, Platform, Rendezvous, WanShape};
+use crate::platform::{variability, LevelParams, Platform, Rendezvous, WanShape, ALL_RANKS};
 use crate::units::{format_bandwidth_approx, format_per_byte, format_size, format_time};
 use std::fmt::Write as _;
 use toml::Value;
@@ -52,7 +52,14 @@ impl Platform {
                 let _ = writeln!(out, "clusters = [{list}]");
             }
         }
-        let _ = writeln!(out, "ranks_per_node = {}", self.shape.ranks_per_node);
+        if self.shape.ranks_per_node == ALL_RANKS {
+            let _ = writeln!(out, "ranks_per_node = \"all\"");
+        } else {
+            let _ = writeln!(out, "ranks_per_node = {}", self.shape.ranks_per_node);
+        }
+        if let Some(cores) = self.shape.cores_per_node {
+            let _ = writeln!(out, "cores_per_node = {cores}  # ranks on one core compute in turn");
+        }
         if let Some(w) = &self.wan {
             let shape = match w.shape {
                 WanShape::Full => "full",

@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::input_err;
-use crate::platform::{variability, Platform};
+use crate::platform::{variability, Platform, ALL_RANKS};
 
 /// Number of clusters (1 when the shape does not list them).
 fn num_clusters(p: &Platform) -> usize {
@@ -13,7 +13,8 @@ fn num_clusters(p: &Platform) -> usize {
 
 impl Platform {
     /// Check the relations between fields: `cpu_speed` finite and > 0, positive cluster
-    /// sizes, `ranks_per_node` >= 1 and dividing every cluster size, wide-area links when
+    /// sizes, `ranks_per_node` >= 1 and dividing every cluster size (or `all` on one cluster),
+    /// `cores_per_node` >= 1, wide-area links when
     /// there is more than one cluster, the hub an existing cluster, detour interval and
     /// duration given together with a positive mean interval. Errors name TOML fields.
     pub fn validate(&self) -> Result<()> {
@@ -29,7 +30,16 @@ impl Platform {
         if rpn == 0 {
             return Err(input_err!("shape.ranks_per_node: must be at least 1, got 0"));
         }
+        if self.shape.cores_per_node == Some(0) {
+            return Err(input_err!("shape.cores_per_node: must be at least 1, got 0"));
+        }
         if let Some(sizes) = &self.shape.clusters {
+            if rpn == ALL_RANKS && sizes.len() > 1 {
+                return Err(input_err!(
+                    "shape.ranks_per_node: \"all\" puts every rank on one node, which cannot span {} clusters",
+                    sizes.len()
+                ));
+            }
             if sizes.is_empty() {
                 return Err(input_err!("shape.clusters: the list of cluster sizes is empty"));
             }
@@ -37,7 +47,7 @@ impl Platform {
                 if n == 0 {
                     return Err(input_err!("shape.clusters: cluster {i} has 0 ranks; sizes must be positive"));
                 }
-                if n % rpn != 0 {
+                if rpn != ALL_RANKS && n % rpn != 0 {
                     return Err(input_err!(
                         "shape.ranks_per_node: {rpn} does not divide the size {n} of cluster {i}; every cluster \
                          must hold whole nodes"

@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::input_err;
-use crate::platform::{Rendezvous, WanShape};
+use crate::platform::{Rendezvous, WanShape, ALL_RANKS};
 use toml::Value;
 
 /// A value given as text with a unit. Numbers are turned into text so that the unit
@@ -39,6 +39,22 @@ pub(super) fn parse_count(p: &str, s: &str, example: &str) -> Result<u64> {
     s.trim()
         .parse::<u64>()
         .map_err(|_| input_err!("{p}: \"{s}\" is not a whole number; write a whole number such as {example}"))
+}
+
+/// Ranks per node: a whole number, or `all` (one node holding every rank).
+pub(super) fn parse_ranks_per_node(p: &str, s: &str) -> Result<u32> {
+    if s.trim() == "all" {
+        return Ok(ALL_RANKS);
+    }
+    Ok(u32::try_from(parse_count(p, s, "1 or \"all\"")?).unwrap_or(u32::MAX))
+}
+
+/// The `ranks_per_node` value of `[shape]`: a whole number or `"all"`.
+pub(super) fn ranks_per_node_value(p: &str, v: &Value) -> Result<u32> {
+    match v {
+        Value::String(s) => parse_ranks_per_node(p, s),
+        other => Ok(u32::try_from(count(p, other, "1 or \"all\"")?).unwrap_or(u32::MAX)),
+    }
 }
 
 pub(super) fn parse_rendezvous(p: &str, s: &str) -> Result<Rendezvous> {
