@@ -31,9 +31,10 @@ def programs(tmp_path_factory) -> dict[str, Path]:
     return {p.name: p for p in out.iterdir() if p.is_file()}
 
 
-def trace(tmp_path: Path, ranks: int, *command: object) -> Path:
+def trace(tmp_path: Path, ranks: int, *command: object, cpu_time: bool = True) -> Path:
     out = tmp_path / "trace"
-    proc = netsens("trace", "--ranks", ranks, "--out", out, "--", *command)
+    clock = "--cpu-time" if cpu_time else "--no-cpu-time"
+    proc = netsens("trace", "--ranks", ranks, clock, "--out", out, "--", *command)
     assert proc.returncode == 0, proc.stderr
     return out / "traces.otf2"
 
@@ -213,7 +214,7 @@ def test_time_paused_by_pcontrol_is_not_replayed(programs, tmp_path):
     # what replay charges, so a loaded machine cannot shorten them below 15 ms.
     anchor = trace(tmp_path, 2, programs["pcontrol"])
     assert printed_events(anchor)["MPI_COLLECTIVE_END"] == 2  # the second barrier only
-    result = json.loads(netsens("replay", anchor, "--json").stdout)
+    result = json.loads(netsens("replay", anchor, "--json", "--compute", "cpu").stdout)
     assert 15_000_000_000 <= result["makespan_ps"] < 100_000_000_000
 
 
@@ -247,7 +248,7 @@ def test_replay_charges_each_ranks_cpu_time_between_calls(programs, tmp_path):
     stamped = [line for line in shown.stdout.splitlines() if "ADDITIONAL ATTRIBUTES" in line]
     assert all('"netsens::thread_cpu_time"' in line for line in stamped)
     assert len(stamped) == sum(printed_events(anchor)[k] for k in ("ENTER", "LEAVE"))
-    cpu = json.loads(netsens("replay", anchor, "--json").stdout)
+    cpu = json.loads(netsens("replay", anchor, "--json", "--compute", "cpu").stdout)
     wall = json.loads(netsens("replay", anchor, "--json", "--compute", "wall").stdout)
     assert (cpu["workload"]["compute_clock"], wall["workload"]["compute_clock"]) == ("cpu", "wall")
     assert 100_000_000_000 <= cpu["makespan_ps"] < 140_000_000_000
@@ -266,12 +267,31 @@ def test_replay_charges_each_ranks_cpu_time_between_calls(programs, tmp_path):
     assert result["makespan_ps"] >= 200_000_000_000
 
 
+def test_cpu_time_is_recorded_by_default_only_when_ranks_share_cores(programs, tmp_path):
+    # Alone on a core a rank's wall and CPU time between calls agree, and reading the
+    # CPU time (a system call per enter and leave) only slows the traced run; with more
+    # ranks than cores the wall time also holds the waits for the core.
+    from netsens.live_calibrate import machine_cores
+
+    cores = machine_cores()
+    for ranks, recorded in ((1, False), (cores + 1, True)):
+        out = tmp_path / f"default-{ranks}"
+        proc = netsens("trace", "--ranks", ranks, "--out", out, "--", programs["collectives"])
+        assert proc.returncode == 0, proc.stderr
+        shown = subprocess.run(
+            ["otf2-print", "-A", out / "traces.otf2"], capture_output=True, text=True
+        )
+        stamped = [line for line in shown.stdout.splitlines() if "ADDITIONAL ATTRIBUTES" in line]
+        assert bool(stamped) == recorded, (ranks, cores)
+
+
 def test_a_replay_of_ranks_sharing_a_core_serializes_their_compute(programs, tmp_path):
     # sleeper.c at 4 ranks on one node of 2 cores: ranks 0 and 2 share core 0, 1 and 3
     # core 1. Each round both ranks of a core need 20 ms of CPU: 40 ms a round on the
     # core, 5 x 40 = 200 ms in all (each rank's own 100 ms with a core per rank).
     anchor = trace(tmp_path, 4, programs["sleeper"])
-    own = json.loads(netsens("replay", anchor, "--json").stdout)["makespan_ps"]
+    own = json.loads(netsens("replay", anchor, "--json", "--compute", "cpu").stdout)
+    own = own["makespan_ps"]
     shared = json.loads(
         netsens("replay", anchor, "--json", "--ranks-per-node", "all", "--cores-per-node", 2).stdout
     )["makespan_ps"]

@@ -99,10 +99,10 @@ def trace_command() -> click.Command:
     )
     @click.option(
         "--cpu-time/--no-cpu-time",
-        default=True,
-        show_default=True,
+        default=None,
         help="Record each rank's thread CPU time at every call (replay charges it as "
-        "compute); without it a call costs less to trace and replay uses wall time.",
+        "compute when ranks share cores); it costs two system calls per MPI call.  "
+        "[default: only with more ranks than this machine's cores]",
     )
     @mpi_options
     def trace(
@@ -111,7 +111,7 @@ def trace_command() -> click.Command:
         ranks: int | None,
         size: str,
         out: str,
-        cpu_time: bool,
+        cpu_time: bool | None,
         mpi: str,
         mpirun_args: str,
         timeout: str | None,

@@ -198,7 +198,7 @@ def run_live(
     program_stdout: int | None = None,
     trace_dir: str | os.PathLike[str] | None = None,
     repeat: int = 1,
-    trace_cpu_time: bool = True,
+    trace_cpu_time: bool | None = None,
 ) -> dict[str, Any]:
     """Run ``app`` (a suite application; ``variant`` for a wide-area one) or ``program``
     (any MPI program's command line)
@@ -207,7 +207,10 @@ def run_live(
     seen (``unhandled_calls`` lists those the library passed through untouched).
     With ``trace_dir`` the library also records every MPI call and rank 0 writes
     the OTF2 archive ``trace_dir/traces.otf2`` (docs/LIVE.md, "Trace mode"), with each
-    rank's thread CPU time at every call unless ``trace_cpu_time`` is false.
+    rank's thread CPU time at every call if ``trace_cpu_time`` (by default when there
+    are more ranks than this machine's cores: then a rank's wall time between calls
+    also holds the time it waited for its core, while alone on a core the two clocks
+    agree and reading the CPU time, a system call, only slows the traced run).
     ``repeat`` runs an application that many times in one job; the result is its
     median run (see live_result)."""
     if (app is None) == (program is None):
@@ -222,6 +225,10 @@ def run_live(
     env = injection_env(resolved)
     if trace_dir is not None:
         env["NETSENS_TRACE_DIR"] = str(Path(trace_dir).resolve())
+        if trace_cpu_time is None:
+            from netsens.live_calibrate import machine_cores  # noqa: PLC0415
+
+            trace_cpu_time = ranks > machine_cores()
         if not trace_cpu_time:
             env["NETSENS_TRACE_CPU_TIME"] = "0"
     with tempfile.TemporaryDirectory(prefix="netsens-live-") as tmp:
