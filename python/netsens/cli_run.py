@@ -12,18 +12,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from netsens.cli_options import CONTEXT, EPILOG, check_seed, overrides_from, platform_options
 from netsens.cli_progress import progress_bar
-from netsens.console import stdout_console
+from netsens.console import print_blocks
 from netsens.engine import run_app, run_app_json, run_goal, run_goal_json
+from netsens.text_table import TextLine, TextTable
 from netsens.units import format_bytes, format_time
-
-if TYPE_CHECKING:
-    from rich.table import Table
 
 # Up to this many ranks `run` prints one row per rank, beyond it min/median/max.
 MAX_RANK_ROWS = 16
@@ -150,32 +148,31 @@ def run(
 
 def print_run(result: dict[str, Any]) -> None:
     """A run's headline, its summary, the time per rank and, if any, per phase."""
-    console = stdout_console()
     ranks = result["ranks"]
     workload = result["workload"]
     if workload["kind"] == "app":
         what = f"{workload['app']} (size {workload['size']})"
     else:
         what = Path(workload["file"]).name
-    console.print(
-        f"{what}: {len(ranks)} ranks on platform "
-        f"[bold]{result['platform_name']}[/bold], seed {result['seed']}"
+    headline = TextLine(
+        (f"{what}: {len(ranks)} ranks on platform ", None),
+        (result["platform_name"], "bold"),
+        (f", seed {result['seed']}", None),
     )
-    console.print(summary_table(result, [("events", f"{result['events']:,}")]))
-    console.print(rank_table(ranks))
+    blocks = [headline, summary_table(result, [("events", f"{result['events']:,}")])]
+    blocks.append(rank_table(ranks))
     if result.get("phases"):
-        console.print(phase_table(result["phases"]))
+        blocks.append(phase_table(result["phases"]))
+    print_blocks(blocks)
 
 
 _SIZE_NAME = re.compile(r"^(\d+)(B|KiB|MiB|GiB)$")
 _SIZE_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
 
 
-def summary_table(result: dict[str, Any], extra: Sequence[tuple[str, str]] = ()) -> Table:
+def summary_table(result: dict[str, Any], extra: Sequence[tuple[str, str]] = ()) -> TextTable:
     """A run's makespan, messages, bytes, the ``extra`` rows and whether it verified."""
-    from rich.table import Table
-
-    summary = Table.grid(padding=(0, 2))
+    summary = TextTable.grid()
     summary.add_column(style="bold")
     summary.add_column(justify="right")
     summary.add_row("makespan", format_time(result["makespan_ps"]))
@@ -203,16 +200,14 @@ def _phase_order(names: list[str]) -> list[str]:
     return names
 
 
-def phase_table(phases: Sequence[dict[str, Any]]) -> Table:
+def phase_table(phases: Sequence[dict[str, Any]]) -> TextTable:
     """Time per phase: median, min and max over the ranks that entered it."""
     import statistics  # only here and for many ranks: a short run starts without it
-
-    from rich.table import Table
 
     by_phase: dict[str, list[int]] = {}
     for p in phases:
         by_phase.setdefault(p["phase"], []).append(p["elapsed_ps"])
-    table = Table(title="per phase (time over the ranks in it)")
+    table = TextTable(title="per phase (time over the ranks in it)")
     table.add_column("phase")
     for column in ("ranks", "median", "min", "max"):
         table.add_column(column, justify="right")
@@ -228,16 +223,14 @@ def phase_table(phases: Sequence[dict[str, Any]]) -> Table:
     return table
 
 
-def rank_table(ranks: Sequence[dict[str, int]]) -> Table:
+def rank_table(ranks: Sequence[dict[str, int]]) -> TextTable:
     """Each rank's end, compute, overhead and wait time (and noise, if any); min,
     median and max over the ranks when there are more than MAX_RANK_ROWS."""
-    from rich.table import Table
-
     columns = ["end_ps", "compute_ps", "overhead_ps", "wait_ps"]
     if any(r.get("noise_ps", 0) for r in ranks):
         columns.append("noise_ps")
     per_rank = len(ranks) <= MAX_RANK_ROWS
-    table = Table(title="per rank" if per_rank else f"over {len(ranks)} ranks")
+    table = TextTable(title="per rank" if per_rank else f"over {len(ranks)} ranks")
     table.add_column("rank" if per_rank else "", justify="right" if per_rank else "left")
     for column in columns:
         table.add_column(column.removesuffix("_ps"), justify="right")
