@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from netsens.engine import ProgressFn
-from netsens.units import format_time
+from netsens.units_format import format_time
 
 
 class _Bar:

@@ -9,9 +9,9 @@ rich only to print a table or to draw the progress bar.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import click
@@ -21,7 +21,7 @@ from netsens.cli_progress import progress_bar
 from netsens.console import print_blocks
 from netsens.engine import run_app, run_app_json, run_goal, run_goal_json
 from netsens.text_table import TextLine, TextTable
-from netsens.units import format_bytes, format_time
+from netsens.units_format import format_bytes, format_time
 
 # Up to this many ranks `run` prints one row per rank, beyond it min/median/max.
 MAX_RANK_ROWS = 16
@@ -31,7 +31,7 @@ MAX_RANK_ROWS = 16
 @click.option(
     "--goal",
     metavar="FILE",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=click.Path(exists=True, dir_okay=False),  # a str: pathlib is not needed
     help="GOAL schedule to replay (LogGOPSim's format; its times are nanoseconds).",
 )
 @click.option(
@@ -81,7 +81,7 @@ MAX_RANK_ROWS = 16
     help="Include the (src, dst) message matrix in the --json output.",
 )
 def run(
-    goal: Path | None,
+    goal: str | None,
     app: str | None,
     ranks: int | None,
     size: str | None,
@@ -153,7 +153,7 @@ def print_run(result: dict[str, Any]) -> None:
     if workload["kind"] == "app":
         what = f"{workload['app']} (size {workload['size']})"
     else:
-        what = Path(workload["file"]).name
+        what = os.path.basename(workload["file"])
     headline = TextLine(
         (f"{what}: {len(ranks)} ranks on platform ", None),
         (result["platform_name"], "bold"),
