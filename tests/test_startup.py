@@ -8,11 +8,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import click
 import pytest
 
+from netsens import cli_progress
 from netsens.cli import COMMANDS, cli, load_command, main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,3 +123,42 @@ def test_import_netsens_is_light_and_ace_stays_the_function() -> None:
     assert [m for m in ("tomllib", "pathlib", "click", "rich") if m in light] == []
     assert [m for m in light if m.split(".")[0] in HEAVY] == []
     assert ace_module == "netsens.ace" and ace_callable  # the function, not the module
+
+
+def started(bar: "cli_progress._Bar", patience_s: float = 5.0) -> bool:
+    """Whether the bar's timer has started it (waiting up to ``patience_s``)."""
+    end = time.monotonic() + patience_s
+    while bar.progress is None and time.monotonic() < end:
+        time.sleep(0.01)
+    return bar.progress is not None
+
+
+def test_a_short_run_draws_no_progress_bar(monkeypatch) -> None:
+    monkeypatch.setattr(cli_progress, "SHOW_AFTER_S", 0.5)
+    bar = cli_progress._Bar()
+    bar.stop()  # the run ended before its bar was due
+    assert not started(bar, patience_s=1.0)
+
+
+def test_a_long_run_shows_its_bar_before_the_engine_reports(monkeypatch) -> None:
+    # While a large GOAL file is read the engine reports nothing: the timer shows the bar,
+    # its elapsed time counted from the run's start.
+    monkeypatch.setattr(cli_progress, "SHOW_AFTER_S", 0.0)
+    bar = cli_progress._Bar()
+    try:
+        assert started(bar)
+        assert bar.progress.tasks[0].start_time == bar.began
+        bar.update(1 << 20, 5_000_000, 10, 40)
+        assert bar.progress.tasks[0].completed == 10 and bar.progress.tasks[0].total == 40
+    finally:
+        bar.stop()
+
+
+def test_the_engine_s_first_report_starts_the_bar_if_it_comes_first(monkeypatch) -> None:
+    monkeypatch.setattr(cli_progress, "SHOW_AFTER_S", 60.0)
+    bar = cli_progress._Bar()
+    try:
+        bar.update(1 << 20, 5_000_000, 3, 0)
+        assert bar.progress is not None and bar.progress.tasks[0].completed == 3
+    finally:
+        bar.stop()
