@@ -1,10 +1,11 @@
 """``netsens run``: replay a GOAL schedule or run a rank program and print where the
 time went (or, with ``--json``, the whole result as one JSON object); the run's tables,
-which ``live`` and ``replay`` print too; the progress bar of long runs.
+which ``live`` and ``replay`` print too.
 
 Loaded by :mod:`netsens.cli` when the command runs. This is the command whose
-start-up is measured (``scripts/bench_startup.py``): it imports click and the engine;
-rich only to print a table or to draw the progress bar.
+start-up is measured (``scripts/bench_startup.py``): it imports click and the engine,
+and rich only when the tables need it (:mod:`netsens.text_table`) or a long run's
+progress bar is drawn (:mod:`netsens.cli_progress`).
 """
 
 from __future__ import annotations
