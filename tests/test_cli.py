@@ -377,7 +377,7 @@ def test_interrupt_is_one_line_and_exit_130(monkeypatch, capsys):
     def interrupted(*_args, **_kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "run_goal", interrupted)
+    monkeypatch.setattr("netsens.cli_run.run_goal", interrupted)
     assert cli.main(["run", "--goal", str(PING)]) == 130
     assert capsys.readouterr().err == "netsens: interrupted\n"
 

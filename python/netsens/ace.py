@@ -10,15 +10,18 @@ optional ``ranks`` and ``seed``, and one ``[[ea]]`` table per EA. ``mode="live"`
 injected (:mod:`netsens.ace_live`).
 """
 
+from __future__ import annotations
+
 import json
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from netsens import _core
 from netsens.errors import InputError
+
+if TYPE_CHECKING:  # tomllib and pathlib load with a file: `import netsens` stays light
+    from pathlib import Path
 
 EA_KEYS = ("pattern", "size", "load", "iterations", "ranks", "reps")
 FILE_KEYS = ("platform", "ranks", "seed", "ea", "mode", "mpi")
@@ -105,6 +108,9 @@ def ace(
 def read_ace_toml(path: Path, keys: Sequence[str]) -> dict[str, Any]:
     """A TOML file of ``keys`` (others are an error), its ``platform`` file, when
     relative, found beside it."""
+    import tomllib
+    from pathlib import Path
+
     try:
         doc = tomllib.loads(path.read_text())
     except OSError as e:
@@ -124,6 +130,8 @@ def read_ace_toml(path: Path, keys: Sequence[str]) -> dict[str, Any]:
 
 def load_ace_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The keyword arguments of :func:`ace` from a TOML file."""
+    from pathlib import Path
+
     path = Path(path)
     doc = read_ace_toml(path, FILE_KEYS)
     eas = doc.get("ea")

@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.table import Table
 
 from netsens.ace import ace_json, load_ace_file
-from netsens.cli import overrides_from, platform_options
 from netsens.cli_live import mpi_options, timeout_seconds
+from netsens.cli_options import overrides_from, platform_options
 from netsens.console import stdout_console
 from netsens.units import format_bytes, format_time
 
@@ -45,6 +44,8 @@ def _stat(s: dict[str, Any]) -> str:
 
 def print_ace(result: dict[str, Any]) -> None:
     """One row per EA, then per rank of each EA: the dispersion of its cycles."""
+    from rich.table import Table
+
     console = stdout_console()
     where = f"platform [bold]{result['platform_name']}[/bold]"
     if result.get("mode") == "live":
@@ -204,6 +205,8 @@ def ace_command(
 
 def _run_study(path: Path) -> None:
     """Run the study, print its rows and where they were written."""
+    from rich.table import Table
+
     from netsens.ace_study import run_ace_study, write_study
 
     df = run_ace_study(path)

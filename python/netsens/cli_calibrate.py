@@ -9,9 +9,9 @@ import json
 from typing import Any
 
 import click
-from rich.table import Table
 
 from netsens.cli_live import LIVE_CALIBRATE_KEYS, calibrate_live_cli, live_calibrate_options
+from netsens.cli_options import EPILOG, overrides_from, platform_options
 from netsens.console import stdout_console
 from netsens.engine import calibrate_json
 from netsens.units import format_bytes, format_time
@@ -86,6 +86,8 @@ def _quantity(value: float, unit: str) -> str:
 
 
 def _print_calibration(result: dict[str, Any]) -> None:
+    from rich.table import Table
+
     console = stdout_console()
     console.print(f"calibration of platform [bold]{result['platform_name']}[/bold] (cluster level)")
     table = Table("parameter", "dialled", "measured", "error")
@@ -121,3 +123,7 @@ def _percent(fraction: float | None) -> str:
     if abs(fraction) < 1e-6:
         return "< 0.0001%"  # picosecond rounding of a per-byte cost, not a miss
     return f"{100 * fraction:+.4f}%"
+
+
+# The command `netsens calibrate` loads (see netsens.cli.COMMANDS).
+calibrate = calibrate_command(platform_options, overrides_from, EPILOG)

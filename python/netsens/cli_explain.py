@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.table import Table
 
 from netsens.console import stdout_console
 from netsens.units import format_time
@@ -60,6 +59,8 @@ def _percent(fraction: float | None) -> str:
 
 
 def _print(explanations: list[Any]) -> None:
+    from rich.table import Table
+
     console = stdout_console()
     for e in explanations:
         where = f"size {e.size}, " if e.size else ""
@@ -180,6 +181,8 @@ def _print_gaps(rows: list[dict[str, Any]]) -> None:
     """The seed's gap figures (report_wan.gaps): where relative speedup T_L/T_M falls
     below 60 % and 40 %, and local over wide-area bandwidth / wide-area over local
     latency there."""
+    from rich.table import Table
+
     if not rows:
         return
     table = Table(title="wide-area gaps: relative speedup below 60 % / 40 %")

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.table import Table
 
+from netsens.cli_options import check_seed, overrides_from, platform_options
+from netsens.cli_run import phase_table, rank_table, summary_table
 from netsens.console import stdout_console
 from netsens.live import run_live
 from netsens.live_mpi import IMPLEMENTATIONS
@@ -66,8 +67,6 @@ def mpi_options(command: Any) -> Any:
 
 
 def _print_live(result: dict[str, Any]) -> None:
-    from netsens.cli import _phase_table, _rank_table, summary_table  # noqa: PLC0415
-
     console = stdout_console()
     w = result["workload"]
     what = f"{w['app']} (size {w['size']})" if w["kind"] == "app" else shlex.join(w["command"])
@@ -79,9 +78,9 @@ def _print_live(result: dict[str, Any]) -> None:
     unhandled = result.get("unhandled_calls") or {}
     listed = ", ".join(f"{name} ×{n}" for name, n in unhandled.items())
     console.print(summary_table(result, [("not injected", listed)] if unhandled else []))
-    console.print(_rank_table(result["ranks"]))
+    console.print(rank_table(result["ranks"]))
     if result.get("phases"):
-        console.print(_phase_table(result["phases"]))
+        console.print(phase_table(result["phases"]))
 
 
 def result_options(check_seed: Any, seed_help: str) -> Any:
@@ -264,6 +263,8 @@ def calibrate_live_cli(
     save: Path | None,
     timeout: str | None,
 ) -> None:
+    from rich.table import Table
+
     from netsens.live_calibrate import calibrate_live  # noqa: PLC0415
     from netsens.validate import machine_toml  # noqa: PLC0415
 
@@ -382,6 +383,8 @@ def validate_command(
     study's results directory and `netsens report` shows it in a "Live against
     simulated" section.
     """
+    from rich.table import Table
+
     from netsens.live_calibrate import calibrate_live  # noqa: PLC0415
     from netsens.validate import machine_toml, parse_axis, validate, write_outputs  # noqa: PLC0415
 
@@ -420,3 +423,7 @@ def validate_command(
     console = stdout_console()
     console.print(table)
     console.print(f"largest error {100 * result['max_abs_error']:.1f} %; written: {paths[-1]}")
+
+
+# The command `netsens live` loads (see netsens.cli.COMMANDS).
+live = live_command(platform_options, overrides_from, check_seed)

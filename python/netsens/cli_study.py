@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich.table import Table
 
 from netsens.cli_slurm import slurm_options, wants_slurm
 from netsens.cli_slurm import sweep as slurm_sweep
@@ -216,6 +215,7 @@ def _short_names(workloads: list[str]) -> dict[str, str]:
 
 def _print_results(root: Path, frame: "pl.DataFrame") -> None:
     import polars as pl
+    from rich.table import Table
 
     from netsens.store import FAILURES, failures, read_manifest
 

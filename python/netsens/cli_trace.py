@@ -18,6 +18,8 @@ from typing import Any
 import click
 
 from netsens.cli_live import CONTEXT, mpi_options, result_options, timeout_seconds
+from netsens.cli_options import check_seed, overrides_from, platform_options
+from netsens.cli_run import print_run
 from netsens.console import stdout_console
 from netsens.engine import run_goal, run_goal_json, trace_to_goal
 from netsens.errors import InputError, ProgramError
@@ -207,13 +209,16 @@ def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) 
         --save records it) makes ranks on one core compute in turn.
         The result has the schema of netsens run.
         """
-        from netsens.cli import _print_run  # noqa: PLC0415 (cli imports us)
-
         overrides = overrides_from(params)
         args = (trace, platform, overrides, seed)
         if as_json:
             click.echo(run_goal_json(*args, matrix, collectives=collectives, compute=compute))
         else:
-            _print_run(run_goal(*args, matrix=False, collectives=collectives, compute=compute))
+            print_run(run_goal(*args, matrix=False, collectives=collectives, compute=compute))
 
     return replay
+
+
+# The commands `netsens trace` and `netsens replay` load (see netsens.cli.COMMANDS).
+trace = trace_command()
+replay = replay_command(platform_options, overrides_from, check_seed)

@@ -1,4 +1,5 @@
-"""Quantities with units: adaptive strings for tables, and the parser study ranges need.
+"""Quantities with units: adaptive strings for tables (:mod:`netsens.units_format`), and
+the parser study ranges need.
 
 Run inputs are parsed (and validated) by the engine. A study's ranges, though, need
 numbers in Python to interpolate between ``from`` and ``to``; :func:`parse_quantity`
@@ -11,8 +12,13 @@ from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
+# The formatters live apart, light enough for start-up; imported here as before.
+from netsens.units_format import format_bandwidth as format_bandwidth
+from netsens.units_format import format_bytes as format_bytes
+from netsens.units_format import format_per_byte as format_per_byte
+from netsens.units_format import format_time as format_time
+
 _NUMBER_CHARS = set("0123456789.+-")
-_TIME_UNITS = (("s", 10**12), ("ms", 10**9), ("us", 10**6), ("ns", 10**3), ("ps", 1))
 
 # Unit -> size of one unit in the kind's base unit (ps, B, B/s).
 TIME_PS = {"ps": 1, "ns": 10**3, "us": 10**6, "µs": 10**6, "μs": 10**6, "ms": 10**9, "s": 10**12}
@@ -117,36 +123,3 @@ def format_quantity(value: Fraction | float, kind: str, unit: str) -> str:
         # The engine turns a bandwidth into whole fs/B; 12 significant digits are plenty.
         return f"{_decimal_text(v / BANDWIDTH_BPS[unit], 12)}{unit}"
     return _decimal_text(v, 12)
-
-
-def format_time(ps: int) -> str:
-    """Picoseconds in the largest unit that keeps the value >= 1, at most 3 decimals.
-
-    >>> format_time(22_000_000), format_time(616_494_000), format_time(0)
-    ('22 us', '616.494 us', '0 ns')
-    """
-    if ps == 0:
-        return "0 ns"
-    unit, scale = next((u, s) for u, s in _TIME_UNITS if abs(ps) >= s or s == 1)
-    number = f"{ps / scale:.3f}".rstrip("0").rstrip(".")
-    return f"{number} {unit}"
-
-
-def format_bytes(count: int) -> str:
-    """An exact byte count with thousands separators: ``100,000 B``."""
-    return f"{count:,} B"
-
-
-def format_per_byte(ps_per_byte: float) -> str:
-    """A cost per byte: ``6 ns/B``, ``26.316 ns/B``, ``800 ps/B``."""
-    if abs(ps_per_byte) >= 1000:
-        return f"{ps_per_byte / 1000:.3f}".rstrip("0").rstrip(".") + " ns/B"
-    return f"{ps_per_byte:.3f}".rstrip("0").rstrip(".") + " ps/B"
-
-
-def format_bandwidth(bytes_per_s: float) -> str:
-    """A bandwidth in decimal units, 4 significant digits: ``38 MB/s``, ``550 KB/s``."""
-    for scale, unit in ((1e12, "TB/s"), (1e9, "GB/s"), (1e6, "MB/s"), (1e3, "KB/s")):
-        if bytes_per_s >= scale:
-            return f"{bytes_per_s / scale:.4g} {unit}"
-    return f"{bytes_per_s:.4g} B/s"
