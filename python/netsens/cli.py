@@ -34,6 +34,7 @@ from netsens.cli_study import results_command, sweep_command
 from netsens.cli_trace import replay_command, trace_command
 from netsens.console import stdout_console
 from netsens.engine import (
+    ParseFn,
     ProgressFn,
     apps,
     platform_toml,
@@ -240,7 +241,7 @@ def run(
     elif ranks is None:
         raise click.UsageError(f"--ranks is required with --app (e.g. --app {app} --ranks 4)")
     overrides = overrides_from(params)
-    with _progress_bar() as progress:
+    with _run_progress() as (progress, parsing):
         if app is not None:
             args = (app, ranks, size or "small", platform, overrides, seed)
             if as_json:
@@ -248,9 +249,21 @@ def run(
             else:
                 result = run_app(*args, matrix=False, progress=progress, variant=variant)
         elif as_json:
-            output = run_goal_json(goal, platform, overrides, seed, matrix, progress)
+            output = run_goal_json(
+                goal, platform, overrides, seed, matrix, progress, parsing=parsing
+            )
         else:
-            result = run_goal(goal, platform, overrides, seed, matrix=False, progress=progress)
+            # The table shows the spread over many ranks: the engine sends only that.
+            result = run_goal(
+                goal,
+                platform,
+                overrides,
+                seed,
+                matrix=False,
+                progress=progress,
+                parsing=parsing,
+                summary_over=MAX_RANK_ROWS,
+            )
     if as_json:
         click.echo(output)
     else:
@@ -261,8 +274,17 @@ def run(
 def _progress_bar() -> Iterator[ProgressFn | None]:
     """A progress bar on stderr for long runs (the engine reports every 2^20 events);
     nothing when stderr is not a terminal, so pipes and CI logs stay clean."""
+    with _run_progress() as (progress, _parsing):
+        yield progress
+
+
+@contextmanager
+def _run_progress() -> Iterator[tuple[ProgressFn | None, ParseFn | None]]:
+    """`_progress_bar`'s simulation hook, and one that shows a GOAL file's parse
+    (every 64 MiB of text) before the simulation starts; (None, None) when stderr is
+    not a terminal."""
     if not sys.stderr.isatty():
-        yield None
+        yield None, None
         return
     from rich.console import Console
     from rich.progress import (
@@ -274,25 +296,30 @@ def _progress_bar() -> Iterator[ProgressFn | None]:
     )
 
     columns = (
-        TextColumn("simulating"),
+        TextColumn("{task.description}"),
         BarColumn(),
         TaskProgressColumn(),
-        TextColumn("{task.fields[events]} events, virtual time {task.fields[now]}"),
+        TextColumn("{task.fields[detail]}"),
         TimeElapsedColumn(),
     )
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("run", total=None, events="0", now="0 ns")
+        parse_task = None
+        task = bar.add_task("simulating", total=None, detail="0 events, virtual time 0 ns")
 
         def update(events: int, now_ps: int, ops_done: int, ops_total: int) -> None:
-            bar.update(
-                task,
-                completed=ops_done,
-                total=ops_total or None,
-                events=f"{events:,}",
-                now=format_time(now_ps),
-            )
+            if parse_task is not None:
+                bar.update(parse_task, visible=False)
+            detail = f"{events:,} events, virtual time {format_time(now_ps)}"
+            bar.update(task, completed=ops_done, total=ops_total or None, detail=detail)
 
-        yield update
+        def parsed(done: int, total: int) -> None:
+            nonlocal parse_task
+            if parse_task is None:
+                parse_task = bar.add_task("parsing", total=total, detail="")
+            detail = f"{format_bytes(done)} of {format_bytes(total)}"
+            bar.update(parse_task, completed=done, total=total, detail=detail)
+
+        yield update, parsed
 
 
 def _print_run(result: dict[str, Any]) -> None:
@@ -303,12 +330,13 @@ def _print_run(result: dict[str, Any]) -> None:
         what = f"{workload['app']} (size {workload['size']})"
     else:
         what = Path(workload["file"]).name
+    summary = result.get("rank_summary")
     console.print(
-        f"{what}: {len(ranks)} ranks on platform "
+        f"{what}: {summary['ranks'] if summary else len(ranks)} ranks on platform "
         f"[bold]{result['platform_name']}[/bold], seed {result['seed']}"
     )
     console.print(summary_table(result, [("events", f"{result['events']:,}")]))
-    console.print(_rank_table(ranks))
+    console.print(_rank_table(ranks, summary))
     if result.get("phases"):
         console.print(_phase_table(result["phases"]))
 
@@ -370,8 +398,20 @@ def _phase_table(phases: Sequence[dict[str, Any]]) -> Table:
     return table
 
 
-def _rank_table(ranks: Sequence[dict[str, int]]) -> Table:
+def _rank_table(ranks: Sequence[dict[str, int]], summary: dict[str, Any] | None = None) -> Table:
+    """One row per rank, or the min, median and max over many ranks (from the
+    engine's ``rank_summary`` when it sent that instead of the ranks)."""
     columns = ["end_ps", "compute_ps", "overhead_ps", "wait_ps"]
+    if summary:
+        if summary["max"]["noise_ps"]:
+            columns.append("noise_ps")
+        table = Table(title=f"over {summary['ranks']} ranks")
+        table.add_column("", justify="left")
+        for column in columns:
+            table.add_column(column.removesuffix("_ps"), justify="right")
+        for label in ("min", "median", "max"):
+            table.add_row(label, *(format_time(summary[label][c]) for c in columns))
+        return table
     if any(r.get("noise_ps", 0) for r in ranks):
         columns.append("noise_ps")
     per_rank = len(ranks) <= MAX_RANK_ROWS

@@ -24,6 +24,8 @@ PathLike = str | os.PathLike[str]
 # Called every 2^20 events with (events, virtual time in ps, ops finished, ops in all);
 # an exception raised in it stops the run and propagates.
 ProgressFn = Callable[[int, int, int, int], None]
+# Called every 64 MiB of GOAL text parsed with (bytes parsed, bytes in all).
+ParseFn = Callable[[int, int], None]
 
 
 def run_goal(
@@ -35,6 +37,8 @@ def run_goal(
     progress: ProgressFn | None = None,
     ranks: int | None = None,
     collectives: str | None = None,
+    parsing: ParseFn | None = None,
+    summary_over: int | None = None,
 ) -> dict[str, Any]:
     """Replay the GOAL schedule at ``path`` on ``platform`` (a preset name or a TOML file).
 
@@ -43,10 +47,17 @@ def run_goal(
     collectives expanded (with MPICH's algorithms, or ``collectives``' choice, e.g.
     ``"bcast=linear,allreduce=reduce-bcast"``), the compute between its MPI calls
     scaled by the platform's ``cpu_speed``; ``workload.kind`` is then ``"trace"``.
+
+    ``parsing(bytes, total)`` is called as a GOAL file's text is parsed. With more
+    ranks than ``summary_over`` (a GOAL file only), ``ranks`` is empty and
+    ``rank_summary`` holds their number and the ``min``, ``median`` (the lower
+    middle) and ``max`` of each rank time (a run of millions of ranks reads back in
+    a moment).
     """
-    return json.loads(
-        run_goal_json(path, platform, overrides, seed, matrix, progress, ranks, collectives)
+    text = run_goal_json(
+        path, platform, overrides, seed, matrix, progress, ranks, collectives, parsing, summary_over
     )
+    return json.loads(text)
 
 
 def run_goal_json(
@@ -58,6 +69,8 @@ def run_goal_json(
     progress: ProgressFn | None = None,
     ranks: int | None = None,
     collectives: str | None = None,
+    parsing: ParseFn | None = None,
+    summary_over: int | None = None,
 ) -> str:
     """``run_goal``'s result as the engine's JSON text, unparsed."""
     args = (os.fspath(path), os.fspath(platform), dict(overrides or {}), seed, matrix, progress)
@@ -65,7 +78,7 @@ def run_goal_json(
         return _core.run_trace(*args, ranks, collectives)
     if collectives:
         raise InputError(f"collectives: {collectives!r} applies to OTF2 traces, not GOAL files")
-    return _core.run_goal(*args, ranks)
+    return _core.run_goal(*args, ranks, parsing, summary_over)
 
 
 def is_trace(path: PathLike) -> bool:

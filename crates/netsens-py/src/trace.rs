@@ -43,7 +43,7 @@ pub fn run_trace(
         let workload = json!({"kind": "trace", "file": path, "events": t.events, "ops": s.num_ops(), "ranks": t.ranks});
         let primitives: Vec<_> =
             t.primitives.iter().map(|&(rank, p, n)| json!({"rank": rank, "primitive": p, "count": n})).collect();
-        Ok(result_json(&r, &p, workload, &[("primitives", primitives.into())]))
+        Ok(result_json(r, &p, workload, &[("primitives", primitives.into())], None))
     })
 }
 

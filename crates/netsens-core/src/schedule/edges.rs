@@ -199,6 +199,21 @@ impl EdgeTable {
         self.has_start |= other.has_start;
     }
 
+    /// Give back the room reserved for edges never added.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        match &mut self.layout {
+            Layout::Compact { base, rel, deltas } => {
+                base.shrink_to_fit();
+                rel.shrink_to_fit();
+                deltas.shrink_to_fit();
+            }
+            Layout::Plain { start, targets } => {
+                start.shrink_to_fit();
+                targets.shrink_to_fit();
+            }
+        }
+    }
+
     /// Bytes held (for the benchmarks).
     pub(crate) fn heap_bytes(&self) -> usize {
         match &self.layout {

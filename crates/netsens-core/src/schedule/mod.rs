@@ -381,6 +381,8 @@ impl ScheduleBuilder {
         if !self.s.edges.all_forward() {
             check_acyclic(&self.s)?;
         }
+        self.s.ops.shrink_to_fit();
+        self.s.edges.shrink_to_fit();
         Ok(self.s)
     }
 }
@@ -440,4 +442,38 @@ fn check_acyclic(s: &Schedule) -> Result<()> {
         s.ops.rank(op as OpId),
         s.describe(op as OpId)
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_edge_from_an_op_already_laid_out_is_kept_in_order() {
+        let mut b = ScheduleBuilder::new(2);
+        let (a, c, d) = (b.calc(0, 1, 0), b.calc(0, 2, 0), b.calc(0, 3, 0));
+        b.requires(d, a);
+        b.seal();
+        // Later edges out of `a` (already laid out) and out of `c`.
+        b.irequires(c, a);
+        b.requires(d, c);
+        let s = b.build().unwrap();
+        assert_eq!(s.dependents(a).collect::<Vec<_>>(), [(c, true), (d, false)]);
+        assert_eq!(s.dependents(c).collect::<Vec<_>>(), [(d, false)]);
+    }
+
+    #[test]
+    fn a_dependency_across_ranks_or_a_cycle_is_an_error() {
+        let mut b = ScheduleBuilder::new(2);
+        let (a, c) = (b.calc(0, 1, 0), b.calc(1, 1, 0));
+        b.requires(c, a);
+        b.seal();
+        let err = b.build().err().expect("an error").to_string();
+        assert!(err.contains("links rank 1 to rank 0"), "{err}");
+        let mut b = ScheduleBuilder::new(1);
+        let (a, c) = (b.calc(0, 1, 0), b.calc(0, 1, 0));
+        b.requires(c, a);
+        b.requires(a, c);
+        assert!(b.build().err().expect("an error").to_string().contains("form a cycle"));
+    }
 }

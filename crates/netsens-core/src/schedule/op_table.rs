@@ -130,6 +130,12 @@ impl OpTable {
         });
     }
 
+    /// Give back the room reserved for ops never added.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.ops.shrink_to_fit();
+        self.wide.shrink_to_fit();
+    }
+
     /// Bytes held (for the benchmarks).
     pub(crate) fn heap_bytes(&self) -> usize {
         self.ops.capacity() * std::mem::size_of::<Packed>() + self.wide.capacity() * std::mem::size_of::<OpDesc>()
