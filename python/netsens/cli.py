@@ -310,11 +310,14 @@ def _run_progress() -> Iterator[tuple[ProgressFn | None, ParseFn | None]]:
             if parse_task is not None:
                 bar.update(parse_task, visible=False)
             detail = f"{events:,} events, virtual time {format_time(now_ps)}"
-            bar.update(task, completed=ops_done, total=ops_total or None, detail=detail)
+            total = ops_total or None
+            bar.update(task, completed=ops_done, total=total, detail=detail, visible=True)
 
         def parsed(done: int, total: int) -> None:
             nonlocal parse_task
             if parse_task is None:
+                # The simulation's line comes back with its first report.
+                bar.update(task, visible=False)
                 parse_task = bar.add_task("parsing", total=total, detail="")
             detail = f"{format_bytes(done)} of {format_bytes(total)}"
             bar.update(parse_task, completed=done, total=total, detail=detail)
