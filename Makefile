@@ -8,7 +8,11 @@
 #   make lint      rustfmt --check, clippy -D warnings, ruff check + ruff format --check
 #   make bench     the engine, program front-end and application benchmarks, and the
 #                  default study timed (each prints its report), start-up, and with
-#                  LOGGOPSIM=DIR (a LogGOPSim build) GOAL text to result against it
+#                  LOGGOPSIM=DIR (a LogGOPSim build) GOAL text to result against it,
+#                  then bench-scale
+#   make bench-scale  the 2^23-rank dissemination barrier from GOAL text (about 18 GB of
+#                  text, written and deleted; ~11 GiB of memory; minutes); SCALE_LOG2=20
+#                  for a smaller one
 #   make fuzz      each cargo-fuzz target (GOAL parser, platform TOML, unit parsers) for
 #                  FUZZ_SECONDS (default 60) from its seed corpus in fuzz/corpus/
 #   make install-live  live mode: Open MPI and MPICH (Debian), the PMPI injection library
@@ -74,7 +78,7 @@ RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs
 CORE_MODULE := $(wildcard python/netsens/_core*.so)
 BUILD_STAMP := $(VENV)/.netsens-built
 
-.PHONY: help deps test-deps slurm-deps live-deps install install-live pmpi mpi-run live-python run test lint bench FORCE
+.PHONY: help deps test-deps slurm-deps live-deps install install-live pmpi mpi-run live-python run test lint bench bench-scale FORCE
 .DELETE_ON_ERROR:
 
 help:
@@ -171,6 +175,11 @@ ifneq ($(LOGGOPSIM),)
 else
 	@echo "bench_goal: skipped; LOGGOPSIM=DIR (txt2bin and LogGOPSim built with -O3) races the GOAL front end"
 endif
+	$(MAKE) bench-scale
+
+SCALE_LOG2 ?= 23
+bench-scale: install
+	$(BIN)/python scripts/bench_scale.py --log2-ranks $(SCALE_LOG2)
 
 # Fuzzing: cargo-fuzz drives libFuzzer with AddressSanitizer, which needs nightly
 # flags (-Zsanitizer); RUSTC_BOOTSTRAP=1 lets the installed stable toolchain accept

@@ -10,6 +10,8 @@ from collections.abc import Callable
 # Called every 2^20 events with (events, virtual time in ps, ops finished, ops in all);
 # an exception raised in it stops the run and propagates.
 ProgressFn = Callable[[int, int, int, int], object]
+# Called every 64 MiB of GOAL text parsed with (bytes parsed, bytes in all).
+ParseFn = Callable[[int, int], object]
 
 class NetsensError(Exception):
     """Base class of every netsens error."""
@@ -31,9 +33,13 @@ def run_goal(
     matrix: bool = True,
     progress: ProgressFn | None = None,
     ranks: int | None = None,
+    parsing: ParseFn | None = None,
+    summary_over: int | None = None,
 ) -> str:
     """Run the GOAL file (or compiled schedule) at ``path``; ``ranks``, if given, must
-    be its ``num_ranks``."""
+    be its ``num_ranks``. ``parsing(bytes, total)`` is called as the text is parsed;
+    with more ranks than ``summary_over``, ``ranks`` is empty and ``rank_summary``
+    holds their number and each time's min, median and max."""
 
 def compile_goal(path: str, out: str) -> int:
     """Write the GOAL file at ``path`` to ``out`` as a compiled schedule; returns its

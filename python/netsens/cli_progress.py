@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from netsens.engine import ProgressFn
-from netsens.units_format import format_time
+from netsens.engine import ParseFn, ProgressFn
+from netsens.units_format import format_bytes, format_time
 
 # How long a run goes before its bar appears: under it, no bar (and no rich to load).
 SHOW_AFTER_S = 0.2
@@ -27,6 +27,7 @@ class _Bar:
         self.lock = threading.Lock()
         self.progress: Any = None
         self.task: Any = None
+        self.parse_task: Any = None
         self.stopped = False
         self.began = time.monotonic()  # rich's clock: the bar's elapsed time counts from here
         self.timer = threading.Timer(SHOW_AFTER_S, self._show)
@@ -42,13 +43,24 @@ class _Bar:
         with self.lock:
             if self.progress is None:
                 self._start()
+            if self.parse_task is not None:
+                self.progress.update(self.parse_task, visible=False)
+            detail = f"{events:,} events, virtual time {format_time(now_ps)}"
+            total = ops_total or None
             self.progress.update(
-                self.task,
-                completed=ops_done,
-                total=ops_total or None,
-                events=f"{events:,}",
-                now=format_time(now_ps),
+                self.task, completed=ops_done, total=total, detail=detail, visible=True
             )
+
+    def parsed(self, done: int, total: int) -> None:
+        """A GOAL file's parse: its own line, until the simulation's first report."""
+        with self.lock:
+            if self.progress is None:
+                self._start()
+            if self.parse_task is None:
+                self.progress.update(self.task, visible=False)
+                self.parse_task = self.progress.add_task("parsing", total=total, detail="")
+            detail = f"{format_bytes(done)} of {format_bytes(total)}"
+            self.progress.update(self.parse_task, completed=done, total=total, detail=detail)
 
     def _start(self) -> None:
         from rich.console import Console
@@ -61,15 +73,16 @@ class _Bar:
         )
 
         columns = (
-            TextColumn("simulating"),
+            TextColumn("{task.description}"),
             BarColumn(),
             TaskProgressColumn(),
-            TextColumn("{task.fields[events]} events, virtual time {task.fields[now]}"),
+            TextColumn("{task.fields[detail]}"),
             TimeElapsedColumn(),
         )
         progress = Progress(*columns, console=Console(stderr=True), transient=True)
         progress.start()
-        self.task = progress.add_task("run", total=None, events="0", now="0 ns")
+        detail = "0 events, virtual time 0 ns"
+        self.task = progress.add_task("simulating", total=None, detail=detail)
         progress.tasks[0].start_time = self.began
         self.progress = progress  # set last: the bar is up
 
@@ -84,11 +97,19 @@ class _Bar:
 @contextmanager
 def progress_bar() -> Iterator[ProgressFn | None]:
     """The engine's progress callback: a bar on a terminal's stderr, else ``None``."""
+    with run_progress() as (progress, _parsing):
+        yield progress
+
+
+@contextmanager
+def run_progress() -> Iterator[tuple[ProgressFn | None, ParseFn | None]]:
+    """``progress_bar``'s callback and one that shows a GOAL file's parse (every
+    64 MiB of text) before the simulation starts; (None, None) off a terminal."""
     if not sys.stderr.isatty():
-        yield None
+        yield None, None
         return
     bar = _Bar()
     try:
-        yield bar.update
+        yield bar.update, bar.parsed
     finally:
         bar.stop()

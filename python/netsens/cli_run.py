@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from netsens.cli_options import CONTEXT, EPILOG, check_seed, overrides_from, platform_options
-from netsens.cli_progress import progress_bar
+from netsens.cli_progress import run_progress
 from netsens.console import print_blocks
 from netsens.engine import run_app, run_app_json, run_goal, run_goal_json
 from netsens.text_table import TextLine, TextTable
@@ -130,7 +130,7 @@ def run(
     elif ranks is None:
         raise click.UsageError(f"--ranks is required with --app (e.g. --app {app} --ranks 4)")
     overrides = overrides_from(params)
-    with progress_bar() as progress:
+    with run_progress() as (progress, parsing):
         if app is not None:
             args = (app, ranks, size or "small", platform, overrides, seed)
             if as_json:
@@ -138,9 +138,21 @@ def run(
             else:
                 result = run_app(*args, matrix=False, progress=progress, variant=variant)
         elif as_json:
-            output = run_goal_json(goal, platform, overrides, seed, matrix, progress)
+            output = run_goal_json(
+                goal, platform, overrides, seed, matrix, progress, parsing=parsing
+            )
         else:
-            result = run_goal(goal, platform, overrides, seed, matrix=False, progress=progress)
+            # The table shows the spread over many ranks: the engine sends only that.
+            result = run_goal(
+                goal,
+                platform,
+                overrides,
+                seed,
+                matrix=False,
+                progress=progress,
+                parsing=parsing,
+                summary_over=MAX_RANK_ROWS,
+            )
     if as_json:
         click.echo(output)
     else:
@@ -150,18 +162,19 @@ def run(
 def print_run(result: dict[str, Any]) -> None:
     """A run's headline, its summary, the time per rank and, if any, per phase."""
     ranks = result["ranks"]
+    summary = result.get("rank_summary")
     workload = result["workload"]
     if workload["kind"] == "app":
         what = f"{workload['app']} (size {workload['size']})"
     else:
         what = os.path.basename(workload["file"])
     headline = TextLine(
-        (f"{what}: {len(ranks)} ranks on platform ", None),
+        (f"{what}: {summary['ranks'] if summary else len(ranks)} ranks on platform ", None),
         (result["platform_name"], "bold"),
         (f", seed {result['seed']}", None),
     )
     blocks = [headline, summary_table(result, [("events", f"{result['events']:,}")])]
-    blocks.append(rank_table(ranks))
+    blocks.append(rank_table(ranks, summary))
     if result.get("phases"):
         blocks.append(phase_table(result["phases"]))
     print_blocks(blocks)
@@ -224,10 +237,21 @@ def phase_table(phases: Sequence[dict[str, Any]]) -> TextTable:
     return table
 
 
-def rank_table(ranks: Sequence[dict[str, int]]) -> TextTable:
+def rank_table(ranks: Sequence[dict[str, int]], summary: dict[str, Any] | None = None) -> TextTable:
     """Each rank's end, compute, overhead and wait time (and noise, if any); min,
-    median and max over the ranks when there are more than MAX_RANK_ROWS."""
+    median and max over the ranks when there are more than MAX_RANK_ROWS (from the
+    engine's ``rank_summary`` when it sent that instead of the ranks)."""
     columns = ["end_ps", "compute_ps", "overhead_ps", "wait_ps"]
+    if summary:
+        if summary["max"]["noise_ps"]:
+            columns.append("noise_ps")
+        table = TextTable(title=f"over {summary['ranks']} ranks")
+        table.add_column("", justify="left")
+        for column in columns:
+            table.add_column(column.removesuffix("_ps"), justify="right")
+        for label in ("min", "median", "max"):
+            table.add_row(label, *(format_time(summary[label][c]) for c in columns))
+        return table
     if any(r.get("noise_ps", 0) for r in ranks):
         columns.append("noise_ps")
     per_rank = len(ranks) <= MAX_RANK_ROWS

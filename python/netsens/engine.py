@@ -25,6 +25,8 @@ PathLike = str | os.PathLike[str]
 # Called every 2^20 events with (events, virtual time in ps, ops finished, ops in all);
 # an exception raised in it stops the run and propagates.
 ProgressFn = Callable[[int, int, int, int], None]
+# Called every 64 MiB of GOAL text parsed with (bytes parsed, bytes in all).
+ParseFn = Callable[[int, int], None]
 
 
 def check_memory_limit() -> None:
@@ -48,6 +50,8 @@ def run_goal(
     ranks: int | None = None,
     collectives: str | None = None,
     compute: str | None = None,
+    parsing: ParseFn | None = None,
+    summary_over: int | None = None,
 ) -> dict[str, Any]:
     """Replay the GOAL schedule at ``path`` on ``platform`` (a preset name or a TOML file).
 
@@ -59,12 +63,16 @@ def run_goal(
     compute is the ranks' thread CPU time where the archive records it (``compute`` =
     ``"cpu"``, the default), or the wall time between the calls (``"wall"``);
     ``workload.compute_clock`` says which was used.
+
+    ``parsing(bytes, total)`` is called as a GOAL file's text is parsed. With more
+    ranks than ``summary_over`` (a GOAL file only), ``ranks`` is empty and
+    ``rank_summary`` holds their number and the ``min``, ``median`` (the lower
+    middle) and ``max`` of each rank time (a run of millions of ranks reads back in
+    a moment).
     """
-    return json.loads(
-        run_goal_json(
-            path, platform, overrides, seed, matrix, progress, ranks, collectives, compute
-        )
-    )
+    extra = (collectives, compute, parsing, summary_over)
+    text = run_goal_json(path, platform, overrides, seed, matrix, progress, ranks, *extra)
+    return json.loads(text)
 
 
 def run_goal_json(
@@ -77,6 +85,8 @@ def run_goal_json(
     ranks: int | None = None,
     collectives: str | None = None,
     compute: str | None = None,
+    parsing: ParseFn | None = None,
+    summary_over: int | None = None,
 ) -> str:
     """``run_goal``'s result as the engine's JSON text, unparsed."""
     check_memory_limit()
@@ -87,7 +97,7 @@ def run_goal_json(
         raise InputError(f"collectives: {collectives!r} applies to OTF2 traces, not GOAL files")
     if compute:
         raise InputError(f"compute: {compute!r} applies to OTF2 traces, not GOAL files")
-    return _core.run_goal(*args, ranks)
+    return _core.run_goal(*args, ranks, parsing, summary_over)
 
 
 def is_trace(path: PathLike) -> bool:

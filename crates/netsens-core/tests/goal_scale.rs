@@ -3,6 +3,7 @@
 
 use netsens_core::platform::Rendezvous;
 use netsens_core::schedule::goal::parse_goal;
+use netsens_core::schedule::goal_file::GoalText;
 use netsens_core::time::NS;
 use std::fmt::Write;
 
@@ -39,4 +40,24 @@ fn a_dissemination_barrier_of_4096_ranks_ends_after_12_rounds_of_o_l_o() {
     let round = (1500 + 2500 + 1500) * NS;
     assert_eq!(r.makespan_ps, 12 * round);
     assert!(r.ranks.iter().all(|rank| rank.end_ps == 12 * round));
+}
+
+#[test]
+fn the_op_table_of_a_dissemination_barrier_takes_about_20_bytes_an_op() {
+    // From a file, as `netsens run --goal` reads it: the labels stay in the text.
+    let path = std::env::temp_dir().join(format!("netsens-goal-scale-{}.goal", std::process::id()));
+    std::fs::write(&path, dissemination_goal(1 << 12)).unwrap();
+    let text = std::sync::Arc::new(GoalText::open(&path).unwrap());
+    let s = text.parse("d4096.goal").unwrap();
+    std::fs::remove_file(&path).unwrap();
+    // 12 rounds × 4096 ranks × (send, recv); rounds 1 to 11 each add two edges from
+    // the previous receive (to the send and to the receive).
+    let (ops, edges) = (2 * 12 * 4096, 2 * 11 * 4096);
+    assert_eq!((s.num_ops(), s.num_edges()), (ops, edges));
+    // A 16-byte record and a 2-byte edge offset per op, 4 bytes of base per 256 ops,
+    // 2 bytes per edge: 16 + 2 + 4/256 + 2 × 11/12 = 19.85 B per op (the issue's
+    // target is 32); and where each of the 4096 rank blocks starts in the text
+    // (first op u32, offset usize: 16 B with padding) to read labels back.
+    let expected = 16 * ops + 2 * ops + 4 * ops / 256 + 2 * edges + 16 * 4096;
+    assert_eq!(s.heap_bytes(), expected);
 }

@@ -3,11 +3,11 @@
 //! carrying the engine's one-line message.
 
 mod ace;
+mod result_out;
 
 use netsens_apps::calibrate::Options;
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::{presets, Platform};
-use netsens_core::profile::RunResult;
 use netsens_core::schedule::compiled;
 use netsens_core::schedule::goal::parse_goal;
 use netsens_core::schedule::goal_file::GoalText;
@@ -16,7 +16,8 @@ use netsens_core::Error;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
 use pyo3::prelude::*;
-use serde_json::{json, Value};
+use result_out::result_json;
+use serde_json::json;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -81,20 +82,6 @@ fn with_progress<T>(
     }
 }
 
-/// A result as JSON text: the engine's fields, the resolved platform, the workload
-/// and any `extra` top-level fields.
-fn result_json(r: &RunResult, p: &Platform, workload: Value, extra: &[(&str, Value)]) -> String {
-    let mut v = serde_json::to_value(r).expect("results serialize");
-    let obj = v.as_object_mut().expect("a result is an object");
-    obj.insert("platform".into(), serde_json::to_value(p).expect("platforms serialize"));
-    obj.insert("platform_name".into(), p.name.clone().into());
-    obj.insert("workload".into(), workload);
-    for (k, x) in extra {
-        obj.insert((*k).into(), x.clone());
-    }
-    v.to_string()
-}
-
 fn opts(seed: u64, matrix: bool) -> RunOptions {
     RunOptions { seed, matrix, ..Default::default() }
 }
@@ -121,10 +108,12 @@ fn run_text(
 ) -> PyResult<String> {
     let p = platform_with(platform, overrides).map_err(to_py)?;
     let s = parse_goal(text, name).map_err(to_py)?;
-    run_parsed(s, name, &p, seed, matrix, progress, ranks)
+    run_parsed(s, name, &p, seed, matrix, progress, ranks, None)
 }
 
-/// Run a schedule parsed from GOAL file or text `name` on platform `p`.
+/// Run a schedule parsed from GOAL file or text `name` on platform `p`; with more
+/// ranks than `summary_over`, the result gives their spread instead of each rank.
+#[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
 fn run_parsed(
     s: Schedule,
     name: &str,
@@ -133,6 +122,7 @@ fn run_parsed(
     matrix: bool,
     progress: Option<Py<PyAny>>,
     ranks: Option<i64>,
+    summary_over: Option<usize>,
 ) -> PyResult<String> {
     if let Some(asked) = ranks {
         if asked != i64::from(s.num_ranks) {
@@ -147,7 +137,7 @@ fn run_parsed(
     // The op table goes before the result's JSON is built (with many ranks the
     // JSON is the run's largest moment).
     drop(s);
-    Ok(result_json(&r, p, workload, &[]))
+    Ok(result_json(r, p, workload, &[], summary_over))
 }
 
 fn read_error(path: &str, e: &std::io::Error) -> PyErr {
@@ -155,10 +145,12 @@ fn read_error(path: &str, e: &std::io::Error) -> PyErr {
 }
 
 /// Run the GOAL file at `path`; returns the result as a JSON string. `ranks`, if
-/// given, must equal the file's `num_ranks`.
+/// given, must equal the file's `num_ranks`; `parsing(bytes, total)` is called as
+/// the text is parsed; with more ranks than `summary_over`, the result's `ranks`
+/// is empty and `rank_summary` gives their spread.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None))]
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None, parsing=None, summary_over=None))]
 fn run_goal(
     py: Python<'_>,
     path: &str,
@@ -168,23 +160,57 @@ fn run_goal(
     matrix: bool,
     progress: Option<Py<PyAny>>,
     ranks: Option<i64>,
+    parsing: Option<Py<PyAny>>,
+    summary_over: Option<usize>,
 ) -> PyResult<String> {
     py.detach(|| {
         // The text is mapped and released as it is parsed; the schedule keeps the
         // mapping to read labels back for messages, none of the text is held.
         let p = platform_with(platform, overrides).map_err(to_py)?;
-        let s = load_goal(path)?;
-        run_parsed(s, path, &p, seed, matrix, progress, ranks)
+        let s = load_goal_reporting(path, parsing.as_ref())?;
+        run_parsed(s, path, &p, seed, matrix, progress, ranks, summary_over)
     })
 }
 
 /// The schedule of a GOAL file or of a compiled one (`.nsg`, told by its first bytes).
 fn load_goal(path: &str) -> PyResult<Schedule> {
+    load_goal_reporting(path, None)
+}
+
+/// Bytes of text parsed between two calls of a `parsing` callback.
+const PARSE_REPORT_EVERY: u64 = 64 << 20;
+
+/// [`load_goal`], calling `parsing(bytes, total)` every [`PARSE_REPORT_EVERY`] bytes
+/// of text parsed (from the parser's threads, taking the GIL); an exception it
+/// raises is raised once the parse is over.
+fn load_goal_reporting(path: &str, parsing: Option<&Py<PyAny>>) -> PyResult<Schedule> {
     if compiled::file_is_compiled(Path::new(path)) {
         return compiled::read(Path::new(path), path).map_err(to_py);
     }
     let text = Arc::new(GoalText::open(Path::new(path)).map_err(|e| read_error(path, &e))?);
-    text.parse(path).map_err(to_py)
+    let Some(cb) = parsing else {
+        return text.parse(path).map_err(to_py);
+    };
+    let raised = std::sync::Mutex::new(None);
+    let last = std::sync::atomic::AtomicU64::new(0);
+    let report = |done: u64, total: u64| {
+        use std::sync::atomic::Ordering::Relaxed;
+        let seen = last.load(Relaxed);
+        if (done < seen + PARSE_REPORT_EVERY && done < total)
+            || last.compare_exchange(seen, done, Relaxed, Relaxed).is_err()
+        {
+            return;
+        }
+        let mut raised = raised.lock().unwrap_or_else(|e| e.into_inner());
+        if raised.is_none() {
+            *raised = Python::attach(|py| cb.call1(py, (done, total)).err());
+        }
+    };
+    let s = text.parse_reporting(path, &report).map_err(to_py)?;
+    match raised.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(s),
+    }
 }
 
 /// Compile the GOAL file at `path` into `out` (see `netsens goal compile`); returns
@@ -256,7 +282,7 @@ fn run_app(
             workload["variant"] = chosen.name().into();
             extra.push(("variant", chosen.name().into()));
         }
-        Ok(result_json(&r, &p, workload, &extra))
+        Ok(result_json(r, &p, workload, &extra, None))
     })
 }
 

@@ -50,7 +50,7 @@ pub fn run_trace(
         });
         let primitives: Vec<_> =
             t.primitives.iter().map(|&(rank, p, n)| json!({"rank": rank, "primitive": p, "count": n})).collect();
-        Ok(result_json(&r, &p, workload, &[("primitives", primitives.into())]))
+        Ok(result_json(r, &p, workload, &[("primitives", primitives.into())], None))
     })
 }
 

@@ -41,8 +41,8 @@ pub fn file_is_compiled(path: &Path) -> bool {
 /// Write `s` to `path` as a compiled schedule.
 pub fn write(s: &Schedule, path: &Path) -> Result<()> {
     let n = s.num_ops();
-    let mut body = Vec::with_capacity(n * (OP_BYTES + 12) + s.edges.len() * 4);
-    for o in &s.ops {
+    let mut body = Vec::with_capacity(n * (OP_BYTES + 12) + s.num_edges() * 4);
+    for o in (0..n as OpId).map(|op| s.op(op)) {
         if !matches!(o.kind, OpKind::Send | OpKind::Recv | OpKind::Calc) {
             return Err(Error::Input(format!("a compiled schedule holds send, recv and calc only, not {:?}", o.kind)));
         }
@@ -52,8 +52,16 @@ pub fn write(s: &Schedule, path: &Path) -> Result<()> {
         body.extend_from_slice(&o.tag.to_le_bytes());
         body.extend_from_slice(&o.size.to_le_bytes());
     }
-    s.edge_start[1..].iter().for_each(|e| body.extend_from_slice(&e.to_le_bytes()));
-    s.edges.iter().for_each(|e| body.extend_from_slice(&e.to_le_bytes()));
+    let mut end = 0u32;
+    for op in 0..n as OpId {
+        end += s.dependents(op).count() as u32;
+        body.extend_from_slice(&end.to_le_bytes());
+    }
+    for op in 0..n as OpId {
+        for (to, start) in s.dependents(op) {
+            body.extend_from_slice(&(to | if start { START_EDGE } else { 0 }).to_le_bytes());
+        }
+    }
     let mut text = Vec::new();
     for op in 0..n as OpId {
         text.extend_from_slice(s.label(op).unwrap_or("").as_bytes());
@@ -68,7 +76,7 @@ pub fn write(s: &Schedule, path: &Path) -> Result<()> {
     header.extend_from_slice(&s.num_ranks.to_le_bytes());
     header.extend_from_slice(&[s.ncpus, s.nnics, 0, 0]);
     header.extend_from_slice(&(n as u64).to_le_bytes());
-    header.extend_from_slice(&(s.edges.len() as u64).to_le_bytes());
+    header.extend_from_slice(&(s.num_edges() as u64).to_le_bytes());
     header.extend_from_slice(&(text.len() as u32).to_le_bytes());
     let mut crc = crc32fast::Hasher::new();
     crc.update(&header);

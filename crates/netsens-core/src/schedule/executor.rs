@@ -1,41 +1,35 @@
 //! Runs a [`Schedule`] on the engine core: counts down each operation's
 //! predecessors and enables it when they reach zero.
 
-use super::{edge_target, OpId, OpKind, Schedule};
+use super::countdown::Countdown;
+use super::{OpId, OpKind, Schedule};
 use crate::engine::{Core, Frontend, OpDesc, Progress, RunOptions};
 use crate::error::Result;
 use crate::platform::Platform;
 use crate::profile::RunResult;
 use std::collections::BTreeMap;
 
-/// Marks a finished op in `remaining` (no op has this many predecessors).
-const DONE: u32 = u32::MAX;
-
 pub struct ScheduleFrontend<'a> {
     s: &'a Schedule,
-    /// Predecessors not yet satisfied, or `DONE`.
-    remaining: Vec<u32>,
+    /// Predecessors not yet satisfied, or done.
+    remaining: Countdown,
     done: usize,
 }
 
 impl<'a> ScheduleFrontend<'a> {
     pub fn new(s: &'a Schedule) -> Self {
-        ScheduleFrontend { s, remaining: s.indegrees(), done: 0 }
+        ScheduleFrontend { s, remaining: Countdown::new(s), done: 0 }
     }
 
     /// Satisfy the edges of `id` of one kind (start edges or done edges).
     #[inline]
     fn release(&mut self, core: &mut Core, id: OpId, on_start: bool) {
-        let (a, b) = (self.s.edge_start[id as usize] as usize, self.s.edge_start[id as usize + 1] as usize);
-        for i in a..b {
-            let (to, is_start) = edge_target(self.s.edges[i]);
-            if is_start == on_start {
-                let r = &mut self.remaining[to as usize];
-                *r -= 1;
-                if *r == 0 {
-                    let d = self.op(to);
-                    core.enable(to, &d);
-                }
+        let (a, b) = self.s.edges.range(id);
+        for at in a..b {
+            let (to, is_start) = self.s.edges.target(id, at);
+            if is_start == on_start && self.remaining.satisfy(to) {
+                let d = self.op(to);
+                core.enable(to, &d);
             }
         }
     }
@@ -49,14 +43,19 @@ impl Frontend for ScheduleFrontend<'_> {
 
     #[inline]
     fn started(&mut self, core: &mut Core, id: OpId) {
-        if self.s.has_start_edges {
+        if self.s.edges.has_start_edges() {
             self.release(core, id, true);
         }
     }
 
     #[inline]
+    fn prefetch(&self, id: OpId) {
+        self.s.ops.prefetch(id);
+    }
+
+    #[inline]
     fn done(&mut self, core: &mut Core, id: OpId) {
-        self.remaining[id as usize] = DONE;
+        self.remaining.finish(id);
         self.done += 1;
         self.release(core, id, false);
     }
@@ -76,11 +75,9 @@ impl Frontend for ScheduleFrontend<'_> {
         // Per stuck rank: the operations that were under way (posted receives,
         // sends waiting for their rendezvous), and how many wait behind them.
         let mut per_rank: BTreeMap<u32, (Vec<OpId>, usize)> = BTreeMap::new();
-        for (i, &rem) in self.remaining.iter().enumerate() {
-            if rem == DONE {
-                continue;
-            }
-            let e = per_rank.entry(self.s.ops[i].rank).or_default();
+        for i in 0..self.s.num_ops() as OpId {
+            let Some(rem) = self.remaining.left(i) else { continue };
+            let e = per_rank.entry(self.s.ops.rank(i)).or_default();
             if rem == 0 {
                 e.0.push(i as OpId);
             } else {
@@ -137,7 +134,7 @@ pub fn run_schedule_with_progress(
     let mut front = ScheduleFrontend::new(s);
     // Operations without predecessors start at time 0, in creation order.
     for id in 0..s.num_ops() as OpId {
-        if front.remaining[id as usize] == 0 {
+        if front.remaining.left(id) == Some(0) {
             let d = front.op(id);
             core.enable(id, &d);
         }

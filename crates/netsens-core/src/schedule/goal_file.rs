@@ -85,8 +85,30 @@ impl GoalText {
     /// keeps the mapping and reads its labels back from it when a message names an
     /// op, so labels take no memory.
     pub fn parse(self: &Arc<Self>, file: &str) -> crate::error::Result<super::Schedule> {
-        let (mut s, blocks) =
-            super::goal::parse_text(self.as_str(), file, true, &|start, end| self.release(start, end))?;
+        self.parse_reporting(file, &|_, _| {})
+    }
+
+    /// [`GoalText::parse`], telling `parsed(bytes, total)` how far the parse has come
+    /// each time a part lets go of a piece of the text (every few megabytes).
+    pub fn parse_reporting(
+        self: &Arc<Self>,
+        file: &str,
+        parsed: &(dyn Fn(u64, u64) + Sync),
+    ) -> crate::error::Result<super::Schedule> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let total = self.bytes().len() as u64;
+        let done = AtomicU64::new(0);
+        let release = |start: usize, end: usize| {
+            self.release(start, end);
+            let piece = end.saturating_sub(start) as u64;
+            let now = done.fetch_add(piece, Ordering::Relaxed) + piece;
+            // A failed cut parses the text again in one pass: never report past the end.
+            parsed(now.min(total), total);
+        };
+        let (mut s, blocks) = super::goal::parse_text(self.as_str(), file, true, &release)?;
+        if done.load(Ordering::Relaxed) < total {
+            parsed(total, total); // one pass leaves the text after its last block unreleased
+        }
         s.text_labels = Some(super::text_labels::TextLabels::new(Arc::clone(self), blocks));
         Ok(s)
     }

@@ -4,15 +4,21 @@
 
 mod append;
 pub mod compiled;
+mod countdown;
+mod edges;
 pub mod executor;
 pub mod goal;
 pub mod goal_file;
 mod labels;
 mod mapping;
+mod op_table;
 pub mod patterns;
 mod text_labels;
 
+use edges::EdgeTable;
+pub(crate) use edges::START_EDGE;
 use labels::OpLabels;
+use op_table::OpTable;
 
 use crate::engine::OpDesc;
 use crate::error::{Error, Result};
@@ -20,28 +26,18 @@ use crate::time::Time;
 
 pub use crate::engine::{OpId, OpKind, ANY};
 
-// The per-op record the memory budget (≤ 48 B per op, issue 3) is built on.
-const _: () = assert!(std::mem::size_of::<OpDesc>() == 24);
-
-/// A dependency edge is stored on its source op; the top bit marks `irequires`.
-const START_EDGE: u32 = 1 << 31;
-
-/// A finished schedule. Per op: a 24-byte record (kind, cpu, nic, rank, peer, tag,
-/// size), 4 B edge offset, 4 B per outgoing edge (the executor adds 4 B of
-/// countdown per op while it runs). One record per op keeps an event's look-up to
-/// one cache line.
+/// A finished schedule. Per op: a 16-byte record (see `op_table`), and its
+/// dependency edges, usually 2 bytes per edge and 2 per op (see `edges`); the
+/// executor adds a 1-byte countdown per op while it runs.
 pub struct Schedule {
     pub num_ranks: u32,
     /// CPUs and NICs per host (the largest index used, plus one).
     pub ncpus: u8,
     pub nnics: u8,
-    pub(crate) ops: Vec<OpDesc>,
-    /// Edges out of op i: `edges[edge_start[i]..edge_start[i+1]]`, each the dependent
-    /// op, sorted by op id so that ops enabled together keep creation order.
-    pub(crate) edge_start: Vec<u32>,
-    pub(crate) edges: Vec<u32>,
-    /// Whether any edge is an `irequires` (otherwise starting an op releases nothing).
-    pub(crate) has_start_edges: bool,
+    pub(crate) ops: OpTable,
+    /// Edges out of each op, sorted by dependent op so that ops enabled together
+    /// keep creation order.
+    pub(crate) edges: EdgeTable,
     /// Optional labels for error messages (GOAL label per op, empty when unlabeled).
     pub(crate) labels: Option<OpLabels>,
     /// Or the labels left in a mapped GOAL file.
@@ -53,21 +49,24 @@ impl Schedule {
         self.ops.len()
     }
 
+    pub fn num_edges(&self) -> usize {
+        self.edges.num_edges()
+    }
+
     pub fn kind(&self, op: OpId) -> OpKind {
-        self.ops[op as usize].kind
+        self.ops.get(op).kind
     }
 
     #[inline]
     pub fn op(&self, op: OpId) -> OpDesc {
-        self.ops[op as usize]
+        self.ops.get(op)
     }
 
     /// Human-readable description of one op, for deadlock reports.
     pub fn describe(&self, op: OpId) -> String {
-        let i = op as usize;
         let label = self.label(op).map(|l| format!("{l}: ")).unwrap_or_default();
         let any = |v: i32| if v == ANY { "any".to_string() } else { v.to_string() };
-        let o = &self.ops[i];
+        let o = self.ops.get(op);
         match o.kind {
             OpKind::Send => format!("{label}send {}b to {} tag {}", o.size, o.peer, any(o.tag)),
             OpKind::Recv => format!("{label}recv {}b from {} tag {}", o.size, any(o.peer), any(o.tag)),
@@ -92,15 +91,13 @@ impl Schedule {
 
     /// The ops that depend on `op`, in id order; `true` marks an `irequires` edge.
     pub fn dependents(&self, op: OpId) -> impl Iterator<Item = (OpId, bool)> + '_ {
-        let (a, b) = (self.edge_start[op as usize], self.edge_start[op as usize + 1]);
-        self.edges[a as usize..b as usize].iter().map(|&e| edge_target(e))
+        self.edges.dependents(op)
     }
 
     /// Approximate heap bytes held by the schedule (for the benchmarks).
     pub fn heap_bytes(&self) -> usize {
-        self.ops.capacity() * std::mem::size_of::<OpDesc>()
-            + self.edge_start.capacity() * 4
-            + self.edges.capacity() * 4
+        self.ops.heap_bytes()
+            + self.edges.heap_bytes()
             + self.labels.as_ref().map_or(0, OpLabels::heap_bytes)
             + self.text_labels.as_ref().map_or(0, text_labels::TextLabels::heap_bytes)
     }
@@ -124,9 +121,19 @@ impl std::ops::Deref for OpInfo<'_> {
 /// relative to other ranks; dependencies must stay within a rank.
 pub struct ScheduleBuilder {
     s: Schedule,
-    /// (from, to | START_EDGE) pairs, turned into the edge arrays by `build`.
+    /// (from, to | START_EDGE) pairs not yet in the edge table (see `seal`).
     pending_edges: Vec<(u32, u32)>,
+    /// A pending edge leaves an op whose edges are already laid out: `build` lays
+    /// every edge out again.
+    late_edges: bool,
+    /// The first dependency found to cross ranks: (its rank, the other rank).
+    cross_rank: Option<(u32, u32)>,
+    /// Scratch: one op's dependents while its edges are laid out.
+    group: Vec<u32>,
 }
+
+/// Pending edges sorted in place by `seal`; more are grouped by a counting sort.
+const SORT_PENDING_MAX: usize = 1 << 12;
 
 impl ScheduleBuilder {
     pub fn new(num_ranks: u32) -> Self {
@@ -135,28 +142,28 @@ impl ScheduleBuilder {
                 num_ranks,
                 ncpus: 1,
                 nnics: 1,
-                ops: Vec::new(),
-                edge_start: Vec::new(),
-                edges: Vec::new(),
-                has_start_edges: false,
+                ops: OpTable::default(),
+                edges: EdgeTable::default(),
                 labels: None,
                 text_labels: None,
             },
             pending_edges: Vec::new(),
+            late_edges: false,
+            cross_rank: None,
+            group: Vec::new(),
         }
     }
 
     /// Reserve room for `ops` operations and `edges` dependencies.
     pub fn reserve(&mut self, ops: usize, edges: usize) {
-        self.s.ops.reserve_exact(ops);
+        self.s.ops.reserve(ops);
         self.pending_edges.reserve_exact(edges);
     }
 
     fn push(&mut self, op: OpDesc) -> OpId {
-        let id = self.s.ops.len() as OpId;
         self.s.ncpus = self.s.ncpus.max(op.cpu.saturating_add(1));
         self.s.nnics = self.s.nnics.max(op.nic.saturating_add(1));
-        self.s.ops.push(op);
+        let id = self.s.ops.push(&op);
         if let Some(labels) = self.s.labels.as_mut() {
             labels.push_unlabeled();
         }
@@ -184,30 +191,119 @@ impl ScheduleBuilder {
 
     /// `op` starts only after `before` is done.
     pub fn requires(&mut self, op: OpId, before: OpId) {
-        self.pending_edges.push((before, op));
+        self.add_edge(before, op);
     }
 
     /// `op` may start once `before` has started.
     pub fn irequires(&mut self, op: OpId, before: OpId) {
-        self.pending_edges.push((before, op | START_EDGE));
+        self.add_edge(before, op | START_EDGE);
+    }
+
+    fn add_edge(&mut self, from: OpId, to: u32) {
+        self.late_edges |= (from as usize) < self.s.edges.ops();
+        self.pending_edges.push((from, to));
     }
 
     pub fn num_ops(&self) -> usize {
         self.s.ops.len()
     }
 
+    /// Lay out the edges of every op added so far: a GOAL block's dependencies are
+    /// all known when it closes, so its edges go into the compact table then and the
+    /// pending list stays a block long. An edge added later from one of these ops
+    /// is still right (`build` lays everything out again), only slower.
+    pub fn seal(&mut self) {
+        if self.late_edges {
+            return;
+        }
+        let first = self.s.edges.ops();
+        let n = self.s.ops.len();
+        if self.pending_edges.is_empty() {
+            (first..n).for_each(|_| self.s.edges.push_op(&[]));
+            return;
+        }
+        if self.pending_edges.iter().any(|&(from, to)| from as usize >= n || (to & !START_EDGE) as usize >= n) {
+            return; // `build` names the bad edge
+        }
+        if self.pending_edges.len() <= SORT_PENDING_MAX {
+            // A block's few edges: sorted by (source, dependent) in place.
+            let mut pending = std::mem::take(&mut self.pending_edges);
+            pending.sort_unstable_by_key(|&(from, to)| (from, to & !START_EDGE));
+            let mut group = std::mem::take(&mut self.group);
+            let mut next = pending.iter().peekable();
+            for from in first..n {
+                group.clear();
+                while let Some(&(_, to)) = next.next_if(|&&(f, _)| f as usize == from) {
+                    group.push(to);
+                }
+                self.push_group(from, &group);
+            }
+            pending.clear();
+            (self.pending_edges, self.group) = (pending, group);
+            return;
+        }
+        // Many edges (a whole schedule built without `seal`): grouped by source with a
+        // counting sort (linear), then each group in dependent order (creation
+        // order); groups are a few edges long.
+        let mut start = vec![0u32; n - first + 1];
+        for &(from, _) in &self.pending_edges {
+            start[from as usize - first + 1] += 1;
+        }
+        for i in 0..n - first {
+            start[i + 1] += start[i];
+        }
+        let mut grouped = vec![0u32; self.pending_edges.len()];
+        let mut next = start.clone();
+        for &(from, to) in &self.pending_edges {
+            let slot = &mut next[from as usize - first];
+            grouped[*slot as usize] = to;
+            *slot += 1;
+        }
+        self.pending_edges = Vec::new();
+        drop(next);
+        for (i, w) in start.windows(2).enumerate() {
+            let group = &mut grouped[w[0] as usize..w[1] as usize];
+            group.sort_unstable_by_key(|&to| to & !START_EDGE);
+            self.push_group(first + i, group);
+        }
+    }
+
+    /// Lay out the edges of op `from` (sorted by dependent), noting the first that
+    /// crosses ranks.
+    fn push_group(&mut self, from: usize, group: &[u32]) {
+        if self.cross_rank.is_none() && !group.is_empty() {
+            let rank_from = self.s.ops.rank(from as OpId);
+            if let Some(&to) = group.iter().find(|&&to| self.s.ops.rank(to & !START_EDGE) != rank_from) {
+                self.cross_rank = Some((self.s.ops.rank(to & !START_EDGE), rank_from));
+            }
+        }
+        self.s.edges.push_op(group);
+    }
+
     /// Add `other`'s ops after this builder's (their ids shift by this builder's op
     /// count), with their dependencies and labels; `other`'s memory is given back
     /// as its contents move, so the two never take much more than their sum.
-    pub fn append(&mut self, other: ScheduleBuilder) {
+    pub fn append(&mut self, mut other: ScheduleBuilder) {
+        self.seal();
+        other.seal();
         let base = self.s.ops.len() as u32;
         let (n_self, n_other) = (self.s.ops.len(), other.s.ops.len());
         self.s.ncpus = self.s.ncpus.max(other.s.ncpus);
         self.s.nnics = self.s.nnics.max(other.s.nnics);
-        append::append_draining(&mut self.s.ops, other.s.ops, |op| op);
-        append::append_draining(&mut self.pending_edges, other.pending_edges, |(from, to)| {
+        self.cross_rank = self.cross_rank.or(other.cross_rank);
+        let shift = |(from, to): (u32, u32)| {
             (from.wrapping_add(base), (to & !START_EDGE).wrapping_add(base) | (to & START_EDGE))
-        });
+        };
+        let laid_out = self.s.edges.ops() == n_self && other.s.edges.ops() == n_other;
+        if self.late_edges || other.late_edges || !laid_out {
+            // Either side's edges are not laid out: both go back to pending pairs.
+            self.unseal();
+            other.unseal();
+        }
+        self.s.ops.append(other.s.ops);
+        self.s.edges.append(std::mem::take(&mut other.s.edges));
+        self.late_edges |= other.late_edges;
+        append::append_draining(&mut self.pending_edges, other.pending_edges, shift);
         match (self.s.labels.as_mut(), other.s.labels) {
             (_, None) => {
                 if let Some(labels) = self.s.labels.as_mut() {
@@ -223,11 +319,22 @@ impl ScheduleBuilder {
         }
     }
 
-    /// Check peers and dependencies, reject cycles, and lay the edges out flat.
+    /// Move every laid-out edge back to the pending pairs.
+    fn unseal(&mut self) {
+        let edges = std::mem::take(&mut self.s.edges);
+        let mut pairs = Vec::with_capacity(edges.num_edges() + self.pending_edges.len());
+        for from in 0..edges.ops() as OpId {
+            pairs.extend(edges.dependents(from).map(|(to, st)| (from, to | if st { START_EDGE } else { 0 })));
+        }
+        pairs.append(&mut self.pending_edges);
+        self.pending_edges = pairs;
+        self.late_edges = false;
+    }
+
+    /// Check peers and dependencies, reject cycles, and lay the edges out.
     pub fn build(mut self) -> Result<Schedule> {
-        let s = &mut self.s;
-        let n = s.ops.len();
-        if s.num_ranks == 0 {
+        let n = self.s.ops.len();
+        if self.s.num_ranks == 0 {
             return Err(Error::Input("the schedule has 0 ranks; it needs at least 1".into()));
         }
         if n >= START_EDGE as usize {
@@ -236,58 +343,46 @@ impl ScheduleBuilder {
                 START_EDGE - 1
             )));
         }
-        for o in &s.ops {
+        if let Some(&(from, to)) =
+            self.pending_edges.iter().find(|&&(from, to)| from as usize >= n || (to & !START_EDGE) as usize >= n)
+        {
+            return Err(Error::Input(format!(
+                "a dependency links op {} to op {from}, but the schedule has ops 0..{n}",
+                to & !START_EDGE
+            )));
+        }
+        let num_ranks = self.s.num_ranks;
+        for op in 0..n as OpId {
+            let o = self.s.ops.get(op);
             let bad = match o.kind {
                 OpKind::Calc | OpKind::Disk => false,
-                OpKind::Send | OpKind::Store | OpKind::Put | OpKind::Get => o.peer < 0 || o.peer as u32 >= s.num_ranks,
-                OpKind::Recv => o.peer != ANY && (o.peer < 0 || o.peer as u32 >= s.num_ranks),
+                OpKind::Send | OpKind::Store | OpKind::Put | OpKind::Get => o.peer < 0 || o.peer as u32 >= num_ranks,
+                OpKind::Recv => o.peer != ANY && (o.peer < 0 || o.peer as u32 >= num_ranks),
             };
-            if bad || o.rank >= s.num_ranks {
+            if bad || o.rank >= num_ranks {
                 return Err(Error::Input(format!(
                     "rank {}: {} names rank {}, but the schedule has ranks 0..{}",
                     o.rank,
                     if o.kind == OpKind::Send { "a send" } else { "a receive" },
                     if bad { o.peer as i64 } else { o.rank as i64 },
-                    s.num_ranks - 1
+                    num_ranks - 1
                 )));
             }
         }
-        // Edges grouped by source with a counting sort (linear, where sorting all the
-        // pairs was a tenth of a large GOAL file's parse), then each group in
-        // dependent-id order (creation order); groups are a few edges long.
-        let mut start = vec![0u32; n + 1];
-        for &(from, _) in &self.pending_edges {
-            start[from as usize + 1] += 1;
+        if self.late_edges {
+            self.unseal();
         }
-        for i in 0..n {
-            start[i + 1] += start[i];
+        self.seal();
+        if let Some((rank_to, rank_from)) = self.cross_rank {
+            return Err(Error::Input(format!(
+                "a dependency links rank {rank_to} to rank {rank_from}; dependencies must stay within one rank"
+            )));
         }
-        let mut edges = vec![0u32; self.pending_edges.len()];
-        for &(from, to) in &self.pending_edges {
-            let slot = &mut start[from as usize];
-            edges[*slot as usize] = to;
-            *slot += 1;
+        if !self.s.edges.all_forward() {
+            check_acyclic(&self.s)?;
         }
-        self.pending_edges = Vec::new();
-        // The scatter left each group's end where its start was: shift them back.
-        start.rotate_right(1);
-        start[0] = 0;
-        for from in 0..n {
-            let group = &mut edges[start[from] as usize..start[from + 1] as usize];
-            group.sort_unstable_by_key(|&to| to & !START_EDGE);
-            for &to in group.iter() {
-                let (rank_to, rank_from) = (s.ops[(to & !START_EDGE) as usize].rank, s.ops[from].rank);
-                if rank_to != rank_from {
-                    return Err(Error::Input(format!(
-                        "a dependency links rank {rank_to} to rank {rank_from}; dependencies must stay within one rank"
-                    )));
-                }
-            }
-        }
-        s.edges = edges;
-        s.edge_start = start;
-        s.has_start_edges = s.edges.iter().any(|&e| e & START_EDGE != 0);
-        check_acyclic(s)?;
+        self.s.ops.shrink_to_fit();
+        self.s.edges.shrink_to_fit();
         Ok(self.s)
     }
 }
@@ -296,8 +391,10 @@ impl Schedule {
     /// Number of predecessors (requires + irequires) of every op.
     pub(crate) fn indegrees(&self) -> Vec<u32> {
         let mut indeg = vec![0u32; self.num_ops()];
-        for &e in &self.edges {
-            indeg[edge_target(e).0 as usize] += 1;
+        for op in 0..self.num_ops() as OpId {
+            for (to, _) in self.edges.dependents(op) {
+                indeg[to as usize] += 1;
+            }
         }
         indeg
     }
@@ -311,9 +408,8 @@ fn check_acyclic(s: &Schedule) -> Result<()> {
     let mut seen = 0usize;
     while let Some(op) = stack.pop() {
         seen += 1;
-        let (a, b) = (s.edge_start[op as usize] as usize, s.edge_start[op as usize + 1] as usize);
-        for &to in &s.edges[a..b] {
-            let t = (to & !START_EDGE) as usize;
+        for (to, _) in s.edges.dependents(op) {
+            let t = to as usize;
             indeg[t] -= 1;
             if indeg[t] == 0 {
                 stack.push(t as u32);
@@ -327,9 +423,8 @@ fn check_acyclic(s: &Schedule) -> Result<()> {
     // per op n times ends on a cycle (not merely downstream of one).
     let mut pred = vec![u32::MAX; n];
     for from in 0..n {
-        let (a, b) = (s.edge_start[from] as usize, s.edge_start[from + 1] as usize);
-        for &to in &s.edges[a..b] {
-            let t = (to & !START_EDGE) as usize;
+        for (to, _) in s.edges.dependents(from as OpId) {
+            let t = to as usize;
             if indeg[from] > 0 && indeg[t] > 0 {
                 pred[t] = from as u32;
             }
@@ -344,11 +439,41 @@ fn check_acyclic(s: &Schedule) -> Result<()> {
     }
     Err(Error::Input(format!(
         "the dependencies of rank {} form a cycle (it includes `{}`)",
-        s.ops[op].rank,
+        s.ops.rank(op as OpId),
         s.describe(op as OpId)
     )))
 }
 
-pub(crate) fn edge_target(e: u32) -> (OpId, bool) {
-    (e & !START_EDGE, e & START_EDGE != 0)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_edge_from_an_op_already_laid_out_is_kept_in_order() {
+        let mut b = ScheduleBuilder::new(2);
+        let (a, c, d) = (b.calc(0, 1, 0), b.calc(0, 2, 0), b.calc(0, 3, 0));
+        b.requires(d, a);
+        b.seal();
+        // Later edges out of `a` (already laid out) and out of `c`.
+        b.irequires(c, a);
+        b.requires(d, c);
+        let s = b.build().unwrap();
+        assert_eq!(s.dependents(a).collect::<Vec<_>>(), [(c, true), (d, false)]);
+        assert_eq!(s.dependents(c).collect::<Vec<_>>(), [(d, false)]);
+    }
+
+    #[test]
+    fn a_dependency_across_ranks_or_a_cycle_is_an_error() {
+        let mut b = ScheduleBuilder::new(2);
+        let (a, c) = (b.calc(0, 1, 0), b.calc(1, 1, 0));
+        b.requires(c, a);
+        b.seal();
+        let err = b.build().err().expect("an error").to_string();
+        assert!(err.contains("links rank 1 to rank 0"), "{err}");
+        let mut b = ScheduleBuilder::new(1);
+        let (a, c) = (b.calc(0, 1, 0), b.calc(0, 1, 0));
+        b.requires(c, a);
+        b.requires(a, c);
+        assert!(b.build().err().expect("an error").to_string().contains("form a cycle"));
+    }
 }

@@ -56,7 +56,13 @@ pub(crate) fn parse_text(
     }
     let mut p = Parser::new(text);
     p.labels_in_text = labels_in_text;
-    if let Err((line, msg)) = p.run(&mut |offset| release(0, offset)) {
+    // Each piece is released once (the pages before it already were).
+    let mut released = 0;
+    let mut release_piece = |offset: usize| {
+        release(released, offset);
+        released = offset;
+    };
+    if let Err((line, msg)) = p.run(&mut release_piece) {
         return Err(Error::Parse { file: file.to_string(), line, msg });
     }
     let builder = p.builder.take().expect("run() leaves a builder on success");

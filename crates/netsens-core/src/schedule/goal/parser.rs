@@ -268,6 +268,8 @@ impl<'a> Parser<'a> {
         self.deferred = deferred;
         self.deferred.clear();
         self.labels.clear();
+        // The block's dependencies are all known: lay its edges out now.
+        self.builder().seal();
         self.state = State::Top;
         Ok(())
     }
