@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -270,11 +271,28 @@ def test_calibrate_live_recovers_the_injected_parameter(flags):
 
 def test_calibrate_live_save_writes_a_platform(tmp_path):
     path = tmp_path / "machine.toml"
-    proc = netsens("calibrate", "--live", "--reps", 10, "--save", path)
+    proc = netsens("calibrate", "--live", "--reps", 10, "--save", path, "--json")
     assert proc.returncode == 0, proc.stderr
     shown = netsens("platform", "show", path)
     assert shown.returncode == 0, shown.stderr
     assert 'name = "machine"' in shown.stdout
+    # What the result says was saved is what the file holds, derived from the measured
+    # rows: o the mean of o_s and o_r, negative noise clamped to 0.
+    result = json.loads(proc.stdout)
+    measured = {r["name"]: r["machine"] for r in result["rows"]}
+    saved = result["saved"]
+    file = tomllib.loads(path.read_text())["cluster"]
+    clamp = {k: max(v, 0.0) if v is not None else None for k, v in measured.items()}
+    assert round(saved["o"]) == round((clamp["o_s"] + clamp["o_r"]) / 2)
+    assert file["o"] == f"{round(saved['o'])}ps" and file["L"] == f"{round(saved['L'])}ps"
+    assert file["G"] == f"{saved['G']:.3f}ps/B" and file["O"] == f"{saved['O']:.3f}ps/B"
+    assert min(saved[k] for k in ("L", "o", "g", "G", "O")) >= 0
+    if clamp["L"] is not None:
+        assert saved["L"] == clamp["L"]
+    # The table shows the saved column beside the machine's.
+    table = netsens("calibrate", "--live", "--reps", 10, "--save", tmp_path / "again.toml")
+    assert table.returncode == 0, table.stderr
+    assert "saved" in table.stdout and "all eager" in table.stdout
 
 
 @pytest.mark.parametrize("app", ["radb", "em3d-write", "ft"])

@@ -266,13 +266,14 @@ def calibrate_live_cli(
     from rich.table import Table
 
     from netsens.live_calibrate import calibrate_live  # noqa: PLC0415
-    from netsens.validate import machine_toml  # noqa: PLC0415
+    from netsens.validate import machine_toml, saved_values  # noqa: PLC0415
 
     result = calibrate_live(mpi, platform, overrides, reps, timeout_seconds(timeout))
     if save is not None:
         tmp = save.with_name(save.name + ".tmp")
         tmp.write_text(machine_toml(result["machine"], cores=result["cores"]))
         tmp.replace(save)
+        result["saved"] = {"file": str(save), **saved_values(result["machine"])}
     if as_json:
         click.echo(json.dumps(result))
         return
@@ -280,6 +281,9 @@ def calibrate_live_cli(
     console.print(f"live calibration on {mpi}, 2 processes, {reps} repetitions")
     injected = result["injected"] is not None
     headers = ["parameter", "machine"]
+    saved = result.get("saved")
+    if saved:
+        headers.append("saved")
     if injected:
         headers += ["dialled", "expected", "measured", "error"]
     table = Table(*headers)
@@ -288,6 +292,8 @@ def calibrate_live_cli(
     for row in result["rows"]:
         unit = row["unit"]
         cells = [row["name"], _unit_value(row["machine"], unit)]
+        if saved:
+            cells.append(_saved_cell(row["name"], saved, unit))
         if injected:
             err = row.get("abs_error")
             rel = row.get("relative_error")
@@ -312,8 +318,17 @@ def calibrate_live_cli(
     if save is not None:
         console.print(
             f"machine platform written to {save} ({result['cores']} cores: ranks beyond "
-            "them share cores)"
+            "them share cores); it holds the saved column: o is the mean of o_s and "
+            "o_r, a value below 0 (noise around 0) is 0, and every message is eager "
+            "(the MPI's own protocol is inside the measured costs)"
         )
+
+
+def _saved_cell(name: str, saved: dict[str, Any], unit: str) -> str:
+    """A parameter's value in the saved platform file, as the table shows it."""
+    if name == "S":
+        return "all eager"
+    return _unit_value(saved["o" if name in ("o_s", "o_r") else name], unit)
 
 
 # --- netsens validate -------------------------------------------------------------------

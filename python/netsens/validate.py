@@ -281,6 +281,22 @@ def validate(
     }
 
 
+def saved_values(calibration: dict[str, Any]) -> dict[str, float]:
+    """What ``machine_toml`` writes of a calibration (ps, ps/B): L, g, G and O as
+    measured, a value the method could not observe as its proven bound (0 for a
+    per-byte cost it showed to be hidden), a negative one (noise around 0) as 0, and
+    o the mean of o_s and o_r."""
+    values: dict[str, float] = {}
+    for p in calibration["parameters"]:
+        v = p["measured"]
+        if v is None:
+            v = p["bound"]["value"] if p["name"] != "G" else 0.0
+        values[p["name"]] = max(float(v), 0.0)
+    values["o"] = (values.pop("o_s") + values.pop("o_r")) / 2
+    values.pop("S", None)
+    return values
+
+
 def machine_toml(
     calibration: dict[str, Any], name: str = "machine", cores: int | None = None
 ) -> str:
@@ -289,13 +305,7 @@ def machine_toml(
     is its proven bound (or 0 for a per-byte cost it showed to be hidden). The measured
     S is left out: every message is eager (see below). With ``cores``, the machine is
     one node of every rank with that many cores (ranks on one core compute in turn)."""
-    values: dict[str, float] = {}
-    for p in calibration["parameters"]:
-        v = p["measured"]
-        if v is None:
-            v = p["bound"]["value"] if p["name"] != "G" else 0.0
-        values[p["name"]] = max(float(v), 0.0)
-    o = (values["o_s"] + values["o_r"]) / 2
+    values = saved_values(calibration)
     lines = [
         f'name = "{name}"',
         'base = "loggopsim"',
@@ -303,7 +313,7 @@ def machine_toml(
         "",
         "[cluster]",
         f'L = "{round(values["L"])}ps"',
-        f'o = "{round(o)}ps"',
+        f'o = "{round(values["o"])}ps"',
         f'g = "{round(values["g"])}ps"',
         f'G = "{values["G"]:.3f}ps/B"',
         f'O = "{values["O"]:.3f}ps/B"',
