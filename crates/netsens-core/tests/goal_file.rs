@@ -60,6 +60,40 @@ fn read_errors_are_those_of_read_to_string() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// A file written in place while it is mapped (same length: no SIGBUS) would give a
+/// schedule of part old and part new text: the parse ends with one error instead.
+/// Unlinking the file changes nothing the mapping reads, so it is no error.
+#[test]
+fn a_file_written_in_place_while_parsed_is_an_error() {
+    use std::io::{Seek, Write};
+    let dir = tempdir();
+    let path = dir.join("rewritten.goal");
+    let original = padded();
+    std::fs::write(&path, &original).unwrap();
+    // File times move in clock ticks: let the rewrite fall in a later one.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let text = std::sync::Arc::new(GoalText::open(&path).unwrap());
+    let rewritten = original.replacen("send 1b to 1", "send 9b to 1", 1);
+    assert!(rewritten != original && rewritten.len() == original.len());
+    let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    f.seek(std::io::SeekFrom::Start(0)).unwrap();
+    f.write_all(rewritten.as_bytes()).unwrap();
+    drop(f);
+    assert_eq!(text.as_str(), rewritten, "the mapping reads the new bytes: a valid, different schedule");
+    let err = text.parse("rewritten.goal").err().expect("a rewritten file is an error");
+    assert_eq!(
+        err.to_string(),
+        "\"rewritten.goal\" was written while it was being read; run again once it is complete"
+    );
+
+    let kept = dir.join("kept.goal");
+    std::fs::write(&kept, &original).unwrap();
+    let text = std::sync::Arc::new(GoalText::open(&kept).unwrap());
+    std::fs::remove_file(&kept).unwrap();
+    assert!(text.parse("kept.goal").is_ok());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 fn tempdir() -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!(
         "netsens-goal-file-{}-{:?}",

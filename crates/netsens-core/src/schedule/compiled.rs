@@ -94,7 +94,15 @@ pub fn write(s: &Schedule, path: &Path) -> Result<()> {
 pub fn read(path: &Path, name: &str) -> Result<Schedule> {
     let io = |e: std::io::Error| Error::Input(format!("cannot read \"{name}\": {e}"));
     match Mapping::open(path).map_err(io)? {
-        Some(map) => load(map.bytes(), name),
+        Some(map) => {
+            let s = load(map.bytes(), name)?;
+            if !map.unchanged() {
+                return Err(Error::Input(format!(
+                    "\"{name}\" was written while it was being read; run again once it is complete"
+                )));
+            }
+            Ok(s)
+        }
         None => load(&std::fs::read(path).map_err(io)?, name),
     }
 }

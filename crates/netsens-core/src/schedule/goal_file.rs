@@ -109,7 +109,19 @@ impl GoalText {
         if done.load(Ordering::Relaxed) < total {
             parsed(total, total); // one pass leaves the text after its last block unreleased
         }
+        self.check_unchanged(file)?;
         s.text_labels = Some(super::text_labels::TextLabels::new(Arc::clone(self), blocks));
         Ok(s)
+    }
+
+    /// An error if the mapped file was written since `open` (a schedule parsed from
+    /// it could be part old text and part new).
+    pub fn check_unchanged(&self, file: &str) -> crate::error::Result<()> {
+        match &self.source {
+            Source::Mapped(map) if !map.unchanged() => Err(crate::error::Error::Input(format!(
+                "\"{file}\" was written while it was being read; run again once it is complete"
+            ))),
+            _ => Ok(()),
+        }
     }
 }

@@ -15,6 +15,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub(crate) struct Mapping {
     ptr: *mut libc::c_void,
     len: usize,
+    /// Kept open to ask, by the descriptor, whether the mapped file was written.
+    file: File,
+    /// The file's modification time and length when it was mapped.
+    written: (i64, i64, u64),
+}
+
+/// What a write to the file changes (an unlink, rename or chmod does not).
+fn written(meta: &std::fs::Metadata) -> (i64, i64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.mtime(), meta.mtime_nsec(), meta.len())
 }
 
 // SAFETY: the mapping is never written, and releasing its pages (madvise) is safe
@@ -41,7 +51,14 @@ impl Mapping {
             return Ok(None);
         }
         watch_range(ptr as usize, len);
-        Ok(Some(Mapping { ptr, len }))
+        Ok(Some(Mapping { ptr, len, file, written: written(&meta) }))
+    }
+
+    /// Whether the file still holds what was mapped: not written or resized since
+    /// (a write in place of the same length raises no SIGBUS but changes the bytes
+    /// the mapping reads).
+    pub(crate) fn unchanged(&self) -> bool {
+        self.file.metadata().is_ok_and(|meta| written(&meta) == self.written)
     }
 
     /// The file is about to be read from start to end.
