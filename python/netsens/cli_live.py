@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from netsens.cli_options import check_seed, overrides_from, platform_options
+from netsens.cli_options import overrides_from, platform_options, seed_option
 from netsens.cli_run import phase_table, rank_table, summary_table
 from netsens.console import stdout_console
 from netsens.live import run_live
@@ -83,7 +83,7 @@ def _print_live(result: dict[str, Any]) -> None:
         console.print(phase_table(result["phases"]))
 
 
-def result_options(check_seed: Any, seed_help: str) -> Any:
+def result_options(seed_help: str) -> Any:
     """``--seed``, ``--json`` and ``--matrix/--no-matrix``, shared by the commands that
     print a run's result (``live``, ``replay``)."""
 
@@ -100,20 +100,12 @@ def result_options(check_seed: Any, seed_help: str) -> Any:
             is_flag=True,
             help="Print the result as one JSON object (times in ps).",
         )(command)
-        return click.option(
-            "--seed",
-            type=int,
-            default=0,
-            show_default=True,
-            metavar="N",
-            callback=lambda _ctx, _param, value: check_seed(value),
-            help=seed_help,
-        )(command)
+        return seed_option(seed_help)(command)
 
     return decorate
 
 
-def live_command(platform_options: Any, overrides_from: Any, check_seed: Any) -> click.Command:
+def live_command(platform_options: Any, overrides_from: Any) -> click.Command:
     """The command, given the network flags of :mod:`netsens.cli` (shared with ``run``)."""
 
     @click.command("live", context_settings=CONTEXT)
@@ -141,7 +133,7 @@ def live_command(platform_options: Any, overrides_from: Any, check_seed: Any) ->
     )
     @platform_options
     @mpi_options
-    @result_options(check_seed, "Seed of the --app application's data.")
+    @result_options("Seed of the --app application's data.")
     @click.option(
         "--repeat",
         type=click.IntRange(min=1),
@@ -441,4 +433,4 @@ def validate_command(
 
 
 # The command `netsens live` loads (see netsens.cli.COMMANDS).
-live = live_command(platform_options, overrides_from, check_seed)
+live = live_command(platform_options, overrides_from)

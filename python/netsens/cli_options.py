@@ -1,5 +1,5 @@
 """The options several ``netsens`` commands share: the flags that override a
-platform's LogGOPS and shape parameters, the seed's range check, and the epilog that
+platform's LogGOPS and shape parameters, the seed and its range check, and the epilog that
 lists the units and the platform presets.
 
 Kept apart from :mod:`netsens.cli` so a command module can import them without the
@@ -92,3 +92,16 @@ def check_seed(value: int) -> int:
     if not 0 <= value < 2**64:
         raise click.BadParameter(f"{value} is not between 0 and 2^64-1")
     return value
+
+
+def seed_option(help_text: str) -> Callable[..., Any]:
+    """``--seed N``, checked to lie in 0..2^64-1; ``help_text`` says what it seeds."""
+    return click.option(
+        "--seed",
+        type=int,
+        default=0,
+        show_default=True,
+        metavar="N",
+        callback=lambda _ctx, _param, value: check_seed(value),
+        help=help_text,
+    )

@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from netsens.cli_options import CONTEXT, EPILOG, check_seed, overrides_from, platform_options
+from netsens.cli_options import CONTEXT, EPILOG, overrides_from, platform_options, seed_option
 from netsens.cli_progress import run_progress
 from netsens.console import print_blocks
 from netsens.engine import run_app, run_app_json, run_goal, run_goal_json
@@ -60,15 +60,7 @@ MAX_RANK_ROWS = 16
     help="Platform preset name or TOML file.",
 )
 @platform_options
-@click.option(
-    "--seed",
-    type=int,
-    default=0,
-    show_default=True,
-    metavar="N",
-    callback=lambda _ctx, _param, value: check_seed(value),
-    help="Seed of the noise streams and of an --app program's data, 0 to 2^64-1.",
-)
+@seed_option("Seed of the noise streams and of an --app program's data, 0 to 2^64-1.")
 @click.option(
     "--json",
     "as_json",

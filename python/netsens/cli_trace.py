@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from netsens.cli_live import CONTEXT, mpi_options, result_options, timeout_seconds
-from netsens.cli_options import check_seed, overrides_from, platform_options
+from netsens.cli_options import overrides_from, platform_options
 from netsens.cli_run import print_run
 from netsens.console import stdout_console
 from netsens.engine import run_goal, run_goal_json, trace_to_goal
@@ -159,7 +159,7 @@ def trace_command() -> click.Command:
     return trace
 
 
-def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) -> click.Command:
+def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
     """``netsens replay``, given the network flags of :mod:`netsens.cli`."""
 
     @click.command("replay", context_settings=CONTEXT)
@@ -172,7 +172,7 @@ def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) 
         help="Platform preset name or TOML file (e.g. calibrate --live --save's).",
     )
     @platform_options
-    @result_options(check_seed, "Seed of the platform's noise streams.")
+    @result_options("Seed of the platform's noise streams.")
     @click.option(
         "--collectives",
         metavar="COLL=ALGO,...",
@@ -221,4 +221,4 @@ def replay_command(platform_options: Any, overrides_from: Any, check_seed: Any) 
 
 # The commands `netsens trace` and `netsens replay` load (see netsens.cli.COMMANDS).
 trace = trace_command()
-replay = replay_command(platform_options, overrides_from, check_seed)
+replay = replay_command(platform_options, overrides_from)
