@@ -93,6 +93,10 @@ def test_memory_an_application_grows_into_is_refused_not_killed() -> None:
 def test_a_memory_limit_the_engine_cannot_read_is_an_error() -> None:
     proc = netsens_limited("2GB", "run --goal examples/goal/pingpong.goal")
     assert_one_error_line(proc, "NETSENS_MEMORY_LIMIT", '"2GB"', "GiB")
+    # Well spelled but past 2^64 bytes (2^34 GiB = 2^64 B): no cap the allocator can
+    # hold, so an error too, not a run without the cap.
+    proc = netsens_limited("17179869184GiB", "run --goal examples/goal/pingpong.goal")
+    assert_one_error_line(proc, "NETSENS_MEMORY_LIMIT", '"17179869184GiB"', "2^64")
 
 
 def test_a_run_within_the_memory_limit_is_unchanged() -> None:

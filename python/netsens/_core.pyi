@@ -41,6 +41,10 @@ def run_goal(
     with more ranks than ``summary_over``, ``ranks`` is empty and ``rank_summary``
     holds their number and each time's min, median and max."""
 
+def memory_limit_bytes(text: str) -> int | None:
+    """``NETSENS_MEMORY_LIMIT``'s value in bytes as the engine's allocator reads it,
+    ``None`` when it cannot."""
+
 def compile_goal(path: str, out: str) -> int:
     """Write the GOAL file at ``path`` to ``out`` as a compiled schedule; returns its
     operation count."""

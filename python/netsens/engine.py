@@ -14,7 +14,6 @@ Overrides map a parameter name (``L o g G O S`` are case-sensitive, or ``rendezv
 
 import json
 import os
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -34,9 +33,10 @@ def check_memory_limit() -> None:
     docs/LIMITS.md); a value it could not read would be no cap at all, so it is an
     error before a run rather than silently ignored."""
     text = os.environ.get("NETSENS_MEMORY_LIMIT")
-    if text is not None and not re.fullmatch(r"\s*\d+\s*(B|KiB|MiB|GiB|TiB)?\s*", text):
+    if text is not None and _core.memory_limit_bytes(text) is None:
         raise InputError(
-            f'NETSENS_MEMORY_LIMIT: "{text}" is not a size; write bytes such as 8GiB or 512MiB'
+            f'NETSENS_MEMORY_LIMIT: "{text}" is not a size below 2^64 bytes; '
+            "write bytes such as 8GiB or 512MiB"
         )
 
 

@@ -344,6 +344,13 @@ fn io_reason(e: &std::io::Error) -> String {
     }
 }
 
+/// `NETSENS_MEMORY_LIMIT`'s value in bytes as the allocator reads it, `None` when it
+/// cannot (then the allocator would run without the cap).
+#[pyfunction]
+fn memory_limit_bytes(text: &str) -> Option<u64> {
+    alloc_guard::parse_limit(text.as_bytes())
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NetsensError", m.py().get_type::<NetsensError>())?;
@@ -352,6 +359,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ProgramError", m.py().get_type::<ProgramError>())?;
     m.add_function(wrap_pyfunction!(run_goal, m)?)?;
     m.add_function(wrap_pyfunction!(compile_goal, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_limit_bytes, m)?)?;
     trace::register(m)?;
     m.add_function(wrap_pyfunction!(run_goal_text, m)?)?;
     m.add_function(wrap_pyfunction!(run_app, m)?)?;
