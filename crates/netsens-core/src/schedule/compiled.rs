@@ -96,11 +96,7 @@ pub fn read(path: &Path, name: &str) -> Result<Schedule> {
     match Mapping::open(path).map_err(io)? {
         Some(map) => {
             let s = load(map.bytes(), name)?;
-            if !map.unchanged() {
-                return Err(Error::Input(format!(
-                    "\"{name}\" was written while it was being read; run again once it is complete"
-                )));
-            }
+            map.check_unchanged(name)?;
             Ok(s)
         }
         None => load(&std::fs::read(path).map_err(io)?, name),

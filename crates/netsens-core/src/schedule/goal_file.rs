@@ -118,10 +118,8 @@ impl GoalText {
     /// it could be part old text and part new).
     pub fn check_unchanged(&self, file: &str) -> crate::error::Result<()> {
         match &self.source {
-            Source::Mapped(map) if !map.unchanged() => Err(crate::error::Error::Input(format!(
-                "\"{file}\" was written while it was being read; run again once it is complete"
-            ))),
-            _ => Ok(()),
+            Source::Mapped(map) => map.check_unchanged(file),
+            Source::Read(_) => Ok(()),
         }
     }
 }

@@ -54,11 +54,16 @@ impl Mapping {
         Ok(Some(Mapping { ptr, len, file, written: written(&meta) }))
     }
 
-    /// Whether the file still holds what was mapped: not written or resized since
-    /// (a write in place of the same length raises no SIGBUS but changes the bytes
-    /// the mapping reads).
-    pub(crate) fn unchanged(&self) -> bool {
-        self.file.metadata().is_ok_and(|meta| written(&meta) == self.written)
+    /// An error naming `name` unless the file still holds what was mapped, not
+    /// written or resized since (a write in place of the same length raises no
+    /// SIGBUS but changes the bytes the mapping reads).
+    pub(crate) fn check_unchanged(&self, name: &str) -> crate::error::Result<()> {
+        if self.file.metadata().is_ok_and(|meta| written(&meta) == self.written) {
+            return Ok(());
+        }
+        Err(crate::error::Error::Input(format!(
+            "\"{name}\" was written while it was being read; run again once it is complete"
+        )))
     }
 
     /// The file is about to be read from start to end.
