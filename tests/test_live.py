@@ -295,6 +295,19 @@ def test_calibrate_live_save_writes_a_platform(tmp_path):
     assert "saved" in table.stdout and "all eager" in table.stdout
 
 
+def test_more_ranks_than_cores_put_o_on_the_cpu_clock(monkeypatch):
+    # With ranks sharing cores the library's o is CPU time (docs/LIVE.md); alone on a
+    # core it stays on the wall clock, and a setting the user made is kept.
+    from netsens import live, live_calibrate
+
+    monkeypatch.setattr(live_calibrate, "machine_cores", lambda: 2)
+    monkeypatch.delenv("NETSENS_O_CLOCK", raising=False)
+    assert live.shared_core_env(1) == {} and live.shared_core_env(2) == {}
+    assert live.shared_core_env(3) == {"NETSENS_O_CLOCK": "cpu"}
+    monkeypatch.setenv("NETSENS_O_CLOCK", "wall")
+    assert live.shared_core_env(3) == {}
+
+
 @pytest.mark.parametrize("app", ["radb", "em3d-write", "ft"])
 def test_validate_live_curve_within_ten_percent_of_simulated(app, tmp_path):
     # The bound: the live slowdown within 10 % of the simulated one at every

@@ -121,6 +121,16 @@ void ns_config_load(int rank, int size)
         else if (strcmp(coll, "expand") != 0)
             fail("NETSENS_COLLECTIVES", coll, "neither expand nor pass");
     }
+    const char *o_clock = getenv("NETSENS_O_CLOCK");
+    ns_cfg.o_cpu = false;
+    if (o_clock != NULL && *o_clock != '\0') {
+        if (strcmp(o_clock, "cpu") == 0) {
+            ns_cfg.o_cpu = true;
+            ns_measure_cpu_read();
+        }
+        else if (strcmp(o_clock, "wall") != 0)
+            fail("NETSENS_O_CLOCK", o_clock, "neither wall nor cpu");
+    }
     bool wan = ns_cfg.nclusters > 1 && (ns_cfg.wan_l_ps > 0 || ns_cfg.wan_fs_per_b > 0);
     ns_cfg.shadows = ns_cfg.l_ps > 0 || ns_cfg.gap_fs_per_b > 0 || wan;
     ns_cfg.active = ns_cfg.shadows || ns_cfg.o_ps > 0 || ns_cfg.o_fs_per_b > 0 ||

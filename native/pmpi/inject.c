@@ -103,6 +103,10 @@ ps_t ns_inject_send(int dst_world, int64_t bytes)
     ns_stats_overhead(spin);
     nic_s = t0 + ns_cfg.gap_ps + per_byte(k, ns_cfg.gap_fs_per_b);
     ps_t departure = t0 + ns_cfg.o_ps;
+    if (ns_cfg.o_cpu) { /* o ended when its CPU time was spent: later, with a shared core */
+        ps_t spun = ns_global_now() - (spin - ns_cfg.o_ps);
+        if (spun > departure) departure = spun;
+    }
     int from = ns_cfg.cluster_of[ns_world_rank], to = ns_cfg.cluster_of[dst_world];
     if (from == to) return departure + ns_cfg.l_ps + per_byte(k, ns_cfg.gap_fs_per_b);
     return cross_wan(from, to, bytes, departure);

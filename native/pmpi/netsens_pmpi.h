@@ -28,6 +28,7 @@ struct ns_config {
     bool expand_collectives;
     bool shadows; /* a receiver needs the send time: L, G or WAN set */
     bool active;  /* anything injected at all */
+    bool o_cpu;   /* NETSENS_O_CLOCK=cpu: injected o is the thread's CPU time */
 };
 extern struct ns_config ns_cfg;
 /* Parses the environment for a world of `size` ranks; on a bad value prints one
@@ -39,8 +40,9 @@ const char *ns_wan_shape_name(void);
 ps_t ns_now(void);        /* local CLOCK_MONOTONIC, ps */
 ps_t ns_global_now(void); /* on rank 0's timeline */
 ps_t ns_thread_cpu(void);  /* the calling thread's CPU time, ps */
+void ns_measure_cpu_read(void); /* the cost of ns_thread_cpu, for o on the CPU clock */
 extern ps_t ns_clock_offset;
-void ns_busy_spin(ps_t duration);   /* injected overhead: a busy CPU */
+void ns_busy_spin(ps_t duration);   /* injected overhead: a busy CPU (wall or CPU clock) */
 void ns_wait_until(ps_t global_deadline); /* spin briefly, then yield/sleep */
 void ns_wait_request(MPI_Request *req, MPI_Status *status); /* Test + yield */
 void ns_clock_sync(MPI_Comm world_dup, int rank, int size);

@@ -171,7 +171,8 @@ def live_command(platform_options: Any, overrides_from: Any) -> click.Command:
         \b
         netsens starts mpirun with its PMPI library preloaded. Injected on top
         of the real machine (docs/LIVE.md):
-          o, O  busy CPU at the sender and the receiver of every message
+          o, O  busy CPU at the sender and the receiver of every message (the
+                rank's CPU time with more ranks than cores, else the wall clock)
           g, G  at least g between a rank's sends; (s-1)*G of send NIC per message
           L     no message is received before its send time + L
           --clusters with --wan-latency/--wan-bandwidth: wide-area links between
@@ -384,9 +385,10 @@ def validate_command(
     the calibrated machine, with computation lined up to a live baseline run via
     measured compute, and the machine's o (or, if that is not enough, its CPU speed)
     fitted to that baseline: with more ranks than cores a message costs more than the
-    two-process calibration saw. Prints each point's slowdown both ways and the error
-    (simulated / live - 1), and writes the figure (PNG, PDF), an HTML page and the
-    JSON under --out. With --results STUDY_RESULTS the validation goes into that
+    two-process calibration saw. With more ranks than cores the simulated ranks also
+    share the machine's cores, as the live ones do. Prints each point's slowdown both
+    ways and the error (simulated / live - 1), and writes the figure (PNG, PDF), an
+    HTML page and the JSON under --out. With --results STUDY_RESULTS the validation goes into that
     study's results directory and `netsens report` shows it in a "Live against
     simulated" section.
     """

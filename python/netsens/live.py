@@ -81,6 +81,18 @@ def injection_env(platform: Mapping[str, Any]) -> dict[str, str]:
     return {key: str(value) for key, value in env.items()}
 
 
+def shared_core_env(ranks: int) -> dict[str, str]:
+    """The library's settings for ``ranks`` processes on this machine: with more ranks
+    than cores, injected o is the rank's CPU time, not wall time, so that two ranks on
+    one core no longer spin their o at once (the model's o occupies the core);
+    docs/LIVE.md, "More ranks than cores". A setting already in the environment stays."""
+    from netsens.live_calibrate import machine_cores  # noqa: PLC0415
+
+    if ranks <= machine_cores() or "NETSENS_O_CLOCK" in os.environ:
+        return {}
+    return {"NETSENS_O_CLOCK": "cpu"}
+
+
 def _check_ranks(ranks: Any, platform: Mapping[str, Any]) -> int:
     if not isinstance(ranks, int) or isinstance(ranks, bool) or ranks < 1:
         raise InputError(f"ranks: must be a whole number of at least 1, got {ranks!r}")
@@ -222,7 +234,7 @@ def run_live(
     impl = implementation(mpi)
     resolved, name, toml = resolve_platform(platform, overrides)
     ranks = _check_ranks(ranks, resolved)
-    env = injection_env(resolved)
+    env = injection_env(resolved) | shared_core_env(ranks)
     if trace_dir is not None:
         env["NETSENS_TRACE_DIR"] = str(Path(trace_dir).resolve())
         if trace_cpu_time is None:

@@ -6,10 +6,11 @@ axis's values injected, and simulated runs on the machine's calibrated platform
 is lined up first: a live baseline run (nothing injected) gives each rank's time
 outside MPI, a simulation with measured compute (the thread CPU time of the real
 work) gives the same program's compute, and their ratio becomes the simulation's CPU
-speed (on 2 cores, 4 live ranks share each core, which the ratio absorbs). So the
-simulation gives each rank a core of its own, whatever ``cores_per_node`` the machine
-file has: the ratio already holds the sharing, and the library's injected o spins on
-the wall clock yielding its core, so live it overlaps the work of the rank beside it.
+speed. With more live ranks than the machine's cores the simulation shares the cores
+as the live ranks do (``ranks_per_node = "all"``, ``cores_per_node`` = this machine's
+cores; ranks on one core compute in turn): live, the library's injected o is then CPU
+time (docs/LIVE.md, "More ranks than cores"), which is what the model's cores
+describe. Otherwise every rank has a core.
 
 The calibration runs one process per core; with more ranks than cores each message
 costs more than it measured, as the ranks take turns on the cores, so the machine's
@@ -42,6 +43,7 @@ from typing import Any
 from netsens import _core
 from netsens.errors import InputError
 from netsens.live import run_live
+from netsens.live_calibrate import machine_cores
 from netsens.parameters import PARAMETERS
 from netsens.units import format_quantity, parse_quantity
 
@@ -211,7 +213,13 @@ def validate(
         f"{len(values)} values, interleaved"
     )
     live0, spread0, live_base, live_points = _live_rounds(live, axis, values, repeats, say)
-    own_cores = {"cores_per_node": str(ranks)}  # a core per rank (see the module doc)
+    cores = machine_cores()
+    # The live ranks' cores (see the module doc).
+    own_cores = (
+        {"ranks_per_node": "all", "cores_per_node": str(cores)}
+        if ranks > cores
+        else {"cores_per_node": str(ranks)}
+    )
     sim_probe = json.loads(
         _core.run_app(
             app, ranks, size, machine, own_cores, seed, False, None, measured_compute=True
