@@ -11,9 +11,6 @@
 
 ps_t ns_clock_offset; /* rank 0's clock minus this rank's */
 
-/* How long before a deadline a wait with no spin window stops sleeping. */
-#define SLEEP_MARGIN_PS 100000000LL /* 100 us */
-
 ps_t ns_now(void)
 {
     struct timespec ts;
@@ -83,11 +80,8 @@ void ns_wait_until(ps_t global_deadline)
     ps_t deadline = global_deadline - ns_clock_offset;
     ps_t now = ns_now();
     if (now >= deadline) return;
-    /* Far away: sleep until one spin window before it; with no spin window (ranks
-     * sharing cores), until a margin before it, as a sleep ends late (13-25 us on
-     * average on a virtual machine), and yield from there on. */
-    ps_t margin = ns_cfg.spin_ps > 0 ? ns_cfg.spin_ps : SLEEP_MARGIN_PS;
-    if (deadline - now > margin) sleep_until_local(deadline - margin);
+    /* Far away: sleep until one spin window before it. */
+    if (deadline - now > ns_cfg.spin_ps) sleep_until_local(deadline - ns_cfg.spin_ps);
     ps_t spin_end = ns_now() + ns_cfg.spin_ps;
     while ((now = ns_now()) < deadline) {
         if (now > spin_end) sched_yield();

@@ -127,8 +127,7 @@ void ns_config_load(int rank, int size)
         if (strcmp(o_clock, "cpu") == 0) {
             ns_cfg.o_cpu = true;
             ns_measure_cpu_read();
-        }
-        else if (strcmp(o_clock, "wall") != 0)
+        } else if (strcmp(o_clock, "wall") != 0)
             fail("NETSENS_O_CLOCK", o_clock, "neither wall nor cpu");
     }
     bool wan = ns_cfg.nclusters > 1 && (ns_cfg.wan_l_ps > 0 || ns_cfg.wan_fs_per_b > 0);

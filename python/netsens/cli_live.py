@@ -388,9 +388,9 @@ def validate_command(
     two-process calibration saw. With more ranks than cores the simulated ranks also
     share the machine's cores, as the live ones do. Prints each point's slowdown both
     ways and the error (simulated / live - 1), and writes the figure (PNG, PDF), an
-    HTML page and the JSON under --out. With --results STUDY_RESULTS the validation goes into that
-    study's results directory and `netsens report` shows it in a "Live against
-    simulated" section.
+    HTML page and the JSON under --out. With --results STUDY_RESULTS the validation
+    goes into that study's results directory and `netsens report` shows it in a
+    "Live against simulated" section.
     """
     from rich.table import Table
 
