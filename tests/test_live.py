@@ -302,10 +302,11 @@ def test_more_ranks_than_cores_put_o_on_the_cpu_clock(monkeypatch):
 
     monkeypatch.setattr(live_calibrate, "machine_cores", lambda: 2)
     monkeypatch.delenv("NETSENS_O_CLOCK", raising=False)
-    assert live.shared_core_env(1) == {} and live.shared_core_env(2) == {}
-    assert live.shared_core_env(3) == {"NETSENS_O_CLOCK": "cpu"}
+    assert [live.ranks_share_cores(p) for p in (1, 2, 3)] == [False, False, True]
+    assert live.shared_core_env(False) == {}
+    assert live.shared_core_env(True) == {"NETSENS_O_CLOCK": "cpu"}
     monkeypatch.setenv("NETSENS_O_CLOCK", "wall")
-    assert live.shared_core_env(3) == {}
+    assert live.shared_core_env(True) == {}
 
 
 @pytest.mark.parametrize("app", ["radb", "em3d-write", "ft"])

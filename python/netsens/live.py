@@ -81,14 +81,19 @@ def injection_env(platform: Mapping[str, Any]) -> dict[str, str]:
     return {key: str(value) for key, value in env.items()}
 
 
-def shared_core_env(ranks: int) -> dict[str, str]:
-    """The library's settings for ``ranks`` processes on this machine: with more ranks
-    than cores, injected o is the rank's CPU time, not wall time, so that two ranks on
-    one core no longer spin their o at once (the model's o occupies the core);
-    docs/LIVE.md, "More ranks than cores". A setting already in the environment stays."""
+def ranks_share_cores(ranks: int) -> bool:
+    """Whether ``ranks`` processes on this machine share its cores."""
     from netsens.live_calibrate import machine_cores  # noqa: PLC0415
 
-    if ranks <= machine_cores() or "NETSENS_O_CLOCK" in os.environ:
+    return ranks > machine_cores()
+
+
+def shared_core_env(shared: bool) -> dict[str, str]:
+    """The library's settings when the ranks share cores (``shared``): injected o is
+    the rank's CPU time, not wall time, so that two ranks on one core no longer spin
+    their o at once (the model's o occupies the core); docs/LIVE.md, "More ranks than
+    cores". A setting already in the environment stays."""
+    if not shared or "NETSENS_O_CLOCK" in os.environ:
         return {}
     return {"NETSENS_O_CLOCK": "cpu"}
 
@@ -234,13 +239,12 @@ def run_live(
     impl = implementation(mpi)
     resolved, name, toml = resolve_platform(platform, overrides)
     ranks = _check_ranks(ranks, resolved)
-    env = injection_env(resolved) | shared_core_env(ranks)
+    shared = ranks_share_cores(ranks)
+    env = injection_env(resolved) | shared_core_env(shared)
     if trace_dir is not None:
         env["NETSENS_TRACE_DIR"] = str(Path(trace_dir).resolve())
         if trace_cpu_time is None:
-            from netsens.live_calibrate import machine_cores  # noqa: PLC0415
-
-            trace_cpu_time = ranks > machine_cores()
+            trace_cpu_time = shared
         if not trace_cpu_time:
             env["NETSENS_TRACE_CPU_TIME"] = "0"
     with tempfile.TemporaryDirectory(prefix="netsens-live-") as tmp:
