@@ -72,11 +72,15 @@ def run_app(
     progress: ProgressFn | None = None,
     variant: str | None = None,
     measured_compute: bool = False,
+    recorded_work: list[list[int]] | None = None,
 ) -> str:
     """Run application ``name`` on ``ranks`` ranks at size preset ``size``; the JSON adds
     ``app``, ``size`` and ``verified`` (and ``variant`` for a wide-area application).
     ``measured_compute`` charges the thread CPU time of each piece of real work instead
-    of its modelled cost (not deterministic)."""
+    of its modelled cost (not deterministic) and the JSON then holds ``measured_work``:
+    per rank, what each piece of work cost (ps), in order. ``recorded_work`` charges such
+    a record instead, deterministically (a program whose work differs from the record's
+    is an error)."""
 
 def calibrate(platform: str = "loggopsim", overrides: dict[str, str] | None = None) -> str:
     """The seeds' LogP calibration on the platform's cluster level, as JSON: per parameter

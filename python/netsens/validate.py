@@ -2,15 +2,17 @@
 
 For one application and one axis (``o=0us..100us``): live runs on real MPI with the
 axis's values injected, and simulated runs on the machine's calibrated platform
-(``netsens calibrate --live --save``) with the same values added to it. Computation
-is lined up first: a live baseline run (nothing injected) gives each rank's time
-outside MPI, a simulation with measured compute (the thread CPU time of the real
-work) gives the same program's compute, and their ratio becomes the simulation's CPU
-speed. With more live ranks than the machine's cores the simulation shares the cores
-as the live ranks do (``ranks_per_node = "all"``, ``cores_per_node`` = this machine's
-cores; ranks on one core compute in turn): live, the library's injected o is then CPU
-time (docs/LIVE.md, "More ranks than cores"), which is what the model's cores
-describe. Otherwise every rank has a core.
+(``netsens calibrate --live --save``) with the same values added to it. Computation is
+lined up first: a live baseline run (nothing injected) gives each rank's time outside
+MPI; the program's computation is measured once (the thread CPU time of each piece of
+real work, the median over ``repeats`` simulated runs), every simulated point charges
+that record, so the simulated curve is computed, deterministically, and not measured
+again at each point; the ratio of the recorded compute to the live baseline's becomes
+the simulation's CPU speed. With more live ranks than the machine's cores the simulation
+shares the cores as the live ranks do (``ranks_per_node = "all"``, ``cores_per_node`` =
+this machine's cores; ranks on one core compute in turn): live, the library's injected o
+is then CPU time (docs/LIVE.md, "More ranks than cores"), which is what the model's
+cores describe. Otherwise every rank has a core.
 
 The calibration runs one process per core; with more ranks than cores each message
 costs more than it measured, as the ranks take turns on the cores, so the machine's
@@ -123,10 +125,22 @@ def _sim_override(axis: str, value: str, machine: dict[str, Any]) -> str:
     return f"{float(total) / 1000:.3f}ps/B"  # fs/B, in a unit the platform parser reads
 
 
-def _median_time(run: Callable[[], dict[str, Any]], repeats: int) -> int:
-    """The median makespan of ``repeats`` runs (the upper one of an even count)."""
-    times = sorted(run()["makespan_ps"] for _ in range(repeats))
-    return times[len(times) // 2]
+def _recorded_work(runs: Sequence[dict[str, Any]]) -> list[list[int]]:
+    """Per rank, the median cost of each piece of work over measured runs of one
+    program (the upper one of an even count): one measured computation that every
+    simulated point then charges, so that the simulated curve is computed, not
+    measured again at each point."""
+    per_run = [r["measured_work"] for r in runs]
+    shapes = {tuple(len(rank) for rank in work) for work in per_run}
+    if len(shapes) != 1:
+        raise InputError(
+            "validate: the program's work differed between runs of the same input; "
+            "its computation cannot be measured once"
+        )
+    return [
+        [sorted(costs)[len(costs) // 2] for costs in zip(*ranks, strict=True)]
+        for ranks in zip(*per_run, strict=True)
+    ]
 
 
 def _live_rounds(
@@ -220,18 +234,30 @@ def validate(
         if ranks > cores
         else {"cores_per_node": str(ranks)}
     )
-    sim_probe = json.loads(
-        _core.run_app(
-            app, ranks, size, machine, own_cores, seed, False, None, measured_compute=True
-        )
+    say(f"measuring {app}'s computation ({repeats} runs; every simulation charges their median)")
+    record = _recorded_work(
+        [
+            json.loads(
+                _core.run_app(
+                    app, ranks, size, machine, own_cores, seed, False, None, measured_compute=True
+                )
+            )
+            for _ in range(repeats)
+        ]
     )
-    speed = _mean_compute(sim_probe) / max(_mean_compute(live_base), 1.0)
 
-    def simulated(over: dict[str, str], cpu: float | None = None) -> Callable[[], dict[str, Any]]:
+    def simulated(over: dict[str, str], cpu: float | None = None) -> int:
+        """The simulated makespan (ps): deterministic, as the computation is the record."""
         over = {"cpu_speed": f"{cpu or speed:.6g}", **own_cores, **over}
-        return lambda: json.loads(
-            _core.run_app(app, ranks, size, machine, over, seed, False, None, measured_compute=True)
+        result = _core.run_app(
+            app, ranks, size, machine, over, seed, False, None, recorded_work=record
         )
+        return json.loads(result)["makespan_ps"]
+
+    probe = json.loads(
+        _core.run_app(app, ranks, size, machine, own_cores, seed, False, None, recorded_work=record)
+    )
+    speed = _mean_compute(probe) / max(_mean_compute(live_base), 1.0)
 
     # The calibration runs one process per core; with more ranks than cores every
     # message costs more (the ranks take turns on the cores). So the simulation is
@@ -242,14 +268,14 @@ def validate(
     # simulations again).
     own_o = platform["cluster"]["overhead"]
     step = 10 * 10**6  # 10 us, ps
-    t_own = _median_time(simulated({"o": f"{own_o}ps"}), repeats)
-    t_step = _median_time(simulated({"o": f"{own_o + step}ps"}), repeats)
+    t_own = simulated({"o": f"{own_o}ps"})
+    t_step = simulated({"o": f"{own_o + step}ps"})
     slope = (t_step - t_own) / step
     fitted_o = own_o + (live0 - t_own) / slope if slope > 0 else own_o
     if fitted_o < 0:
         fitted_o = 0
-        t_slow = _median_time(simulated({"o": "0ps"}), repeats)
-        t_fast = _median_time(simulated({"o": "0ps"}, 2 * speed), repeats)
+        t_slow = simulated({"o": "0ps"})
+        t_fast = simulated({"o": "0ps"}, 2 * speed)
         compute = 2 * (t_slow - t_fast)  # C / speed at the current speed
         rest = t_slow - compute
         if live0 > rest and compute > 0:
@@ -259,12 +285,11 @@ def validate(
     fit = f"machine o {fitted} (calibrated {calibrated}), CPU speed {speed:.3g}"
     say(f"fitted to the live baseline: {fit}")
     base_o = {"o": f"{round(fitted_o)}ps"}
-    sim0 = _median_time(simulated(base_o), repeats)
+    sim0 = simulated(base_o)
     points = []
     for value, (s_live, t_live, spread) in zip(values, live_points, strict=True):
-        say(f"{axis} = {value}: simulated ({repeats} runs)")
         sim_over = base_o | {axis: _sim_override(axis, value, platform)}
-        t_sim = _median_time(simulated(sim_over), repeats)
+        t_sim = simulated(sim_over)
         s_sim = t_sim / sim0
         points.append(
             ValidationPoint(value, t_live, spread, t_sim, s_live, s_sim, s_sim / s_live - 1)

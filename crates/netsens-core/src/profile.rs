@@ -89,6 +89,10 @@ pub struct RunResult {
     /// Rank programs only: time per phase per rank, and counts per primitive per rank.
     pub phases: Vec<PhaseStats>,
     pub primitives: Vec<PrimitiveCount>,
+    /// Rank programs run with measured compute: per rank, what each piece of work
+    /// cost, in order (empty otherwise; see `RunOptions::recorded_work`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub measured_work: Vec<Vec<Time>>,
 }
 
 enum Matrix {
@@ -239,6 +243,7 @@ impl Recorder {
             seed,
             phases: Vec::new(),
             primitives: Vec::new(),
+            measured_work: Vec::new(),
         }
     }
 }

@@ -253,6 +253,49 @@ fn measured_mode_charges_the_real_work() {
 }
 
 #[test]
+fn recorded_work_charges_the_record_in_order_and_checks_its_length() {
+    // Rank 0 works twice, then sends; rank 1 works once, then receives. Measured, each
+    // piece's cost is in `measured_work`, in order; run from a record of hand-chosen
+    // costs, the run charges exactly those: rank 0 computes 3 + 4 us and sends at 7 us,
+    // the default platform's message then arrives (o + L + o), and rank 1's 10 us of
+    // work ends before it.
+    let program = |r: SimRank| async move {
+        let w = r.world();
+        if r.rank() == 0 {
+            r.work(NS, || ()).await;
+            r.work(NS, || ()).await;
+            r.send(&w, 1, 0, vec![0; 8]).await;
+        } else {
+            r.work(NS, || ()).await;
+            r.recv(&w, 0, 0).await;
+        }
+        Ok(())
+    };
+    let opts = RunOptions { measured_compute: true, ..Default::default() };
+    let measured = run_program(&defaults(), 2, &opts, program).unwrap();
+    assert_eq!(measured.measured_work.iter().map(Vec::len).collect::<Vec<_>>(), vec![2, 1]);
+    let record: Vec<Vec<u64>> = vec![vec![3_000 * NS, 4_000 * NS], vec![10_000 * NS]];
+    let opts = RunOptions { recorded_work: Some(record.clone().into()), ..Default::default() };
+    let a = run_program(&defaults(), 2, &opts, program).unwrap();
+    let b = run_program(&defaults(), 2, &opts, program).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(a.ranks[0].compute_ps, 7_000 * NS);
+    assert_eq!(a.ranks[1].compute_ps, 10_000 * NS);
+    // Nothing measured in a recorded run.
+    assert!(a.measured_work.is_empty());
+    // The same program with model costs, shifted by the record's extra compute on rank 0.
+    let model = run_program(&defaults(), 2, &RunOptions::default(), program).unwrap();
+    assert_eq!(a.ranks[0].end_ps, model.ranks[0].end_ps + 7_000 * NS - 2 * NS);
+    // A record with a piece of work the program does not do, or of other ranks: an error.
+    let longer = RunOptions { recorded_work: Some(vec![vec![1, 2, 3], vec![1]].into()), ..Default::default() };
+    let e = run_program(&defaults(), 2, &longer, program).unwrap_err();
+    assert!(e.to_string().contains("rank 0 did 2 pieces of work where the recorded run did 3"), "{e}");
+    let ranks = RunOptions { recorded_work: Some(vec![vec![1]].into()), ..Default::default() };
+    let e = run_program(&defaults(), 2, &ranks, program).unwrap_err();
+    assert!(e.to_string().contains("the recorded work is of 1 ranks; the run has 2"), "{e}");
+}
+
+#[test]
 fn cpu_speed_scales_compute_and_handlers() {
     let mut p = defaults();
     p.cpu_speed = 2.0;

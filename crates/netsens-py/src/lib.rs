@@ -247,7 +247,7 @@ fn run_goal_text(
 /// `app`, `size` and `verified` added.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (name, ranks, size="small", platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, variant=None, measured_compute=false))]
+#[pyo3(signature = (name, ranks, size="small", platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, variant=None, measured_compute=false, recorded_work=None))]
 fn run_app(
     py: Python<'_>,
     name: &str,
@@ -260,6 +260,7 @@ fn run_app(
     progress: Option<Py<PyAny>>,
     variant: Option<&str>,
     measured_compute: bool,
+    recorded_work: Option<Vec<Vec<u64>>>,
 ) -> PyResult<String> {
     // The name and size are checked before the platform, so a bad one is reported first.
     let app = netsens_apps::registry::find(name).map_err(to_py)?;
@@ -268,7 +269,8 @@ fn run_app(
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
         let (r, info) = with_progress(progress, |hook| {
-            let run_opts = RunOptions { measured_compute, ..opts(seed, matrix) };
+            let recorded_work = recorded_work.clone().map(Into::into);
+            let run_opts = RunOptions { measured_compute, recorded_work, ..opts(seed, matrix) };
             netsens_apps::registry::run_app_variant(app.name, variant, ranks, size, seed, &p, &run_opts, hook)
         })?;
         let mut workload = json!({"kind": "app", "app": info.app, "size": info.size, "ranks": ranks});

@@ -27,6 +27,7 @@ use message::{Msg, Posted};
 use noise::NoiseState;
 use queue::{Event, EventKind, EventQueue};
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use variability::Variability;
 
 pub use limits::state_bytes;
@@ -79,19 +80,24 @@ pub struct Progress {
 pub const PROGRESS_EVERY: u64 = 1 << 20;
 
 /// Options of one run that are not part of the platform.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct RunOptions {
     pub seed: u64,
     /// Collect the (src, dst) message and byte matrices.
     pub matrix: bool,
     /// Rank programs charge the measured thread CPU time of their real work
-    /// instead of their cost model (never deterministic; off by default).
+    /// instead of their cost model (never deterministic; off by default). The
+    /// result then holds what each piece of work cost (`RunResult::measured_work`).
     pub measured_compute: bool,
+    /// Rank programs charge these costs for their work, in order per rank (a
+    /// measured run's `measured_work`, or a median of several): a measured
+    /// computation made deterministic, so that every run from it is exact.
+    pub recorded_work: Option<Arc<[Vec<Time>]>>,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { seed: 0, matrix: true, measured_compute: false }
+        RunOptions { seed: 0, matrix: true, measured_compute: false, recorded_work: None }
     }
 }
 

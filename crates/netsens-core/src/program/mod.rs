@@ -325,6 +325,12 @@ where
     let everyone: std::sync::Arc<[u32]> = (0..ranks).collect();
     let shared =
         Rc::new(RefCell::new(Shared::new(everyone.clone(), opts.measured_compute, platform.cluster.eager_limit)));
+    if let Some(record) = &opts.recorded_work {
+        if record.len() != ranks as usize {
+            return Err(Error::Input(format!("the recorded work is of {} ranks; the run has {ranks}", record.len())));
+        }
+        shared.borrow_mut().recorded_work = Some(record.clone());
+    }
     if let Some(sizes) = platform.shape.clusters.as_ref().filter(|s| !s.is_empty()) {
         // Core::new checked that the clusters hold exactly the run's ranks.
         shared.borrow_mut().cluster_sizes = sizes.clone();
@@ -359,6 +365,20 @@ where
         return Err(Error::Program(format!("rank {rank}: {why}{more}")));
     }
     let mut result = outcome?;
+    {
+        let mut s = front.shared.borrow_mut();
+        if let Some(record) = &s.recorded_work {
+            if let Some(r) = (0..n).find(|&r| s.recorded_used[r] != record[r].len()) {
+                return Err(Error::Program(format!(
+                    "rank {r} did {} pieces of work where the recorded run did {}: the program's \
+                     work depends on timing, so a recorded computation cannot stand in for it",
+                    s.recorded_used[r],
+                    record[r].len()
+                )));
+            }
+        }
+        result.measured_work = std::mem::take(&mut s.measured_work);
+    }
     // Close every open phase at the rank's end.
     for r in 0..ranks {
         let st = &result.ranks[r as usize];

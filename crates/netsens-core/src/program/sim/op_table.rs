@@ -126,6 +126,12 @@ pub(crate) struct Shared {
     /// Current time of the rank being polled.
     pub clock: Time,
     pub measured: bool,
+    /// With `measured`: per rank, what each piece of work cost, in order.
+    pub measured_work: Vec<Vec<Time>>,
+    /// Costs to charge for work instead (`RunOptions::recorded_work`), and per rank
+    /// how many of them were used.
+    pub recorded_work: Option<Arc<[Vec<Time>]>>,
+    pub recorded_used: Vec<usize>,
     pub eager_limit: u64,
     /// Ranks per cluster, in rank order (the platform's shape).
     pub cluster_sizes: Vec<u32>,
@@ -163,6 +169,9 @@ impl Shared {
             marks: Vec::new(),
             clock: 0,
             measured,
+            measured_work: if measured { vec![Vec::new(); ranks as usize] } else { Vec::new() },
+            recorded_work: None,
+            recorded_used: vec![0; ranks as usize],
             eager_limit,
             cluster_sizes: vec![ranks],
             windows: vec![Vec::new(); ranks as usize],

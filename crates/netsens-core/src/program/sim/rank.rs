@@ -119,13 +119,26 @@ impl Rank for SimRank {
     }
 
     async fn work<T>(&self, cost: Time, f: impl FnOnce() -> T) -> T {
-        let measured = self.shared.borrow().measured;
-        let (out, cost) = if measured {
-            let start = thread_cpu_time();
-            let out = f();
-            (out, thread_cpu_time().saturating_sub(start))
-        } else {
-            (f(), cost)
+        let me = self.me() as usize;
+        let (measured, recorded) = {
+            let mut s = self.shared.borrow_mut();
+            let recorded = s.recorded_work.as_ref().map(|w| w[me].get(s.recorded_used[me]).copied());
+            if recorded.is_some() {
+                // Counted past the record's end too, so the run can say it differed.
+                s.recorded_used[me] += 1;
+            }
+            (s.measured, recorded)
+        };
+        let (out, cost) = match recorded {
+            Some(charge) => (f(), charge.unwrap_or(cost)),
+            None if measured => {
+                let start = thread_cpu_time();
+                let out = f();
+                let cost = thread_cpu_time().saturating_sub(start);
+                self.shared.borrow_mut().measured_work[me].push(cost);
+                (out, cost)
+            }
+            None => (f(), cost),
         };
         self.compute(cost).await;
         out
