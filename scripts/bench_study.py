@@ -28,10 +28,10 @@ from pathlib import Path
 import polars as pl
 
 from netsens import NetsensError
-from netsens.report import write_report
-from netsens.store import load
-from netsens.study import Study
-from netsens.sweep import run_study
+from netsens.report.page import write_report
+from netsens.study.definition import Study
+from netsens.study.store import load
+from netsens.study.sweep import run_study
 
 TARGET_S = 240.0
 

@@ -9,7 +9,7 @@ import sys
 
 from netsens import NetsensError, apps
 from netsens.api import run
-from netsens.profile import characterize
+from netsens.models.profile import characterize
 from netsens.units import format_bytes, format_time
 
 # Example programs, not part of the suite.

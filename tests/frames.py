@@ -1,8 +1,8 @@
-"""Results frames for the model, fit and report tests, built as ``netsens.store.load``
+"""Results frames for the model, fit and report tests, built as ``netsens.study.store.load``
 returns them, without a results directory: from real runs (``netsens.run``) or from
 made-up numbers.
 
-A stored point is one row of ``netsens.store.SCHEMA`` (from a run, the store's own
+A stored point is one row of ``netsens.study.store.SCHEMA`` (from a run, the store's own
 ``point_row``); :func:`loaded_frame` turns stored points into the loaded frame: one
 row per (point, axis), the baseline point of each (workload, size, ranks, seed) folded
 into every axis's curve (its ``value`` the baseline's own value of that parameter),
@@ -17,10 +17,10 @@ from typing import Any
 import polars as pl
 
 import netsens
-from netsens import store
 from netsens.api import RunResult
 from netsens.parameters import PARAMETERS
-from netsens.study import Point, point_id
+from netsens.study import store
+from netsens.study.definition import Point, point_id
 
 # The resolved parameters of the now1997 preset, in the stored units.
 NOW1997 = {
@@ -38,7 +38,7 @@ NOW1997 = {
 
 
 def row_id(row: dict[str, Any]) -> str:
-    """The point id of a stored row (the store's: netsens.study.point_id)."""
+    """The point id of a stored row (the store's: netsens.study.definition.point_id)."""
     keys = ("workload", "size", "ranks", "platform", "seed")
     return point_id(*(row[k] for k in keys), json.loads(row["overrides"]))
 
@@ -51,7 +51,7 @@ def stored_row(
     study: str = "test",
     wall_s: float = 0.0,
 ) -> dict[str, Any]:
-    """The stored point of one run, as a sweep stores it (``netsens.store.point_row``)."""
+    """The stored point of one run, as a sweep stores it (``netsens.study.store.point_row``)."""
     w = result.workload
     point = Point(
         workload=w.get("app") or w["file"],
@@ -86,7 +86,7 @@ def _value(row: dict[str, Any], axis: str) -> float | None:
 
 
 def loaded_frame(stored: list[dict[str, Any]], keep_baseline_rows: bool = False) -> pl.DataFrame:
-    """What ``netsens.store.load`` returns for these stored points (see the module's
+    """What ``netsens.study.store.load`` returns for these stored points (see the module's
     text); ``keep_baseline_rows`` also keeps each baseline point as an axis
     "baseline" row with a null value, as the store does."""
     group = ("workload", "size", "ranks", "seed")

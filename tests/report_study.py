@@ -1,4 +1,4 @@
-"""The report tests' studies, in the stored-point schema of netsens.store: a
+"""The report tests' studies, in the stored-point schema of netsens.study.store: a
 synthetic study whose run times follow a formula (so every slowdown is known by
 hand), and a small real one run with netsens.run (radix and em3d-read, tiny, 4 ranks,
 o and L swept).
@@ -11,9 +11,9 @@ from pathlib import Path
 from frames import stored_row
 
 import netsens
-from netsens import store
 from netsens.parameters import PARAMETERS
-from netsens.study import point_id
+from netsens.study import store
+from netsens.study.definition import point_id
 
 US = 10**6  # ps per µs
 

@@ -84,9 +84,9 @@ def test_two_eas_live_have_the_simulated_schema(tmp_path):
 
     # The table and the dispersion figure take the live result as they are (the
     # command's module is loaded through the CLI, which it registers on).
-    import netsens.cli  # noqa: F401
-    from netsens.cli_ace import print_ace
-    from netsens.report_ace import dispersion_figure
+    import netsens.cli.main  # noqa: F401
+    from netsens.cli.ace import print_ace
+    from netsens.report.ace import dispersion_figure
 
     print_ace(live)
     written = dispersion_figure(live, tmp_path)
@@ -161,7 +161,7 @@ def test_ea_needing_more_ranks_than_launched():
 
 def test_runner_refuses_more_ranks_than_launched(tmp_path):
     # The same check in netsens-mpi-run itself, on the processes mpirun gave it.
-    from netsens.live_mpi import implementation
+    from netsens.live.mpi import implementation
 
     impl = implementation("openmpi")
     command = impl.command(

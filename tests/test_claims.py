@@ -1,4 +1,4 @@
-"""Claims on points (netsens.claims): one holder at a time, stale claims (expired, or
+"""Claims on points (netsens.study.claims): one holder at a time, stale claims (expired, or
 their holder gone) taken over, and two sweeps of one study started together computing
 each point exactly once between them."""
 
@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from netsens import claims, store
+from netsens.study import claims, store
 
 ROOT = Path(__file__).resolve().parent.parent
 

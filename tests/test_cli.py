@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from netsens import cli
+from netsens.cli import main as cli
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -377,7 +377,7 @@ def test_interrupt_is_one_line_and_exit_130(monkeypatch, capsys):
     def interrupted(*_args, **_kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("netsens.cli_run.run_goal", interrupted)
+    monkeypatch.setattr("netsens.cli.run.run_goal", interrupted)
     assert cli.main(["run", "--goal", str(PING)]) == 130
     assert capsys.readouterr().err == "netsens: interrupted\n"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from netsens.study import Study
+from netsens.study.definition import Study
 from netsens.units import parse_quantity
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,8 +4,8 @@ column but the wall-clock time is equal, point by point."""
 from pathlib import Path
 
 import netsens
-from netsens.study import Study
-from netsens.sweep import run_study
+from netsens.study.definition import Study
+from netsens.study.sweep import run_study
 
 STUDY = (
     'name = "det"\nworkloads = ["radix", "stencil"]\nranks = [4]\nsize = "tiny"\nseeds = [3]\n'

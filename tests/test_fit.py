@@ -1,11 +1,11 @@
-"""Fits of the measured curves (netsens.fit): a line, a one-breakpoint hinge, the
+"""Fits of the measured curves (netsens.models.fit): a line, a one-breakpoint hinge, the
 elasticity and the knee, against numbers derived by hand from synthetic data."""
 
 import numpy as np
 import pytest
 from frames import synthetic_frame
 
-from netsens.fit import elasticity, find_knee, fit_table, hinge_fit, linear_fit
+from netsens.models.fit import elasticity, find_knee, fit_table, hinge_fit, linear_fit
 
 US = 1_000_000  # ps per us
 MS = 1_000_000_000  # ps per ms

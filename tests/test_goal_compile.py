@@ -86,7 +86,7 @@ def test_damaged_foreign_and_other_version_files_are_one_error_line(tmp_path: Pa
 
 
 def test_a_study_takes_a_compiled_schedule_as_a_workload(tmp_path: Path) -> None:
-    from netsens.study import Study
+    from netsens.study.definition import Study
 
     goal = tmp_path / "d16.goal"
     goal.write_text((EXAMPLES / "dissemination16.goal").read_text())

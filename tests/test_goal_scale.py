@@ -4,7 +4,7 @@ reported as it goes."""
 
 import statistics
 
-from netsens import cli_progress
+from netsens.cli import progress as cli_progress
 from netsens.engine import run_goal
 
 COLUMNS = ["end_ps", "compute_ps", "overhead_ps", "wait_ps", "noise_ps"]

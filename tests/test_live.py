@@ -144,7 +144,7 @@ def test_repeated_application_reports_its_median_run():
 
 
 def test_open_mpi_ranks_are_bound_unless_the_user_places_them():
-    from netsens.live_mpi import implementation
+    from netsens.live.mpi import implementation
 
     openmpi = implementation("openmpi")
     bound = openmpi.command(4, {}, ["prog"], [])
@@ -298,7 +298,8 @@ def test_calibrate_live_save_writes_a_platform(tmp_path):
 def test_more_ranks_than_cores_put_o_on_the_cpu_clock(monkeypatch):
     # With ranks sharing cores the library's o is CPU time (docs/LIVE.md); alone on a
     # core it stays on the wall clock, and a setting the user made is kept.
-    from netsens import live, live_calibrate
+    from netsens.live import calibrate as live_calibrate
+    from netsens.live import run as live
 
     monkeypatch.setattr(live_calibrate, "machine_cores", lambda: 2)
     monkeypatch.delenv("NETSENS_O_CLOCK", raising=False)

@@ -1,8 +1,8 @@
-"""Martin's simple models (netsens.models) and `netsens explain`.
+"""Martin's simple models (netsens.models.martin) and `netsens explain`.
 
 Every expected number is derived by hand, from the model's formula and the counts, or
 from the LogGP rules of LOGGP.md for a schedule simple enough to time on paper. The
-results frames are built as ``netsens.store.load`` returns them (tests/frames.py):
+results frames are built as ``netsens.study.store.load`` returns them (tests/frames.py):
 from made-up numbers, or from real runs of ``netsens.run``.
 """
 
@@ -16,9 +16,10 @@ import pytest
 from frames import run_curves, stored_row, synthetic_frame
 
 import netsens
-from netsens import cli, store
+from netsens.cli import main as cli
 from netsens.errors import InputError
-from netsens.models import explain, model_table
+from netsens.models.martin import explain, model_table
+from netsens.study import store
 
 ROOT = Path(__file__).resolve().parent.parent
 US = 1_000_000  # ps per us
@@ -337,7 +338,7 @@ def netsens_cli(*args: object) -> subprocess.CompletedProcess[str]:
 
 
 def test_explain_prints_units_and_json(monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr("netsens.cli_explain.results", lambda *_a, **_k: two_axis_frame())
+    monkeypatch.setattr("netsens.cli.explain.results", lambda *_a, **_k: two_axis_frame())
     assert cli.main(["explain", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "synth (size tiny, 4 ranks): baseline run time 30 ms" in out
@@ -386,7 +387,7 @@ def test_explain_bad_input_is_one_line_and_exit_2(tmp_path, make, says):
 
 def test_explain_reads_a_results_directory(tmp_path):
     # Through the real store: stored points (one Parquet row each under points/), read
-    # back by netsens.store.load.
+    # back by netsens.study.store.load.
     stored = []
     base = netsens.run("radix", "now1997", 4, "tiny")
     stored.append(stored_row(base, axis="baseline", overrides={}))

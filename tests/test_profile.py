@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from netsens.api import RunResult
-from netsens.profile import characterize
+from netsens.models.profile import characterize
 
 
 def test_pingpong_profile_by_hand():

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import netsens
 from netsens.errors import NetsensError
 from netsens.parameters import PARAMETERS
-from netsens.study import KEYS, Study
+from netsens.study.definition import KEYS, Study
 
 ROOT = Path(__file__).resolve().parent.parent
 PINGPONG = ROOT / "examples/goal/pingpong.goal"

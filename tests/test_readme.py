@@ -33,7 +33,7 @@ def test_readme_study_example_is_a_valid_study(tmp_path):
     of which 2.9 us is: 1 + 7 + 2 = 10 points per (workload, ranks, seed). The apps run
     at 8 and 32 ranks with 3 seeds, the GOAL file at its own 2 ranks with 3 seeds:
     (2 x 2 x 3 + 3) x 10 = 150 points."""
-    from netsens.study import Study
+    from netsens.study.definition import Study
 
     section = README.read_text().split("## Studies", 1)[1]
     example = re.search(r"```toml\n(.*?)```", section, re.S).group(1)

@@ -1,6 +1,6 @@
 """The study report: figures, tables and the HTML page, checked in headless Chromium.
 
-Results come two ways, both in the stored-point schema of netsens.store: a
+Results come two ways, both in the stored-point schema of netsens.study.store: a
 synthetic study whose run times follow a formula (so every slowdown is known by
 hand), and a small real one run with netsens.run (radix and em3d-read, tiny, 4 ranks,
 o and L swept), both built in report_study.py. Expected numbers are derived from
@@ -35,11 +35,11 @@ from report_study import (
 )
 
 import netsens
-from netsens import cli
-from netsens import figures as F
-from netsens import figures_draw as D
+from netsens.cli import main as cli
 from netsens.parameters import PARAMETERS
-from netsens.report import build_report, read_source, write_report
+from netsens.report import draw as D
+from netsens.report import figures as F
+from netsens.report.page import build_report, read_source, write_report
 
 
 @pytest.fixture(scope="module")
@@ -240,7 +240,7 @@ def test_a_frame_needs_an_output_directory(synthetic: pl.DataFrame) -> None:
 
 
 def test_model_overlays_are_the_models_slowdowns(synthetic: pl.DataFrame) -> None:
-    # netsens.models' overhead model: T0 + 2·m·Δo, T0 the median over seeds of the
+    # netsens.models.martin' overhead model: T0 + 2·m·Δo, T0 the median over seeds of the
     # baseline run time, m the busiest sender's messages (radix: rank 3 sends
     # sum_d (40 + d) = 166).
     report = build_report(read_source(synthetic))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from netsens.validate import write_outputs
+from netsens.live.validate import write_outputs
 
 STUDY = """
 name = "live-section"

@@ -17,10 +17,10 @@ import polars as pl
 import pytest
 from slurm_cluster import MAX_ARRAY_SIZE, Cluster, free_port
 
-from netsens import slurm
-from netsens.cli import main
-from netsens.store import POINTS
-from netsens.study import Study
+from netsens.cli.main import main
+from netsens.slurm import executor as slurm
+from netsens.study.definition import Study
+from netsens.study.store import POINTS
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"

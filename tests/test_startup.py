@@ -14,21 +14,21 @@ from pathlib import Path
 import click
 import pytest
 
-from netsens import cli_progress
-from netsens.cli import COMMANDS, cli, load_command, main
+from netsens.cli import progress as cli_progress
+from netsens.cli.main import COMMANDS, cli, load_command, main
 
 ROOT = Path(__file__).resolve().parent.parent
 GOAL = ROOT / "examples" / "goal" / "pingpong.goal"
 HEAVY = ("polars", "scipy", "numpy", "plotly")
 # What `run` leaves alone: the other commands' modules and what only they use.
 OTHERS = (
-    "netsens.live",
-    "netsens.live_mpi",
-    "netsens.ace_live",
-    "netsens.slurm",
-    "netsens.store",
-    "netsens.study",
-    "netsens.report",
+    "netsens.live.run",
+    "netsens.live.mpi",
+    "netsens.ace.live",
+    "netsens.slurm.executor",
+    "netsens.study.store",
+    "netsens.study.definition",
+    "netsens.report.page",
     "tomllib",
 )
 # The modules the commands are in (cli_run among them).
@@ -40,7 +40,7 @@ import json
 import sys
 for module in {preload!r}:
     importlib.import_module(module)
-from netsens.cli import main
+from netsens.cli.main import main
 code = main(sys.argv[1:])
 sys.stdout.flush()
 print(json.dumps({{"modules": sorted(sys.modules), "exit": code}}), file=sys.stderr)
@@ -68,16 +68,18 @@ def test_run_on_a_goal_file_loads_no_library_or_module_it_does_not_use(output) -
     assert code == 0
     assert [m for m in modules if m.split(".")[0] in HEAVY] == []
     assert [m for m in OTHERS if m in modules] == []
-    assert [m for m in COMMAND_MODULES if m in modules] == ["netsens.cli_run"]
-    # The tables went to a pipe: drawn without rich (netsens.text_table).
+    assert [m for m in COMMAND_MODULES if m in modules] == ["netsens.cli.run"]
+    # The tables went to a pipe: drawn without rich (netsens.cli.text_table).
     assert [m for m in modules if m.split(".")[0] == "rich"] == []
 
 
 def test_the_probe_sees_a_library_that_was_loaded() -> None:
     # The store makes frames (polars): loaded first, the probe reports it, so the
     # test above can fail.
-    modules, code = loaded_after("run", "--goal", str(GOAL), "--json", preload=("netsens.store",))
-    assert code == 0 and "polars" in modules and "netsens.store" in modules
+    modules, code = loaded_after(
+        "run", "--goal", str(GOAL), "--json", preload=("netsens.study.store",)
+    )
+    assert code == 0 and "polars" in modules and "netsens.study.store" in modules
 
 
 def test_help_lists_every_command_without_loading_one() -> None:
@@ -115,14 +117,14 @@ def test_an_unknown_command_is_one_error_line(capsys) -> None:
 def test_import_netsens_is_light_and_ace_stays_the_function() -> None:
     probe = (
         "import sys, json, netsens; light = sorted(sys.modules);"
-        "from netsens.ace import load_ace_file; import netsens.cli_ace;"
+        "from netsens.ace.emulator import load_ace_file; import netsens.cli.ace;"
         "print(json.dumps([light, netsens.ace.__module__, callable(netsens.ace)]))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     light, ace_module, ace_callable = json.loads(out.stdout)
     assert [m for m in ("tomllib", "pathlib", "click", "rich") if m in light] == []
     assert [m for m in light if m.split(".")[0] in HEAVY] == []
-    assert ace_module == "netsens.ace" and ace_callable  # the function, not the module
+    assert ace_module == "netsens.ace.emulator" and ace_callable  # the function, not the module
 
 
 def started(bar: "cli_progress._Bar", patience_s: float = 5.0) -> bool:

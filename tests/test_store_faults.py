@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from netsens import store, store_verify
+from netsens.study import store, store_verify
 
 ROOT = Path(__file__).resolve().parent.parent
 TOTAL = 31  # the baseline and 30 values of L

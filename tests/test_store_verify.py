@@ -12,9 +12,9 @@ from pathlib import Path
 import polars as pl
 
 import netsens
-from netsens import store
-from netsens.study import Study
-from netsens.sweep import run_study
+from netsens.study import store
+from netsens.study.definition import Study
+from netsens.study.sweep import run_study
 
 ROOT = Path(__file__).resolve().parent.parent
 US = 1_000_000  # ps
@@ -102,7 +102,7 @@ def test_a_foreign_or_overwritten_file_is_left_out(tmp_path: Path) -> None:
     foreign = study.results_dir / store.POINTS / "other.parquet"
     pl.DataFrame({"x": [1]}).write_parquet(foreign)
     warnings: list[str] = []
-    from netsens import store_verify
+    from netsens.study import store_verify
 
     frames = store_verify.read_points(study.results_dir, warnings.append)
     assert [f["point_id"][0] for f in frames] == [second.stem]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from netsens import cli
-from netsens.study import Study, StudyError, point_id
+from netsens.cli import main as cli
+from netsens.study.definition import Study, StudyError, point_id
 from netsens.units import format_quantity, parse_quantity
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,9 +21,9 @@ import polars as pl
 import pytest
 
 import netsens
-from netsens import store
-from netsens.study import Study
-from netsens.sweep import run_study
+from netsens.study import store
+from netsens.study.definition import Study
+from netsens.study.sweep import run_study
 
 ROOT = Path(__file__).resolve().parent.parent
 PINGPONG = ROOT / "examples/goal/pingpong.goal"
@@ -342,7 +342,7 @@ def test_example_study(tmp_path):
 def test_points_run_round_robin_across_workloads():
     from types import SimpleNamespace
 
-    from netsens.sweep import _interleaved
+    from netsens.study.sweep import _interleaved
 
     points = [
         SimpleNamespace(workload=w, i=i)

@@ -1,4 +1,4 @@
-"""The run's tables drawn without rich are the text rich draws (netsens.text_table):
+"""The run's tables drawn without rich are the text rich draws (netsens.cli.text_table):
 compared with rich itself, the second method, on random tables, on a page (no styles,
 160 columns) and on terminals of random widths (SGR styles); what the text renderer
 cannot draw exactly it leaves to rich."""
@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from netsens.console import PIPE_WIDTH, RICH_ENVIRONMENT
-from netsens.text_table import TextLine, TextTable, render_blocks
+from netsens.cli.console import PIPE_WIDTH, RICH_ENVIRONMENT
+from netsens.cli.text_table import TextLine, TextTable, render_blocks
 
 GOAL = Path(__file__).resolve().parent.parent / "examples" / "goal" / "pingpong.goal"
 ASCII = st.characters(min_codepoint=32, max_codepoint=126)
@@ -161,7 +161,7 @@ def netsens_run(*args: str, **env: str) -> str:
     ids=["pingpong", "stencil-20"],
 )
 def test_the_run_prints_by_hand_what_rich_prints(args):
-    # COLUMNS hands the printing to rich (netsens.console); on a pipe rich still uses
+    # COLUMNS hands the printing to rich (netsens.cli.console); on a pipe rich still uses
     # 160 columns, so the two must be the same text: the per-rank, the over-ranks and
     # the per-phase tables.
     by_hand = netsens_run(*args)

@@ -153,7 +153,7 @@ def test_a_trace_is_a_workload_of_a_study(programs, tmp_path):
     # Its report's communication table, from pingpong.f90's source: 3 repetitions are
     # 8 iterations (i = -4..3), in each of which each rank sends one 8-byte message,
     # plus the barrier's one message per rank: 9 per rank, 8 of them point-to-point.
-    from netsens.report import build_report, read_source
+    from netsens.report.page import build_report, read_source
 
     table = build_report(read_source(study)).communication
     rows = [dict(zip([h for h, _ in table.headers], r, strict=True)) for r in table.rows]
@@ -271,7 +271,7 @@ def test_cpu_time_is_recorded_by_default_only_when_ranks_share_cores(programs, t
     # Alone on a core a rank's wall and CPU time between calls agree, and reading the
     # CPU time (a system call per enter and leave) only slows the traced run; with more
     # ranks than cores the wall time also holds the waits for the core.
-    from netsens.live_calibrate import machine_cores
+    from netsens.live.calibrate import machine_cores
 
     cores = machine_cores()
     for ranks, recorded in ((1, False), (cores + 1, True)):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from netsens import validate as V
 from netsens.errors import InputError
+from netsens.live import validate as V
 
 MACHINE = """name = "machine"
 base = "loggopsim"

@@ -11,8 +11,8 @@ import polars as pl
 import pytest
 
 from netsens import NetsensError, run_app
-from netsens.study import Study, StudyError, point_id
-from netsens.sweep import run_study
+from netsens.study.definition import Study, StudyError, point_id
+from netsens.study.sweep import run_study
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -164,9 +164,9 @@ def test_the_wide_area_study_files_read():
 
 
 def test_the_report_has_a_wide_area_section_and_explain_names_the_gaps(tmp_path):
-    from netsens.report import write_report
-    from netsens.report_wan import gaps, wide_area_points
-    from netsens.store import load
+    from netsens.report.page import write_report
+    from netsens.report.wan import gaps, wide_area_points
+    from netsens.study.store import load
 
     study = make(
         tmp_path,
@@ -204,7 +204,7 @@ def test_the_report_has_a_wide_area_section_and_explain_names_the_gaps(tmp_path)
 
 
 def test_gaps_are_where_speedup_first_falls_below_60_and_40_percent():
-    from netsens.report_wan import gaps
+    from netsens.report.wan import gaps
 
     # Speedups by hand (slowdown = 1/speedup) on das1998's local network, 1/G = 50 MB/s,
     # L + 2o = 18 us. At 3 ms: 10 MB/s 0.9, 1 MB/s 0.5, 0.1 MB/s 0.3: below 60 % first

@@ -6,11 +6,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from netsens import store
-from netsens.figures_wan import traffic_per_cluster
-from netsens.study import Study
-from netsens.sweep import run_study
-from netsens.tables_wan import structures, table1, table2
+from netsens.report.wan_figures import traffic_per_cluster
+from netsens.report.wan_tables import structures, table1, table2
+from netsens.study import store
+from netsens.study.definition import Study
+from netsens.study.sweep import run_study
 
 MS = 10**9
 
@@ -118,7 +118,7 @@ def test_structures_are_relative_to_the_one_cluster_baseline():
 
 
 def test_the_report_adds_traffic_tables_and_structures_from_companions(tmp_path):
-    from netsens.report import write_report
+    from netsens.report.page import write_report
 
     main = grid_study(tmp_path, ["asp"])
     main.axes["wan_bandwidth"] = ["3MB/s", "1MB/s"]

@@ -6,17 +6,22 @@ an application or a GOAL file and returns a :class:`RunResult` with polars
 DataFrames (:mod:`netsens.api`), :mod:`netsens.engine` runs it and hands back plain
 dicts, :func:`netsens.calibrate` recovers a platform's parameters with the seeds' LogP
 microbenchmarks, a :class:`Study` sweeps parameters over workloads
-(:func:`run_study`, :mod:`netsens.sweep`) into a results store read back by
-:func:`results` (:mod:`netsens.store`), :mod:`netsens.cli` is the ``netsens`` command, and
-:mod:`netsens.errors` holds the exceptions every user error is reported with.
+(:func:`run_study`, :mod:`netsens.study.sweep`) into a results store read back by
+:func:`results` (:mod:`netsens.study.store`), :mod:`netsens.cli.main` is the ``netsens``
+command, and :mod:`netsens.errors` holds the exceptions every user error is reported
+with. The subpackages, by concept: :mod:`netsens.cli` (the command line),
+:mod:`netsens.study` (studies, sweeps, the results store), :mod:`netsens.models` (fits,
+Martin's models, the communication profile), :mod:`netsens.report` (the report, its
+tables and figures), :mod:`netsens.live` (real MPI), :mod:`netsens.slurm` (the Slurm
+executor) and :mod:`netsens.ace` (the emulator).
 """
 
 import importlib
 from typing import TYPE_CHECKING, Any
 
-# The emulator's entry point shares its module's name: bound here, after the module,
+# The emulator's entry point shares its subpackage's name: bound here, after the subpackage,
 # so `netsens.ace` is the function (the module imports nothing heavy).
-from netsens.ace import ace
+from netsens.ace.emulator import ace
 from netsens.engine import (
     apps,
     calibrate,
@@ -30,20 +35,20 @@ from netsens.errors import DeadlockError, InputError, NetsensError, ProgramError
 
 if TYPE_CHECKING:
     from netsens.api import RunResult, run
-    from netsens.store import results
-    from netsens.study import Study, StudyError
-    from netsens.sweep import SweepSummary, run_study
+    from netsens.study.definition import Study, StudyError
+    from netsens.study.store import results
+    from netsens.study.sweep import SweepSummary, run_study
 
 # Names whose modules import polars (or the study machinery): loaded on first use, so
 # a command that only runs the engine starts without them.
 _LAZY = {
     "RunResult": "netsens.api",
     "run": "netsens.api",
-    "results": "netsens.store",
-    "Study": "netsens.study",
-    "StudyError": "netsens.study",
-    "SweepSummary": "netsens.sweep",
-    "run_study": "netsens.sweep",
+    "results": "netsens.study.store",
+    "Study": "netsens.study.definition",
+    "StudyError": "netsens.study.definition",
+    "SweepSummary": "netsens.study.sweep",
+    "run_study": "netsens.study.sweep",
 }
 
 

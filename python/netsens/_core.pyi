@@ -109,7 +109,7 @@ def ace(
     ranks: int | None = None,
     seed: int = 0,
 ) -> str:
-    """ACE's emulated applications run together, as JSON (see :func:`netsens.ace.ace`)."""
+    """ACE's emulated applications run together, as JSON (see :func:`netsens.ace.emulator.ace`)."""
 
 def ace_world(
     specs: list[str],

@@ -171,17 +171,17 @@ def run(
 
     ``mode="live"`` runs an application on real MPI (``mpi``: ``"openmpi"`` or
     ``"mpich"``) with the platform's o, g, L, G and wide-area links injected
-    (:mod:`netsens.live`); ``platform=None`` then injects only the overrides. The
+    (:mod:`netsens.live.run`); ``platform=None`` then injects only the overrides. The
     result adds ``mode``, ``mpi`` and ``machine``.
     """
     if mode not in ("simulate", "live"):
         raise InputError(f'mode: "simulate" or "live", got {mode!r}')
     if mode == "live":
-        from netsens.live import run_live  # noqa: PLC0415 (live mode only)
+        from netsens.live.run import run_live  # noqa: PLC0415 (live mode only)
 
         if not isinstance(workload, str) or _is_goal(workload):
             raise InputError(
-                'mode="live" runs an application; for a program use netsens.live.run_live'
+                'mode="live" runs an application; for a program use netsens.live.run.run_live'
             )
         live_platform = None if platform in (None, "machine") else platform
         if ranks is None:

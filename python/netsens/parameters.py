@@ -5,7 +5,7 @@ This table is the one place that knows them. Each parameter is an engine overrid
 it takes, the stored column that holds its resolved value in a canonical unit, where
 the resolved platform (TOML from ``netsens.engine.platform_toml``, JSON in a run
 result) keeps it, its name for people (figures and tables of ``netsens report``) and
-the variable its curve is fitted against (``netsens.fit``, ``netsens explain``).
+the variable its curve is fitted against (``netsens.models.fit``, ``netsens explain``).
 """
 
 import math

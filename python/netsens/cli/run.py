@@ -1,0 +1,262 @@
+"""``netsens run``: replay a GOAL schedule or run a rank program and print where the
+time went (or, with ``--json``, the whole result as one JSON object); the run's tables,
+which ``live`` and ``replay`` print too.
+
+Loaded by :mod:`netsens.cli.main` when the command runs. This is the command whose
+start-up is measured (``scripts/bench_startup.py``): it imports click and the engine,
+and rich only when the tables need it (:mod:`netsens.cli.text_table`) or a long run's
+progress bar is drawn (:mod:`netsens.cli.progress`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from netsens.cli.console import print_blocks
+from netsens.cli.options import CONTEXT, EPILOG, overrides_from, platform_options, seed_option
+from netsens.cli.progress import run_progress
+from netsens.cli.text_table import TextLine, TextTable
+from netsens.engine import run_app, run_app_json, run_goal, run_goal_json
+from netsens.units_format import format_bytes, format_time
+
+# Up to this many ranks `run` prints one row per rank, beyond it min/median/max.
+MAX_RANK_ROWS = 16
+
+
+@click.command("run", context_settings=CONTEXT, epilog=EPILOG)
+@click.option(
+    "--goal",
+    metavar="FILE",
+    type=click.Path(exists=True, dir_okay=False),  # a str: pathlib is not needed
+    help="GOAL schedule to replay (LogGOPSim's format; its times are nanoseconds).",
+)
+@click.option(
+    "--app",
+    metavar="NAME",
+    help="Rank program to run (netsens apps lists them); needs --ranks.",
+)
+@click.option("--ranks", type=int, metavar="P", help="Number of ranks of the --app program.")
+@click.option(
+    "--size",
+    metavar="tiny|small|paper",
+    help="Size preset of the --app program's input  [default: small]",
+)
+@click.option(
+    "--variant",
+    metavar="original|optimized",
+    help="Form of a wide-area --app program (water, bh, tsp, asp, awari; fft1d has "
+    "only original)  [default: optimized]",
+)
+@click.option(
+    "--platform",
+    default="loggopsim",
+    show_default=True,
+    metavar="PRESET|FILE.toml",
+    help="Platform preset name or TOML file.",
+)
+@platform_options
+@seed_option("Seed of the noise streams and of an --app program's data, 0 to 2^64-1.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the whole result as one JSON object (times in ps) and nothing else.",
+)
+@click.option(
+    "--matrix/--no-matrix",
+    default=True,
+    show_default=True,
+    help="Include the (src, dst) message matrix in the --json output.",
+)
+def run(
+    goal: str | None,
+    app: str | None,
+    ranks: int | None,
+    size: str | None,
+    variant: str | None,
+    platform: str,
+    seed: int,
+    as_json: bool,
+    matrix: bool,
+    **params: Any,
+) -> None:
+    """Replay a GOAL schedule or run a rank program; report where the time went.
+
+    \b
+    Give exactly one of --goal and --app:
+      netsens run --goal FILE.goal
+      netsens run --app stencil --ranks 16 [--size tiny|small|paper]
+
+    \b
+    A GOAL file (LogGOPSim's schedule format) lists each rank's operations;
+    times in it are nanoseconds (calc 1500 is 1.5 us):
+      num_ranks 2
+      rank 0 {
+      l1: calc 1500
+      l2: send 8b to 1 tag 0
+      l2 requires l1
+      }
+      rank 1 {
+      l1: recv 8b from 0 tag 0
+      }
+
+    An --app program (see `netsens apps`) computes a real answer on data generated
+    from --seed and checks it; a wrong answer fails the run.
+
+    The flags below override the platform's values; for example
+    `netsens run --goal ping.goal --L 5us --G 1ns/B` reruns with a slower network.
+    """
+    if goal is not None and app is not None:
+        raise click.UsageError("give either --goal or --app, not both")
+    if goal is None and app is None:
+        raise click.UsageError("Missing option '--goal' or '--app'")
+    if goal is not None:
+        for flag, value in (("--ranks", ranks), ("--size", size), ("--variant", variant)):
+            if value is not None:
+                raise click.UsageError(f"{flag} is for --app; a GOAL file sets its own ranks")
+    elif ranks is None:
+        raise click.UsageError(f"--ranks is required with --app (e.g. --app {app} --ranks 4)")
+    overrides = overrides_from(params)
+    with run_progress() as (progress, parsing):
+        if app is not None:
+            args = (app, ranks, size or "small", platform, overrides, seed)
+            if as_json:
+                output = run_app_json(*args, matrix, progress, variant)
+            else:
+                result = run_app(*args, matrix=False, progress=progress, variant=variant)
+        elif as_json:
+            output = run_goal_json(
+                goal, platform, overrides, seed, matrix, progress, parsing=parsing
+            )
+        else:
+            # The table shows the spread over many ranks: the engine sends only that.
+            result = run_goal(
+                goal,
+                platform,
+                overrides,
+                seed,
+                matrix=False,
+                progress=progress,
+                parsing=parsing,
+                summary_over=MAX_RANK_ROWS,
+            )
+    if as_json:
+        click.echo(output)
+    else:
+        print_run(result)
+
+
+def print_run(result: dict[str, Any]) -> None:
+    """A run's headline, its summary, the time per rank and, if any, per phase."""
+    ranks = result["ranks"]
+    summary = result.get("rank_summary")
+    workload = result["workload"]
+    if workload["kind"] == "app":
+        what = f"{workload['app']} (size {workload['size']})"
+    else:
+        what = os.path.basename(workload["file"])
+    headline = TextLine(
+        (f"{what}: {summary['ranks'] if summary else len(ranks)} ranks on platform ", None),
+        (result["platform_name"], "bold"),
+        (f", seed {result['seed']}", None),
+    )
+    blocks = [headline, summary_table(result, [("events", f"{result['events']:,}")])]
+    blocks.append(rank_table(ranks, summary))
+    if result.get("phases"):
+        blocks.append(phase_table(result["phases"]))
+    print_blocks(blocks)
+
+
+_SIZE_NAME = re.compile(r"^(\d+)(B|KiB|MiB|GiB)$")
+_SIZE_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+
+def summary_table(result: dict[str, Any], extra: Sequence[tuple[str, str]] = ()) -> TextTable:
+    """A run's makespan, messages, bytes, the ``extra`` rows and whether it verified."""
+    summary = TextTable.grid()
+    summary.add_column(style="bold")
+    summary.add_column(justify="right")
+    summary.add_row("makespan", format_time(result["makespan_ps"]))
+    summary.add_row("messages", f"{result['messages']:,}")
+    summary.add_row("bytes", format_bytes(result["bytes"]))
+    for label, value in extra:
+        summary.add_row(label, value)
+    if "verified" in result:
+        summary.add_row("verified", "yes" if result["verified"] else "no (not checked)")
+    return summary
+
+
+def _size_bytes(name: str) -> int | None:
+    """``64KiB`` -> 65536; ``None`` when the name is not a size."""
+    m = _SIZE_NAME.match(name)
+    return int(m.group(1)) * _SIZE_UNITS[m.group(2)] if m else None
+
+
+def _phase_order(names: list[str]) -> list[str]:
+    """Phases in the order they are listed, or by size when every name is a size
+    (a ping-pong's ``1B``, ``2B``, ..., ``1KiB``)."""
+    sizes = [_size_bytes(n) for n in names]
+    if all(s is not None for s in sizes):
+        return [n for _, n in sorted(zip(sizes, names, strict=True))]
+    return names
+
+
+def phase_table(phases: Sequence[dict[str, Any]]) -> TextTable:
+    """Time per phase: median, min and max over the ranks that entered it."""
+    import statistics  # only here and for many ranks: a short run starts without it
+
+    by_phase: dict[str, list[int]] = {}
+    for p in phases:
+        by_phase.setdefault(p["phase"], []).append(p["elapsed_ps"])
+    table = TextTable(title="per phase (time over the ranks in it)")
+    table.add_column("phase")
+    for column in ("ranks", "median", "min", "max"):
+        table.add_column(column, justify="right")
+    for name in _phase_order(list(by_phase)):
+        times = by_phase[name]
+        table.add_row(
+            name,
+            str(len(times)),
+            format_time(statistics.median_low(times)),
+            format_time(min(times)),
+            format_time(max(times)),
+        )
+    return table
+
+
+def rank_table(ranks: Sequence[dict[str, int]], summary: dict[str, Any] | None = None) -> TextTable:
+    """Each rank's end, compute, overhead and wait time (and noise, if any); min,
+    median and max over the ranks when there are more than MAX_RANK_ROWS (from the
+    engine's ``rank_summary`` when it sent that instead of the ranks)."""
+    columns = ["end_ps", "compute_ps", "overhead_ps", "wait_ps"]
+    if summary:
+        if summary["max"]["noise_ps"]:
+            columns.append("noise_ps")
+        table = TextTable(title=f"over {summary['ranks']} ranks")
+        table.add_column("", justify="left")
+        for column in columns:
+            table.add_column(column.removesuffix("_ps"), justify="right")
+        for label in ("min", "median", "max"):
+            table.add_row(label, *(format_time(summary[label][c]) for c in columns))
+        return table
+    if any(r.get("noise_ps", 0) for r in ranks):
+        columns.append("noise_ps")
+    per_rank = len(ranks) <= MAX_RANK_ROWS
+    table = TextTable(title="per rank" if per_rank else f"over {len(ranks)} ranks")
+    table.add_column("rank" if per_rank else "", justify="right" if per_rank else "left")
+    for column in columns:
+        table.add_column(column.removesuffix("_ps"), justify="right")
+    if per_rank:
+        for r in ranks:
+            table.add_row(str(r["rank"]), *(format_time(r[c]) for c in columns))
+    else:
+        import statistics
+
+        for label, pick in (("min", min), ("median", statistics.median_low), ("max", max)):
+            table.add_row(label, *(format_time(pick(r[c] for r in ranks)) for c in columns))
+    return table

@@ -1,0 +1,224 @@
+"""``netsens trace``: a real MPI run (any program, or a suite application) recorded as
+an OTF2 archive by the netsens library's trace mode (:mod:`netsens.live.run`);
+``netsens trace to-goal`` writes a trace's GOAL form; ``netsens replay`` replays a
+trace under any platform.
+
+Registered on the ``netsens`` group by :mod:`netsens.cli.main`; errors end as one line
+``netsens: error: ...`` with exit code 2 there.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from netsens.cli.console import stdout_console
+from netsens.cli.live import CONTEXT, mpi_options, result_options, timeout_seconds
+from netsens.cli.options import overrides_from, platform_options
+from netsens.cli.run import print_run
+from netsens.engine import run_goal, run_goal_json, trace_to_goal
+from netsens.errors import InputError, ProgramError
+from netsens.live.mpi import implementation
+from netsens.live.run import run_live
+from netsens.units import format_time
+
+ARCHIVE = "traces.otf2"
+
+
+def trace_run(
+    out: str | Path,
+    ranks: int,
+    *,
+    app: str | None = None,
+    program: tuple[str, ...] | list[str] | None = None,
+    **live: Any,
+) -> tuple[Path, dict[str, Any]]:
+    """Run under trace mode; returns the archive's anchor file and the live result."""
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise InputError(f"{out} exists and is not an empty directory; choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    anchor = out / ARCHIVE
+    try:
+        result = run_live(ranks, app=app, program=program, trace_dir=out, **live)
+    except ProgramError as stopped:
+        if not partial_records(out, ranks):
+            raise
+        # Every rank stopped by SIGTERM (a timeout) left its records: the archive of
+        # the run up to there, for replay to say where it was stuck.
+        merge(out, live.get("mpi", "openmpi"))
+        raise ProgramError(f"{stopped}; its trace up to then is {anchor}") from None
+    if not anchor.is_file():
+        raise ProgramError(f"the run ended but rank 0 wrote no OTF2 archive in {out}")
+    return anchor, result
+
+
+def partial_records(out: Path, ranks: int, patience_s: float = 5.0) -> bool:
+    """Whether the ranks of a stopped run left their records in ``out``: the launcher
+    may return before its processes have written them, so wait a little for all."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        found = len(list(out.glob("traces.rank-*.partial")))
+        if found == ranks or (found == 0 and not any(out.glob("*.partial.tmp"))):
+            return found == ranks
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+
+
+def merge(out: Path, mpi: str) -> None:
+    """The archive of a stopped run from its ranks' partial records (netsens-trace-merge)."""
+    tool = implementation(mpi).pmpi_library().parent / "netsens-trace-merge"
+    proc = subprocess.run([str(tool), str(out)], capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        why = proc.stderr.strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
+        raise ProgramError(f"the stopped run's trace could not be written: {why[0]}")
+
+
+def trace_command() -> click.Command:
+    @click.command("trace", context_settings=CONTEXT)
+    @click.argument("program", nargs=-1, type=click.UNPROCESSED, metavar="[-- PROGRAM ARGS...]")
+    @click.option("--app", metavar="NAME", help="Suite application to trace (netsens apps).")
+    @click.option("--ranks", type=int, metavar="P", help="Number of MPI processes.")
+    @click.option(
+        "--size",
+        default="small",
+        show_default=True,
+        metavar="tiny|small|paper",
+        help="Size preset of the --app application's input.",
+    )
+    @click.option(
+        "--out",
+        default="netsens-trace",
+        show_default=True,
+        metavar="DIR",
+        help=f"New directory for the OTF2 archive (DIR/{ARCHIVE}).",
+    )
+    @click.option(
+        "--cpu-time/--no-cpu-time",
+        default=None,
+        help="Record each rank's thread CPU time at every call (replay charges it as "
+        "compute when ranks share cores); it costs two system calls per MPI call.  "
+        "[default: only with more ranks than this machine's cores]",
+    )
+    @mpi_options
+    def trace(
+        program: tuple[str, ...],
+        app: str | None,
+        ranks: int | None,
+        size: str,
+        out: str,
+        cpu_time: bool | None,
+        mpi: str,
+        mpirun_args: str,
+        timeout: str | None,
+    ) -> None:
+        """Record a real MPI run as an OTF2 archive.
+
+        \b
+        Every MPI call with its times, communicator, peer, tag, size and request;
+        collectives with root and byte counts; the CPU time between calls:
+          netsens trace --ranks 4 --out ring-trace -- ./ring 1000
+          netsens trace --app radb --ranks 4 --size tiny --out radb-trace
+        otf2-print, Vampir and Pipit read the archive. A run stopped by --timeout (a
+        deadlock) keeps its trace up to there; replay names the calls each rank was
+        stuck in. MPI_Pcontrol(0) / MPI_Pcontrol(1) pause and resume the recording.
+        Its GOAL form (collectives expanded), for LogGOPSim and LLAMP:
+          netsens trace to-goal ring-trace/traces.otf2 ring.goal
+        """
+        if program[:1] == ("to-goal",) and app is None:
+            if len(program) != 3:
+                raise click.UsageError("usage: netsens trace to-goal TRACE.otf2 OUT.goal")
+            nranks, ops = trace_to_goal(program[1], program[2])
+            stdout_console().print(f"{program[2]}: {nranks} ranks, {ops:,} operations")
+            return
+        if ranks is None:
+            raise click.UsageError("Missing option '--ranks'")
+        anchor, result = trace_run(
+            out,
+            ranks,
+            app=app,
+            program=list(program) if program else None,
+            size=size,
+            mpi=mpi,
+            mpirun_args=shlex.split(mpirun_args),
+            timeout=timeout_seconds(timeout),
+            matrix=False,
+            trace_cpu_time=cpu_time,
+        )
+        stdout_console().print(
+            f"{anchor}: {ranks} ranks, run time {format_time(result['makespan_ps'])}, "
+            f"{result['messages']:,} messages"
+        )
+
+    return trace
+
+
+def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
+    """``netsens replay``, given the network flags of :mod:`netsens.cli.main`."""
+
+    @click.command("replay", context_settings=CONTEXT)
+    @click.argument("trace", metavar="TRACE.otf2")
+    @click.option(
+        "--platform",
+        default="loggopsim",
+        show_default=True,
+        metavar="PRESET|FILE.toml",
+        help="Platform preset name or TOML file (e.g. calibrate --live --save's).",
+    )
+    @platform_options
+    @result_options("Seed of the platform's noise streams.")
+    @click.option(
+        "--collectives",
+        metavar="COLL=ALGO,...",
+        help="Other algorithms than MPICH's: bcast|reduce|gather|scatter=linear, "
+        "allreduce=reduce-bcast, allgather=ring.",
+    )
+    @click.option(
+        "--compute",
+        type=click.Choice(["cpu", "wall"]),
+        default="cpu",
+        show_default=True,
+        help="Compute between calls: the ranks' thread CPU time recorded in the trace "
+        "(wall time where it is not), or the wall time.",
+    )
+    def replay(
+        trace: str,
+        platform: str,
+        seed: int,
+        as_json: bool,
+        matrix: bool,
+        collectives: str | None,
+        compute: str,
+        **params: Any,
+    ) -> None:
+        """Replay an MPI run's OTF2 trace under any network.
+
+        \b
+        The trace's sends and receives (wildcards as they matched), non-blocking
+        operations and their waits, collectives expanded into messages, and the CPU
+        time between MPI calls (scaled by the platform's cpu_speed):
+          netsens replay radb-trace/traces.otf2 --platform machine.toml
+          netsens replay radb-trace/traces.otf2 --platform machine.toml --o 50us
+        With more ranks than cores, the platform's cores_per_node (calibrate --live
+        --save records it) makes ranks on one core compute in turn.
+        The result has the schema of netsens run.
+        """
+        overrides = overrides_from(params)
+        args = (trace, platform, overrides, seed)
+        if as_json:
+            click.echo(run_goal_json(*args, matrix, collectives=collectives, compute=compute))
+        else:
+            print_run(run_goal(*args, matrix=False, collectives=collectives, compute=compute))
+
+    return replay
+
+
+# The commands `netsens trace` and `netsens replay` load (see netsens.cli.main.COMMANDS).
+trace = trace_command()
+replay = replay_command(platform_options, overrides_from)

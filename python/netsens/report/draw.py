@@ -1,0 +1,262 @@
+"""The report's figures drawn: :func:`to_plotly` for the HTML report and
+:func:`save_matplotlib` as PNG and PDF for papers, from the descriptions of
+:mod:`netsens.report.figures` (every axis titled with its unit there)."""
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from netsens.report.figures import (
+    Figure,
+    HeatmapFigure,
+    HistogramFigure,
+    LineFigure,
+    byte_label,
+)
+
+
+def bin_labels(fig: HistogramFigure) -> list[str]:
+    return [byte_label(lo) for lo in fig.lo]
+
+
+def bin_ranges(fig: HistogramFigure) -> list[str]:
+    return [
+        f"{lo:,} B" if lo == hi else f"{lo:,}–{hi:,} B"
+        for lo, hi in zip(fig.lo, fig.hi, strict=True)
+    ]
+
+
+# --- plotly (the HTML report) ----------------------------------------------------
+
+# matplotlib's marker codes (figures.MARKERS) as plotly names them.
+PLOTLY_MARKERS = {
+    "o": "circle", "s": "square", "^": "triangle-up", "v": "triangle-down", "D": "diamond",
+    "P": "cross", "X": "x", "*": "star", "<": "triangle-left", ">": "triangle-right",
+    "h": "hexagon", "p": "pentagon",
+}  # fmt: skip
+
+PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
+
+
+def to_plotly(fig: Figure) -> Any:
+    """A plotly figure of the description."""
+    import plotly.graph_objects as go
+
+    if isinstance(fig, LineFigure):
+        out = go.Figure()
+        for s in fig.series:
+            error = None
+            if s.y_lo is not None and s.y_hi is not None:
+                error = {
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [hi - y for hi, y in zip(s.y_hi, s.y, strict=True)],
+                    "arrayminus": [y - lo for lo, y in zip(s.y_lo, s.y, strict=True)],
+                    "thickness": 1,
+                    "width": 3,
+                }
+            out.add_trace(
+                go.Scatter(
+                    x=s.x,
+                    y=s.y,
+                    name=s.label,
+                    mode="lines+markers" if s.show_markers else "lines",
+                    line={"color": s.colour, "dash": "dash" if s.dashed else "solid"},
+                    marker={"symbol": PLOTLY_MARKERS.get(s.marker, "circle"), "size": 7},
+                    error_y=error,
+                    legendgroup=s.group,
+                    hovertemplate=f"{s.label}<br>%{{x}}: %{{y:.3f}}×<extra></extra>",
+                )
+            )
+        out.update_xaxes(
+            title_text=fig.x_title,
+            type="log" if fig.x_log else ("category" if fig.categorical else "linear"),
+        )
+        out.update_yaxes(title_text=fig.y_title, rangemode="tozero")
+        out.update_layout(legend_title_text="workload", height=460)
+    elif isinstance(fig, HeatmapFigure):
+        n = fig.messages.shape[0]
+        ranks = list(range(n))
+        hover = "sender %{y} → receiver %{x}<br>%{z:,} "
+        out = go.Figure(
+            go.Heatmap(
+                z=fig.messages.tolist(),
+                x=ranks,
+                y=ranks,
+                colorscale="Viridis",
+                colorbar={"title": {"text": "messages"}},
+                hovertemplate=hover + "messages<extra></extra>",
+            )
+        )
+        out.update_xaxes(title_text="receiver rank", constrain="domain", dtick=_rank_tick(n))
+        out.update_yaxes(
+            title_text="sender rank", autorange="reversed", scaleanchor="x", dtick=_rank_tick(n)
+        )
+        out.update_layout(
+            height=500,
+            title_y=0.97,
+            updatemenus=[
+                {
+                    "type": "buttons",
+                    "direction": "right",
+                    "x": 1.0,
+                    "xanchor": "right",
+                    "y": 1.01,
+                    "yanchor": "bottom",
+                    "pad": {"t": 0, "b": 0},
+                    "showactive": True,
+                    "buttons": [
+                        _heatmap_button("messages", fig.messages, hover + "messages"),
+                        _heatmap_button("bytes (B)", fig.bytes, hover + "B"),
+                    ],
+                }
+            ],
+        )
+    else:
+        out = go.Figure(
+            go.Bar(
+                x=bin_labels(fig),
+                y=fig.messages,
+                customdata=[[r, b] for r, b in zip(bin_ranges(fig), fig.bytes, strict=True)],
+                marker_color=fig.colour,
+                hovertemplate="%{customdata[0]}: %{y:,} messages, %{customdata[1]:,} B"
+                "<extra></extra>",
+            )
+        )
+        out.update_xaxes(title_text="message size (B)", type="category")
+        out.update_yaxes(title_text="messages", rangemode="tozero")
+        out.update_layout(height=460, bargap=0.1)
+    out.update_layout(
+        title={"text": fig.title},
+        template="plotly_white",
+        margin={"l": 70, "r": 30, "t": 90, "b": 60},
+    )
+    return out
+
+
+def _rank_tick(n: int) -> int:
+    return max(1, math.ceil(n / 16))
+
+
+def _heatmap_button(label: str, z: np.ndarray, hover: str) -> dict[str, Any]:
+    return {
+        "label": label,
+        "method": "restyle",
+        "args": [
+            {
+                "z": [z.tolist()],
+                "colorbar.title.text": label,
+                "hovertemplate": hover + "<extra></extra>",
+            }
+        ],
+    }
+
+
+# --- matplotlib (PNG and PDF for papers) -----------------------------------------
+
+
+def save_matplotlib(fig: Figure, directory: Path) -> list[Path]:
+    """Draw the description with matplotlib and save ``<name>.png`` (200 dpi) and
+    ``<name>.pdf`` (fonts embedded as TrueType) in ``directory``; return both paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context(
+        {
+            "font.size": 10,
+            "axes.titlesize": 11,
+            "legend.fontsize": 8,
+            "pdf.fonttype": 42,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+        }
+    ):
+        if isinstance(fig, LineFigure):
+            figure = _mpl_lines(plt, fig)
+        elif isinstance(fig, HeatmapFigure):
+            figure = _mpl_heatmap(plt, fig)
+        else:
+            figure = _mpl_histogram(plt, fig)
+        paths = [directory / f"{fig.name}.png", directory / f"{fig.name}.pdf"]
+        figure.savefig(paths[0], dpi=200, metadata={"Software": None})
+        figure.savefig(paths[1], metadata={"CreationDate": None})
+        plt.close(figure)
+    return paths
+
+
+def _mpl_lines(plt: Any, fig: LineFigure) -> Any:
+    figure, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+    categories: list[Any] = []
+    if fig.categorical:
+        for s in fig.series:
+            categories += [x for x in s.x if x not in categories]
+    for s in fig.series:
+        x = [categories.index(v) for v in s.x] if fig.categorical else s.x
+        style = {
+            "color": s.colour,
+            "marker": s.marker if s.show_markers else None,
+            "linestyle": "--" if s.dashed else "-",
+            "markersize": 5,
+            "linewidth": 1.4,
+            "label": s.label,
+        }
+        if s.y_lo is not None and s.y_hi is not None:
+            yerr = [
+                [y - lo for lo, y in zip(s.y_lo, s.y, strict=True)],
+                [hi - y for hi, y in zip(s.y_hi, s.y, strict=True)],
+            ]
+            ax.errorbar(x, s.y, yerr=yerr, capsize=2, elinewidth=0.8, **style)
+        else:
+            ax.plot(x, s.y, **style)
+    if fig.categorical:
+        ax.set_xticks(range(len(categories)), [str(c) for c in categories])
+    if fig.x_log:
+        ax.set_xscale("log")
+    ax.set_xlabel(fig.x_title)
+    ax.set_ylabel(fig.y_title)
+    ax.set_ylim(bottom=0)
+    ax.set_title(fig.title)
+    ax.grid(True, alpha=0.3, linewidth=0.5)
+    if fig.series:
+        ax.legend(
+            title="workload",
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            frameon=False,
+            ncols=1 if len(fig.series) <= 14 else 2,
+        )
+    return figure
+
+
+def _mpl_heatmap(plt: Any, fig: HeatmapFigure) -> Any:
+    from matplotlib.ticker import MaxNLocator
+
+    figure, axes = plt.subplots(1, 2, figsize=(9.0, 4.0), layout="constrained")
+    for ax, z, what in zip(axes, (fig.messages, fig.bytes), ("messages", "bytes (B)"), strict=True):
+        image = ax.imshow(z, cmap="viridis", origin="upper", interpolation="nearest")
+        ax.set_xlabel("receiver rank")
+        ax.set_ylabel("sender rank")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
+        ax.spines[:].set_visible(False)
+        figure.colorbar(image, ax=ax, shrink=0.85, label=what)
+    figure.suptitle(fig.title)
+    return figure
+
+
+def _mpl_histogram(plt: Any, fig: HistogramFigure) -> Any:
+    figure, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
+    positions = list(range(len(fig.lo)))
+    ax.bar(positions, fig.messages, color=fig.colour, width=0.85)
+    labels = bin_labels(fig)
+    step = max(1, math.ceil(len(labels) / 16))
+    ax.set_xticks(positions[::step], labels[::step], rotation=45 if len(labels) > 8 else 0)
+    ax.set_xlabel("message size (B)")
+    ax.set_ylabel("messages")
+    ax.set_title(fig.title)
+    ax.grid(True, axis="y", alpha=0.3, linewidth=0.5)
+    return figure

@@ -1,0 +1,332 @@
+"""Running a study: every point not yet stored, in parallel on the local cores.
+
+Points run in worker processes (started with ``spawn``: polars keeps threads, which
+``fork`` would copy half-alive); each worker stores its point itself, atomically, as
+soon as it finishes, so a sweep stopped at any moment -- Ctrl-C, SIGKILL, a crash --
+keeps every finished point and, run again, computes only the missing ones. A point
+whose run fails with a netsens error (a deadlock, a wrong answer, a bad override) is
+recorded in ``failures/`` and the sweep goes on; a later sweep tries it again.
+"""
+
+import multiprocessing
+import os
+import signal
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from netsens.engine import run_app, run_goal
+from netsens.errors import NetsensError
+from netsens.study import claims, store, store_verify
+from netsens.study.definition import Point, Study
+
+# Plain progress lines (stderr not a terminal) come at most this often, in s.
+PLAIN_EVERY_S = 2.0
+
+
+class SweepError(NetsensError):
+    """The sweep itself could not go on (not one point's failure)."""
+
+
+@dataclass
+class SweepSummary:
+    """What a sweep did; ``failures`` holds each failed point's recorded error."""
+
+    results_dir: Path
+    total: int  # points in the study
+    stored: int  # already stored when the sweep started (not run again)
+    done: int  # run and stored by this sweep
+    failed: int  # run by this sweep and failed
+    wall_s: float
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    elsewhere: int = 0  # claimed or stored by another sweep meanwhile (not run here)
+
+    @property
+    def ok(self) -> bool:
+        return self.failed == 0
+
+    def line(self) -> str:
+        """One line with units, e.g. for the end of ``netsens sweep``."""
+        ran = self.done + self.failed
+        rate = f" ({ran / self.wall_s:.2f} points/s)" if ran and self.wall_s > 0 else ""
+        other = f", {self.elsewhere} run by another sweep" if self.elsewhere else ""
+        return (
+            f"sweep: {ran} points run in {self.wall_s:.1f} s{rate}, {self.stored} already "
+            f"stored, {self.failed} failed{other}; {self.stored + self.done}/{self.total} "
+            f"points in {self.results_dir}"
+        )
+
+
+def default_jobs() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def run_study(study: Study, jobs: int | None = None, progress: bool = True) -> SweepSummary:
+    """Run every point of ``study`` that its results directory does not hold yet, on
+    ``jobs`` processes (default: every core), printing progress on stderr when
+    ``progress``. Ctrl-C stops the workers and raises ``KeyboardInterrupt``, keeping
+    every finished point."""
+    start = time.perf_counter()
+    points = study.points()
+    root = study.results_dir
+    (root / store.POINTS).mkdir(parents=True, exist_ok=True)
+    store.remove_stale_temporaries(root)
+    have = store_verify.verified_ids(root)  # damaged files moved aside: computed again
+    store.write_manifest(root, study, points)
+    todo = _interleaved([p for p in points if p.point_id not in have])
+    jobs = max(1, min(jobs or default_jobs(), len(todo)))
+    if study.mode == "live":
+        jobs = 1  # live points share the machine: one at a time
+    summary = SweepSummary(root, len(points), len(points) - len(todo), 0, 0, 0.0)
+    report = _Reporter(sys.stderr if progress else None, summary)
+    report.start(study.name, len(todo), jobs)
+    try:
+        if todo:
+            _run(todo, study.name, root, jobs, summary, report)
+    except KeyboardInterrupt:
+        report.close()
+        # Count the files: workers may have stored points the loop has not seen yet.
+        stored = len(store.stored_ids(root) & {p.point_id for p in points})
+        report.say(
+            f"sweep: interrupted; {stored}/{summary.total} points stored in {root}; run "
+            "the same command again to continue"
+        )
+        raise
+    finally:
+        report.close()
+    summary.wall_s = time.perf_counter() - start
+    return summary
+
+
+def _interleaved(points: list[Point]) -> list[Point]:
+    """The points taken round-robin across workloads: workloads differ in cost by 10x
+    or more, so running them one after another would make the rate and ETA of the first
+    minutes meaningless and leave cores idle at the end behind one slow workload."""
+    by_workload: dict[str, list[Point]] = {}
+    for point in points:
+        by_workload.setdefault(point.workload, []).append(point)
+    queues = list(by_workload.values())
+    return [q[i] for i in range(max(map(len, queues), default=0)) for q in queues if i < len(q)]
+
+
+def _run(
+    todo: list[Point], name: str, root: Path, jobs: int, summary: SweepSummary, report: Any
+) -> None:
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_sigint)
+    try:
+        # Workers inherit an ignored SIGINT: Ctrl-C reaches the terminal's whole process
+        # group, and only this process should act on it.
+        with _sigint_ignored():
+            futures = {pool.submit(_run_point, p, name, str(root)): p for p in todo}
+        for future in as_completed(futures):
+            point = futures[future]
+            error, message = future.result()
+            if error == ELSEWHERE:
+                summary.elsewhere += 1
+            elif error is None:
+                store.clear_failure(root, point.point_id)
+                summary.done += 1
+            else:
+                store.write_failure(root, point, error, message)
+                summary.failed += 1
+                summary.failures.append(
+                    {"point": point.describe(), "error": error, "message": message}
+                )
+            report.advance()
+    except BrokenProcessPool:
+        _stop(pool)
+        raise SweepError(
+            "a worker process died (out of memory?); finished points are kept, run the "
+            "same command again to continue"
+        ) from None
+    except OSError as e:
+        # A full disk or a read-only directory: the points stored so far are whole.
+        _stop(pool)
+        where = e.filename or root
+        raise SweepError(
+            f"cannot store a point: {e.strerror or e}: {where}; every point stored before is "
+            "intact, run the same command again once the results directory is writable "
+            "and has room"
+        ) from None
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown()
+
+
+@contextmanager
+def _sigint_ignored():
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """End the workers now; their points in flight are lost (never half-stored)."""
+    processes = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join()
+    # Let the pool's manager thread see its workers gone and end now: left running, it
+    # can meet closed pipes at interpreter exit and print a traceback after our one line.
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(timeout=5)
+
+
+# What a worker answers for a point another sweep holds a claim on or has stored.
+ELSEWHERE = "elsewhere"
+
+
+def _run_point(point: Point, name: str, results_dir: str) -> tuple[str | None, str | None]:
+    """Claim, run and store one point (in a worker): ``(None, None)``, the netsens
+    error's class name and message, or ``(ELSEWHERE, who)`` when another sweep has it."""
+    holder = claims.Holder.current()
+    if not claims.try_claim(results_dir, point.point_id, holder):
+        other = claims.holder_of(results_dir, point.point_id)
+        return ELSEWHERE, other.describe() if other else "another sweep"
+    try:
+        # Stored by another sweep after this one started: nothing left to do.
+        if (Path(results_dir) / store.POINTS / f"{point.point_id}.parquet").exists():
+            return ELSEWHERE, "stored"
+        with claims.Heartbeat(results_dir, point.point_id, holder):
+            return _compute_point(point, name, results_dir)
+    finally:
+        claims.release(results_dir, point.point_id, holder)
+
+
+def run_and_record(point: Point, name: str, results_dir: str) -> str | None:
+    """Run one point as a sweep's worker does and record a failure as the sweep does
+    (the point runner of the other executors, e.g. a Slurm task): None when stored,
+    ``ELSEWHERE`` when another sweep has it, else the failure's message."""
+    error, message = _run_point(point, name, results_dir)
+    if error is None:
+        store.clear_failure(results_dir, point.point_id)
+    elif error != ELSEWHERE:
+        store.write_failure(results_dir, point, error, message or "")
+        return f"{error}: {message}"
+    return error
+
+
+def _compute_point(point: Point, name: str, results_dir: str) -> tuple[str | None, str | None]:
+    from netsens import __version__
+
+    start = time.perf_counter()
+    try:
+        if point.mode == "live":
+            from netsens.live.run import run_live  # noqa: PLC0415 (live studies only)
+
+            result = run_live(
+                point.ranks,
+                app=point.app,
+                variant=point.variant,
+                size=point.size or "small",
+                seed=point.seed,
+                platform=point.platform_path,
+                overrides=point.overrides,
+                mpi=point.mpi,
+            )
+        elif point.kind == "app":
+            result = run_app(
+                point.app,
+                point.ranks,
+                point.size or "small",
+                point.platform_path,
+                point.overrides,
+                point.seed,
+                variant=point.variant,
+            )
+        else:
+            assert point.goal_path is not None
+            result = run_goal(
+                point.goal_path, point.platform_path, point.overrides, point.seed, ranks=point.ranks
+            )
+    except NetsensError as e:
+        return type(e).__name__, str(e)
+    wall_s = time.perf_counter() - start
+    store.write_point(results_dir, store.point_row(point, name, result, wall_s, __version__))
+    return None, None
+
+
+class _Reporter:
+    """Progress on stderr: a rich bar on a terminal, else a plain line every few s."""
+
+    def __init__(self, stream: TextIO | None, summary: SweepSummary) -> None:
+        self.stream, self.summary = stream, summary
+        self.tty = stream is not None and stream.isatty()
+        self.bar: Progress | None = None
+        self.started = self.last = time.perf_counter()
+
+    def say(self, line: str) -> None:
+        if self.stream is not None:
+            print(line, file=self.stream, flush=True)
+
+    def start(self, name: str, to_run: int, jobs: int) -> None:
+        s = self.summary
+        self.say(
+            f"sweep: study {name}: {s.total} points, {s.stored} already stored, {to_run} to "
+            f"run on {jobs} processes; results in {s.results_dir}"
+        )
+        self.started = self.last = time.perf_counter()
+        if self.tty and to_run:
+            self.bar = Progress(
+                TextColumn("sweep"),
+                BarColumn(),
+                TextColumn("{task.completed}/{task.total} points"),
+                TextColumn("{task.fields[rate]}, ETA {task.fields[eta]}{task.fields[failed]}"),
+                TimeElapsedColumn(),
+                console=Console(file=self.stream),
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(
+                "sweep", total=s.total, completed=s.stored, rate="? points/s", eta="?", failed=""
+            )
+
+    def _rate_eta(self) -> tuple[str, str]:
+        s = self.summary
+        ran, elapsed = s.done + s.failed, time.perf_counter() - self.started
+        if not ran or elapsed <= 0:
+            return "? points/s", "?"
+        rate = ran / elapsed
+        left = (s.total - s.stored - ran) / rate
+        eta = f"{left:.0f} s" if left < 120 else f"{left / 60:.1f} min"
+        return f"{rate:.2f} points/s", eta
+
+    def advance(self) -> None:
+        s = self.summary
+        rate, eta = self._rate_eta()
+        finished = s.stored + s.done + s.failed
+        failed = f", {s.failed} failed" if s.failed else ""
+        if self.bar is not None:
+            self.bar.update(self.task, completed=finished, rate=rate, eta=eta, failed=failed)
+            return
+        now = time.perf_counter()
+        if now - self.last >= PLAIN_EVERY_S or finished == s.total:
+            self.say(f"sweep: {finished}/{s.total} points, {rate}, ETA {eta}{failed}")
+            self.last = now
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
