@@ -2,9 +2,10 @@
 //!
 //! Every application is an `async fn` generic over `R: Rank` that uses the API only,
 //! computes its answer on data generated from a seed and checks it, returning
-//! `Err(why)` when it is wrong (the run then fails with `Error::Program`). The
-//! [`registry`] names them, gives their size presets (`tiny`, `small`, `paper`) and
-//! runs one on the simulator.
+//! `Err(why)` when it is wrong (the run then fails with `Error::Program`). [`app`]
+//! holds what they share (an application's entry, the job it is asked to do, the
+//! backend it runs on); the [`registry`] names them, gives their size presets
+//! (`tiny`, `small`, `paper`) and runs one on the simulator.
 //!
 //! [`calibrate`] is the seeds' LogP calibration: two-rank microbenchmarks that recover
 //! a platform's L, o, g, G, O and S from their own timestamps.
@@ -15,6 +16,7 @@
 //! application.
 
 pub mod ace;
+pub mod app;
 pub mod calibrate;
 pub mod data;
 pub mod registry;
@@ -27,4 +29,5 @@ pub mod examples {
     pub mod stencil;
 }
 
-pub use registry::{list, run_app, AppInfo, Size};
+pub use app::Size;
+pub use registry::{list, run_app, AppInfo};

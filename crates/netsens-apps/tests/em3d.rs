@@ -4,7 +4,7 @@
 
 mod common;
 
-use netsens_apps::registry::Size;
+use netsens_apps::app::Size;
 use netsens_apps::suite::em3d::{Config, Kind, Part};
 use netsens_core::platform::{presets, Platform};
 use netsens_core::profile::RunResult;

@@ -4,8 +4,8 @@
 
 mod common;
 use common::{count, loggopsim, run, run_on};
+use netsens_apps::app::Size;
 use netsens_apps::examples::stencil::{span, Grid};
-use netsens_apps::registry::Size;
 use netsens_apps::suite::{connect, murphi};
 use netsens_core::error::Error;
 

@@ -5,7 +5,7 @@
 
 mod common;
 use common::{count, loggopsim, run, run_on};
-use netsens_apps::registry::Size;
+use netsens_apps::app::Size;
 use netsens_apps::suite::barnes::{self, Body, Cell, Tree};
 use netsens_apps::suite::pray::{self, Mailbox, Scene, Sphere};
 use netsens_apps::suite::ready;

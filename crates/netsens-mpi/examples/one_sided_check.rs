@@ -5,7 +5,7 @@
 //! they agree, 1 with the difference otherwise.
 
 use mpi::traits::Communicator as _;
-use netsens_apps::registry::Backend;
+use netsens_apps::app::Backend;
 use netsens_core::engine::RunOptions;
 use netsens_core::platform::presets;
 use netsens_core::program::collectives::{allreduce, barrier, split};

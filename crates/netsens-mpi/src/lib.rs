@@ -15,7 +15,7 @@ pub use rank::{MpiRank, RankStats};
 pub use transport::abort;
 
 use mpi::topology::SimpleCommunicator;
-use netsens_apps::registry::Backend;
+use netsens_apps::app::Backend;
 use netsens_core::platform::Platform;
 use netsens_core::{Error, Result};
 use std::future::Future;

@@ -26,7 +26,7 @@ pub use pattern::Pattern;
 pub use spec::EaSpec;
 pub use stats::{AlphaBeta, Summary};
 
-use crate::registry::{Backend, Simulator};
+use crate::app::{Backend, Simulator};
 use emulator::{emulate, RankLog, Sink};
 use netsens_core::engine::RunOptions;
 use netsens_core::platform::Platform;

@@ -2,7 +2,7 @@
 //! tests run them by name): one deadlocks, one reports a wrong answer. Neither is
 //! listed by `netsens apps`.
 
-use crate::registry::{App, Backend, Job, Size};
+use crate::app::{App, Backend, Job, Size};
 use netsens_core::program::Rank;
 use netsens_core::Result;
 

@@ -5,8 +5,8 @@
 //! the profile gives the time per size: on an idle network one round trip of `s`
 //! bytes (eager) costs 2·(2o + L + (s−1)·G), the α–β line the calibration recovers.
 
+use crate::app::{App, Backend, Job, Size};
 use crate::data;
-use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::Rank;
 use netsens_core::{input_err, Result};
 

@@ -30,8 +30,8 @@
 //! process, so the serial reference is computed once per process and shared (cached
 //! per thread, keyed by (N, iterations, seed)); it costs no virtual time.
 
+use crate::app::{App, Backend, Job, Size};
 use crate::data::unit_f64s_at;
-use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::{decode, encode};
 use netsens_core::program::{Communicator, Rank, Tag};
 use netsens_core::time::Time;

@@ -23,8 +23,8 @@
 //! (a second method) from its own copy of the input graph.
 
 use super::wan::{block, owner, Clusters, OP_PS};
+use crate::app::{App, Backend, Job, Size, Variant};
 use crate::data;
-use crate::registry::{App, Backend, Job, Size, Variant};
 use netsens_core::program::{decode, encode, Rank, Tag};
 use netsens_core::time::Time;
 use netsens_core::Result;

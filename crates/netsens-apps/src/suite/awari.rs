@@ -33,7 +33,7 @@
 
 use super::awari_game::{board, classify, code, positions, predecessors, solve, Value};
 use super::wan::{Clusters, OP_PS};
-use crate::registry::{App, Backend, Job, Size, Variant};
+use crate::app::{App, Backend, Job, Size, Variant};
 use netsens_core::program::{decode, encode, Communicator, Rank, Request, Tag};
 use netsens_core::time::Time;
 use netsens_core::Result;

@@ -81,7 +81,7 @@
 
 use super::barnes_walk::{accel, interact, Local, Mirror, Remote};
 use super::ready;
-use crate::registry::{App, Backend, Job, Size};
+use crate::app::{App, Backend, Job, Size};
 use netsens_core::program::collectives::barrier;
 use netsens_core::program::Rank;
 use netsens_core::time::Time;

@@ -295,7 +295,7 @@ pub(crate) fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::Size;
+    use crate::app::Size;
 
     #[test]
     fn morton_keys_interleave_x_y_z() {

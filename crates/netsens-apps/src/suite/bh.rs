@@ -36,8 +36,8 @@
 
 use super::bh_tree::{interact, BBox, Item, Steps, Tree, Vec3};
 use super::wan::{block, Clusters, OP_PS};
+use crate::app::{App, Backend, Job, Size, Variant};
 use crate::data;
-use crate::registry::{App, Backend, Job, Size, Variant};
 use netsens_core::program::{decode, encode, Communicator, Rank, Request, Tag};
 use netsens_core::time::Time;
 use netsens_core::Result;

@@ -45,9 +45,9 @@
 //! (N, seed)), and the allreduced number of sites that are their own label (one per
 //! component) with the serial component count.
 
+use crate::app::{App, Backend, Job, Size};
 use crate::data::unit_f64s_at;
 use crate::examples::stencil::{span, Grid};
-use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::{allreduce, barrier};
 use netsens_core::program::{Op, Rank};
 use netsens_core::time::Time;

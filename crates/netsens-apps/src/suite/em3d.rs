@@ -28,8 +28,8 @@
 //! — 5000 nodes per rank, degree 20, 40 % of the edges remote: an input of the seed's
 //! era, chosen here (the seeds at hand state no EM3D input).
 
+use crate::app::Size;
 use crate::data::{stream, unit_f64, unit_f64s_at};
-use crate::registry::Size;
 use netsens_core::time::Time;
 use rand_chacha::rand_core::Rng;
 use std::cell::RefCell;

@@ -14,7 +14,7 @@
 //! exposes the window and waits for every rank to have done so.
 
 use super::em3d::{update, verify, Config, Kind, Part};
-use crate::registry::{App, Backend, Job, Size};
+use crate::app::{App, Backend, Job, Size};
 use netsens_core::program::collectives::barrier;
 use netsens_core::program::{decode, encode, Rank};
 use netsens_core::Result;

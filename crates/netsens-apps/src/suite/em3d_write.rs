@@ -20,7 +20,7 @@
 //! issues `iters ×` (the ghosts of its nodes, over all ranks) stores in a run.
 
 use super::em3d::{update_all, verify, Config, Kind, Part};
-use crate::registry::{App, Backend, Job, Size};
+use crate::app::{App, Backend, Job, Size};
 use netsens_core::program::collectives::{alltoallv, barrier};
 use netsens_core::program::{decode, encode, Rank};
 use netsens_core::Result;

@@ -16,8 +16,8 @@
 
 use super::fft_kernel::{fft, mul, root, Plan, C};
 use super::wan::{block, OP_PS};
+use crate::app::{App, Backend, Job, Size};
 use crate::data;
-use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::{decode, encode, Rank, Tag};
 use netsens_core::time::Time;
 use netsens_core::Result;

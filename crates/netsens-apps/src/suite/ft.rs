@@ -38,9 +38,9 @@
 //! The serial reference is computed once per thread, keyed by (grid, steps, seed).
 
 use super::fft_kernel::{fft, Plan, C};
+use crate::app::{App, Backend, Job, Size};
 use crate::data::unit_f64s_at;
 use crate::examples::stencil::span;
-use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::{alltoallv, reduce};
 use netsens_core::program::{decode, encode, Op, Rank};
 use netsens_core::time::Time;

@@ -43,9 +43,9 @@
 //! of the multiset, reduced to rank 0 — equals that of the generated input (with the
 //! iterations' changes) computed serially in the same process, cached per thread.
 
+use crate::app::{App, Backend, Job, Size};
 use crate::data::unit_f64s_at;
 use crate::examples::stencil::span;
-use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::{allreduce, alltoall, alltoallv, reduce};
 use netsens_core::program::{decode, encode, Op, Rank};
 use netsens_core::time::Time;

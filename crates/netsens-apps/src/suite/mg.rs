@@ -48,8 +48,8 @@
 //! differs) within 10⁻⁹ relative, computed once per thread and cached by (n, levels,
 //! iters, seed).
 
+use crate::app::{App, Backend, Job, Size};
 use crate::data::{stream, unit_f64};
-use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::allreduce;
 use netsens_core::program::{decode, encode, Communicator, Op, Rank, Tag};
 use netsens_core::time::Time;

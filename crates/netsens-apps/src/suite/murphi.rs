@@ -55,7 +55,7 @@
 //! and the allreduced count of owned states equals the serial count: the owners'
 //! disjoint sets then are exactly the reachable set.
 
-use crate::registry::{App, Backend, Job, Size};
+use crate::app::{App, Backend, Job, Size};
 use netsens_core::program::collectives::allreduce;
 use netsens_core::program::{decode, encode, Op, Rank};
 use netsens_core::time::Time;

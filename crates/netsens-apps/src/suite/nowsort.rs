@@ -43,8 +43,8 @@
 //! every record, over the generated input and over the output, checks that the output
 //! is a permutation of the input.
 
+use crate::app::{App, Backend, Job, Size};
 use crate::data::{bytes, stream};
-use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::{allgather, allreduce};
 use netsens_core::program::{Op, Rank, Tag, ANY_SOURCE, ANY_TAG};
 use netsens_core::time::{Time, NS};

@@ -69,7 +69,7 @@
 
 use super::pray_trace::{Local, Remote, ABSENT};
 use super::ready;
-use crate::registry::{App, Backend, Job, Size};
+use crate::app::{App, Backend, Job, Size};
 use netsens_core::program::collectives::{allgather, reduce};
 use netsens_core::program::{decode, encode, Op, Rank};
 use netsens_core::time::Time;

@@ -100,7 +100,7 @@ impl Grid {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::Size;
+    use crate::app::Size;
 
     #[test]
     fn spheres_lie_in_the_cube_and_round_trip() {

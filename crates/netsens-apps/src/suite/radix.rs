@@ -27,7 +27,7 @@
 //! receives (P per owned bucket), then B (prefix, total) pairs.
 
 use super::lsd::{self, Config, HISTOGRAM_PS_PER_KEY, MOVE_PS_PER_KEY, SCAN_PS_PER_COUNT};
-use crate::registry::{App, Backend, Job, Size};
+use crate::app::{App, Backend, Job, Size};
 use netsens_core::program::collectives::barrier;
 use netsens_core::program::{decode, Rank};
 use netsens_core::time::Time;

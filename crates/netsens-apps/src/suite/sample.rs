@@ -39,8 +39,8 @@
 //! count, sum and sum of a 64-bit hash of every key, taken over the generated input
 //! and over the sorted output, checks that the output is a permutation of the input.
 
+use crate::app::{App, Backend, Job, Size};
 use crate::data::stream;
-use crate::registry::{App, Backend, Job, Size};
 use netsens_core::program::collectives::{allgather, allreduce, barrier, bcast, gather};
 use netsens_core::program::{decode, encode, Op, Rank};
 use netsens_core::time::{Time, NS};

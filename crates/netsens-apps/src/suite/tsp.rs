@@ -26,8 +26,8 @@
 //! which **checks** them against a serial search of every job.
 
 use super::wan::{block, Clusters, OP_PS};
+use crate::app::{App, Backend, Job, Size, Variant};
 use crate::data;
-use crate::registry::{App, Backend, Job, Size, Variant};
 use netsens_core::program::collectives::reduce;
 use netsens_core::program::{decode, encode, Op, Rank, Tag, ANY_SOURCE, ANY_TAG};
 use netsens_core::time::Time;

@@ -3,7 +3,7 @@
 //! (from [`Rank::cluster_sizes`]), which the optimized variants use to send one
 //! message per cluster over the wide area and forward it inside.
 
-use crate::registry::Variant;
+use crate::app::Variant;
 use netsens_core::program::Rank;
 use netsens_core::time::{Time, NS};
 use std::ops::Range;

@@ -28,8 +28,8 @@
 //! and compares its molecules' positions.
 
 use super::wan::{block, Clusters, OP_PS};
+use crate::app::{App, Backend, Job, Size, Variant};
 use crate::data;
-use crate::registry::{App, Backend, Job, Size, Variant};
 use netsens_core::program::{decode, encode, Rank, Tag};
 use netsens_core::time::Time;
 use netsens_core::Result;
