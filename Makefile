@@ -6,6 +6,9 @@
 #   make test      install, lint, Rust tests, Python tests (test-deps, slurm-deps: Debian
 #                  packages they need)
 #   make lint      rustfmt --check, clippy -D warnings, ruff check + ruff format --check
+#   make docs      the documentation site from docs/ into site/ (MkDocs, --strict: a broken
+#                  link or reference fails); open site/index.html
+#   make wheel     a release wheel into target/wheels/ (maturin), installable without Rust
 #   make bench     the engine, program front-end and application benchmarks, and the
 #                  default study timed (each prints its report), start-up, and with
 #                  LOGGOPSIM=DIR (a LogGOPSim build) GOAL text to result against it,
@@ -78,7 +81,7 @@ RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs
 CORE_MODULE := $(wildcard python/netsens/_core*.so)
 BUILD_STAMP := $(VENV)/.netsens-built
 
-.PHONY: help deps test-deps slurm-deps live-deps install install-live pmpi mpi-run live-python run test lint bench bench-scale FORCE
+.PHONY: help deps test-deps slurm-deps live-deps install install-live pmpi mpi-run live-python run test lint bench bench-scale docs wheel FORCE
 .DELETE_ON_ERROR:
 
 help:
@@ -133,10 +136,10 @@ $(BIN)/python: | deps
 $(BIN)/maturin: | $(BIN)/python
 	$(BIN)/python -m pip install --quiet '$(MATURIN_REQ)'
 
-# maturin develop installs the dependencies and the dev extra from pyproject.toml,
-# then netsens itself in editable mode (python/ is used in place).
+# maturin develop installs the dependencies and the dev and docs extras from
+# pyproject.toml, then netsens itself in editable mode (python/ is used in place).
 $(BUILD_STAMP): $(BIN)/maturin pyproject.toml $(RUST_INPUTS) $(if $(CORE_MODULE),,FORCE)
-	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras dev
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras dev,docs
 	touch $@
 
 install: $(BUILD_STAMP)
@@ -146,6 +149,18 @@ run: install
 	$(BIN)/netsens sweep $(DEFAULT_STUDY)
 	$(BIN)/netsens explain $(DEFAULT_STUDY)
 	@echo "report: $$($(BIN)/netsens report $(DEFAULT_STUDY))"
+
+# --strict (also set in mkdocs.yml): a warning, such as a link to a missing page or
+# anchor, fails the build.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+# A plain `linux` tag, not manylinux: the native module links Debian's libotf2, which
+# the wheel does not carry (the machine that installs it needs libotf2-trace).
+WHEEL_DIR := target/wheels
+wheel: $(BIN)/maturin | deps
+	rm -f $(WHEEL_DIR)/netsens-*.whl
+	$(BIN)/maturin build --release --compatibility linux --out $(WHEEL_DIR)
 
 lint: install install-live
 	cargo fmt --all --check

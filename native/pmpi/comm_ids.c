@@ -78,7 +78,7 @@ static struct comm_info *info_of(MPI_Comm comm)
     int found = 0;
     PMPI_Comm_get_attr(comm, keyval, &info, &found);
     /* A communicator made by a call the library does not wrap: id 0 (shared by all
-     * such communicators, so their stamps may mix; see docs/LIVE.md). */
+     * such communicators, so their stamps may mix; see docs/reference/pmpi.md). */
     return found ? info : attach(comm, 0);
 }
 

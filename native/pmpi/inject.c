@@ -1,4 +1,4 @@
-/* The LogGP policy of docs/LIVE.md applied to real messages: the sender's NIC clock,
+/* The LogGP policy of docs/reference/pmpi.md applied to real messages: the sender's NIC clock,
  * o + k·O busy on both sides, delivery at d + L + k·G inside a cluster and over FIFO
  * wide-area links (state in POSIX shared memory, shared by the ranks of one host). */
 #include "netsens_pmpi.h"

@@ -1,4 +1,4 @@
-//! G on bulk messages only (`G_above`, docs/BULK-GAP.md), through the engine. Every
+//! G on bulk messages only (`G_above`, docs/concepts/bulk-gap.md), through the engine. Every
 //! expected number is derived by hand from LOGGP.md's rules in the comment beside it.
 
 mod common;

@@ -31,7 +31,7 @@ pub struct LevelParams {
     /// S: eager/rendezvous threshold, bytes (a message of more than S bytes uses rendezvous).
     pub eager_limit: u64,
     /// G applies only to messages of more than this many bytes (0: to every message,
-    /// LogGP's rule). Martin et al. slowed only bulk transfers: see docs/BULK-GAP.md.
+    /// LogGP's rule). Martin et al. slowed only bulk transfers: see docs/concepts/bulk-gap.md.
     pub gap_above: u64,
 }
 
