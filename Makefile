@@ -155,8 +155,9 @@ run: install
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
-# A plain `linux` tag, not manylinux: the native module links Debian's libotf2, which
-# the wheel does not carry (the machine that installs it needs libotf2-trace).
+# A plain `linux` tag, not manylinux: the native module links Debian's libotf2
+# (libopen-trace-format2.so.10), which the wheel does not carry; the machine that
+# installs it needs Debian's libopen-trace-format2-10.
 WHEEL_DIR := target/wheels
 wheel: $(BIN)/maturin | deps
 	rm -f $(WHEEL_DIR)/netsens-*.whl
