@@ -3,8 +3,8 @@
 #
 #   make install   .venv/ with netsens installed (editable, release-built native module)
 #   make run       install, then the default study (ISCA'97 at small size) and its report
-#   make test      install, lint, Rust tests, Python tests (test-deps, slurm-deps: Debian
-#                  packages they need)
+#   make test      install, lint, the wheel, Rust tests, Python tests (test-deps,
+#                  slurm-deps: Debian packages they need)
 #   make lint      rustfmt --check, clippy -D warnings, ruff check + ruff format --check
 #   make docs      the documentation site from docs/ into site/ (MkDocs, --strict: a broken
 #                  link or reference fails); open site/index.html
@@ -169,7 +169,8 @@ lint: install install-live
 	$(BIN)/ruff check $(PY_SOURCES)
 	$(BIN)/ruff format --check $(PY_SOURCES)
 
-test: install install-live lint test-deps slurm-deps
+# The wheel is built first: tests/test_wheel.py installs it into a fresh venv.
+test: install install-live lint test-deps slurm-deps wheel
 	cargo test --workspace --profile ci
 	$(BIN)/pytest -q tests
 	$(MAKE) fuzz FUZZ_SECONDS=60
