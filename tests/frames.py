@@ -8,7 +8,7 @@ row per (point, axis), the baseline point of each (workload, size, ranks, seed) 
 into every axis's curve (its ``value`` the baseline's own value of that parameter),
 plus ``value`` (for ``clusters`` the number of clusters), ``value_unit``,
 ``is_baseline``, ``baseline_makespan_ps`` and ``slowdown``, each derived here by hand
-as docs/STUDIES.md describes them.
+as docs/reference/study-file.md describes them.
 """
 
 import json

@@ -140,7 +140,7 @@ def test_injected_overhead_raises_the_ring_exchange_by_two_o():
     # 64 beta, beta a few ps/B here) grows by 2 o = 100 us with o = 50 us; the
     # machine's own exchange, a few us, cancels in the difference. On a loaded box a
     # rank that yields inside its busy o can lose its core for a time slice
-    # (milliseconds, docs/LIVE.md), which inflates means: the median of the 80
+    # (milliseconds, docs/reference/pmpi.md), which inflates means: the median of the 80
     # exchanges is taken. Tolerance 15 % of 2 o; three attempts, then the median.
     o = 50 * US
     seen = []

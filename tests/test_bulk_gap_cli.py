@@ -1,4 +1,4 @@
-"""`--G-above`: G charged only on messages above a size (docs/BULK-GAP.md), from the
+"""`--G-above`: G charged only on messages above a size (docs/concepts/bulk-gap.md), from the
 command line. Expected times derived by hand from LOGGP.md's rules on the `loggopsim`
 preset (L=2500 o=1500 g=1000 ns, G=6 ns/B): one message of 17 B is received at
 o + L + o + k·G with k = 16, or without the k·G term when 17 B is not above G_above."""

@@ -296,7 +296,7 @@ def test_calibrate_live_save_writes_a_platform(tmp_path):
 
 
 def test_more_ranks_than_cores_put_o_on_the_cpu_clock(monkeypatch):
-    # With ranks sharing cores the library's o is CPU time (docs/LIVE.md); alone on a
+    # With ranks sharing cores the library's o is CPU time (docs/reference/pmpi.md); alone on a
     # core it stays on the wall clock, and a setting the user made is kept.
     from netsens.live import calibrate as live_calibrate
     from netsens.live import run as live

@@ -1,6 +1,6 @@
 """libnetsens-pmpi.so (native/pmpi), preloaded into small MPI programs of tests/pmpi/ run
 with mpirun directly: the injected o, g, G, L and wide-area links change round trips and
-bursts by what docs/LIVE.md's semantics give by hand; the stats file counts exactly the
+bursts by what docs/reference/pmpi.md's semantics give by hand; the stats file counts exactly the
 messages the programs send (derived from their source); expanded collectives give right
 answers; bad settings stop the job with one line and exit code 2.
 

@@ -114,7 +114,7 @@ def test_stored_columns(pingpong_study):
 
 
 def test_duckdb_reads_the_points(pingpong_study):
-    # docs/STUDIES.md's query: one stored row per point, in its first curve.
+    # docs/reference/study-file.md's query: one stored row per point, in its first curve.
     points = pingpong_study.results_dir / "points"
     query = f"SELECT axis, makespan_ps FROM '{points}/*.parquet' ORDER BY makespan_ps"
     rows = duckdb.sql(query).fetchall()
@@ -127,9 +127,9 @@ def test_duckdb_reads_the_points(pingpong_study):
 
 
 def test_documented_duckdb_queries(pingpong_study):
-    # Every query of docs/STUDIES.md runs against a results directory; the slowdown
+    # Every query of docs/reference/study-file.md runs against a results directory; the slowdown
     # query gives the ping-pong's o = 3us point: (4 x 3 + 2 x 2.5) / 11 = 17/11.
-    text = (ROOT / "docs/STUDIES.md").read_text()
+    text = (ROOT / "docs/reference/study-file.md").read_text()
     block = re.search(r"## Querying with DuckDB.*?```sql\n(.*?)```", text, re.S).group(1)
     queries = [
         q for q in block.replace("results/quick", str(pingpong_study.results_dir)).split(";")

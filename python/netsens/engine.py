@@ -30,7 +30,7 @@ ParseFn = Callable[[int, int], None]
 
 def check_memory_limit() -> None:
     """``NETSENS_MEMORY_LIMIT`` caps the engine's memory (its allocator reads it, see
-    docs/LIMITS.md); a value it could not read would be no cap at all, so it is an
+    docs/reference/limits.md); a value it could not read would be no cap at all, so it is an
     error before a run rather than silently ignored."""
     text = os.environ.get("NETSENS_MEMORY_LIMIT")
     if text is not None and _core.memory_limit_bytes(text) is None:

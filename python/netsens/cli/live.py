@@ -170,7 +170,7 @@ def live_command(platform_options: Any, overrides_from: Any) -> click.Command:
 
         \b
         netsens starts mpirun with its PMPI library preloaded. Injected on top
-        of the real machine (docs/LIVE.md):
+        of the real machine (docs/reference/pmpi.md):
           o, O  busy CPU at the sender and the receiver of every message (the
                 rank's CPU time with more ranks than cores, else the wall clock)
           g, G  at least g between a rank's sends; (s-1)*G of send NIC per message
@@ -304,7 +304,7 @@ def calibrate_live_cli(
     console.print(table)
     if injected:
         console.print(
-            "o and O add to the machine's own; L, g and G are floors (docs/LIVE.md): "
+            "o and O add to the machine's own; L, g and G are floors (docs/reference/pmpi.md): "
             "expected = machine + dialled, or max(machine, dialled); L is held from the "
             "send call, so the machine's o_s overlaps it: max(machine L, L - machine o_s)."
         )

@@ -1,5 +1,6 @@
 """``netsens sweep --executor slurm``: the Slurm executor's flags and what the command
-does with them (see :mod:`netsens.slurm.executor` and docs/STUDIES.md, "On a cluster")."""
+does with them (see :mod:`netsens.slurm.executor` and docs/reference/study-file.md, "On a
+cluster")."""
 
 from __future__ import annotations
 

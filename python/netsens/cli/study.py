@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import polars as pl
 
 STUDY_EPILOG = """\b
-A study file (docs/STUDIES.md lists every key):
+A study file (docs/reference/study-file.md lists every key):
   name = "latency"                 # results go to results/latency/ beside this file
   platform = "now1997"             # preset or platform TOML  [default: loggopsim]
   workloads = ["radix", "em3d-read", "goal/pingpong.goal"]   # or "all"
@@ -116,7 +116,7 @@ def sweep_command(
       netsens results examples/studies/quick.toml
 
     \b
-    On a Slurm cluster (docs/STUDIES.md): --executor slurm submits the missing points
+    On a Slurm cluster (docs/reference/study-file.md): --executor slurm submits the missing points
     as one job array and follows it; --status and --cancel look at or cancel its jobs.
     """
     from netsens.study.definition import Study
@@ -164,7 +164,7 @@ def results_command(target: Path, fmt: str | None) -> None:
     The table has one row per workload, ranks, axis and value, with the median over
     the seeds of the makespan and of the slowdown (relative to the baseline point of
     the same workload, ranks and seed). --json and --csv print every stored row with
-    every column instead (docs/STUDIES.md describes them; times in ps).
+    every column instead (docs/reference/study-file.md describes them; times in ps).
 
     \b
     Example:

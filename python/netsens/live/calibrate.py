@@ -6,7 +6,7 @@ itself (nothing injected), then, when a platform or flags are given, the machine
 that platform injected. Each injected parameter is set beside what the library
 should deliver on this machine: o and O add to the machine's own, L, g and G are
 floors (a message is held until its send time + L; sends are spaced by at least g;
-see docs/LIVE.md), so the expected value is ``machine + dialled`` or
+see docs/reference/pmpi.md), so the expected value is ``machine + dialled`` or
 ``max(machine, dialled)``. L is held from the send call's entry and the machine's own
 send overhead runs during that flight, so the L a round trip shows is
 ``max(machine L, dialled L - o_s)``, with the o_s measured in the same run (on a

@@ -213,7 +213,7 @@ def marked_processes(job: str) -> list[int]:
 
 
 # How long the job's processes get to end on SIGTERM before SIGKILL, seconds: a rank
-# tracing its run writes what it recorded (docs/LIVE.md, "Trace mode").
+# tracing its run writes what it recorded (docs/reference/pmpi.md, "Trace mode").
 TERMINATE_GRACE_S = 2.0
 
 

@@ -8,7 +8,7 @@ between a rank's message injections and (s − 1)·G on its send NIC, holds ever
 message until its send time + L, and sends messages between clusters over emulated
 wide-area links (each directed link a FIFO). What is injected comes on top of the
 real machine: with no platform and no flags nothing is injected and the run measures
-the machine itself. See docs/LIVE.md for the exact semantics.
+the machine itself. See docs/reference/pmpi.md for the exact semantics.
 
     import netsens
     r = netsens.run("radb", ranks=4, size="tiny", mode="live", overrides={"o": "20us"})
@@ -91,7 +91,7 @@ def ranks_share_cores(ranks: int) -> bool:
 def shared_core_env(shared: bool) -> dict[str, str]:
     """The library's settings when the ranks share cores (``shared``): injected o is
     the rank's CPU time, not wall time, so that two ranks on one core no longer spin
-    their o at once (the model's o occupies the core); docs/LIVE.md, "More ranks than
+    their o at once (the model's o occupies the core); docs/reference/pmpi.md, "More ranks than
     cores". A setting already in the environment stays."""
     if not shared or "NETSENS_O_CLOCK" in os.environ:
         return {}
@@ -223,7 +223,7 @@ def run_live(
     schema of a simulated run plus ``mode``, ``mpi``, ``machine`` and the MPI calls
     seen (``unhandled_calls`` lists those the library passed through untouched).
     With ``trace_dir`` the library also records every MPI call and rank 0 writes
-    the OTF2 archive ``trace_dir/traces.otf2`` (docs/LIVE.md, "Trace mode"), with each
+    the OTF2 archive ``trace_dir/traces.otf2`` (docs/reference/pmpi.md, "Trace mode"), with each
     rank's thread CPU time at every call if ``trace_cpu_time`` (by default when there
     are more ranks than this machine's cores: then a rank's wall time between calls
     also holds the time it waited for its core, while alone on a core the two clocks

@@ -11,7 +11,7 @@ again at each point; the ratio of the recorded compute to the live baseline's be
 the simulation's CPU speed. With more live ranks than the machine's cores the simulation
 shares the cores as the live ranks do (``ranks_per_node = "all"``, ``cores_per_node`` =
 this machine's cores; ranks on one core compute in turn): live, the library's injected o
-is then CPU time (docs/LIVE.md, "More ranks than cores"), which is what the model's
+is then CPU time (docs/reference/pmpi.md, "More ranks than cores"), which is what the model's
 cores describe. Otherwise every rank has a core.
 
 The calibration runs one process per core; with more ranks than cores each message

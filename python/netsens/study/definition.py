@@ -1,6 +1,6 @@
 """Studies: workloads x ranks x a grid of platform parameters, repeated over seeds.
 
-A study is a TOML file (docs/STUDIES.md has every key), CLI flags, or a
+A study is a TOML file (docs/reference/study-file.md has every key), CLI flags, or a
 :class:`Study` built in Python; CLI flags override the file, the file the defaults::
 
     study = Study.from_toml("examples/isca97.toml", ranks=[8])
@@ -146,7 +146,7 @@ class Workload:
 
 @dataclass
 class Study:
-    """A study (see the module docstring and docs/STUDIES.md).
+    """A study (see the module docstring and docs/reference/study-file.md).
 
     ``axes`` maps a parameter (``L o g G O S wan_latency wan_bandwidth cpu_speed
     clusters``) to a list of values with units or a range ``{"from": "2us", "to":

@@ -298,7 +298,7 @@ def _value_columns() -> list[pl.Expr]:
 def load(results_dir: str | os.PathLike[str], *, require_points: bool = False) -> pl.DataFrame:
     """All points of the study in ``results_dir``, one row per (point, axis).
 
-    The columns are ``SCHEMA``'s (see docs/STUDIES.md) plus ``value`` (the swept
+    The columns are ``SCHEMA``'s (see docs/reference/study-file.md) plus ``value`` (the swept
     parameter's value in ``value_unit``, the unit of its stored column; the number of
     clusters for ``clusters``; null for the ``baseline`` and ``product`` rows),
     ``is_baseline`` (the row is the baseline point's, on whichever curve),
