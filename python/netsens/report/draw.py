@@ -157,35 +157,66 @@ def _heatmap_button(label: str, z: np.ndarray, hover: str) -> dict[str, Any]:
 # --- matplotlib (PNG and PDF for papers) -----------------------------------------
 
 
-def save_matplotlib(fig: Figure, directory: Path) -> list[Path]:
-    """Draw the description with matplotlib and save ``<name>.png`` (200 dpi) and
-    ``<name>.pdf`` (fonts embedded as TrueType) in ``directory``; return both paths."""
+# The figures' style for papers; pdf.fonttype embeds the fonts as TrueType.
+MPL_STYLE = {
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "legend.fontsize": 8,
+    "pdf.fonttype": 42,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+
+
+def draw_matplotlib(fig: Figure) -> Any:
+    """The description drawn as a matplotlib figure in the report's style; the caller
+    saves and closes it (:func:`save_matplotlib` does both)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with plt.rc_context(
-        {
-            "font.size": 10,
-            "axes.titlesize": 11,
-            "legend.fontsize": 8,
-            "pdf.fonttype": 42,
-            "axes.spines.top": False,
-            "axes.spines.right": False,
-        }
-    ):
+    with plt.rc_context(MPL_STYLE):
         if isinstance(fig, LineFigure):
-            figure = _mpl_lines(plt, fig)
-        elif isinstance(fig, HeatmapFigure):
-            figure = _mpl_heatmap(plt, fig)
-        else:
-            figure = _mpl_histogram(plt, fig)
-        paths = [directory / f"{fig.name}.png", directory / f"{fig.name}.pdf"]
+            return _mpl_lines(plt, fig)
+        if isinstance(fig, HeatmapFigure):
+            return _mpl_heatmap(plt, fig)
+        return _mpl_histogram(plt, fig)
+
+
+def save_matplotlib(fig: Figure, directory: Path) -> list[Path]:
+    """Draw the description with matplotlib and save ``<name>.png`` (200 dpi) and
+    ``<name>.pdf`` (fonts embedded as TrueType) in ``directory``; return both paths."""
+    import matplotlib.pyplot as plt
+
+    figure = draw_matplotlib(fig)
+    paths = [directory / f"{fig.name}.png", directory / f"{fig.name}.pdf"]
+    with plt.rc_context(MPL_STYLE):
         figure.savefig(paths[0], dpi=200, metadata={"Software": None})
         figure.savefig(paths[1], metadata={"CreationDate": None})
-        plt.close(figure)
+    plt.close(figure)
     return paths
+
+
+def _legend_entries(ax: Any, fig: LineFigure) -> tuple[list[Any], list[str]]:
+    """The legend's handles and labels: one per line, or, where the lines come in
+    groups (a workload's measured line and its models' dashed ones), one per group in
+    its colour and marker and then one per line style, so 13 workloads with a model
+    each make 15 entries instead of 26."""
+    from matplotlib.lines import Line2D
+
+    if not any(s.group for s in fig.series):
+        return ax.get_legend_handles_labels()
+    handles, labels, styles = [], [], {}
+    for s in fig.series:
+        if s.group not in labels:
+            handles.append(Line2D([], [], color=s.colour, marker=s.marker, markersize=5))
+            labels.append(s.group)
+        styles.setdefault(s.label.removeprefix(f"{s.group}: "), "--" if s.dashed else "-")
+    for style, linestyle in styles.items():
+        handles.append(Line2D([], [], color="0.35", linestyle=linestyle))
+        labels.append(style)
+    return handles, labels
 
 
 def _mpl_lines(plt: Any, fig: LineFigure) -> Any:
@@ -219,15 +250,20 @@ def _mpl_lines(plt: Any, fig: LineFigure) -> Any:
     ax.set_xlabel(fig.x_title)
     ax.set_ylabel(fig.y_title)
     ax.set_ylim(bottom=0)
-    ax.set_title(fig.title)
+    # Over the whole figure, not the axes: a title wider than the axes beside a wide
+    # legend was cut at the figure's left edge.
+    figure.suptitle(fig.title, fontsize="large")
     ax.grid(True, alpha=0.3, linewidth=0.5)
     if fig.series:
+        handles, labels = _legend_entries(ax, fig)
         ax.legend(
+            handles,
+            labels,
             title="workload",
             loc="upper left",
             bbox_to_anchor=(1.01, 1.0),
             frameon=False,
-            ncols=1 if len(fig.series) <= 14 else 2,
+            ncols=1 if len(labels) <= 16 else 2,
         )
     return figure
 
