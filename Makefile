@@ -153,7 +153,7 @@ run: install
 # --strict (also set in mkdocs.yml): a warning, such as a link to a missing page or
 # anchor, fails the build.
 docs: install
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # A plain `linux` tag, not manylinux: the native module links Debian's libotf2
 # (libopen-trace-format2.so.10), which the wheel does not carry; the machine that

@@ -136,15 +136,16 @@ def test_dispersion_figure_png_and_pdf(tmp_path):
     assert str(png) in proc.stderr and json.loads(proc.stdout)["world"] == 12
 
 
-README = ROOT / "README.md"
+ACE_GUIDE = ROOT / "docs" / "guides" / "ace.md"
+PLATFORMS = ROOT / "docs" / "concepts" / "platforms.md"
 
 
-def test_readme_worked_example_reproduces_the_seed_finding(capsys):
-    """The ACE section's Python example: mean T_comm within 3 % of the jitter-free
+def test_guide_worked_example_reproduces_the_seed_finding(capsys):
+    """The ACE guide's Python example: mean T_comm within 3 % of the jitter-free
     run while its sd and the run time grow with the jitter's sd."""
-    section = README.read_text().split("## ACE:", 1)[1]
+    section = ACE_GUIDE.read_text().split("**The seed's finding.**", 1)[1]
     example = section.split("```python\n", 1)[1].split("```", 1)[0]
-    exec(compile(example, "README.md", "exec"), {})
+    exec(compile(example, "ace.md", "exec"), {})
     rows = [line.split() for line in capsys.readouterr().out.splitlines()]
     assert len(rows) == 4
     means, sds, runs = ([float(r[i]) for r in rows] for i in (-4, -3, -2))
@@ -153,8 +154,8 @@ def test_readme_worked_example_reproduces_the_seed_finding(capsys):
     assert runs == sorted(runs) and len(set(runs)) == 4
 
 
-def test_readme_variability_example_reads_back(tmp_path):
-    section = README.read_text().split("### Background traffic and soft faults", 1)[1]
+def test_platforms_variability_example_reads_back(tmp_path):
+    section = PLATFORMS.read_text().split("## Background traffic and soft faults", 1)[1]
     example = section.split("```toml\n", 1)[1].split("```", 1)[0]
     path = tmp_path / "p.toml"
     path.write_text('base = "loggopsim"\n[shape]\nclusters = "2x4"\n[wan]\nlatency = "1ms"\n')

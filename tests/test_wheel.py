@@ -1,0 +1,86 @@
+"""The wheel `make wheel` builds installs into a fresh virtual environment on a PATH
+without cargo and runs there: the command line and the Python API, with end times
+derived by hand (not copied from netsens's output)."""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+WHEELS = ROOT / "target" / "wheels"
+BARRIER = ROOT / "examples" / "goal" / "dissemination16.goal"
+# Each of the 16-rank dissemination barrier's log2(16) = 4 rounds costs o + L + o on
+# the loggopsim preset (o = 1.5 us, L = 2.5 us): 22 us; with L = 5 us, 32 us.
+BARRIER_PS = 4 * (1_500_000 + 2_500_000 + 1_500_000)
+BARRIER_L5_PS = 4 * (1_500_000 + 5_000_000 + 1_500_000)
+
+
+def the_wheel() -> Path:
+    wheels = sorted(WHEELS.glob("netsens-*.whl"), key=lambda p: p.stat().st_mtime)
+    assert wheels, f"no wheel in {WHEELS}: `make wheel` builds it (make test does)"
+    return wheels[-1]
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """A fresh venv with the wheel installed, and an environment whose PATH holds the
+    venv and the system's binaries only (no cargo, no rustc, no .venv)."""
+    home = tmp_path_factory.mktemp("wheel")
+    env_dir = home / "venv"
+    subprocess.run(["/usr/bin/python3", "-m", "venv", str(env_dir)], check=True)
+    pip = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+    subprocess.run([*pip, str(the_wheel())], check=True, timeout=900)
+    path = f"{env_dir / 'bin'}:/usr/bin:/bin"
+    env = {"PATH": path, "HOME": str(home), "LANG": "C.UTF-8"}
+    for tool in ("cargo", "rustc", "maturin"):
+        assert shutil.which(tool, path=path) is None, tool
+    return env_dir, env
+
+
+def test_the_wheel_holds_the_native_module_and_the_package():
+    import zipfile
+
+    names = zipfile.ZipFile(the_wheel()).namelist()
+    assert any(n.startswith("netsens/_core") and n.endswith(".so") for n in names)
+    assert "netsens/__init__.py" in names
+    assert any(n.startswith("netsens/cli") for n in names)
+
+
+def test_the_command_line_runs_from_the_wheel(venv, tmp_path):
+    env_dir, env = venv
+    netsens = env_dir / "bin" / "netsens"
+    proc = subprocess.run(
+        [str(netsens), "run", "--goal", str(BARRIER), "--json"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["makespan_ps"] == BARRIER_PS
+    bad = subprocess.run(
+        [str(netsens), "run", "--goal", str(BARRIER), "--L", "5"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+    )
+    assert bad.returncode == 2 and bad.stderr.startswith("netsens: error: ")
+    assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_the_python_api_runs_from_the_wheel(venv, tmp_path):
+    env_dir, env = venv
+    script = (
+        "import netsens, sys\n"
+        f"r = netsens.run({str(BARRIER)!r}, overrides={{'L': '5us'}})\n"
+        "print(r.makespan_ps, netsens.__file__)\n"
+    )
+    proc = subprocess.run(
+        [str(env_dir / "bin" / "python"), "-c", script],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    makespan, module = proc.stdout.split()
+    assert int(makespan) == BARRIER_L5_PS
+    # netsens came from the venv, not from the checkout's python/ directory
+    assert Path(module).is_relative_to(env_dir), module
+    assert os.fspath(ROOT / "python") not in module
