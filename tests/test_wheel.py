@@ -55,13 +55,21 @@ def test_the_command_line_runs_from_the_wheel(venv, tmp_path):
     netsens = env_dir / "bin" / "netsens"
     proc = subprocess.run(
         [str(netsens), "run", "--goal", str(BARRIER), "--json"],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["makespan_ps"] == BARRIER_PS
     bad = subprocess.run(
         [str(netsens), "run", "--goal", str(BARRIER), "--L", "5"],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
     )
     assert bad.returncode == 2 and bad.stderr.startswith("netsens: error: ")
     assert len(bad.stderr.strip().splitlines()) == 1
@@ -76,7 +84,11 @@ def test_the_python_api_runs_from_the_wheel(venv, tmp_path):
     )
     proc = subprocess.run(
         [str(env_dir / "bin" / "python"), "-c", script],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     makespan, module = proc.stdout.split()
