@@ -1,5 +1,6 @@
-"""The README's communication table: every application's characterisation (Martin's
-Table 3.2 / 4.1) at one size and rank count, as Markdown on stdout.
+"""The communication table of docs/concepts/applications.md: every application's
+characterisation (Martin's Table 3.2 / 4.1) at one size and rank count, as Markdown on
+stdout.
 
     .venv/bin/python scripts/comm_table.py --ranks 32 --size small --platform now1997
 """
