@@ -50,49 +50,40 @@ def test_the_wheel_holds_the_native_module_and_the_package():
     assert any(n.startswith("netsens/cli") for n in names)
 
 
-def test_the_command_line_runs_from_the_wheel(venv, tmp_path):
+def in_venv(venv: tuple[Path, dict[str, str]], cwd: Path, program: str, *args: str):
+    """``program`` of the venv's bin/ run with the cargo-less environment, in ``cwd``
+    (away from the checkout, so its python/ is not on the path)."""
     env_dir, env = venv
-    netsens = env_dir / "bin" / "netsens"
-    proc = subprocess.run(
-        [str(netsens), "run", "--goal", str(BARRIER), "--json"],
+    return subprocess.run(
+        [str(env_dir / "bin" / program), *args],
         capture_output=True,
         text=True,
         env=env,
-        cwd=tmp_path,
+        cwd=cwd,
         timeout=120,
     )
+
+
+def test_the_command_line_runs_from_the_wheel(venv, tmp_path):
+    proc = in_venv(venv, tmp_path, "netsens", "run", "--goal", str(BARRIER), "--json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["makespan_ps"] == BARRIER_PS
-    bad = subprocess.run(
-        [str(netsens), "run", "--goal", str(BARRIER), "--L", "5"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=120,
-    )
+    bad = in_venv(venv, tmp_path, "netsens", "run", "--goal", str(BARRIER), "--L", "5")
     assert bad.returncode == 2 and bad.stderr.startswith("netsens: error: ")
     assert len(bad.stderr.strip().splitlines()) == 1
 
 
 def test_the_python_api_runs_from_the_wheel(venv, tmp_path):
-    env_dir, env = venv
     script = (
-        "import netsens, sys\n"
+        "import netsens\n"
         f"r = netsens.run({str(BARRIER)!r}, overrides={{'L': '5us'}})\n"
         "print(r.makespan_ps, netsens.__file__)\n"
     )
-    proc = subprocess.run(
-        [str(env_dir / "bin" / "python"), "-c", script],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=120,
-    )
+    proc = in_venv(venv, tmp_path, "python", "-c", script)
     assert proc.returncode == 0, proc.stderr
     makespan, module = proc.stdout.split()
     assert int(makespan) == BARRIER_L5_PS
     # netsens came from the venv, not from the checkout's python/ directory
+    env_dir, _ = venv
     assert Path(module).is_relative_to(env_dir), module
     assert os.fspath(ROOT / "python") not in module
