@@ -136,10 +136,19 @@ $(BIN)/python: | deps
 $(BIN)/maturin: | $(BIN)/python
 	$(BIN)/python -m pip install --quiet '$(MATURIN_REQ)'
 
-# maturin develop installs the dependencies and the dev and docs extras from
-# pyproject.toml, then netsens itself in editable mode (python/ is used in place).
+# maturin develop installs the dependencies and the dev extra from pyproject.toml,
+# then netsens itself in editable mode (python/ is used in place).
 $(BUILD_STAMP): $(BIN)/maturin pyproject.toml $(RUST_INPUTS) $(if $(CORE_MODULE),,FORCE)
-	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras dev,docs
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras dev
+	touch $@
+
+# The docs and notebook extras of pyproject.toml, for make docs and make test only (so
+# make run installs what it did before); read from pyproject.toml, not listed twice.
+EXTRAS_STAMP := $(VENV)/.netsens-extras
+EXTRAS := docs notebook
+$(EXTRAS_STAMP): pyproject.toml | $(BUILD_STAMP)
+	$(BIN)/python -c 'import sys, tomllib; extras = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]; print("\n".join(d for e in sys.argv[1:] for d in extras[e]))' $(EXTRAS) > $(VENV)/extras.txt
+	$(BIN)/python -m pip install --quiet -r $(VENV)/extras.txt
 	touch $@
 
 install: $(BUILD_STAMP)
@@ -152,7 +161,7 @@ run: install
 
 # --strict (also set in mkdocs.yml): a warning, such as a link to a missing page or
 # anchor, fails the build.
-docs: install
+docs: install $(EXTRAS_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # A plain `linux` tag, not manylinux: the native module links Debian's libotf2
@@ -170,7 +179,7 @@ lint: install install-live
 	$(BIN)/ruff format --check $(PY_SOURCES)
 
 # The wheel is built first: tests/test_wheel.py installs it into a fresh venv.
-test: install install-live lint test-deps slurm-deps wheel
+test: install install-live lint test-deps slurm-deps wheel $(EXTRAS_STAMP)
 	cargo test --workspace --profile ci
 	$(BIN)/pytest -q tests
 	$(MAKE) fuzz FUZZ_SECONDS=60
