@@ -20,13 +20,22 @@ struct group {
 struct pair {
     uint32_t ref, value;
 };
+struct region {
+    uint32_t ref, name;
+    uint8_t paradigm;
+};
+struct location {
+    uint64_t ref;
+    OTF2_LocationType type;
+};
 
 struct state {
     const struct ns_otf2_sink *sink;
     uint64_t resolution, offset;
     char **strings;
     uint32_t nstrings;
-    struct pair *regions, *comms; /* region -> name string, comm -> group */
+    struct region *regions;
+    struct pair *comms; /* comm -> group */
     uint32_t nregions, ncomms;
     /* Attributes by name string; the CPU time attribute once definitions are read. */
     struct pair *attributes;
@@ -35,8 +44,9 @@ struct state {
     bool has_cpu_attribute;
     struct group *groups;
     uint32_t ngroups;
-    uint64_t *locations;
+    struct location *locations;
     uint32_t nlocations;
+    char *creator;
     uint32_t rank;
     uint64_t position;
     int stopped;
@@ -83,11 +93,11 @@ static OTF2_CallbackCode def_region(void *u, OTF2_RegionRef ref, OTF2_StringRef 
                                     OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin,
                                     uint32_t end)
 {
-    (void)canonical, (void)description, (void)role, (void)paradigm, (void)flags, (void)file,
-        (void)begin, (void)end;
+    (void)canonical, (void)description, (void)role, (void)flags, (void)file, (void)begin,
+        (void)end;
     struct state *s = u;
     GROW(s->regions, s->nregions);
-    s->regions[s->nregions++] = (struct pair){ref, name};
+    s->regions[s->nregions++] = (struct region){ref, name, paradigm};
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -106,10 +116,10 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef ref, OTF2_String
                                       OTF2_LocationType type, uint64_t events,
                                       OTF2_LocationGroupRef group)
 {
-    (void)name, (void)type, (void)events, (void)group;
+    (void)name, (void)events, (void)group;
     struct state *s = u;
     GROW(s->locations, s->nlocations);
-    s->locations[s->nlocations++] = ref;
+    s->locations[s->nlocations++] = (struct location){ref, type};
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -249,6 +259,19 @@ static OTF2_CallbackCode ev_nbc_done(EVENT_ARGS, OTF2_CollectiveOp op, OTF2_Comm
                                              .bytes2 = received, .req = req});
 }
 
+static OTF2_CallbackCode ev_measure(EVENT_ARGS, OTF2_MeasurementMode mode)
+{
+    UNUSED_EVENT_ARGS;
+    return emit(u, t, (struct ns_otf2_event){.kind = NS_MEASURE,
+                                             .bytes = mode == OTF2_MEASUREMENT_ON});
+}
+
+static OTF2_CallbackCode ev_cancelled(EVENT_ARGS, uint64_t req)
+{
+    UNUSED_EVENT_ARGS;
+    return emit(u, t, (struct ns_otf2_event){.kind = NS_CANCELLED, .req = req});
+}
+
 static const struct group *find_group(const struct state *s, uint32_t ref)
 {
     for (uint32_t i = 0; i < s->ngroups; i++)
@@ -256,24 +279,51 @@ static const struct group *find_group(const struct state *s, uint32_t ref)
     return NULL;
 }
 
-/* The MPI ranks' locations in rank order: the MPI group of locations, else all. */
-static void rank_locations(const struct state *s, const uint64_t **locs, uint32_t *n)
-{
-    for (uint32_t i = 0; i < s->ngroups; i++)
-        if (s->groups[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS &&
-            s->groups[i].paradigm == OTF2_PARADIGM_MPI) {
-            *locs = s->groups[i].members;
-            *n = s->groups[i].n;
-            return;
-        }
-    *locs = s->locations;
-    *n = s->nlocations;
-}
-
 static int fail(char *err, size_t len, const char *what)
 {
     snprintf(err, len, "%s%s%s", what, otf2_error[0] ? ": " : "", otf2_error);
     return -1;
+}
+
+/* The MPI ranks' locations in rank order: the members of the MPI group of locations
+ * (Score-P and netsens write one). Each must be a distinct CPU thread location: a
+ * process's other locations (threads, accelerator streams, metrics) are not ranks. */
+static int rank_locations(const struct state *s, const uint64_t **locs, uint32_t *n, char *err,
+                          size_t len)
+{
+    const struct group *mpi = NULL;
+    for (uint32_t i = 0; i < s->ngroups && mpi == NULL; i++)
+        if (s->groups[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS &&
+            s->groups[i].paradigm == OTF2_PARADIGM_MPI)
+            mpi = &s->groups[i];
+    if (mpi == NULL || mpi->n == 0) {
+        snprintf(err, len,
+                 "the trace has no MPI processes (no MPI group of locations among its %u "
+                 "locations): it is of a program without MPI, and replay needs MPI ranks",
+                 s->nlocations);
+        return -1;
+    }
+    for (uint32_t r = 0; r < mpi->n; r++) {
+        const struct location *loc = NULL;
+        for (uint32_t i = 0; i < s->nlocations && loc == NULL; i++)
+            if (s->locations[i].ref == mpi->members[r]) loc = &s->locations[i];
+        for (uint32_t q = 0; q < r; q++)
+            if (mpi->members[q] == mpi->members[r]) {
+                snprintf(err, len, "MPI ranks %u and %u share location %llu: netsens cannot "
+                         "map this location layout to ranks", q, r,
+                         (unsigned long long)mpi->members[r]);
+                return -1;
+            }
+        if (loc == NULL || loc->type != OTF2_LOCATION_TYPE_CPU_THREAD) {
+            snprintf(err, len, "MPI rank %u is location %llu, %s: netsens cannot map this "
+                     "location layout to ranks", r, (unsigned long long)mpi->members[r],
+                     loc == NULL ? "which the archive does not define" : "which is not a CPU thread");
+            return -1;
+        }
+    }
+    *locs = mpi->members;
+    *n = mpi->n;
+    return 0;
 }
 
 static int read_definitions(OTF2_Reader *r, struct state *s, char *err, size_t len)
@@ -307,17 +357,20 @@ static int read_definitions(OTF2_Reader *r, struct state *s, char *err, size_t l
 static int hand_definitions(struct state *s, const uint64_t *locs, uint32_t nranks)
 {
     const struct ns_otf2_sink *k = s->sink;
-    int rc = k->ranks(k->ctx, nranks);
+    int rc = k->ranks(k->ctx, nranks, s->creator ? s->creator : "", s->resolution);
     for (uint32_t i = 0; rc == 0 && i < s->nregions; i++) {
-        uint32_t name = s->regions[i].value;
+        uint32_t name = s->regions[i].name;
         const char *text = name < s->nstrings && s->strings[name] ? s->strings[name] : "";
-        rc = k->region(k->ctx, s->regions[i].ref, text);
+        rc = k->region(k->ctx, s->regions[i].ref, text, s->regions[i].paradigm);
     }
     (void)locs;
     for (uint32_t i = 0; rc == 0 && i < s->ncomms; i++) {
         const struct group *g = find_group(s, s->comms[i].value);
-        if (g == NULL || g->type != OTF2_GROUP_TYPE_COMM_GROUP) continue;
-        rc = k->comm(k->ctx, s->comms[i].ref, g->n, g->members);
+        if (g == NULL) continue;
+        if (g->type == OTF2_GROUP_TYPE_COMM_SELF)
+            rc = k->comm(k->ctx, s->comms[i].ref, 1, 0, NULL);
+        else if (g->type == OTF2_GROUP_TYPE_COMM_GROUP)
+            rc = k->comm(k->ctx, s->comms[i].ref, 0, g->n, g->members);
     }
     return rc;
 }
@@ -348,6 +401,8 @@ static int read_events(OTF2_Reader *r, struct state *s, const uint64_t *locs, ui
     OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_post);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbc_done);
+    OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(cb, ev_measure);
+    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, ev_cancelled);
     int result = 0;
     for (uint32_t i = 0; i < nranks && result == 0; i++) {
         OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(r, locs[i]);
@@ -384,6 +439,7 @@ static void free_state(struct state *s)
     free(s->attributes);
     free(s->groups);
     free(s->locations);
+    free(s->creator);
 }
 
 int ns_otf2_read(const char *anchor, const struct ns_otf2_sink *sink, char *err, size_t errlen)
@@ -401,8 +457,8 @@ int ns_otf2_read(const char *anchor, const struct ns_otf2_sink *sink, char *err,
         const uint64_t *locs = NULL;
         uint32_t nranks = 0;
         if (rc == 0) {
-            rank_locations(&s, &locs, &nranks);
-            if (nranks == 0) rc = fail(err, errlen, "the archive defines no MPI rank");
+            OTF2_Reader_GetCreator(r, &s.creator);
+            rc = rank_locations(&s, &locs, &nranks, err, errlen);
         }
         if (rc == 0) rc = hand_definitions(&s, locs, nranks);
         if (rc == 0 && sink->event != NULL) rc = read_events(r, &s, locs, nranks, err, errlen);

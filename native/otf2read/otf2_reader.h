@@ -18,7 +18,14 @@ enum ns_otf2_kind {
     NS_COLL = 8,       /* coll, comm, peer (the root), bytes (sent), bytes2 (received) */
     NS_NBC_POST = 9,   /* a non-blocking collective started: req */
     NS_NBC_DONE = 10,  /* its completion: coll, comm, peer (root), bytes, bytes2, req */
+    NS_MEASURE = 11,   /* MeasurementOnOff: bytes 1 (on) or 0 (off) */
+    NS_CANCELLED = 12, /* a request was cancelled: req */
 };
+
+/* A region's paradigm as OTF2 numbers it (OTF2_Paradigm): MPI calls and the
+ * measurement system's own regions (a trace buffer flush) matter to replay. */
+#define NS_PARADIGM_MPI 4
+#define NS_PARADIGM_MEASUREMENT 6
 
 /* The Enter/Leave attribute netsens's PMPI library writes (native/pmpi/trace.h): the
  * rank's thread CPU time then, ps. */
@@ -35,11 +42,13 @@ struct ns_otf2_event {
 
 struct ns_otf2_sink {
     void *ctx;
-    /* The archive's ranks (locations of the MPI world, in rank order). */
-    int (*ranks)(void *ctx, uint32_t nranks);
-    int (*region)(void *ctx, uint32_t ref, const char *name);
-    /* A communicator: its members' world ranks. */
-    int (*comm)(void *ctx, uint32_t ref, uint32_t n, const uint64_t *world);
+    /* The archive's ranks (locations of the MPI world, in rank order), its creator
+     * (the tracer that wrote it, "" if none is recorded) and its clock's ticks per second. */
+    int (*ranks)(void *ctx, uint32_t nranks, const char *creator, uint64_t resolution);
+    int (*region)(void *ctx, uint32_t ref, const char *name, uint8_t paradigm);
+    /* A communicator: its members' world ranks; `self` (MPI_COMM_SELF and the like:
+     * every rank alone) has none. */
+    int (*comm)(void *ctx, uint32_t ref, int self, uint32_t n, const uint64_t *world);
     /* One event of `rank`, in the rank's order; `position` counts its events from 0.
      * A non-zero return stops reading. NULL: read the definitions only. */
     int (*event)(void *ctx, uint32_t rank, uint64_t position, const struct ns_otf2_event *ev);

@@ -39,6 +39,7 @@ int ns_otf2_synth(const char *dir, uint32_t ranks, uint64_t iterations, uint64_t
     if (a == NULL) return -1;
     OTF2_Archive_SetFlushCallbacks(a, &flush, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(a);
+    OTF2_Archive_SetCreator(a, "netsens-pmpi"); /* netsens's conventions */
     OTF2_Archive_OpenEvtFiles(a);
     uint64_t end = 0;
     OTF2_AttributeList *attrs = OTF2_AttributeList_New();

@@ -14,6 +14,12 @@ pub const IRECV_DONE: u8 = 7;
 pub const COLL: u8 = 8;
 pub const NBC_POST: u8 = 9;
 pub const NBC_DONE: u8 = 10;
+/// MeasurementOnOff: `bytes` 1 (on) or 0 (off).
+pub const MEASURE: u8 = 11;
+pub const CANCELLED: u8 = 12;
+/// Region paradigms (`OTF2_Paradigm`) replay tells apart.
+pub const PARADIGM_MPI: u8 = 4;
+pub const PARADIGM_MEASUREMENT: u8 = 6;
 /// `cpu_ps` of an archive without netsens's CPU time attribute (`NS_NO_CPU_TIME`).
 pub const NO_CPU_TIME: u64 = u64::MAX;
 
@@ -38,9 +44,9 @@ pub struct Event {
 #[repr(C)]
 struct CSink {
     ctx: *mut c_void,
-    ranks: extern "C" fn(*mut c_void, u32) -> c_int,
-    region: extern "C" fn(*mut c_void, u32, *const c_char) -> c_int,
-    comm: extern "C" fn(*mut c_void, u32, u32, *const u64) -> c_int,
+    ranks: extern "C" fn(*mut c_void, u32, *const c_char, u64) -> c_int,
+    region: extern "C" fn(*mut c_void, u32, *const c_char, u8) -> c_int,
+    comm: extern "C" fn(*mut c_void, u32, c_int, u32, *const u64) -> c_int,
     event: Option<extern "C" fn(*mut c_void, u32, u64, *const Event) -> c_int>,
 }
 
@@ -48,11 +54,22 @@ extern "C" {
     fn ns_otf2_read(anchor: *const c_char, sink: *const CSink, err: *mut c_char, errlen: usize) -> c_int;
 }
 
+/// A communicator's members.
+#[derive(Clone, Copy, Debug)]
+pub enum Members<'a> {
+    /// World ranks, in the communicator's rank order.
+    World(&'a [u64]),
+    /// Every rank alone (`MPI_COMM_SELF` and the like).
+    OwnRank,
+}
+
 /// What the reader's caller does with definitions and events; an `Err` stops reading.
 pub trait Sink {
-    fn ranks(&mut self, n: u32) -> Result<(), String>;
-    fn region(&mut self, id: u32, name: &str) -> Result<(), String>;
-    fn comm(&mut self, id: u32, world: &[u64]) -> Result<(), String>;
+    /// The trace's ranks, its creator (the tracer that wrote it, "" if unknown) and its
+    /// clock's ticks per second.
+    fn ranks(&mut self, n: u32, creator: &str, resolution: u64) -> Result<(), String>;
+    fn region(&mut self, id: u32, name: &str, paradigm: u8) -> Result<(), String>;
+    fn comm(&mut self, id: u32, members: Members) -> Result<(), String>;
     fn event(&mut self, rank: u32, position: u64, ev: &Event) -> Result<(), String>;
 }
 
@@ -73,20 +90,25 @@ fn call(ctx: *mut c_void, f: impl FnOnce(&mut dyn Sink) -> Result<(), String>) -
     }
 }
 
-extern "C" fn on_ranks(ctx: *mut c_void, n: u32) -> c_int {
-    call(ctx, |s| s.ranks(n))
+extern "C" fn on_ranks(ctx: *mut c_void, n: u32, creator: *const c_char, resolution: u64) -> c_int {
+    // SAFETY: the C reader passes a NUL-terminated string alive during the call.
+    let creator = unsafe { CStr::from_ptr(creator) }.to_string_lossy();
+    call(ctx, |s| s.ranks(n, &creator, resolution))
 }
 
-extern "C" fn on_region(ctx: *mut c_void, id: u32, name: *const c_char) -> c_int {
+extern "C" fn on_region(ctx: *mut c_void, id: u32, name: *const c_char, paradigm: u8) -> c_int {
     // SAFETY: the C reader passes a NUL-terminated string alive during the call.
     let name = unsafe { CStr::from_ptr(name) }.to_string_lossy();
-    call(ctx, |s| s.region(id, &name))
+    call(ctx, |s| s.region(id, &name, paradigm))
 }
 
-extern "C" fn on_comm(ctx: *mut c_void, id: u32, n: u32, world: *const u64) -> c_int {
+extern "C" fn on_comm(ctx: *mut c_void, id: u32, own: c_int, n: u32, world: *const u64) -> c_int {
+    if own != 0 {
+        return call(ctx, |s| s.comm(id, Members::OwnRank));
+    }
     // SAFETY: the C reader passes `n` members alive during the call.
     let world = if n == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(world, n as usize) } };
-    call(ctx, |s| s.comm(id, world))
+    call(ctx, |s| s.comm(id, Members::World(world)))
 }
 
 extern "C" fn on_event(ctx: *mut c_void, rank: u32, position: u64, ev: *const Event) -> c_int {

@@ -5,6 +5,7 @@
 pub mod collectives;
 mod ffi;
 pub mod goal_out;
+pub mod measure;
 pub mod replay;
 
 pub use collectives::Algorithms;

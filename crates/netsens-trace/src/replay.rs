@@ -34,7 +34,8 @@ use netsens_core::schedule::{OpId, Schedule, ScheduleBuilder};
 use netsens_core::Error;
 
 use crate::collectives::{expand_with, Algorithms, Coll, Msg};
-use crate::ffi::{self, Event, Sink};
+use crate::ffi::{self, Event, Members, Sink};
+use crate::measure::{compute_warnings, Measured};
 
 /// MPI calls replay cannot model: their effect on the network is not in the trace.
 const UNMODELED: &[&str] = &[
@@ -48,15 +49,35 @@ const UNMODELED: &[&str] = &[
     "MPI_Improbe",
     "MPI_Mrecv",
     "MPI_Imrecv",
+    "MPI_Alltoallw",
+    "MPI_Ialltoallw",
+    "MPI_Neighbor_alltoall",
+    "MPI_Neighbor_allgather",
+    "MPI_Ineighbor_alltoall",
+    "MPI_Ineighbor_allgather",
+    "MPI_Comm_spawn",
+];
+
+/// MPI-3's non-blocking collectives that replay models: each must record its request
+/// (OTF2's NonBlockingCollectiveRequest, then NonBlockingCollectiveComplete where it
+/// completes), which is what places its messages.
+const NONBLOCKING_COLLECTIVES: &[&str] = &[
+    "MPI_Ibarrier",
     "MPI_Ibcast",
     "MPI_Ireduce",
     "MPI_Iallreduce",
-    "MPI_Iallgather",
     "MPI_Ialltoall",
-    "MPI_Alltoallw",
-    "MPI_Neighbor_alltoall",
-    "MPI_Neighbor_allgather",
-    "MPI_Comm_spawn",
+    "MPI_Ialltoallv",
+    "MPI_Iallgather",
+    "MPI_Iallgatherv",
+    "MPI_Igather",
+    "MPI_Igatherv",
+    "MPI_Iscatter",
+    "MPI_Iscatterv",
+    "MPI_Ireduce_scatter",
+    "MPI_Ireduce_scatter_block",
+    "MPI_Iscan",
+    "MPI_Iexscan",
 ];
 
 /// Calls whose communication happens inside the MPI library, out of the trace's
@@ -85,6 +106,39 @@ const SETUP_PAUSE: &str = "MPI_Pcontrol";
 
 /// The marker of collective traffic in the tag map (MPI tags are at most i32::MAX).
 const COLLECTIVE_TAG: u32 = u32::MAX;
+
+/// The creator netsens's PMPI library writes in its archives (native/pmpi/trace_otf2.c).
+const OWN_TRACER: &str = "netsens-pmpi";
+
+/// What a region is to replay, from its paradigm and name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RegionKind {
+    /// An MPI call (paradigm MPI, or unknown with an `MPI_` name).
+    Mpi,
+    /// The measurement system's own work (Score-P's trace buffer flush): not the
+    /// program's time, a pause like measurement switched off.
+    Measurement,
+    /// The program's own region (a function, an OpenMP construct): compute goes on.
+    User,
+}
+
+impl RegionKind {
+    fn of(name: &str, paradigm: u8) -> RegionKind {
+        const UNKNOWN: u8 = 0;
+        match paradigm {
+            ffi::PARADIGM_MEASUREMENT => RegionKind::Measurement,
+            ffi::PARADIGM_MPI | UNKNOWN if name.starts_with("MPI_") => RegionKind::Mpi,
+            _ => RegionKind::User,
+        }
+    }
+}
+
+/// A communicator's members, as world ranks.
+enum Comm {
+    World(Vec<u32>),
+    /// Each rank alone (`MPI_COMM_SELF`).
+    OwnRank,
+}
 
 /// Which clock measures the compute between two calls.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -152,6 +206,12 @@ struct RankState {
     /// The time before the rank's first call when that is `MPI_Init`, ns: charged
     /// unless the next call pauses the recording (see [`SETUP_PAUSE`]).
     before_init_ns: Option<u64>,
+    /// The current call is `MPI_Init`, in a trace of another tracer: the rank's
+    /// measured time starts where it returns.
+    in_init: bool,
+    /// Non-blocking collective requests the current call started.
+    call_collective_requests: u32,
+    measured: Measured,
 }
 
 /// What a replay read: the schedule and counts for the result.
@@ -165,6 +225,12 @@ pub struct Replay {
     /// The clock that measured the compute between calls: "cpu" (the ranks' thread CPU
     /// time, recorded in the archive) or "wall".
     pub compute_clock: &'static str,
+    /// The archive's creator (the tracer that wrote it; "" if it names none).
+    pub tracer: String,
+    /// What the trace measured of each rank, and the compute charged it.
+    pub measured: Vec<Measured>,
+    /// One line each for what replay charges differently from what the trace measured.
+    pub warnings: Vec<String>,
 }
 
 struct Builder<'a> {
@@ -173,12 +239,17 @@ struct Builder<'a> {
     compute: Compute,
     b: ScheduleBuilder,
     ranks: Vec<RankState>,
-    regions: HashMap<u32, Box<str>>,
-    comms: HashMap<u32, Vec<u32>>,
+    regions: HashMap<u32, (Box<str>, RegionKind)>,
+    comms: HashMap<u32, Comm>,
     tags: HashMap<(u32, u32), i32>,
     events: u64,
+    /// Messages, receives and collectives read: a trace with none is refused.
+    communication: u64,
     /// Some compute was measured by the thread CPU time.
     cpu_time_used: bool,
+    tracer: String,
+    /// The archive's clock tick, ps: the precision of its timestamps.
+    tick_ps: u64,
 }
 
 impl<'a> Builder<'a> {
@@ -194,7 +265,49 @@ impl<'a> Builder<'a> {
             comms: HashMap::new(),
             tags: HashMap::new(),
             events: 0,
+            communication: 0,
             cpu_time_used: false,
+            tracer: String::new(),
+            tick_ps: 1,
+        }
+    }
+
+    /// The archive was written by another tracer than netsens's (Score-P): its ranks
+    /// start where `MPI_Init` returns, not at the clock's global offset.
+    fn foreign(&self) -> bool {
+        self.tracer != OWN_TRACER
+    }
+
+    /// Charge `ps` of compute to `rank`, after what precedes it.
+    fn charge(&mut self, rank: u32, ps: u64) {
+        let op = self.b.calc(rank, ps, 0);
+        self.blocking(rank, op);
+        self.ranks[rank as usize].measured.compute_ps += ps;
+    }
+
+    /// Measurement of `rank` stops at `ev` (MEASUREMENT_ON_OFF off, a measurement
+    /// region entered): outside a call, the compute up to here is charged, and nothing
+    /// until it resumes.
+    fn pause(&mut self, rank: u32, ev: &Event) {
+        let st = &mut self.ranks[rank as usize];
+        if st.depth == 0 && !st.measured.paused() {
+            let (gap_ps, by_cpu) = compute_between(self.compute, st.last_leave, st.last_leave_cpu, ev);
+            self.cpu_time_used |= by_cpu;
+            let charged = if st.polling { 0 } else { gap_ps / 1000 * 1000 };
+            if charged > 0 {
+                self.charge(rank, charged);
+            }
+        }
+        self.ranks[rank as usize].measured.pause(ev.time_ps);
+    }
+
+    /// Measurement of `rank` resumes at `ev`: the compute outside calls starts again here.
+    fn resume(&mut self, rank: u32, ev: &Event) {
+        let st = &mut self.ranks[rank as usize];
+        st.measured.resume(ev.time_ps);
+        if st.depth == 0 {
+            st.last_leave = ev.time_ps;
+            st.last_leave_cpu = ffi::NO_CPU_TIME;
         }
     }
 
@@ -208,7 +321,11 @@ impl<'a> Builder<'a> {
             .comms
             .get(&comm)
             .ok_or_else(|| format!("{}: rank {rank}, event {position}: undefined communicator {comm}", self.path))?;
-        members.get(peer as usize).copied().ok_or_else(|| {
+        let world = match members {
+            Comm::World(members) => members.get(peer as usize).copied(),
+            Comm::OwnRank => (peer == 0).then_some(rank),
+        };
+        world.ok_or_else(|| {
             format!("{}: rank {rank}, event {position}: peer {peer} is not in communicator {comm}", self.path)
         })
     }
@@ -227,20 +344,30 @@ impl<'a> Builder<'a> {
         self.ranks[rank as usize].after = After::Done(op);
     }
 
-    /// Expand the collective of `ev` after `start`; returns its last op (None when
-    /// the rank sends and receives nothing in it).
-    fn collective(&mut self, rank: u32, position: u64, ev: &Event, start: After) -> Result<Option<OpId>, String> {
+    /// Expand the collective of `ev` after `start`, its rounds after the first also
+    /// after `later` if given; returns its last op (None when the rank sends and
+    /// receives nothing in it).
+    fn collective(
+        &mut self,
+        rank: u32,
+        position: u64,
+        ev: &Event,
+        start: After,
+        later: Option<After>,
+    ) -> Result<Option<OpId>, String> {
         let Some(coll) = Coll::from_otf2(ev.coll) else {
             return Err(format!(
                 "{}: rank {rank}, event {position}: collective operation {} is an MPI call replay does not model",
                 self.path, ev.coll
             ));
         };
-        let members = self
-            .comms
-            .get(&ev.comm)
-            .ok_or_else(|| format!("{}: rank {rank}, event {position}: undefined communicator {}", self.path, ev.comm))?
-            .clone();
+        let members = match self.comms.get(&ev.comm) {
+            Some(Comm::World(members)) => members.clone(),
+            Some(Comm::OwnRank) => vec![rank],
+            None => {
+                return Err(format!("{}: rank {rank}, event {position}: undefined communicator {}", self.path, ev.comm))
+            }
+        };
         let me = members.iter().position(|&w| w == rank).ok_or_else(|| {
             format!("{}: rank {rank}, event {position}: rank {rank} is not in communicator {}", self.path, ev.comm)
         })? as u32;
@@ -248,7 +375,8 @@ impl<'a> Builder<'a> {
         let mut after = start;
         let mut last = None;
         let algos = self.algorithms;
-        for round in expand_with(coll, members.len() as u32, me, ev.peer, ev.bytes, ev.bytes2, &algos) {
+        let rounds = expand_with(coll, members.len() as u32, me, ev.peer, ev.bytes, ev.bytes2, &algos);
+        for (index, round) in rounds.into_iter().enumerate() {
             let mut ops = Vec::with_capacity(round.len());
             for m in round {
                 let op = match m {
@@ -259,6 +387,9 @@ impl<'a> Builder<'a> {
                     Msg::Recv { peer, bytes } => self.b.recv(rank, members[peer as usize] as i32, bytes, tag, 0, 0),
                 };
                 depend(&mut self.b, op, after);
+                if let (Some(later), true) = (later, index > 0) {
+                    depend(&mut self.b, op, later);
+                }
                 ops.push(op);
             }
             // The next round waits for all of this one: chain through its last op,
@@ -276,6 +407,33 @@ impl<'a> Builder<'a> {
 }
 
 impl Builder<'_> {
+    /// A non-blocking collective call (region `region`, entered at event `at`) must
+    /// have recorded its request: without it, replay cannot tell where it completes.
+    fn check_request_recorded(&self, rank: u32, region: u32, at: u64) -> Result<(), String> {
+        let Some((name, _)) = self.regions.get(&region) else { return Ok(()) };
+        if self.ranks[rank as usize].call_collective_requests > 0 || !NONBLOCKING_COLLECTIVES.contains(&&**name) {
+            return Ok(());
+        }
+        Err(format!(
+            "{}: rank {rank}, event {at}: {name} has no request record (OTF2's NonBlockingCollectiveRequest): \
+             the tracer recorded the call's region only, so replay cannot place its messages",
+            self.path
+        ))
+    }
+
+    /// A trace without a single message or collective has nothing for the network to do.
+    fn check_communicates(&self) -> Result<(), Error> {
+        if self.communication > 0 {
+            return Ok(());
+        }
+        Err(Error::Input(format!(
+            "{}: the trace has no MPI communication (no message or collective on any of its {} rank(s)): \
+             nothing for replay to model",
+            self.path,
+            self.ranks.len()
+        )))
+    }
+
     /// A trace whose ranks end inside an MPI call is of a run that never finished (a
     /// deadlock stopped by a timeout): no replay, but the calls each rank was stuck in.
     fn check_finished(&self) -> Result<(), Error> {
@@ -286,7 +444,7 @@ impl Builder<'_> {
             .enumerate()
             .filter_map(|(rank, st)| st.open.map(|open| (rank, open)))
             .map(|(rank, (region, position))| {
-                let name = self.regions.get(&region).map_or("an MPI call", |s| &**s);
+                let name = self.regions.get(&region).map_or("an MPI call", |(s, _)| &**s);
                 format!("rank {rank} in {name} (event {position})")
             })
             .collect();
@@ -326,7 +484,9 @@ fn depend(b: &mut ScheduleBuilder, op: OpId, after: After) {
 }
 
 impl Sink for Builder<'_> {
-    fn ranks(&mut self, n: u32) -> Result<(), String> {
+    fn ranks(&mut self, n: u32, creator: &str, resolution: u64) -> Result<(), String> {
+        self.tracer = creator.to_string();
+        self.tick_ps = 1_000_000_000_000u64.div_ceil(resolution.max(1));
         self.b = ScheduleBuilder::new(n);
         self.ranks = (0..n)
             .map(|_| RankState {
@@ -346,33 +506,58 @@ impl Sink for Builder<'_> {
                 calls: 0,
                 open: None,
                 before_init_ns: None,
+                in_init: false,
+                call_collective_requests: 0,
+                measured: Measured::default(),
             })
             .collect();
         Ok(())
     }
 
-    fn region(&mut self, id: u32, name: &str) -> Result<(), String> {
-        self.regions.insert(id, name.into());
+    fn region(&mut self, id: u32, name: &str, paradigm: u8) -> Result<(), String> {
+        self.regions.insert(id, (name.into(), RegionKind::of(name, paradigm)));
         Ok(())
     }
 
-    fn comm(&mut self, id: u32, world: &[u64]) -> Result<(), String> {
+    fn comm(&mut self, id: u32, members: Members) -> Result<(), String> {
+        let Members::World(world) = members else {
+            self.comms.insert(id, Comm::OwnRank);
+            return Ok(());
+        };
         let n = self.ranks.len() as u64;
         if let Some(bad) = world.iter().find(|&&w| w >= n) {
             return Err(format!("{}: communicator {id} names rank {bad}, but the trace has {n} ranks", self.path));
         }
-        self.comms.insert(id, world.iter().map(|&w| w as u32).collect());
+        self.comms.insert(id, Comm::World(world.iter().map(|&w| w as u32).collect()));
         Ok(())
     }
 
     fn event(&mut self, rank: u32, position: u64, ev: &Event) -> Result<(), String> {
         self.events += 1;
         let r = rank as usize;
+        let foreign = self.foreign();
+        let st = &mut self.ranks[r];
+        st.measured.end_ps = ev.time_ps;
+        if position == 0 && foreign {
+            // Another tracer's clock starts at the earliest process's start: this
+            // rank is measured from its own first event on, never from the offset.
+            st.last_leave = ev.time_ps;
+            st.measured.start_ps = ev.time_ps;
+        }
         match ev.kind {
             ffi::ENTER | ffi::LEAVE => {
-                let name = self.regions.get(&ev.region).map(|s| &**s).unwrap_or("");
-                if !name.starts_with("MPI_") {
-                    return Ok(()); // a user region: compute continues through it
+                let (name, kind) = self.regions.get(&ev.region).map_or(("", RegionKind::User), |(n, k)| (&**n, *k));
+                match (kind, ev.kind) {
+                    (RegionKind::User, _) => return Ok(()), // compute continues through it
+                    (RegionKind::Measurement, ffi::ENTER) => {
+                        self.pause(rank, ev);
+                        return Ok(());
+                    }
+                    (RegionKind::Measurement, _) => {
+                        self.resume(rank, ev);
+                        return Ok(());
+                    }
+                    (RegionKind::Mpi, _) => {}
                 }
                 if ev.kind == ffi::ENTER {
                     if UNMODELED.contains(&name) {
@@ -388,44 +573,64 @@ impl Sink for Builder<'_> {
                     if st.depth == 1 {
                         let (gap_ps, by_cpu) = compute_between(compute, st.last_leave, st.last_leave_cpu, ev);
                         self.cpu_time_used |= by_cpu;
-                        let gap_ns = gap_ps / 1000;
+                        let gap_ns = if st.measured.paused() { 0 } else { gap_ps / 1000 };
                         let polling = st.polling;
                         st.call_polls = polls;
                         st.call_completions = 0;
+                        st.call_collective_requests = 0;
                         st.opaque_since = OPAQUE.contains(&name).then_some(ev.time_ps);
                         st.calls += 1;
                         st.open = Some((ev.region, position));
                         let mut charged = if polling { 0 } else { gap_ns };
-                        if st.calls == 1 && name.starts_with("MPI_Init") {
+                        let init = st.calls == 1 && name.starts_with("MPI_Init");
+                        if init && foreign {
+                            // Score-P's convention: what precedes MPI_Init is start-up
+                            // (the process launch), not the program's measured time.
+                            st.in_init = true;
+                            charged = 0;
+                        } else if init {
                             st.before_init_ns = Some(gap_ns);
                             charged = 0;
                         } else if let Some(before) = st.before_init_ns.take() {
                             charged = if name == SETUP_PAUSE { 0 } else { charged + before };
                         }
                         if charged > 0 {
-                            let op = self.b.calc(rank, charged * 1000, 0);
-                            self.blocking(rank, op);
+                            self.charge(rank, charged * 1000);
                         }
                     }
                 } else {
                     let st = &mut self.ranks[r];
                     st.depth = st.depth.saturating_sub(1);
                     if st.depth == 0 {
-                        st.open = None;
+                        if let Some((region, at)) = st.open.take() {
+                            self.check_request_recorded(rank, region, at)?;
+                        }
+                        let st = &mut self.ranks[r];
                         st.last_leave = ev.time_ps;
                         st.last_leave_cpu = ev.cpu_ps;
                         st.polling = st.pending_collectives > 0 && st.call_polls && st.call_completions == 0;
+                        if std::mem::take(&mut st.in_init) {
+                            st.measured.start_ps = ev.time_ps;
+                        }
                         if let Some(since) = st.opaque_since.take() {
                             let ns = ev.time_ps.saturating_sub(since) / 1000;
                             if ns > 0 {
-                                let op = self.b.calc(rank, ns * 1000, 0);
-                                self.blocking(rank, op);
+                                self.charge(rank, ns * 1000);
                             }
                         }
                     }
                 }
             }
+            ffi::MEASURE if ev.bytes == 0 => self.pause(rank, ev),
+            ffi::MEASURE => self.resume(rank, ev),
+            ffi::CANCELLED => {
+                if let Some(Request::Coll(_)) = self.ranks[r].requests.remove(&ev.req) {
+                    let st = &mut self.ranks[r];
+                    st.pending_collectives = st.pending_collectives.saturating_sub(1);
+                }
+            }
             ffi::SEND | ffi::ISEND => {
+                self.communication += 1;
                 let dst = self.world(rank, position, ev.comm, ev.peer)?;
                 let tag = self.tag(ev.comm, ev.tag);
                 let op = self.b.send(rank, dst, ev.bytes, tag, 0, 0);
@@ -440,6 +645,7 @@ impl Sink for Builder<'_> {
                 }
             }
             ffi::RECV => {
+                self.communication += 1;
                 let src = self.world(rank, position, ev.comm, ev.peer)?;
                 let tag = self.tag(ev.comm, ev.tag);
                 let op = self.b.recv(rank, src as i32, ev.bytes, tag, 0, 0);
@@ -453,6 +659,7 @@ impl Sink for Builder<'_> {
                 let op = match self.ranks[r].requests.remove(&ev.req) {
                     Some(Request::Send(op)) if ev.kind == ffi::ISEND_DONE => op,
                     Some(Request::Recv(after)) if ev.kind == ffi::IRECV_DONE => {
+                        self.communication += 1;
                         let src = self.world(rank, position, ev.comm, ev.peer)?;
                         let tag = self.tag(ev.comm, ev.tag);
                         let op = self.b.recv(rank, src as i32, ev.bytes, tag, 0, 0);
@@ -470,8 +677,9 @@ impl Sink for Builder<'_> {
                 self.ranks[r].call_completions += 1;
             }
             ffi::COLL => {
+                self.communication += 1;
                 let start = self.ranks[r].after;
-                if let Some(last) = self.collective(rank, position, ev, start)? {
+                if let Some(last) = self.collective(rank, position, ev, start, None)? {
                     // the first round also waits for completed requests
                     for done in std::mem::take(&mut self.ranks[r].completed) {
                         self.b.requires(last, done);
@@ -483,6 +691,7 @@ impl Sink for Builder<'_> {
                 let after = self.ranks[r].after;
                 self.ranks[r].requests.insert(ev.req, Request::Coll(after));
                 self.ranks[r].pending_collectives += 1;
+                self.ranks[r].call_collective_requests += 1;
             }
             ffi::NBC_DONE => {
                 let Some(Request::Coll(start)) = self.ranks[r].requests.remove(&ev.req) else {
@@ -491,10 +700,15 @@ impl Sink for Builder<'_> {
                         self.path, ev.req
                     ));
                 };
+                self.communication += 1;
                 let st = &mut self.ranks[r];
                 st.pending_collectives = st.pending_collectives.saturating_sub(1);
                 st.call_completions += 1;
-                if let Some(last) = self.collective(rank, position, ev, start)? {
+                // Progress (docs/guides/traces.md): independent of the rank's calls, or
+                // with `nonblocking=at-completion` only its first round before the call
+                // that completes it.
+                let later = self.algorithms.nonblocking_at_completion.then_some(st.after);
+                if let Some(last) = self.collective(rank, position, ev, start, later)? {
                     self.ranks[r].completed.push(last);
                 }
             }
@@ -520,6 +734,7 @@ pub fn read_trace_compute(anchor: &str, algorithms: Algorithms, compute: Compute
     let mut builder = Builder::new(anchor, algorithms, compute);
     ffi::read(anchor, &mut builder, true).map_err(Error::Input)?;
     builder.check_finished()?;
+    builder.check_communicates()?;
     let ranks = builder.ranks.len() as u32;
     let events = builder.events;
     let primitives = builder
@@ -531,7 +746,9 @@ pub fn read_trace_compute(anchor: &str, algorithms: Algorithms, compute: Compute
         .collect();
     let schedule = builder.b.build().map_err(|e| Error::Input(format!("{anchor}: {e}")))?;
     let compute_clock = if builder.cpu_time_used { "cpu" } else { "wall" };
-    Ok(Replay { schedule, events, ranks, primitives, compute_clock })
+    let measured: Vec<Measured> = builder.ranks.iter().map(|st| st.measured).collect();
+    let warnings = compute_warnings(anchor, &measured, builder.tick_ps);
+    Ok(Replay { schedule, events, ranks, primitives, compute_clock, tracer: builder.tracer, measured, warnings })
 }
 
 /// The number of ranks of the archive `anchor`, from its definitions only.
@@ -546,13 +763,13 @@ pub fn trace_ranks(anchor: &str) -> Result<u32, Error> {
 pub fn count_events(anchor: &str) -> Result<u64, Error> {
     struct Count(u64);
     impl Sink for Count {
-        fn ranks(&mut self, _: u32) -> Result<(), String> {
+        fn ranks(&mut self, _: u32, _: &str, _: u64) -> Result<(), String> {
             Ok(())
         }
-        fn region(&mut self, _: u32, _: &str) -> Result<(), String> {
+        fn region(&mut self, _: u32, _: &str, _: u8) -> Result<(), String> {
             Ok(())
         }
-        fn comm(&mut self, _: u32, _: &[u64]) -> Result<(), String> {
+        fn comm(&mut self, _: u32, _: Members) -> Result<(), String> {
             Ok(())
         }
         fn event(&mut self, _: u32, _: u64, _: &Event) -> Result<(), String> {
