@@ -4,6 +4,7 @@ fn main() {
     cc::Build::new()
         .file(dir.join("otf2_reader.c"))
         .file(dir.join("otf2_synth.c"))
+        .file(dir.join("otf2_scorep_synth.c"))
         .include(&dir)
         .flag("-std=c11")
         .warnings_into_errors(true)
@@ -11,5 +12,6 @@ fn main() {
     println!("cargo:rerun-if-changed={}", dir.join("otf2_reader.c").display());
     println!("cargo:rerun-if-changed={}", dir.join("otf2_reader.h").display());
     println!("cargo:rerun-if-changed={}", dir.join("otf2_synth.c").display());
+    println!("cargo:rerun-if-changed={}", dir.join("otf2_scorep_synth.c").display());
     println!("cargo:rustc-link-lib=otf2");
 }

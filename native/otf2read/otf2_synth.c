@@ -9,7 +9,9 @@
  * 500 ns MPI_Comm_dup; bit 3, rank 1 ends inside an MPI_Sendrecv it entered and never
  * left (a run stopped while stuck). Not a fault: bit 4, each MPI_Sendrecv's Enter and
  * Leave carry the thread CPU time attribute (NS_OTF2_CPU_TIME), which advances by only
- * half of each compute (as if the rank had waited the other half for its core). */
+ * half of each compute (as if the rank had waited the other half for its core); bit 5,
+ * the same attribute advancing by twice each compute (a CPU clock ahead of the wall
+ * clock, which replay must report). */
 #define _POSIX_C_SOURCE 200809L
 #include "otf2_reader.h"
 
@@ -43,7 +45,8 @@ int ns_otf2_synth(const char *dir, uint32_t ranks, uint64_t iterations, uint64_t
     OTF2_Archive_OpenEvtFiles(a);
     uint64_t end = 0;
     OTF2_AttributeList *attrs = OTF2_AttributeList_New();
-    bool with_cpu = faults & 16;
+    bool with_cpu = faults & (16 | 32);
+    uint64_t cpu_per_ns = faults & 32 ? 2000 : 500;
     for (uint32_t r = 0; r < ranks; r++) {
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, r);
         uint64_t t = 0, cpu_ps = 0;
@@ -54,7 +57,7 @@ int ns_otf2_synth(const char *dir, uint32_t ranks, uint64_t iterations, uint64_t
         }
         for (uint64_t i = 0; i < iterations; i++) {
             t += compute_ns;
-            cpu_ps += compute_ns * 500;
+            cpu_ps += compute_ns * cpu_per_ns;
             if (with_cpu) OTF2_AttributeList_AddUint64(attrs, 0, cpu_ps);
             OTF2_EvtWriter_Enter(w, with_cpu ? attrs : NULL, t, 0);
             bool silent = (faults & 1) && r == 0;

@@ -67,11 +67,11 @@ pub struct Algorithms {
     pub allreduce_reduce_bcast: bool,
     /// allgather: recursive doubling on powers of two (ring otherwise), or `ring`.
     pub allgather_ring: bool,
-    /// Non-blocking collectives: `async` (each round starts as soon as the previous
-    /// one is done and the CPU is free, as LogGOPS runs messages), or `at-completion`
-    /// (only the first round before the `MPI_Wait`/`MPI_Test` that completes it, as an
-    /// MPI library without asynchronous progress).
-    pub nonblocking_at_completion: bool,
+    /// Non-blocking collectives' progress: `in-calls` (the rank's one CPU: a round
+    /// starts once the previous one is done and the CPU is free, between compute
+    /// blocks, as MPI libraries progress inside MPI calls), or `thread` (their messages
+    /// run on a second CPU of the rank, a progress thread, beside its compute).
+    pub nonblocking_thread: bool,
 }
 
 impl Algorithms {
@@ -88,17 +88,17 @@ impl Algorithms {
                 ("gather" | "scatter", "binomial") | ("gather" | "scatter", "linear") => &mut a.gather_linear,
                 ("allreduce", "recursive-doubling") | ("allreduce", "reduce-bcast") => &mut a.allreduce_reduce_bcast,
                 ("allgather", "recursive-doubling") | ("allgather", "ring") => &mut a.allgather_ring,
-                ("nonblocking", "async") | ("nonblocking", "at-completion") => &mut a.nonblocking_at_completion,
+                ("nonblocking", "in-calls") | ("nonblocking", "thread") => &mut a.nonblocking_thread,
                 _ => {
                     return Err(format!(
                         "--collectives: unknown choice \"{pair}\"; choices: bcast=binomial|linear, \
                          reduce=binomial|linear, gather=binomial|linear, scatter=binomial|linear, \
                          allreduce=recursive-doubling|reduce-bcast, allgather=recursive-doubling|ring, \
-                         nonblocking=async|at-completion"
+                         nonblocking=in-calls|thread"
                     ))
                 }
             };
-            *flag = matches!(algo.trim(), "linear" | "reduce-bcast" | "ring" | "at-completion");
+            *flag = matches!(algo.trim(), "linear" | "reduce-bcast" | "ring" | "thread");
         }
         Ok(a)
     }
@@ -386,9 +386,9 @@ mod tests {
         assert_eq!(Algorithms::parse("").unwrap(), Algorithms::default());
         assert!(Algorithms::parse("bcast=pipeline").unwrap_err().contains("bcast=pipeline"));
         assert!(Algorithms::parse("bcast").unwrap_err().contains("collective=algorithm"));
-        assert!(Algorithms::parse("nonblocking=at-completion").unwrap().nonblocking_at_completion);
-        assert!(!Algorithms::parse("nonblocking=async").unwrap().nonblocking_at_completion);
-        assert!(Algorithms::parse("nonblocking=never").unwrap_err().contains("nonblocking=async|at-completion"));
+        assert!(Algorithms::parse("nonblocking=thread").unwrap().nonblocking_thread);
+        assert!(!Algorithms::parse("nonblocking=in-calls").unwrap().nonblocking_thread);
+        assert!(Algorithms::parse("nonblocking=never").unwrap_err().contains("nonblocking=in-calls|thread"));
         // linear bcast from 1 at p = 4: the root sends to 2, 3, 0 in one round
         assert_eq!(
             expand_with(Coll::Bcast, 4, 1, 1, 8, 8, &a),

@@ -155,6 +155,20 @@ extern "C" {
     ) -> c_int;
 }
 
+extern "C" {
+    fn ns_otf2_scorep_synth(dir: *const c_char, variant: u32) -> c_int;
+}
+
+pub fn scorep_synth(dir: &std::path::Path, variant: u32) -> Result<String, netsens_core::Error> {
+    let text = dir.to_string_lossy().into_owned();
+    let c = CString::new(text.clone()).map_err(|_| netsens_core::Error::Input(format!("{text}: a NUL byte")))?;
+    // SAFETY: the path outlives the call.
+    if unsafe { ns_otf2_scorep_synth(c.as_ptr(), variant) } != 0 {
+        return Err(netsens_core::Error::Input(format!("{text}: cannot write the Score-P-style OTF2 archive")));
+    }
+    Ok(format!("{text}/traces.otf2"))
+}
+
 pub fn synth(
     dir: &std::path::Path,
     ranks: u32,

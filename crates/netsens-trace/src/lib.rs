@@ -30,3 +30,21 @@ pub fn write_synthetic(
 ) -> Result<String, netsens_core::Error> {
     ffi::synth(dir, ranks, iterations, compute_ns, bytes, allreduce_every, faults)
 }
+
+/// Variants of [`write_scorep_style`] (bits): the allreduce as `MPI_Iallreduce` +
+/// compute + `MPI_Wait` with Score-P 8's request records; the same calls as regions
+/// only; no MPI at all (one process, 32 accelerator streams); rank 1 mapped to an
+/// accelerator stream.
+pub const SCOREP_NONBLOCKING: u32 = 1;
+pub const SCOREP_REGIONS_ONLY: u32 = 2;
+pub const SCOREP_NO_MPI: u32 = 4;
+pub const SCOREP_STREAM_RANK: u32 = 8;
+
+/// Write a two-rank archive in Score-P's conventions (native/otf2read/otf2_scorep_synth.c
+/// describes it: a 2.1 GHz clock, a far global offset, measurement off/on, a buffer
+/// flush, thread, stream and metric locations, `MPI_COMM_SELF` and a split
+/// communicator) in the new directory `dir`, as `variant` says. For tests. Returns the
+/// anchor file's path.
+pub fn write_scorep_style(dir: &std::path::Path, variant: u32) -> Result<String, netsens_core::Error> {
+    ffi::scorep_synth(dir, variant)
+}

@@ -57,7 +57,7 @@ pub fn compute_warnings(path: &str, ranks: &[Measured], precision_ps: u64) -> Ve
     };
     vec![format!(
         "{path}: rank {rank}'s replayed compute ({}) exceeds the time the trace measured for it ({}){more}: \
-         the recorded CPU time ran ahead of the wall clock; replay with compute = wall to charge the measured time",
+         the recorded CPU time ran ahead of the wall clock; replay with --compute wall to charge the measured time",
         format_time(m.compute_ps),
         format_time(m.duration_ps())
     )]

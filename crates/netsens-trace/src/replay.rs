@@ -173,8 +173,13 @@ enum Request {
     Send(OpId),
     /// A receive posted after this point, created at its completion.
     Recv(After),
-    /// A non-blocking collective started after this point, expanded at its completion.
-    Coll(After),
+    /// A non-blocking collective started after `start`, expanded at its completion;
+    /// `next` is the id the rank's next op took (the reader reads one rank at a time,
+    /// so the ops from `next` on up to the completion are this rank's).
+    Coll {
+        start: After,
+        next: usize,
+    },
 }
 
 struct RankState {
@@ -344,17 +349,17 @@ impl<'a> Builder<'a> {
         self.ranks[rank as usize].after = After::Done(op);
     }
 
-    /// Expand the collective of `ev` after `start`, its rounds after the first also
-    /// after `later` if given; returns its last op (None when the rank sends and
-    /// receives nothing in it).
+    /// Expand the collective of `ev` after `start`, its messages on the rank's CPU
+    /// `cpu`; returns its first round's ops and its last op (None when the rank sends
+    /// and receives nothing in it).
     fn collective(
         &mut self,
         rank: u32,
         position: u64,
         ev: &Event,
         start: After,
-        later: Option<After>,
-    ) -> Result<Option<OpId>, String> {
+        cpu: u8,
+    ) -> Result<(Vec<OpId>, Option<OpId>), String> {
         let Some(coll) = Coll::from_otf2(ev.coll) else {
             return Err(format!(
                 "{}: rank {rank}, event {position}: collective operation {} is an MPI call replay does not model",
@@ -374,6 +379,7 @@ impl<'a> Builder<'a> {
         let tag = self.tag(ev.comm, COLLECTIVE_TAG);
         let mut after = start;
         let mut last = None;
+        let mut first = Vec::new();
         let algos = self.algorithms;
         let rounds = expand_with(coll, members.len() as u32, me, ev.peer, ev.bytes, ev.bytes2, &algos);
         for (index, round) in rounds.into_iter().enumerate() {
@@ -382,14 +388,11 @@ impl<'a> Builder<'a> {
                 let op = match m {
                     Msg::Send { peer, bytes } => {
                         self.ranks[rank as usize].coll_sends += 1;
-                        self.b.send(rank, members[peer as usize], bytes, tag, 0, 0)
+                        self.b.send(rank, members[peer as usize], bytes, tag, cpu, 0)
                     }
-                    Msg::Recv { peer, bytes } => self.b.recv(rank, members[peer as usize] as i32, bytes, tag, 0, 0),
+                    Msg::Recv { peer, bytes } => self.b.recv(rank, members[peer as usize] as i32, bytes, tag, cpu, 0),
                 };
                 depend(&mut self.b, op, after);
-                if let (Some(later), true) = (later, index > 0) {
-                    depend(&mut self.b, op, later);
-                }
                 ops.push(op);
             }
             // The next round waits for all of this one: chain through its last op,
@@ -401,8 +404,11 @@ impl<'a> Builder<'a> {
                 after = After::Done(end);
                 last = Some(end);
             }
+            if index == 0 {
+                first = ops;
+            }
         }
-        Ok(last)
+        Ok((first, last))
     }
 }
 
@@ -624,7 +630,7 @@ impl Sink for Builder<'_> {
             ffi::MEASURE if ev.bytes == 0 => self.pause(rank, ev),
             ffi::MEASURE => self.resume(rank, ev),
             ffi::CANCELLED => {
-                if let Some(Request::Coll(_)) = self.ranks[r].requests.remove(&ev.req) {
+                if let Some(Request::Coll { .. }) = self.ranks[r].requests.remove(&ev.req) {
                     let st = &mut self.ranks[r];
                     st.pending_collectives = st.pending_collectives.saturating_sub(1);
                 }
@@ -679,7 +685,7 @@ impl Sink for Builder<'_> {
             ffi::COLL => {
                 self.communication += 1;
                 let start = self.ranks[r].after;
-                if let Some(last) = self.collective(rank, position, ev, start, None)? {
+                if let (_, Some(last)) = self.collective(rank, position, ev, start, 0)? {
                     // the first round also waits for completed requests
                     for done in std::mem::take(&mut self.ranks[r].completed) {
                         self.b.requires(last, done);
@@ -688,13 +694,14 @@ impl Sink for Builder<'_> {
                 }
             }
             ffi::NBC_POST => {
-                let after = self.ranks[r].after;
-                self.ranks[r].requests.insert(ev.req, Request::Coll(after));
+                let start = self.ranks[r].after;
+                let next = self.b.num_ops();
+                self.ranks[r].requests.insert(ev.req, Request::Coll { start, next });
                 self.ranks[r].pending_collectives += 1;
                 self.ranks[r].call_collective_requests += 1;
             }
             ffi::NBC_DONE => {
-                let Some(Request::Coll(start)) = self.ranks[r].requests.remove(&ev.req) else {
+                let Some(Request::Coll { start, next }) = self.ranks[r].requests.remove(&ev.req) else {
                     return Err(format!(
                         "{}: rank {rank}, event {position}: completion of collective request {} that was never started",
                         self.path, ev.req
@@ -704,11 +711,20 @@ impl Sink for Builder<'_> {
                 let st = &mut self.ranks[r];
                 st.pending_collectives = st.pending_collectives.saturating_sub(1);
                 st.call_completions += 1;
-                // Progress (docs/guides/traces.md): independent of the rank's calls, or
-                // with `nonblocking=at-completion` only its first round before the call
-                // that completes it.
-                let later = self.algorithms.nonblocking_at_completion.then_some(st.after);
-                if let Some(last) = self.collective(rank, position, ev, start, later)? {
+                // Progress (docs/guides/traces.md): on the rank's CPU between its compute
+                // blocks, or with `nonblocking=thread` on a second CPU beside it.
+                let cpu = u8::from(self.algorithms.nonblocking_thread);
+                let created = self.b.num_ops();
+                let (first, last) = self.collective(rank, position, ev, start, cpu)?;
+                // Its first round starts at the call: on the rank's own CPU, what the
+                // rank did after the call starts once those messages have started (as
+                // after an MPI_Isend); a progress thread's CPU leaves the rank's alone.
+                if next < created && cpu == 0 {
+                    for &op in &first {
+                        self.b.irequires(next as OpId, op);
+                    }
+                }
+                if let Some(last) = last {
                     self.ranks[r].completed.push(last);
                 }
             }

@@ -64,6 +64,30 @@ fn compute_is_the_recorded_cpu_time_when_the_archive_has_it() {
 }
 
 #[test]
+fn a_cpu_clock_ahead_of_the_wall_clock_is_reported_not_replayed_silently() {
+    // Bit 5: each 1000 ns of compute records 2000 ns of CPU time. Rank 0 is measured
+    // from the offset to its last leave, 3 · 1003 ns; it is charged the first
+    // compute's wall time (1000 ns) and then 2 · 2000 ns of CPU: 5000 ns > 3009 ns.
+    let (_d, anchor) = synth(2, 3, 0, 32);
+    let r = read_trace(&anchor).unwrap();
+    assert_eq!(r.measured[0].duration_ps(), 3009 * NS);
+    assert_eq!(r.measured[0].compute_ps, 5000 * NS);
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    assert!(
+        r.warnings[0].contains(
+            "rank 0's replayed compute (5us) exceeds the time the trace measured for it (3009ns) (and 1 more rank(s))"
+        ),
+        "{}",
+        r.warnings[0]
+    );
+    // Measured by the wall clock, or with the CPU time behind the wall clock: none.
+    let wall = read_trace_compute(&anchor, Algorithms::default(), Compute::Wall).unwrap();
+    assert!(wall.warnings.is_empty(), "{:?}", wall.warnings);
+    let (_d2, slower) = synth(2, 3, 0, 16);
+    assert!(read_trace(&slower).unwrap().warnings.is_empty());
+}
+
+#[test]
 fn a_communicator_creation_keeps_its_duration() {
     // MPI_Comm_dup's own messages are not in the trace: its 500 ns stay as the
     // rank's time, before the first iteration's 8000 ns.

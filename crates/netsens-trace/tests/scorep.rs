@@ -1,0 +1,118 @@
+//! Archives in Score-P's conventions (native/otf2read/otf2_scorep_synth.c, written
+//! with libotf2 here) replayed against times derived by hand from LOGGP.md's rules.
+//!
+//! Platform: L = 5 us, o = 1 us, g = 0, G = 6 ns/B, O = 0; 8-byte messages are
+//! processed o + 7·G = 1042 ns after they arrive. Times are ns after each rank's
+//! replay starts (where MPI_Init returned, at T0).
+//!
+//! Rank 0: MPI_Comm_split's 500 ns kept, 3000 ns compute, the send at 3500 (CPU to
+//! 4500, arrives at rank 1 at 3500 + o + L = 9500), 2000 ns compute to 6500 (then 5 ms
+//! with measurement off: nothing), 1000 ns compute to 7500: the allreduce.
+//! Rank 1: 500 + 3000 ns, the receive posted at 3500, done at 9500 + 1042 = 10542;
+//! 1000 ns compute, a 2 ms buffer flush (nothing), 1000 ns: the allreduce at 12542.
+//! Allreduce (p = 2, one exchange): rank 0 sends at 7500 (arrives 13500), rank 1 at
+//! 12542 (CPU to 13542, arrives at rank 0 at 18542). Rank 1 processes rank 0's message
+//! when its CPU is free, 13542 → 14584; rank 0 processes rank 1's at 18542 → 19584.
+
+use netsens_core::engine::RunOptions;
+use netsens_core::platform::Platform;
+use netsens_core::profile::RunResult;
+use netsens_core::schedule::executor::run_schedule;
+use netsens_core::Error;
+use netsens_trace::{
+    read_trace, read_trace_with, write_scorep_style, Algorithms, SCOREP_NONBLOCKING, SCOREP_NO_MPI,
+    SCOREP_REGIONS_ONLY, SCOREP_STREAM_RANK,
+};
+
+const NS: u64 = 1000;
+
+fn platform() -> Platform {
+    let mut p = Platform::resolve("loggopsim").unwrap();
+    p.set_all(&[("L", "5us"), ("o", "1us"), ("g", "0us"), ("G", "6ns/B"), ("O", "0ns/B")]).unwrap();
+    p
+}
+
+fn archive(variant: u32) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = write_scorep_style(&dir.path().join("t"), variant).unwrap();
+    (dir, anchor)
+}
+
+fn run(anchor: &str, algorithms: Algorithms) -> RunResult {
+    let r = read_trace_with(anchor, algorithms).unwrap();
+    run_schedule(&r.schedule, &platform(), &RunOptions::default()).unwrap()
+}
+
+fn ends(r: &RunResult) -> Vec<u64> {
+    r.ranks.iter().map(|s| s.end_ps / NS).collect()
+}
+
+#[test]
+fn a_scorep_trace_starts_where_mpi_init_returns_and_pauses_with_measurement() {
+    let (_d, anchor) = archive(0);
+    let r = run(&anchor, Algorithms::default());
+    assert_eq!(ends(&r), [19584, 14584]);
+    assert_eq!(r.makespan_ps, 19584 * NS);
+    // compute charged: rank 0 500 + 3000 + 2000 + 1000, rank 1 500 + 3000 + 1000 + 1000
+    let compute: Vec<u64> = r.ranks.iter().map(|s| s.compute_ps / NS).collect();
+    assert_eq!(compute, [6500, 5500]);
+}
+
+#[test]
+fn what_the_trace_measured_is_kept_per_rank_and_never_below_the_compute() {
+    let (_d, anchor) = archive(0);
+    let r = read_trace(&anchor).unwrap();
+    assert_eq!(r.tracer, "Score-P 8.4");
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    // rank 0: T0 to T0 + 5 021 000 (after the self allreduce and MPI_Finalize), less
+    // 5 ms off; rank 1: T0 to T0 + 2 024 500, less the 2 ms flush.
+    let measured: Vec<u64> = r.measured.iter().map(|m| m.duration_ps() / NS).collect();
+    assert_eq!(measured, [21000, 24500]);
+    let compute: Vec<u64> = r.measured.iter().map(|m| m.compute_ps / NS).collect();
+    assert_eq!(compute, [6500, 5500]);
+}
+
+#[test]
+fn a_nonblocking_allreduce_starts_at_its_call_and_completes_at_its_wait() {
+    // Iallreduce at 7500 (rank 0) and 12542 (rank 1), 4000 ns of compute, MPI_Wait.
+    // One CPU per rank (the default, progress in MPI calls): rank 0's send takes the
+    // CPU to 8500, its compute runs to 12500; rank 1's send to 13542, then rank 0's
+    // message (arrived at 13500) → 14584 and the compute → 18584 (either order ends
+    // there); rank 0 processes rank 1's message at 18542 → 19584.
+    let (_d, anchor) = archive(SCOREP_NONBLOCKING);
+    assert_eq!(ends(&run(&anchor, Algorithms::default())), [19584, 18584]);
+    // With a progress thread the messages run on a second CPU: rank 1's compute runs
+    // 12542 → 16542 beside its send (to 13542) and the receive (13542 → 14584); rank 0's
+    // end is still the processing of rank 1's message.
+    let thread = Algorithms::parse("nonblocking=thread").unwrap();
+    assert_eq!(ends(&run(&anchor, thread)), [19584, 16542]);
+}
+
+#[test]
+fn a_nonblocking_collective_without_its_request_is_refused_by_name() {
+    let (_d, anchor) = archive(SCOREP_REGIONS_ONLY);
+    let e = read_trace(&anchor).err().unwrap();
+    assert!(matches!(e, Error::Input(_)), "{e:?}");
+    let text = e.to_string();
+    // rank 0: main, Init enter/leave, split enter/leave, send enter/send/leave,
+    // off, on (10 events), then MPI_Iallreduce's enter at position 10
+    assert!(text.contains("rank 0, event 10: MPI_Iallreduce has no request record"), "{text}");
+    assert!(!text.contains('\n'));
+}
+
+#[test]
+fn a_trace_without_mpi_is_refused_in_one_line() {
+    let (_d, anchor) = archive(SCOREP_NO_MPI);
+    let e = read_trace(&anchor).err().unwrap();
+    let text = e.to_string();
+    assert!(matches!(e, Error::Input(_)), "{e:?}");
+    assert!(text.starts_with(&anchor) && text.contains("no MPI processes") && text.contains("33 locations"), "{text}");
+    assert!(!text.contains('\n'));
+}
+
+#[test]
+fn a_rank_on_an_accelerator_stream_is_a_layout_netsens_cannot_map() {
+    let (_d, anchor) = archive(SCOREP_STREAM_RANK);
+    let text = read_trace(&anchor).err().unwrap().to_string();
+    assert!(text.contains("MPI rank 1 is location 11, which is not a CPU thread"), "{text}");
+}
