@@ -98,6 +98,25 @@ fn grammar_example() {
 }
 
 #[test]
+fn tags_of_ten_or_more_digits_are_read_modulo_2_to_the_32_as_loggopsim_reads_them() {
+    // Schedgen spells the any-tag 2^64 − 1; 2^32 − 1 is the same modulo 2^32; 2^32 + 5
+    // is tag 5; 10^23 − 1 is 4135583743 modulo 2^32, above 2^31 − 1 (refused below).
+    let s = parse(
+        "num_ranks 2\nrank 0 {\n\
+         recv 8b from 1 tag 18446744073709551615\n\
+         recv 8b from 1 tag 4294967295\n\
+         recv 8b from 1 tag 4294967301\n\
+         send 8b to 1 tag 0000000000000000000007\n\
+         }\n",
+    );
+    let tags: Vec<i32> = (0..4).map(|op| info(&s, op).tag).collect();
+    assert_eq!(tags, [ANY, ANY, 5, 7]);
+    let e =
+        parse_goal("num_ranks 2\nrank 0 {\nrecv 8b from 1 tag 99999999999999999999999\n}\n", "t.goal").err().unwrap();
+    assert!(e.to_string().contains("it is 4135583743"), "{e}");
+}
+
+#[test]
 fn wildcards_cpu_nic_tags_and_sizes() {
     let s = parse(
         "num_ranks 4\n\
@@ -359,7 +378,14 @@ fn send_recv_errors() {
         "expected a tag (a number, or -1 in a receive) after \"tag\", found \"-2\"",
     );
     assert_err(&e("send 1b to 1 tag"), 3, "after \"tag\", found the end of the line");
-    assert_err(&e("send 1b to 1 tag 2147483648"), 3, "tag 2147483648 is too large (at most 2147483647)");
+    assert_err(
+        &e("send 1b to 1 tag 2147483648"),
+        3,
+        "tag 2147483648 is too large (at most 2147483647; read modulo 2^32 as LogGOPSim reads it, it is 2147483648, \
+         and only the any-tag 4294967295 is read above 2147483647)",
+    );
+    // 2^64 − 1 is 2^32 − 1 modulo 2^32: LogGOPSim's any-tag, which no send may carry
+    assert_err(&e("send 1b to 1 tag 18446744073709551615"), 3, "tag 18446744073709551615 is LogGOPSim's any-tag");
     assert_err(&e("send 1b to 1 cpu 255"), 3, "cpu 255 is too large (at most 254)");
     assert_err(&e("recv 1b from 1 nic 1000"), 3, "nic 1000 is too large (at most 254)");
     assert_err(&e("recv 1b from 1 nic 99999999999999999999999"), 3, "too large");

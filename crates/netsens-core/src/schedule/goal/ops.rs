@@ -161,6 +161,15 @@ impl<'a> Parser<'a> {
                         "a send's tag cannot be -1 (only a receive may match any tag)".into(),
                     ))
                 }
+                Some(w)
+                    if slot == 0
+                        && w.bytes().all(|c| c.is_ascii_digit())
+                        && !matches!(uint(w), Num::Val(v) if v <= MAX_I32) =>
+                {
+                    o.tag = wide_tag(w, recv).map_err(|e| (st.line_at(i + 1), e))?;
+                    i += 2;
+                    continue;
+                }
                 Some(w) => match uint(w) {
                     Num::Val(v) if v <= max => v,
                     Num::Val(_) | Num::TooBig => {
@@ -178,6 +187,28 @@ impl<'a> Parser<'a> {
             i += 2;
         }
         Ok(o)
+    }
+}
+
+/// A tag of 10 or more digits, read as LogGOPSim reads it: modulo 2^32 (its parser
+/// keeps 32 bits), where 2^32 − 1 (so also Schedgen's 2^64 − 1) is its any-tag. Other
+/// values above netsens's largest tag, 2^31 − 1, are refused.
+fn wide_tag(w: &str, recv: bool) -> Result<i32, String> {
+    let Some(t) =
+        w.bytes().try_fold(0u64, |v, c| c.is_ascii_digit().then(|| (v * 10 + u64::from(c - b'0')) % (1 << 32)))
+    else {
+        return Err(format!("expected a tag (a number, or -1 in a receive) after \"tag\", found \"{w}\""));
+    };
+    match t {
+        0xFFFF_FFFF if recv => Ok(ANY),
+        0xFFFF_FFFF => Err(format!(
+            "tag {w} is LogGOPSim's any-tag (2^32 - 1 modulo 2^32), which a send cannot have (only a receive may match any tag)"
+        )),
+        t if t <= MAX_I32 => Ok(t as i32),
+        t => Err(format!(
+            "tag {w} is too large (at most {MAX_I32}; read modulo 2^32 as LogGOPSim reads it, it is {t}, \
+             and only the any-tag 4294967295 is read above {MAX_I32})"
+        )),
     }
 }
 
