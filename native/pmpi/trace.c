@@ -36,11 +36,18 @@ static int ncomms, capcomms;
 
 /* Requests in flight: handle bits -> trace request id and whether it is a send. */
 enum { REQ_BUCKETS = 4096 };
-enum traced_kind { TRACED_RECV, TRACED_SEND, TRACED_BARRIER };
+enum traced_kind { TRACED_RECV, TRACED_SEND, TRACED_COLL };
+/* A non-blocking collective's record at its completion: OTF2 op, root, byte counts. */
+struct traced_coll {
+    uint8_t op;
+    int32_t root;
+    int64_t sent, received;
+};
 struct traced_req {
     uint64_t key, id;
     enum traced_kind kind;
     uint64_t comm; /* non-blocking collectives: their communicator */
+    struct traced_coll coll;
     struct traced_req *next;
 };
 static struct traced_req *req_buckets[REQ_BUCKETS];
@@ -182,11 +189,13 @@ static uint64_t req_key(MPI_Request req)
     return key;
 }
 
-static uint64_t track(MPI_Request req, enum traced_kind kind, uint64_t comm)
+static uint64_t track(MPI_Request req, enum traced_kind kind, uint64_t comm,
+                      struct traced_coll coll)
 {
     struct traced_req *t = malloc(sizeof *t);
     uint64_t key = req_key(req);
-    *t = (struct traced_req){.key = key, .id = next_req++, .kind = kind, .comm = comm};
+    *t = (struct traced_req){.key = key, .id = next_req++, .kind = kind, .comm = comm,
+                             .coll = coll};
     struct traced_req **head = &req_buckets[(key ^ (key >> 12)) % REQ_BUCKETS];
     t->next = *head;
     *head = t;
@@ -194,7 +203,8 @@ static uint64_t track(MPI_Request req, enum traced_kind kind, uint64_t comm)
 }
 
 /* Removes the request's entry; false when it was never tracked. */
-static bool untrack(MPI_Request req, uint64_t *id, enum traced_kind *kind, uint64_t *comm)
+static bool untrack(MPI_Request req, uint64_t *id, enum traced_kind *kind, uint64_t *comm,
+                    struct traced_coll *coll)
 {
     uint64_t key = req_key(req);
     for (struct traced_req **p = &req_buckets[(key ^ (key >> 12)) % REQ_BUCKETS]; *p != NULL;
@@ -204,6 +214,7 @@ static bool untrack(MPI_Request req, uint64_t *id, enum traced_kind *kind, uint6
             *id = gone->id;
             *kind = gone->kind;
             *comm = gone->comm;
+            *coll = gone->coll;
             *p = gone->next;
             free(gone);
             return true;
@@ -233,7 +244,7 @@ void ns_trace_send(MPI_Comm comm, int peer, int tag, int64_t bytes, MPI_Request 
     r->peer = peer;
     r->tag = tag;
     r->bytes = bytes;
-    if (req) r->req = track(*req, TRACED_SEND, 0);
+    if (req) r->req = track(*req, TRACED_SEND, 0, (struct traced_coll){0});
 }
 
 static bool real_message(const MPI_Status *st)
@@ -277,21 +288,25 @@ void ns_trace_sendrecv(MPI_Comm comm, int dst, int stag, int64_t sbytes, const M
 void ns_trace_irecv_post(MPI_Request req)
 {
     if (in_collective) return;
-    push(TR_IRECV_POST)->req = track(req, TRACED_RECV, 0);
+    push(TR_IRECV_POST)->req = track(req, TRACED_RECV, 0, (struct traced_coll){0});
 }
 
 void ns_trace_complete(MPI_Request handle, MPI_Comm comm, const MPI_Status *st)
 {
     uint64_t id, coll_comm;
     enum traced_kind kind;
-    if (in_collective || !untrack(handle, &id, &kind, &coll_comm)) return;
+    struct traced_coll coll;
+    if (in_collective || !untrack(handle, &id, &kind, &coll_comm, &coll)) return;
     if (kind == TRACED_SEND) {
         push(TR_ISEND_DONE)->req = id;
-    } else if (kind == TRACED_BARRIER) {
+    } else if (kind == TRACED_COLL) {
         struct trace_rec *r = push(TR_NBC_DONE);
         r->req = id;
         r->comm = coll_comm;
-        r->coll = OTF2_COLLECTIVE_OP_BARRIER;
+        r->coll = coll.op;
+        r->peer = coll.root;
+        r->bytes = coll.sent;
+        r->bytes2 = coll.received;
     } else if (real_message(st)) {
         struct trace_rec *r = push(TR_IRECV_DONE);
         matched(r, comm, st);
@@ -299,13 +314,15 @@ void ns_trace_complete(MPI_Request handle, MPI_Comm comm, const MPI_Status *st)
     }
 }
 
-void ns_trace_ibarrier(MPI_Comm comm, MPI_Request req)
+void ns_trace_nbc(int coll, MPI_Comm comm, int root, int64_t sent, int64_t received,
+                  MPI_Request req)
 {
     int inter = 0;
     PMPI_Comm_test_inter(comm, &inter);
     if (in_collective || inter) return;
     uint64_t key = comm_of(comm);
-    push(TR_NBC_POST)->req = track(req, TRACED_BARRIER, key);
+    struct traced_coll c = {(uint8_t)coll, root, sent, received};
+    push(TR_NBC_POST)->req = track(req, TRACED_COLL, key, c);
 }
 
 int ns_comm_size(MPI_Comm comm)

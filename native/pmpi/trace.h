@@ -18,7 +18,7 @@ enum trace_type {
     TR_COLL_BEGIN,
     TR_COLL_END, /* coll, comm, root, bytes (sent), bytes2 (received) */
     TR_NBC_POST, /* a non-blocking collective started: req */
-    TR_NBC_DONE, /* its completion: coll, comm, req */
+    TR_NBC_DONE, /* its completion: coll, comm, root (peer), bytes, bytes2, req */
 };
 
 /* The name of the Enter/Leave attribute holding the rank's thread CPU time, ps (the
@@ -55,7 +55,10 @@ void ns_trace_irecv_post(MPI_Request req);
 void ns_trace_sendrecv(MPI_Comm comm, int dst, int stag, int64_t sbytes, const MPI_Status *st);
 /* A request completed (any kind); `st` is its status. */
 void ns_trace_complete(MPI_Request handle, MPI_Comm comm, const MPI_Status *st);
-void ns_trace_ibarrier(MPI_Comm comm, MPI_Request req);
+/* A non-blocking collective started (its request `req`): recorded with the OTF2 op,
+ * root and byte counts of its blocking form, written at its completion. */
+void ns_trace_nbc(int coll, MPI_Comm comm, int root, int64_t sent, int64_t received,
+                  MPI_Request req);
 void ns_trace_coll(int coll, MPI_Comm comm, int root, int64_t sent, int64_t received);
 /* Byte counts of a collective's arguments (trace_otf2.c documents the convention). */
 int ns_comm_size(MPI_Comm comm);

@@ -99,8 +99,9 @@ static void write_events(OTF2_EvtWriter *w, const struct trace_rec *r, int64_t n
             OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, t, r->req);
             break;
         case TR_NBC_DONE:
-            OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, t, r->coll, comm, 0, 0, 0,
-                                                         r->req);
+            OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, t, r->coll, comm,
+                                                         (uint32_t)r->peer, (uint64_t)r->bytes,
+                                                         (uint64_t)r->bytes2, r->req);
             break;
         case TR_COLL_END:
             OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t, r->coll, comm, (uint32_t)r->peer,
