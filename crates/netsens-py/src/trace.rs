@@ -46,7 +46,7 @@ pub fn run_trace(
         let r = with_progress(progress, |hook| run_schedule_with_progress(s, &p, &opts(seed, matrix), hook))?;
         let workload = json!({
             "kind": "trace", "file": path, "events": t.events, "ops": s.num_ops(), "ranks": t.ranks,
-            "compute_clock": t.compute_clock,
+            "compute_clock": t.compute_clock, "tracer": t.tracer, "warnings": t.warnings,
         });
         let primitives: Vec<_> =
             t.primitives.iter().map(|&(rank, p, n)| json!({"rank": rank, "primitive": p, "count": n})).collect();
@@ -81,7 +81,44 @@ pub fn trace_ranks(path: &str) -> PyResult<u32> {
     netsens_trace::trace_ranks(path).map_err(to_py)
 }
 
+/// What the trace at `path` holds (`netsens trace info`), as a JSON string: tracer,
+/// ranks, clock, events, each rank's measured time and time with measurement off (ps), and every
+/// MPI call with its count and what replay does with it.
+#[pyfunction]
+pub fn trace_info(py: Python<'_>, path: &str) -> PyResult<String> {
+    py.detach(|| {
+        let info = netsens_trace::trace_info(path).map_err(to_py)?;
+        let measured: Vec<_> = info
+            .measured
+            .iter()
+            .enumerate()
+            .map(|(rank, m)| json!({"rank": rank, "measured_ps": m.duration_ps(), "paused_ps": m.paused_ps}))
+            .collect();
+        let calls: Vec<_> = info
+            .calls
+            .iter()
+            .map(|c| json!({"call": c.name, "count": c.count, "replay": c.support.as_str()}))
+            .collect();
+        Ok(json!({
+            "file": path, "tracer": info.tracer, "ranks": info.ranks,
+            "ticks_per_second": info.ticks_per_second, "events": info.events,
+            "ranks_measured": measured, "calls": calls,
+        })
+        .to_string())
+    })
+}
+
+/// Write the two-rank archive in Score-P's conventions of netsens-trace's tests
+/// (`netsens_trace::write_scorep_style`; `variant` picks its bits) in the new directory
+/// `dir`; returns the anchor file's path. For tests and examples.
+#[pyfunction]
+pub fn write_scorep_style_trace(dir: &str, variant: u32) -> PyResult<String> {
+    netsens_trace::write_scorep_style(std::path::Path::new(dir), variant).map_err(to_py)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(write_scorep_style_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(run_trace, m)?)?;
     m.add_function(wrap_pyfunction!(trace_to_goal, m)?)?;
     m.add_function(wrap_pyfunction!(trace_ranks, m)?)?;

@@ -5,11 +5,15 @@
 pub mod collectives;
 mod ffi;
 pub mod goal_out;
+pub mod info;
 pub mod measure;
 pub mod replay;
 
 pub use collectives::Algorithms;
-pub use replay::{count_events, read_trace, read_trace_compute, read_trace_with, trace_ranks, Compute, Replay};
+pub use info::{trace_info, TraceInfo};
+pub use replay::{
+    call_support, count_events, read_trace, read_trace_compute, read_trace_with, trace_ranks, Compute, Replay, Support,
+};
 
 /// Write a synthetic archive (native/otf2read/otf2_synth.c) in the new directory
 /// `dir`: every rank `iterations` times computes `compute_ns`, then exchanges

@@ -110,9 +110,47 @@ const COLLECTIVE_TAG: u32 = u32::MAX;
 /// The creator netsens's PMPI library writes in its archives (native/pmpi/trace_otf2.c).
 const OWN_TRACER: &str = "netsens-pmpi";
 
+/// Whether the archive's creator is another tracer than netsens's (Score-P): then its
+/// ranks start where `MPI_Init` returns, not at the clock's global offset.
+pub(crate) fn is_foreign(creator: &str) -> bool {
+    creator != OWN_TRACER
+}
+
+/// What replay does with an MPI call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Support {
+    /// Its messages (or none) are replayed; its own duration is not compute.
+    Modelled,
+    /// Its communication is out of the trace's sight: its duration is kept as compute.
+    KeptAsCompute,
+    /// Replay refuses the trace (the call is named in one error line).
+    NotModelled,
+}
+
+impl Support {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Support::Modelled => "modelled",
+            Support::KeptAsCompute => "kept as compute",
+            Support::NotModelled => "not modelled",
+        }
+    }
+}
+
+/// What replay does with the MPI call `name`.
+pub fn call_support(name: &str) -> Support {
+    if UNMODELED.contains(&name) {
+        Support::NotModelled
+    } else if OPAQUE.contains(&name) {
+        Support::KeptAsCompute
+    } else {
+        Support::Modelled
+    }
+}
+
 /// What a region is to replay, from its paradigm and name.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum RegionKind {
+pub(crate) enum RegionKind {
     /// An MPI call (paradigm MPI, or unknown with an `MPI_` name).
     Mpi,
     /// The measurement system's own work (Score-P's trace buffer flush): not the
@@ -123,7 +161,7 @@ enum RegionKind {
 }
 
 impl RegionKind {
-    fn of(name: &str, paradigm: u8) -> RegionKind {
+    pub(crate) fn of(name: &str, paradigm: u8) -> RegionKind {
         const UNKNOWN: u8 = 0;
         match paradigm {
             ffi::PARADIGM_MEASUREMENT => RegionKind::Measurement,
@@ -277,10 +315,9 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// The archive was written by another tracer than netsens's (Score-P): its ranks
-    /// start where `MPI_Init` returns, not at the clock's global offset.
+    /// See [`is_foreign`].
     fn foreign(&self) -> bool {
-        self.tracer != OWN_TRACER
+        is_foreign(&self.tracer)
     }
 
     /// Charge `ps` of compute to `rank`, after what precedes it.

@@ -20,8 +20,8 @@ use netsens_core::profile::RunResult;
 use netsens_core::schedule::executor::run_schedule;
 use netsens_core::Error;
 use netsens_trace::{
-    read_trace, read_trace_with, write_scorep_style, Algorithms, SCOREP_NONBLOCKING, SCOREP_NO_MPI,
-    SCOREP_REGIONS_ONLY, SCOREP_STREAM_RANK,
+    read_trace, read_trace_with, trace_info, write_scorep_style, write_synthetic, Algorithms, Support,
+    SCOREP_NONBLOCKING, SCOREP_NO_MPI, SCOREP_REGIONS_ONLY, SCOREP_STREAM_RANK,
 };
 
 const NS: u64 = 1000;
@@ -115,4 +115,36 @@ fn a_rank_on_an_accelerator_stream_is_a_layout_netsens_cannot_map() {
     let (_d, anchor) = archive(SCOREP_STREAM_RANK);
     let text = read_trace(&anchor).err().unwrap().to_string();
     assert!(text.contains("MPI rank 1 is location 11, which is not a CPU thread"), "{text}");
+}
+
+#[test]
+fn trace_info_names_the_tracer_the_measured_time_and_every_call() {
+    let (_d, anchor) = archive(0);
+    let info = trace_info(&anchor).unwrap();
+    assert_eq!((info.tracer.as_str(), info.ranks, info.ticks_per_second), ("Score-P 8.4", 2, 2_100_000_000));
+    let measured: Vec<u64> = info.measured.iter().map(|m| m.duration_ps() / NS).collect();
+    assert_eq!(measured, [21000, 24500]);
+    // each rank: MPI_Init, MPI_Comm_split, one send or receive, two allreduces (world,
+    // self), MPI_Finalize
+    let calls: Vec<(&str, u64, Support)> = info.calls.iter().map(|c| (c.name.as_str(), c.count, c.support)).collect();
+    assert_eq!(
+        calls,
+        [
+            ("MPI_Allreduce", 4, Support::Modelled),
+            ("MPI_Comm_split", 2, Support::KeptAsCompute),
+            ("MPI_Finalize", 2, Support::Modelled),
+            ("MPI_Init", 2, Support::Modelled),
+            ("MPI_Recv", 1, Support::Modelled),
+            ("MPI_Send", 1, Support::Modelled),
+        ]
+    );
+    // A trace replay refuses is still described: rank 1's MPI_Put is named.
+    let dir = tempfile::tempdir().unwrap();
+    let put = write_synthetic(&dir.path().join("t"), 2, 2, 1000, 1, 0, 2).unwrap();
+    let info = trace_info(&put).unwrap();
+    assert_eq!(info.tracer, "netsens-pmpi");
+    let put_call = info.calls.iter().find(|c| c.name == "MPI_Put").unwrap();
+    assert_eq!((put_call.count, put_call.support), (1, Support::NotModelled));
+    assert_eq!(info.calls[0].name, "MPI_Sendrecv");
+    assert_eq!(info.calls[0].count, 4);
 }
