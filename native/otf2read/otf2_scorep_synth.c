@@ -17,7 +17,13 @@
  * compute, then MPI_Wait completing it (Score-P 8's records); bit 1, the same calls as
  * regions only, without request records; bit 2, no MPI at all: one process, its
  * master thread and 32 accelerator streams; bit 3, rank 1's MPI location is the
- * accelerator stream. Returns 0 or -1. */
+ * accelerator stream; bit 4, other calls real codes make: rank 0's send is a persistent
+ * one (MPI_Send_init, MPI_Start, an unmatched MPI_Iprobe, MPI_Waitany), rank 1's
+ * receive an MPI_Irecv, an unsuccessful MPI_Testsome and MPI_Waitsome, both at the
+ * same times as the blocking calls; and before MPI_Finalize each rank calls
+ * MPI_Comm_dup (500 ns) and exchanges 100 000 B with the other in
+ * MPI_Sendrecv_replace (Score-P records its send as a blocking MpiSend). Returns 0 or
+ * -1. */
 #define _POSIX_C_SOURCE 200809L
 #include <otf2/otf2.h>
 #include <stdbool.h>
@@ -27,22 +33,27 @@
 #define NS_SCOREP_REGIONS_ONLY 2u
 #define NS_SCOREP_NO_MPI 4u
 #define NS_SCOREP_STREAM_RANK 8u
+#define NS_SCOREP_OTHER_CALLS 16u
 
 static const uint64_t OFFSET = 7300000000000000ULL; /* ticks */
 static const uint64_t T0 = 800000000;               /* ns */
 
 enum {
     R_MAIN, R_INIT, R_SPLIT, R_SEND, R_RECV, R_ALLREDUCE, R_FINALIZE, R_FLUSH, R_IALLREDUCE,
-    R_WAIT, R_OMP, R_KERNEL, NREGIONS
+    R_WAIT, R_OMP, R_KERNEL, R_SEND_INIT, R_START, R_IPROBE, R_WAITANY, R_IRECV, R_TESTSOME,
+    R_WAITSOME, R_COMM_DUP, R_SENDRECV_REPLACE, NREGIONS
 };
 static const char *const region_names[NREGIONS] = {
     "main", "MPI_Init", "MPI_Comm_split", "MPI_Send", "MPI_Recv", "MPI_Allreduce",
     "MPI_Finalize", "TRACE BUFFER FLUSH", "MPI_Iallreduce", "MPI_Wait", "!$omp parallel",
-    "cudaKernel"};
+    "cudaKernel", "MPI_Send_init", "MPI_Start", "MPI_Iprobe", "MPI_Waitany", "MPI_Irecv",
+    "MPI_Testsome", "MPI_Waitsome", "MPI_Comm_dup", "MPI_Sendrecv_replace"};
 static const OTF2_Paradigm region_paradigms[NREGIONS] = {
     OTF2_PARADIGM_COMPILER, OTF2_PARADIGM_MPI, OTF2_PARADIGM_MPI, OTF2_PARADIGM_MPI,
     OTF2_PARADIGM_MPI, OTF2_PARADIGM_MPI, OTF2_PARADIGM_MPI, OTF2_PARADIGM_MEASUREMENT_SYSTEM,
-    OTF2_PARADIGM_MPI, OTF2_PARADIGM_MPI, OTF2_PARADIGM_OPENMP, OTF2_PARADIGM_CUDA};
+    OTF2_PARADIGM_MPI, OTF2_PARADIGM_MPI, OTF2_PARADIGM_OPENMP, OTF2_PARADIGM_CUDA,
+    OTF2_PARADIGM_MPI, OTF2_PARADIGM_MPI, OTF2_PARADIGM_MPI, OTF2_PARADIGM_MPI, OTF2_PARADIGM_MPI,
+    OTF2_PARADIGM_MPI, OTF2_PARADIGM_MPI, OTF2_PARADIGM_MPI, OTF2_PARADIGM_MPI};
 
 /* Locations: the ranks' master threads (7 is rank 0, 3 rank 1), rank 0's OpenMP
  * thread, rank 1's accelerator stream and metric location. */
@@ -102,19 +113,43 @@ static uint64_t allreduce(OTF2_EvtWriter *w, uint32_t variant, uint32_t comm, ui
     return t + 5000;
 }
 
+/* MPI_Comm_dup, then MPI_Sendrecv_replace of 100 000 B with `peer` (world), from `t`;
+ * returns when it ends. */
+static uint64_t dup_and_exchange(OTF2_EvtWriter *w, uint32_t peer, uint64_t t)
+{
+    call(w, R_COMM_DUP, t, t + 500);
+    OTF2_EvtWriter_Enter(w, NULL, at(t + 500), R_SENDRECV_REPLACE);
+    OTF2_EvtWriter_MpiSend(w, NULL, at(t + 600), peer, C_WORLD, 9, 100000);
+    OTF2_EvtWriter_MpiRecv(w, NULL, at(t + 900000), peer, C_WORLD, 9, 100000);
+    OTF2_EvtWriter_Leave(w, NULL, at(t + 900000), R_SENDRECV_REPLACE);
+    return t + 900000;
+}
+
 static void rank0(OTF2_EvtWriter *w, uint32_t variant)
 {
     uint64_t start = 716000000;
     OTF2_EvtWriter_Enter(w, NULL, at(start), R_MAIN);
     call(w, R_INIT, start + 10000, T0);
     call(w, R_SPLIT, T0, T0 + 500);
-    OTF2_EvtWriter_Enter(w, NULL, at(T0 + 3500), R_SEND);
-    OTF2_EvtWriter_MpiSend(w, NULL, at(T0 + 3600), 0, C_SPLIT, 7, 8); /* rank 0 of the split: world 1 */
-    OTF2_EvtWriter_Leave(w, NULL, at(T0 + 4500), R_SEND);
+    if (variant & NS_SCOREP_OTHER_CALLS) {
+        call(w, R_SEND_INIT, T0 + 3500, T0 + 3500);
+        OTF2_EvtWriter_Enter(w, NULL, at(T0 + 3500), R_START);
+        OTF2_EvtWriter_MpiIsend(w, NULL, at(T0 + 3550), 0, C_SPLIT, 7, 8, 77);
+        OTF2_EvtWriter_Leave(w, NULL, at(T0 + 3600), R_START);
+        call(w, R_IPROBE, T0 + 3600, T0 + 3700);
+        OTF2_EvtWriter_Enter(w, NULL, at(T0 + 3700), R_WAITANY);
+        OTF2_EvtWriter_MpiIsendComplete(w, NULL, at(T0 + 4400), 77);
+        OTF2_EvtWriter_Leave(w, NULL, at(T0 + 4500), R_WAITANY);
+    } else {
+        OTF2_EvtWriter_Enter(w, NULL, at(T0 + 3500), R_SEND);
+        OTF2_EvtWriter_MpiSend(w, NULL, at(T0 + 3600), 0, C_SPLIT, 7, 8); /* rank 0 of the split: world 1 */
+        OTF2_EvtWriter_Leave(w, NULL, at(T0 + 4500), R_SEND);
+    }
     OTF2_EvtWriter_MeasurementOnOff(w, NULL, at(T0 + 6500), OTF2_MEASUREMENT_OFF);
     OTF2_EvtWriter_MeasurementOnOff(w, NULL, at(T0 + 5006500), OTF2_MEASUREMENT_ON);
     uint64_t t = allreduce(w, variant, C_WORLD, T0 + 5007500);
     t = allreduce(w, variant, C_SELF, t);
+    if (variant & NS_SCOREP_OTHER_CALLS) t = dup_and_exchange(w, 1, t);
     call(w, R_FINALIZE, t, t + 1000);
     OTF2_EvtWriter_Leave(w, NULL, at(t + 1000), R_MAIN);
 }
@@ -125,12 +160,25 @@ static void rank1(OTF2_EvtWriter *w, uint32_t variant)
     OTF2_EvtWriter_Enter(w, NULL, at(start), R_MAIN);
     call(w, R_INIT, start + 10000, T0);
     call(w, R_SPLIT, T0, T0 + 500);
-    OTF2_EvtWriter_Enter(w, NULL, at(T0 + 3500), R_RECV);
-    OTF2_EvtWriter_MpiRecv(w, NULL, at(T0 + 8900), 1, C_SPLIT, 7, 8); /* rank 1 of the split: world 0 */
-    OTF2_EvtWriter_Leave(w, NULL, at(T0 + 9000), R_RECV);
+    if (variant & NS_SCOREP_OTHER_CALLS) {
+        OTF2_EvtWriter_Enter(w, NULL, at(T0 + 3500), R_IRECV);
+        OTF2_EvtWriter_MpiIrecvRequest(w, NULL, at(T0 + 3550), 78);
+        OTF2_EvtWriter_Leave(w, NULL, at(T0 + 3600), R_IRECV);
+        OTF2_EvtWriter_Enter(w, NULL, at(T0 + 3600), R_TESTSOME);
+        OTF2_EvtWriter_MpiRequestTest(w, NULL, at(T0 + 3650), 78);
+        OTF2_EvtWriter_Leave(w, NULL, at(T0 + 3700), R_TESTSOME);
+        OTF2_EvtWriter_Enter(w, NULL, at(T0 + 3700), R_WAITSOME);
+        OTF2_EvtWriter_MpiIrecv(w, NULL, at(T0 + 8900), 1, C_SPLIT, 7, 8, 78);
+        OTF2_EvtWriter_Leave(w, NULL, at(T0 + 9000), R_WAITSOME);
+    } else {
+        OTF2_EvtWriter_Enter(w, NULL, at(T0 + 3500), R_RECV);
+        OTF2_EvtWriter_MpiRecv(w, NULL, at(T0 + 8900), 1, C_SPLIT, 7, 8); /* rank 1 of the split: world 0 */
+        OTF2_EvtWriter_Leave(w, NULL, at(T0 + 9000), R_RECV);
+    }
     call(w, R_FLUSH, T0 + 10000, T0 + 2010000);
     uint64_t t = allreduce(w, variant, C_WORLD, T0 + 2011000);
     t = allreduce(w, variant, C_SELF, t);
+    if (variant & NS_SCOREP_OTHER_CALLS) t = dup_and_exchange(w, 0, t);
     call(w, R_FINALIZE, t, t + 1000);
     OTF2_EvtWriter_Leave(w, NULL, at(t + 1000), R_MAIN);
 }

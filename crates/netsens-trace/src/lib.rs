@@ -38,11 +38,14 @@ pub fn write_synthetic(
 /// Variants of [`write_scorep_style`] (bits): the allreduce as `MPI_Iallreduce` +
 /// compute + `MPI_Wait` with Score-P 8's request records; the same calls as regions
 /// only; no MPI at all (one process, 32 accelerator streams); rank 1 mapped to an
-/// accelerator stream.
+/// accelerator stream; persistent and non-blocking calls completed by
+/// `MPI_Waitany`/`Testsome`/`Waitsome`, an unmatched `MPI_Iprobe`, `MPI_Comm_dup` and a
+/// rendezvous-size `MPI_Sendrecv_replace`.
 pub const SCOREP_NONBLOCKING: u32 = 1;
 pub const SCOREP_REGIONS_ONLY: u32 = 2;
 pub const SCOREP_NO_MPI: u32 = 4;
 pub const SCOREP_STREAM_RANK: u32 = 8;
+pub const SCOREP_OTHER_CALLS: u32 = 16;
 
 /// Write a two-rank archive in Score-P's conventions (native/otf2read/otf2_scorep_synth.c
 /// describes it: a 2.1 GHz clock, a far global offset, measurement off/on, a buffer

@@ -254,6 +254,9 @@ struct RankState {
     in_init: bool,
     /// Non-blocking collective requests the current call started.
     call_collective_requests: u32,
+    /// The blocking send record of the current `MPI_Sendrecv` (Score-P's form): done
+    /// when the call returns.
+    sendrecv_send: Option<OpId>,
     measured: Measured,
 }
 
@@ -551,6 +554,7 @@ impl Sink for Builder<'_> {
                 before_init_ns: None,
                 in_init: false,
                 call_collective_requests: 0,
+                sendrecv_send: None,
                 measured: Measured::default(),
             })
             .collect();
@@ -649,6 +653,9 @@ impl Sink for Builder<'_> {
                             self.check_request_recorded(rank, region, at)?;
                         }
                         let st = &mut self.ranks[r];
+                        if let Some(send) = st.sendrecv_send.take() {
+                            st.completed.push(send);
+                        }
                         st.last_leave = ev.time_ps;
                         st.last_leave_cpu = ev.cpu_ps;
                         st.polling = st.pending_collectives > 0 && st.call_polls && st.call_completions == 0;
@@ -678,13 +685,24 @@ impl Sink for Builder<'_> {
                 let tag = self.tag(ev.comm, ev.tag);
                 let op = self.b.send(rank, dst, ev.bytes, tag, 0, 0);
                 self.ranks[r].sends += 1;
-                if ev.kind == ffi::SEND {
+                // Score-P records MPI_Sendrecv's send as a blocking one: it is in flight
+                // while the receive completes, done when the call returns.
+                let in_sendrecv = self.ranks[r]
+                    .open
+                    .and_then(|(region, _)| self.regions.get(&region))
+                    .is_some_and(|(name, _)| name.starts_with("MPI_Sendrecv"));
+                if ev.kind == ffi::SEND && !in_sendrecv {
                     self.blocking(rank, op);
                 } else {
                     let after = self.ranks[r].after;
                     self.link(rank, op, after);
-                    self.ranks[r].after = After::Started(op);
-                    self.ranks[r].requests.insert(ev.req, Request::Send(op));
+                    let st = &mut self.ranks[r];
+                    st.after = After::Started(op);
+                    if ev.kind == ffi::SEND {
+                        st.sendrecv_send = Some(op);
+                    } else {
+                        st.requests.insert(ev.req, Request::Send(op));
+                    }
                 }
             }
             ffi::RECV => {

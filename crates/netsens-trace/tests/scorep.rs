@@ -21,7 +21,7 @@ use netsens_core::schedule::executor::run_schedule;
 use netsens_core::Error;
 use netsens_trace::{
     read_trace, read_trace_with, trace_info, write_scorep_style, write_synthetic, Algorithms, Support,
-    SCOREP_NONBLOCKING, SCOREP_NO_MPI, SCOREP_REGIONS_ONLY, SCOREP_STREAM_RANK,
+    SCOREP_NONBLOCKING, SCOREP_NO_MPI, SCOREP_OTHER_CALLS, SCOREP_REGIONS_ONLY, SCOREP_STREAM_RANK,
 };
 
 const NS: u64 = 1000;
@@ -147,4 +147,23 @@ fn trace_info_names_the_tracer_the_measured_time_and_every_call() {
     assert_eq!((put_call.count, put_call.support), (1, Support::NotModelled));
     assert_eq!(info.calls[0].name, "MPI_Sendrecv");
     assert_eq!(info.calls[0].count, 4);
+}
+
+#[test]
+fn persistent_and_any_some_completions_probes_comm_dup_and_sendrecv_replace_are_modelled() {
+    // The persistent send, MPI_Irecv + MPI_Testsome + MPI_Waitsome and the unmatched
+    // MPI_Iprobe sit where the blocking calls were: the same times up to the allreduce,
+    // done at 19584 (rank 0) and 14584 (rank 1). MPI_Comm_dup keeps 500 ns: 20084 and
+    // 15084. MPI_Sendrecv_replace of 100 000 B (k·G = 599 994 ns; LogGOPSim's
+    // rendezvous: the data travels at once): rank 1 sends at 15084 (arrives 21084),
+    // rank 0 at 20084 (arrives 26084); each receive is posted once its send started,
+    // so rank 0 processes rank 1's data at 21084 → 622078, rank 1 rank 0's at 26084 →
+    // 627078. Taken as a blocking send, each send would wait for the other's receive:
+    // a deadlock.
+    let (_d, anchor) = archive(SCOREP_OTHER_CALLS);
+    assert_eq!(ends(&run(&anchor, Algorithms::default())), [622078, 627078]);
+    let calls = trace_info(&anchor).unwrap().calls;
+    let support = |name: &str| calls.iter().find(|c| c.name == name).map(|c| c.support);
+    assert_eq!(support("MPI_Waitsome"), Some(Support::Modelled));
+    assert_eq!(support("MPI_Comm_dup"), Some(Support::KeptAsCompute));
 }
