@@ -8,7 +8,8 @@
  *
  *   rank 0: main; MPI_Init ... T0; MPI_Comm_split T0..+500; MPI_Send of 8 B (tag 7) to
  *           rank 1 at +3500..+4500; measurement off at +6500, on 5 ms later; an 8-byte
- *           MPI_Allreduce at +5 007 500 (or the variant's non-blocking form), one on
+ *           MPI_Allreduce at +5 007 500 (or the variant's non-blocking form; recorded
+ *           as Score-P counts it, 16 B sent and received on 2 ranks), one on
  *           MPI_COMM_SELF, MPI_Finalize.
  *   rank 1: main; MPI_Init ... T0; MPI_Comm_split T0..+500; MPI_Recv at +3500..+9000;
  *           a 2 ms trace buffer flush from +10 000; the allreduce at +2 011 000.
@@ -95,8 +96,10 @@ static uint64_t allreduce(OTF2_EvtWriter *w, uint32_t variant, uint32_t comm, ui
         uint64_t end = comm == C_SELF ? t : t + 12500;
         OTF2_EvtWriter_Enter(w, NULL, at(t), R_ALLREDUCE);
         OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, at(t));
+        /* Score-P's byte counts: the 8 bytes once per rank of the communicator */
+        uint64_t bytes = comm == C_SELF ? 8 : 16;
         OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, at(end), OTF2_COLLECTIVE_OP_ALLREDUCE, comm,
-                                        none, 8, 8);
+                                        none, bytes, bytes);
         OTF2_EvtWriter_Leave(w, NULL, at(end), R_ALLREDUCE);
         return end;
     }
@@ -107,8 +110,8 @@ static uint64_t allreduce(OTF2_EvtWriter *w, uint32_t variant, uint32_t comm, ui
     OTF2_EvtWriter_Enter(w, NULL, at(t + 4500), R_WAIT);
     if (records)
         OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, at(t + 4900),
-                                                     OTF2_COLLECTIVE_OP_ALLREDUCE, comm, none, 8,
-                                                     8, REQ);
+                                                     OTF2_COLLECTIVE_OP_ALLREDUCE, comm, none, 16,
+                                                     16, REQ);
     OTF2_EvtWriter_Leave(w, NULL, at(t + 5000), R_WAIT);
     return t + 5000;
 }

@@ -8,6 +8,7 @@ pub mod goal_out;
 pub mod info;
 pub mod measure;
 pub mod replay;
+mod scorep_bytes;
 
 pub use collectives::Algorithms;
 pub use info::{trace_info, TraceInfo};

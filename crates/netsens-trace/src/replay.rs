@@ -36,6 +36,7 @@ use netsens_core::Error;
 use crate::collectives::{expand_with, Algorithms, Coll, Msg};
 use crate::ffi::{self, Event, Members, Sink};
 use crate::measure::{compute_warnings, Measured};
+use crate::scorep_bytes::from_scorep;
 
 /// MPI calls replay cannot model: their effect on the network is not in the trace.
 const UNMODELED: &[&str] = &[
@@ -421,7 +422,13 @@ impl<'a> Builder<'a> {
         let mut last = None;
         let mut first = Vec::new();
         let algos = self.algorithms;
-        let rounds = expand_with(coll, members.len() as u32, me, ev.peer, ev.bytes, ev.bytes2, &algos);
+        let p = members.len() as u32;
+        let (sent, received) = if self.foreign() {
+            from_scorep(coll, ev.coll, p, me, ev.peer, ev.bytes, ev.bytes2)
+        } else {
+            (ev.bytes, ev.bytes2)
+        };
+        let rounds = expand_with(coll, p, me, ev.peer, sent, received, &algos);
         for (index, round) in rounds.into_iter().enumerate() {
             let mut ops = Vec::with_capacity(round.len());
             for m in round {
