@@ -11,7 +11,7 @@ use crate::collectives::Coll;
 
 /// One share of `total` bytes counted over `p` ranks (see the module's note).
 fn share(total: u64, p: u64) -> u64 {
-    if p <= 1 || total % p == 0 || total % (p - 1) != 0 {
+    if p <= 1 || total.is_multiple_of(p) || !total.is_multiple_of(p - 1) {
         total / p.max(1)
     } else {
         total / (p - 1)
@@ -56,7 +56,7 @@ pub fn from_scorep(coll: Coll, op: u8, p: u32, me: u32, root: u32, sent: u64, re
         Coll::Scan => {
             // scan: (p − me)·n sent; exscan (and an in-place scan): (p − me − 1)·n
             let after = u64::from(p - me);
-            let block = if op == SCAN && sent % after == 0 {
+            let block = if op == SCAN && sent.is_multiple_of(after) {
                 sent / after
             } else if after > 1 {
                 sent / (after - 1)
