@@ -20,6 +20,9 @@ pub const CANCELLED: u8 = 12;
 /// Region paradigms (`OTF2_Paradigm`) replay tells apart.
 pub const PARADIGM_MPI: u8 = 4;
 pub const PARADIGM_MEASUREMENT: u8 = 6;
+/// A receive's `peer` or `tag` when it was posted with `MPI_ANY_SOURCE` or `MPI_ANY_TAG`
+/// (a liballprof trace records what the call was given, not what it matched).
+pub const ANY: u32 = u32::MAX;
 /// `cpu_ps` of an archive without netsens's CPU time attribute (`NS_NO_CPU_TIME`).
 pub const NO_CPU_TIME: u64 = u64::MAX;
 

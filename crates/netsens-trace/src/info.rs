@@ -117,7 +117,7 @@ pub fn trace_info(anchor: &str) -> Result<TraceInfo, Error> {
         depth: Vec::new(),
         in_init: Vec::new(),
     };
-    ffi::read(anchor, &mut census, true).map_err(Error::Input)?;
+    crate::formats::read(anchor, &mut census, true).map_err(Error::Input)?;
     let mut calls: Vec<Call> = census
         .counts
         .into_iter()

@@ -2,8 +2,10 @@
 //! trace mode, or by Score-P) read natively through libotf2 and turned into an engine
 //! schedule, replayed under any platform; and its GOAL form.
 
+mod allprof;
 pub mod collectives;
 mod ffi;
+mod formats;
 pub mod goal_out;
 pub mod info;
 pub mod measure;

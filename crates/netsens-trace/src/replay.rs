@@ -30,7 +30,7 @@
 
 use std::collections::HashMap;
 
-use netsens_core::schedule::{OpId, Schedule, ScheduleBuilder};
+use netsens_core::schedule::{OpId, Schedule, ScheduleBuilder, ANY};
 use netsens_core::Error;
 
 use crate::collectives::{expand_with, Algorithms, Coll, Msg};
@@ -324,6 +324,12 @@ impl<'a> Builder<'a> {
         is_foreign(&self.tracer)
     }
 
+    /// Collective byte counts in Score-P's convention (crate::scorep_bytes): an OTF2
+    /// archive of another tracer than netsens's. The liballprof reader gives netsens's.
+    fn scorep_byte_counts(&self) -> bool {
+        self.foreign() && self.tracer != crate::allprof::CREATOR
+    }
+
     /// Charge `ps` of compute to `rank`, after what precedes it.
     fn charge(&mut self, rank: u32, ps: u64) {
         let op = self.b.calc(rank, ps, 0);
@@ -376,6 +382,15 @@ impl<'a> Builder<'a> {
         })
     }
 
+    /// A receive's source (world rank) and tag: as matched in an OTF2 trace; as posted in
+    /// a liballprof one, where [`ffi::ANY`] is `MPI_ANY_SOURCE` or `MPI_ANY_TAG` (which,
+    /// as in Schedgen's GOAL, also matches a collective's messages from that source).
+    fn source_and_tag(&mut self, rank: u32, position: u64, ev: &Event) -> Result<(i32, i32), String> {
+        let src = if ev.peer == ffi::ANY { ANY } else { self.world(rank, position, ev.comm, ev.peer)? as i32 };
+        let tag = if ev.tag == ffi::ANY { ANY } else { self.tag(ev.comm, ev.tag) };
+        Ok((src, tag))
+    }
+
     /// Add `op` of `rank` after what precedes it.
     fn link(&mut self, rank: u32, op: OpId, after: After) {
         depend(&mut self.b, op, after);
@@ -423,7 +438,7 @@ impl<'a> Builder<'a> {
         let mut first = Vec::new();
         let algos = self.algorithms;
         let p = members.len() as u32;
-        let (sent, received) = if self.foreign() {
+        let (sent, received) = if self.scorep_byte_counts() {
             from_scorep(coll, ev.coll, p, me, ev.peer, ev.bytes, ev.bytes2)
         } else {
             (ev.bytes, ev.bytes2)
@@ -714,9 +729,8 @@ impl Sink for Builder<'_> {
             }
             ffi::RECV => {
                 self.communication += 1;
-                let src = self.world(rank, position, ev.comm, ev.peer)?;
-                let tag = self.tag(ev.comm, ev.tag);
-                let op = self.b.recv(rank, src as i32, ev.bytes, tag, 0, 0);
+                let (src, tag) = self.source_and_tag(rank, position, ev)?;
+                let op = self.b.recv(rank, src, ev.bytes, tag, 0, 0);
                 self.blocking(rank, op);
             }
             ffi::IRECV_POST => {
@@ -728,9 +742,8 @@ impl Sink for Builder<'_> {
                     Some(Request::Send(op)) if ev.kind == ffi::ISEND_DONE => op,
                     Some(Request::Recv(after)) if ev.kind == ffi::IRECV_DONE => {
                         self.communication += 1;
-                        let src = self.world(rank, position, ev.comm, ev.peer)?;
-                        let tag = self.tag(ev.comm, ev.tag);
-                        let op = self.b.recv(rank, src as i32, ev.bytes, tag, 0, 0);
+                        let (src, tag) = self.source_and_tag(rank, position, ev)?;
+                        let op = self.b.recv(rank, src, ev.bytes, tag, 0, 0);
                         depend(&mut self.b, op, after);
                         op
                     }
@@ -810,7 +823,7 @@ pub fn read_trace_with(anchor: &str, algorithms: Algorithms) -> Result<Replay, E
 /// [`read_trace_with`], the compute between calls measured by `compute`.
 pub fn read_trace_compute(anchor: &str, algorithms: Algorithms, compute: Compute) -> Result<Replay, Error> {
     let mut builder = Builder::new(anchor, algorithms, compute);
-    ffi::read(anchor, &mut builder, true).map_err(Error::Input)?;
+    crate::formats::read(anchor, &mut builder, true).map_err(Error::Input)?;
     builder.check_finished()?;
     builder.check_communicates()?;
     let ranks = builder.ranks.len() as u32;
@@ -832,7 +845,7 @@ pub fn read_trace_compute(anchor: &str, algorithms: Algorithms, compute: Compute
 /// The number of ranks of the archive `anchor`, from its definitions only.
 pub fn trace_ranks(anchor: &str) -> Result<u32, Error> {
     let mut builder = Builder::new(anchor, Algorithms::default(), Compute::default());
-    ffi::read(anchor, &mut builder, false).map_err(Error::Input)?;
+    crate::formats::read(anchor, &mut builder, false).map_err(Error::Input)?;
     Ok(builder.ranks.len() as u32)
 }
 
@@ -856,6 +869,6 @@ pub fn count_events(anchor: &str) -> Result<u64, Error> {
         }
     }
     let mut count = Count(0);
-    ffi::read(anchor, &mut count, true).map_err(Error::Input)?;
+    crate::formats::read(anchor, &mut count, true).map_err(Error::Input)?;
     Ok(count.0)
 }
