@@ -8,7 +8,7 @@
 //! arguments follow the C prototype; a datatype is `id,size,extent`, a communicator
 //! `id,rank,size`, a count array `pointer:c0,c1,...`; a request or status is the
 //! address of the program's variable. Times are µs of `MPI_Wtime` (integers, or with
-//! decimals in the older dialect); `MPI_Init`'s start is `-`.
+//! decimals in the older dialect); `MPI_Init`'s start and `MPI_Finalize`'s end are `-`.
 //!
 //! What liballprof does not record is refused in one line naming the file and line:
 //! the members of a communicator other than `MPI_COMM_WORLD`, which request
@@ -444,7 +444,11 @@ fn parse_call(line: &str) -> Result<Call<'_>, ()> {
         "-" => None,
         t => Some(t.parse::<f64>().map_err(|_| ())?),
     };
-    let end = fields[fields.len() - 1].parse::<f64>().map_err(|_| ())?;
+    // MPI_Finalize's end is `-` (MPI_Wtime is not callable after it): its start
+    let end = match (fields[fields.len() - 1], start) {
+        ("-", Some(start)) => start,
+        (t, _) => t.parse::<f64>().map_err(|_| ())?,
+    };
     if !end.is_finite() || start.is_some_and(|s| !s.is_finite()) {
         return Err(());
     }
