@@ -13,5 +13,6 @@ fn main() {
     println!("cargo:rerun-if-changed={}", dir.join("otf2_reader.h").display());
     println!("cargo:rerun-if-changed={}", dir.join("otf2_synth.c").display());
     println!("cargo:rerun-if-changed={}", dir.join("otf2_scorep_synth.c").display());
+    println!("cargo:rerun-if-changed={}", dir.join("otf2_synth.h").display());
     println!("cargo:rustc-link-lib=otf2");
 }

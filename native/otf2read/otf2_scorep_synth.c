@@ -26,6 +26,8 @@
  * MPI_Sendrecv_replace (Score-P records its send as a blocking MpiSend). Returns 0 or
  * -1. */
 #define _POSIX_C_SOURCE 200809L
+#include "otf2_synth.h"
+
 #include <otf2/otf2.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -67,19 +69,6 @@ static OTF2_TimeStamp at(uint64_t ns)
     return OFFSET + ns * 21 / 10;
 }
 
-static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, void *c, bool f)
-{
-    (void)u, (void)t, (void)l, (void)c, (void)f;
-    return OTF2_FLUSH;
-}
-
-static OTF2_TimeStamp post_flush(void *u, OTF2_FileType t, OTF2_LocationRef l)
-{
-    (void)u, (void)t, (void)l;
-    return 0;
-}
-
-static const OTF2_FlushCallbacks flush = {.otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush};
 
 static void call(OTF2_EvtWriter *w, int region, uint64_t enter, uint64_t leave)
 {
@@ -259,7 +248,7 @@ int ns_otf2_scorep_synth(const char *dir, uint32_t variant)
                                         4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
                                         OTF2_COMPRESSION_NONE);
     if (a == NULL) return -1;
-    OTF2_Archive_SetFlushCallbacks(a, &flush, NULL);
+    OTF2_Archive_SetFlushCallbacks(a, &ns_otf2_synth_flush, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(a);
     OTF2_Archive_SetCreator(a, "Score-P 8.4");
     OTF2_Archive_OpenEvtFiles(a);

@@ -14,6 +14,7 @@
  * clock, which replay must report). */
 #define _POSIX_C_SOURCE 200809L
 #include "otf2_reader.h"
+#include "otf2_synth.h"
 
 #include <otf2/otf2.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ static OTF2_TimeStamp post_flush(void *u, OTF2_FileType t, OTF2_LocationRef l)
     return 0;
 }
 
-static const OTF2_FlushCallbacks flush = {.otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush};
+const OTF2_FlushCallbacks ns_otf2_synth_flush = {.otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush};
 
 int ns_otf2_synth(const char *dir, uint32_t ranks, uint64_t iterations, uint64_t compute_ns,
                   uint64_t bytes, uint64_t allreduce_every, uint32_t faults)
@@ -39,7 +40,7 @@ int ns_otf2_synth(const char *dir, uint32_t ranks, uint64_t iterations, uint64_t
                                         4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
                                         OTF2_COMPRESSION_NONE);
     if (a == NULL) return -1;
-    OTF2_Archive_SetFlushCallbacks(a, &flush, NULL);
+    OTF2_Archive_SetFlushCallbacks(a, &ns_otf2_synth_flush, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(a);
     OTF2_Archive_SetCreator(a, "netsens-pmpi"); /* netsens's conventions */
     OTF2_Archive_OpenEvtFiles(a);
