@@ -244,14 +244,8 @@ static void definitions(OTF2_GlobalDefWriter *d, uint32_t variant)
 
 int ns_otf2_scorep_synth(const char *dir, uint32_t variant)
 {
-    OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
-                                        4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
-                                        OTF2_COMPRESSION_NONE);
+    OTF2_Archive *a = ns_otf2_synth_open(dir, "Score-P 8.4");
     if (a == NULL) return -1;
-    OTF2_Archive_SetFlushCallbacks(a, &ns_otf2_synth_flush, NULL);
-    OTF2_Archive_SetSerialCollectiveCallbacks(a);
-    OTF2_Archive_SetCreator(a, "Score-P 8.4");
-    OTF2_Archive_OpenEvtFiles(a);
     if (variant & NS_SCOREP_NO_MPI) {
         others(a, 100, 32);
     } else {

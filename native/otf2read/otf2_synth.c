@@ -31,19 +31,26 @@ static OTF2_TimeStamp post_flush(void *u, OTF2_FileType t, OTF2_LocationRef l)
     return 0;
 }
 
-const OTF2_FlushCallbacks ns_otf2_synth_flush = {.otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush};
+static const OTF2_FlushCallbacks flush = {.otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush};
 
-int ns_otf2_synth(const char *dir, uint32_t ranks, uint64_t iterations, uint64_t compute_ns,
-                  uint64_t bytes, uint64_t allreduce_every, uint32_t faults)
+OTF2_Archive *ns_otf2_synth_open(const char *dir, const char *creator)
 {
     OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
                                         4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
                                         OTF2_COMPRESSION_NONE);
-    if (a == NULL) return -1;
-    OTF2_Archive_SetFlushCallbacks(a, &ns_otf2_synth_flush, NULL);
+    if (a == NULL) return NULL;
+    OTF2_Archive_SetFlushCallbacks(a, &flush, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(a);
-    OTF2_Archive_SetCreator(a, "netsens-pmpi"); /* netsens's conventions */
+    OTF2_Archive_SetCreator(a, creator);
     OTF2_Archive_OpenEvtFiles(a);
+    return a;
+}
+
+int ns_otf2_synth(const char *dir, uint32_t ranks, uint64_t iterations, uint64_t compute_ns,
+                  uint64_t bytes, uint64_t allreduce_every, uint32_t faults)
+{
+    OTF2_Archive *a = ns_otf2_synth_open(dir, "netsens-pmpi"); /* netsens's conventions */
+    if (a == NULL) return -1;
     uint64_t end = 0;
     OTF2_AttributeList *attrs = OTF2_AttributeList_New();
     bool with_cpu = faults & (16 | 32);

@@ -4,8 +4,8 @@
 
 #include <otf2/otf2.h>
 
-/* Flush every buffer when full, with no timestamp of its own: a test archive records
- * no flush. */
-extern const OTF2_FlushCallbacks ns_otf2_synth_flush;
+/* A new archive `dir`/traces.otf2 written serially, every buffer flushed when full,
+ * its creator `creator`, its event files open; NULL if it cannot be created. */
+OTF2_Archive *ns_otf2_synth_open(const char *dir, const char *creator);
 
 #endif
