@@ -131,10 +131,31 @@ def run_trace(
     collectives: str | None = None,
     compute: str | None = None,
 ) -> str:
-    """Replay the OTF2 archive at ``path`` (its ``.otf2`` anchor file); JSON result."""
+    """Replay the trace at ``path`` (an OTF2 archive's ``.otf2`` anchor file, or a
+    liballprof trace's directory or rank file); JSON result."""
 
 def trace_to_goal(path: str, out: str, collectives: str | None = None) -> tuple[int, int]:
     """Write the trace's GOAL form to ``out``; returns (ranks, operations)."""
 
 def trace_ranks(path: str) -> int:
     """The trace's number of ranks, from its definitions only."""
+
+def trace_info(path: str) -> str:
+    """What the trace holds (tracer, ranks, clock, events, measured time per rank, every
+    MPI call with its count and what replay does with it), as JSON text."""
+
+def write_scorep_style_trace(dir: str, variant: int) -> str:
+    """Write netsens-trace's two-rank test archive in Score-P's conventions in the new
+    directory ``dir`` (``variant``: its bits); returns the anchor file's path."""
+
+def write_synthetic_trace(
+    dir: str,
+    ranks: int,
+    iterations: int,
+    compute_ns: int,
+    bytes: int,
+    allreduce_every: int,
+    faults: int,
+) -> str:
+    """Write netsens-trace's synthetic archive (netsens's conventions) in the new directory
+    ``dir``; returns the anchor file's path."""

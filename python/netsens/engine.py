@@ -55,14 +55,17 @@ def run_goal(
 ) -> dict[str, Any]:
     """Replay the GOAL schedule at ``path`` on ``platform`` (a preset name or a TOML file).
 
-    ``ranks``, if given, must equal the file's ``num_ranks``. A path ending in ``.otf2``
-    is an OTF2 trace, as ``netsens trace`` writes it: its sends and receives, its
+    ``ranks``, if given, must equal the file's ``num_ranks``. A trace (:func:`is_trace`:
+    an OTF2 archive, as ``netsens trace`` or Score-P writes it, or a liballprof trace,
+    docs/guides/traces.md) is replayed from its records: its sends and receives, its
     collectives expanded (with MPICH's algorithms, or ``collectives``' choice, e.g.
     ``"bcast=linear,allreduce=reduce-bcast"``), the compute between its MPI calls
     scaled by the platform's ``cpu_speed``; ``workload.kind`` is then ``"trace"``. That
     compute is the ranks' thread CPU time where the archive records it (``compute`` =
     ``"cpu"``, the default), or the wall time between the calls (``"wall"``);
-    ``workload.compute_clock`` says which was used.
+    ``workload.compute_clock`` says which was used, ``workload.tracer`` what wrote the
+    trace, and ``workload.warnings`` where the compute charged exceeds what the trace
+    measured.
 
     ``parsing(bytes, total)`` is called as a GOAL file's text is parsed. With more
     ranks than ``summary_over`` (a GOAL file only), ``ranks`` is empty and
@@ -94,15 +97,27 @@ def run_goal_json(
     if is_trace(path):
         return _core.run_trace(*args, ranks, collectives, compute)
     if collectives:
-        raise InputError(f"collectives: {collectives!r} applies to OTF2 traces, not GOAL files")
+        raise InputError(f"collectives: {collectives!r} applies to traces, not GOAL files")
     if compute:
-        raise InputError(f"compute: {compute!r} applies to OTF2 traces, not GOAL files")
+        raise InputError(f"compute: {compute!r} applies to traces, not GOAL files")
     return _core.run_goal(*args, ranks, parsing, summary_over)
 
 
 def is_trace(path: PathLike) -> bool:
-    """Whether ``path`` names an OTF2 archive (its ``.otf2`` anchor file)."""
-    return os.fspath(path).endswith(".otf2")
+    """Whether ``path`` names a trace rather than a GOAL file: an OTF2 archive (its
+    ``.otf2`` anchor file), a liballprof rank file (``pmpi-trace-rank-N.txt``) or a
+    directory (a liballprof trace's; the trace reader says what else it is)."""
+    text = os.fspath(path)
+    name = os.path.basename(text)
+    liballprof = name.startswith("pmpi-trace-rank-") and name.endswith(".txt")
+    return text.endswith(".otf2") or liballprof or os.path.isdir(text)
+
+
+def trace_info(path: PathLike) -> dict[str, Any]:
+    """What the trace at ``path`` holds (``netsens trace info``): tracer, ranks, clock,
+    events, each rank's measured time and time with measurement off (ps), and every MPI
+    call with its count and what replay does with it."""
+    return json.loads(_core.trace_info(os.fspath(path)))
 
 
 def trace_to_goal(path: PathLike, out: PathLike, collectives: str | None = None) -> tuple[int, int]:

@@ -116,7 +116,25 @@ pub fn write_scorep_style_trace(dir: &str, variant: u32) -> PyResult<String> {
     netsens_trace::write_scorep_style(std::path::Path::new(dir), variant).map_err(to_py)
 }
 
+/// Write the synthetic archive of netsens-trace's tests (`netsens_trace::write_synthetic`,
+/// netsens's conventions) in the new directory `dir`; returns the anchor file's path.
+/// For tests.
+#[pyfunction]
+pub fn write_synthetic_trace(
+    dir: &str,
+    ranks: u32,
+    iterations: u64,
+    compute_ns: u64,
+    bytes: u64,
+    allreduce_every: u64,
+    faults: u32,
+) -> PyResult<String> {
+    let dir = std::path::Path::new(dir);
+    netsens_trace::write_synthetic(dir, ranks, iterations, compute_ns, bytes, allreduce_every, faults).map_err(to_py)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(write_synthetic_trace, m)?)?;
     m.add_function(wrap_pyfunction!(write_scorep_style_trace, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(run_trace, m)?)?;

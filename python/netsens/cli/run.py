@@ -151,8 +151,17 @@ def run(
         print_run(result)
 
 
+def warn_trace(result: dict[str, Any]) -> None:
+    """A trace replay's warnings (replayed compute beyond what the trace measured), one
+    line each on stderr."""
+    for warning in result["workload"].get("warnings", []):
+        click.echo(f"netsens: warning: {warning}", err=True)
+
+
 def print_run(result: dict[str, Any]) -> None:
-    """A run's headline, its summary, the time per rank and, if any, per phase."""
+    """A run's headline, its summary, the time per rank and, if any, per phase; a trace
+    replay's warnings on stderr."""
+    warn_trace(result)
     ranks = result["ranks"]
     summary = result.get("rank_summary")
     workload = result["workload"]

@@ -9,6 +9,7 @@ Registered on the ``netsens`` group by :mod:`netsens.cli.main`; errors end as on
 
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 import time
@@ -20,7 +21,8 @@ import click
 from netsens.cli.console import stdout_console
 from netsens.cli.live import CONTEXT, mpi_options, result_options, timeout_seconds
 from netsens.cli.options import overrides_from, platform_options
-from netsens.cli.run import print_run
+from netsens.cli.run import print_run, warn_trace
+from netsens.cli.trace_info import info_command
 from netsens.engine import run_goal, run_goal_json, trace_to_goal
 from netsens.errors import InputError, ProgramError
 from netsens.live.mpi import implementation
@@ -106,6 +108,7 @@ def trace_command() -> click.Command:
         "compute when ranks share cores); it costs two system calls per MPI call.  "
         "[default: only with more ranks than this machine's cores]",
     )
+    @click.option("--json", "as_json", is_flag=True, help="trace info: its description as JSON.")
     @mpi_options
     def trace(
         program: tuple[str, ...],
@@ -114,6 +117,7 @@ def trace_command() -> click.Command:
         size: str,
         out: str,
         cpu_time: bool | None,
+        as_json: bool,
         mpi: str,
         mpirun_args: str,
         timeout: str | None,
@@ -130,10 +134,19 @@ def trace_command() -> click.Command:
         stuck in. MPI_Pcontrol(0) / MPI_Pcontrol(1) pause and resume the recording.
         Its GOAL form (collectives expanded), for LogGOPSim and LLAMP:
           netsens trace to-goal ring-trace/traces.otf2 ring.goal
+        What a trace holds (this one's, Score-P's, liballprof's): tracer, ranks, the
+        time measured per rank, every MPI call with its count and whether replay
+        models it:
+          netsens trace info ring-trace/traces.otf2 [--json]
         """
+        if program[:1] == ("info",) and app is None:
+            if len(program) != 2:
+                raise click.UsageError("usage: netsens trace info TRACE [--json]")
+            info_command(program[1], as_json)
+            return
         if program[:1] == ("to-goal",) and app is None:
             if len(program) != 3:
-                raise click.UsageError("usage: netsens trace to-goal TRACE.otf2 OUT.goal")
+                raise click.UsageError("usage: netsens trace to-goal TRACE OUT.goal")
             nranks, ops = trace_to_goal(program[1], program[2])
             stdout_console().print(f"{program[2]}: {nranks} ranks, {ops:,} operations")
             return
@@ -163,7 +176,7 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
     """``netsens replay``, given the network flags of :mod:`netsens.cli.main`."""
 
     @click.command("replay", context_settings=CONTEXT)
-    @click.argument("trace", metavar="TRACE.otf2")
+    @click.argument("trace", metavar="TRACE")
     @click.option(
         "--platform",
         default="loggopsim",
@@ -177,7 +190,8 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         "--collectives",
         metavar="COLL=ALGO,...",
         help="Other algorithms than MPICH's: bcast|reduce|gather|scatter=linear, "
-        "allreduce=reduce-bcast, allgather=ring.",
+        "allreduce=reduce-bcast, allgather=ring; non-blocking collectives progressed by "
+        "a second CPU: nonblocking=thread.",
     )
     @click.option(
         "--compute",
@@ -197,9 +211,11 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         compute: str,
         **params: Any,
     ) -> None:
-        """Replay an MPI run's OTF2 trace under any network.
+        """Replay an MPI run's trace under any network.
 
         \b
+        TRACE: an OTF2 archive's .otf2 file (netsens trace's, Score-P's), or a
+        liballprof trace's directory (docs/guides/traces.md).
         The trace's sends and receives (wildcards as they matched), non-blocking
         operations and their waits, collectives expanded into messages, and the CPU
         time between MPI calls (scaled by the platform's cpu_speed):
@@ -212,7 +228,9 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         overrides = overrides_from(params)
         args = (trace, platform, overrides, seed)
         if as_json:
-            click.echo(run_goal_json(*args, matrix, collectives=collectives, compute=compute))
+            text = run_goal_json(*args, matrix, collectives=collectives, compute=compute)
+            warn_trace(json.loads(text))
+            click.echo(text)
         else:
             print_run(run_goal(*args, matrix=False, collectives=collectives, compute=compute))
 

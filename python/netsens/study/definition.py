@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from netsens import _core
-from netsens.engine import app_variants, apps, platform_toml, presets
+from netsens.engine import app_variants, apps, is_trace, platform_toml, presets
 from netsens.errors import InputError, NetsensError
 from netsens.parameters import OTHER_TOML, PARAMETERS
 from netsens.study.values import (
@@ -288,10 +288,10 @@ class Study:
 
     def _goal(self, entry: str) -> Workload:
         path = (self.base_dir / entry).resolve()
-        if not path.is_file():
+        if not path.exists():
             raise StudyError(f'workloads: GOAL file "{entry}" not found (in {self.base_dir})')
         label = Path(os.path.relpath(path, self.base_dir)).as_posix()
-        if path.suffix == ".otf2":
+        if is_trace(path):
             try:
                 return Workload(label, "goal", str(path), _core.trace_ranks(str(path)))
             except NetsensError as e:
@@ -506,7 +506,8 @@ COMPILED_MAGIC = b"NSGSCHED"
 
 def _looks_like_path(entry: Any) -> bool:
     text = os.fspath(entry)
-    return text.endswith((".goal", ".nsg", ".otf2")) or "/" in text or os.sep in text
+    liballprof = os.path.basename(text).startswith("pmpi-trace-rank-")
+    return text.endswith((".goal", ".nsg", ".otf2")) or liballprof or "/" in text or os.sep in text
 
 
 def _resolve(platform: str, overrides: dict[str, str], where: str) -> dict[str, Any]:
