@@ -202,7 +202,7 @@ def test_collective_algorithms_can_be_chosen(programs, tmp_path):
     assert "allreduce=tree" in line
     goal = ROOT / "tests" / "data" / "pingpong.goal"
     line = one_error_line(netsens("replay", goal, "--collectives", "bcast=linear"))
-    assert "applies to OTF2 traces" in line
+    assert "applies to traces, not GOAL files" in line
 
 
 def test_time_paused_by_pcontrol_is_not_replayed(programs, tmp_path):
