@@ -27,6 +27,7 @@ struct region {
 struct location {
     uint64_t ref;
     OTF2_LocationType type;
+    OTF2_LocationGroupRef group;
 };
 
 struct state {
@@ -116,10 +117,10 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef ref, OTF2_String
                                       OTF2_LocationType type, uint64_t events,
                                       OTF2_LocationGroupRef group)
 {
-    (void)name, (void)events, (void)group;
+    (void)name, (void)events;
     struct state *s = u;
     GROW(s->locations, s->nlocations);
-    s->locations[s->nlocations++] = (struct location){ref, type};
+    s->locations[s->nlocations++] = (struct location){ref, type, group};
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -375,10 +376,79 @@ static int hand_definitions(struct state *s, const uint64_t *locs, uint32_t nran
     return rc;
 }
 
+/* A CPU thread that is not a rank's location (an OpenMP or pthread worker). */
+static bool other_thread(const struct location *l, const uint64_t *locs, uint32_t nranks)
+{
+    if (l->type != OTF2_LOCATION_TYPE_CPU_THREAD) return false;
+    for (uint32_t i = 0; i < nranks; i++)
+        if (locs[i] == l->ref) return false;
+    return true;
+}
+
+static OTF2_CallbackCode found_mpi(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                   OTF2_AttributeList *attrs)
+{
+    (void)loc, (void)t, (void)pos, (void)attrs;
+    *(bool *)u = true;
+    return OTF2_CALLBACK_INTERRUPT;
+}
+
+#define FOUND(SIGNATURE)                                                                  \
+    static OTF2_CallbackCode found_##SIGNATURE(EVENT_ARGS, SIGNATURE##_ARGS)                  \
+    {                                                                                     \
+        SIGNATURE##_UNUSED;                                                               \
+        return found_mpi(loc, t, pos, u, attrs);                                          \
+    }
+#define P2P_ARGS uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes
+#define P2P_UNUSED (void)peer, (void)comm, (void)tag, (void)bytes
+#define IP2P_ARGS P2P_ARGS, uint64_t req
+#define IP2P_UNUSED P2P_UNUSED, (void)req
+#define COLL_ARGS OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t received
+#define COLL_UNUSED (void)op, (void)comm, (void)root, (void)sent, (void)received
+FOUND(P2P)
+FOUND(IP2P)
+FOUND(COLL)
+
+/* Refuses MPI communication on a thread that is not a rank's location: netsens maps
+ * one location per rank and would silently drop those messages. */
+static int check_other_threads(OTF2_Reader *r, struct state *s, const uint64_t *locs,
+                               uint32_t nranks, char *err, size_t len)
+{
+    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, found_P2P);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, found_P2P);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, found_IP2P);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, found_IP2P);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, found_COLL);
+    int result = 0;
+    for (uint32_t i = 0; i < s->nlocations && result == 0; i++) {
+        const struct location *l = &s->locations[i];
+        if (!other_thread(l, locs, nranks)) continue;
+        OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(r, l->ref);
+        if (er == NULL) continue;
+        bool found = false;
+        OTF2_Reader_RegisterEvtCallbacks(r, er, cb, &found);
+        uint64_t n = 0;
+        OTF2_Reader_ReadAllLocalEvents(r, er, &n);
+        OTF2_Reader_CloseEvtReader(r, er);
+        if (found) {
+            snprintf(err, len, "location %llu, a thread beside the MPI ranks' (location group %u), "
+                     "records MPI communication: netsens maps one location per rank and cannot "
+                     "replay the MPI calls of other threads", (unsigned long long)l->ref, l->group);
+            result = -1;
+        }
+    }
+    OTF2_EvtReaderCallbacks_Delete(cb);
+    return result;
+}
+
 static int read_events(OTF2_Reader *r, struct state *s, const uint64_t *locs, uint32_t nranks,
                        char *err, size_t len)
 {
     for (uint32_t i = 0; i < nranks; i++) OTF2_Reader_SelectLocation(r, locs[i]);
+    for (uint32_t i = 0; i < s->nlocations; i++)
+        if (other_thread(&s->locations[i], locs, nranks))
+            OTF2_Reader_SelectLocation(r, s->locations[i].ref);
     bool defs = OTF2_Reader_OpenDefFiles(r) == OTF2_SUCCESS;
     if (OTF2_Reader_OpenEvtFiles(r) != OTF2_SUCCESS) return fail(err, len, "cannot open the event files");
     for (uint32_t i = 0; defs && i < nranks; i++) {
@@ -425,6 +495,7 @@ static int read_events(OTF2_Reader *r, struct state *s, const uint64_t *locs, ui
         OTF2_Reader_CloseEvtReader(r, er);
     }
     OTF2_EvtReaderCallbacks_Delete(cb);
+    if (result == 0) result = check_other_threads(r, s, locs, nranks, err, len);
     OTF2_Reader_CloseEvtFiles(r);
     return result;
 }

@@ -23,8 +23,8 @@
  * receive an MPI_Irecv, an unsuccessful MPI_Testsome and MPI_Waitsome, both at the
  * same times as the blocking calls; and before MPI_Finalize each rank calls
  * MPI_Comm_dup (500 ns) and exchanges 100 000 B with the other in
- * MPI_Sendrecv_replace (Score-P records its send as a blocking MpiSend). Returns 0 or
- * -1. */
+ * MPI_Sendrecv_replace (Score-P records its send as a blocking MpiSend); bit 5, rank
+ * 0's OpenMP thread sends a message itself (MPI_THREAD_MULTIPLE). Returns 0 or -1. */
 #define _POSIX_C_SOURCE 200809L
 #include "otf2_synth.h"
 
@@ -37,6 +37,7 @@
 #define NS_SCOREP_NO_MPI 4u
 #define NS_SCOREP_STREAM_RANK 8u
 #define NS_SCOREP_OTHER_CALLS 16u
+#define NS_SCOREP_THREAD_MPI 32u
 
 static const uint64_t OFFSET = 7300000000000000ULL; /* ticks */
 static const uint64_t T0 = 800000000;               /* ns */
@@ -177,10 +178,15 @@ static void rank1(OTF2_EvtWriter *w, uint32_t variant)
 
 /* Events off the ranks' own locations, long enough to swamp a replay that took them
  * for the ranks' time. */
-static void others(OTF2_Archive *a, uint64_t stream, int streams)
+static void others(OTF2_Archive *a, uint64_t stream, int streams, bool thread_sends)
 {
     OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, L_THREAD);
-    call(w, R_OMP, 716000000, T0 + 9000000);
+    if (thread_sends) {
+        OTF2_EvtWriter_Enter(w, NULL, at(T0 + 100), R_SEND);
+        OTF2_EvtWriter_MpiSend(w, NULL, at(T0 + 200), 1, C_WORLD, 3, 8);
+        OTF2_EvtWriter_Leave(w, NULL, at(T0 + 300), R_SEND);
+    }
+    call(w, R_OMP, T0 + 400, T0 + 9000000);
     OTF2_Archive_CloseEvtWriter(a, w);
     for (int s = 0; s < streams; s++) {
         w = OTF2_Archive_GetEvtWriter(a, stream + (uint64_t)s);
@@ -247,7 +253,7 @@ int ns_otf2_scorep_synth(const char *dir, uint32_t variant)
     OTF2_Archive *a = ns_otf2_synth_open(dir, "Score-P 8.4");
     if (a == NULL) return -1;
     if (variant & NS_SCOREP_NO_MPI) {
-        others(a, 100, 32);
+        others(a, 100, 32, false);
     } else {
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, L_RANK0);
         rank0(w, variant);
@@ -255,7 +261,7 @@ int ns_otf2_scorep_synth(const char *dir, uint32_t variant)
         w = OTF2_Archive_GetEvtWriter(a, L_RANK1);
         rank1(w, variant);
         OTF2_Archive_CloseEvtWriter(a, w);
-        others(a, L_STREAM, 1);
+        others(a, L_STREAM, 1, variant & NS_SCOREP_THREAD_MPI);
     }
     OTF2_Archive_CloseEvtFiles(a);
     definitions(OTF2_Archive_GetGlobalDefWriter(a), variant);

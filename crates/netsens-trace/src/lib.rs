@@ -43,12 +43,13 @@ pub fn write_synthetic(
 /// only; no MPI at all (one process, 32 accelerator streams); rank 1 mapped to an
 /// accelerator stream; persistent and non-blocking calls completed by
 /// `MPI_Waitany`/`Testsome`/`Waitsome`, an unmatched `MPI_Iprobe`, `MPI_Comm_dup` and a
-/// rendezvous-size `MPI_Sendrecv_replace`.
+/// rendezvous-size `MPI_Sendrecv_replace`; an OpenMP thread that sends a message itself.
 pub const SCOREP_NONBLOCKING: u32 = 1;
 pub const SCOREP_REGIONS_ONLY: u32 = 2;
 pub const SCOREP_NO_MPI: u32 = 4;
 pub const SCOREP_STREAM_RANK: u32 = 8;
 pub const SCOREP_OTHER_CALLS: u32 = 16;
+pub const SCOREP_THREAD_MPI: u32 = 32;
 
 /// Write a two-rank archive in Score-P's conventions (native/otf2read/otf2_scorep_synth.c
 /// describes it: a 2.1 GHz clock, a far global offset, measurement off/on, a buffer

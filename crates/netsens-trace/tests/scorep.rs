@@ -21,7 +21,7 @@ use netsens_core::schedule::executor::run_schedule;
 use netsens_core::Error;
 use netsens_trace::{
     read_trace, read_trace_with, trace_info, write_scorep_style, write_synthetic, Algorithms, Support,
-    SCOREP_NONBLOCKING, SCOREP_NO_MPI, SCOREP_OTHER_CALLS, SCOREP_REGIONS_ONLY, SCOREP_STREAM_RANK,
+    SCOREP_NONBLOCKING, SCOREP_NO_MPI, SCOREP_OTHER_CALLS, SCOREP_REGIONS_ONLY, SCOREP_STREAM_RANK, SCOREP_THREAD_MPI,
 };
 
 const NS: u64 = 1000;
@@ -166,4 +166,15 @@ fn persistent_and_any_some_completions_probes_comm_dup_and_sendrecv_replace_are_
     let support = |name: &str| calls.iter().find(|c| c.name == name).map(|c| c.support);
     assert_eq!(support("MPI_Waitsome"), Some(Support::Modelled));
     assert_eq!(support("MPI_Comm_dup"), Some(Support::KeptAsCompute));
+}
+
+#[test]
+fn mpi_communication_on_a_thread_beside_the_ranks_is_refused_not_dropped() {
+    let (_d, anchor) = archive(SCOREP_THREAD_MPI);
+    let text = read_trace(&anchor).err().unwrap().to_string();
+    assert!(
+        text.contains("location 9, a thread beside the MPI ranks' (location group 0), records MPI communication"),
+        "{text}"
+    );
+    assert!(!text.contains('\n'));
 }
