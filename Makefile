@@ -76,8 +76,10 @@ MISSING_LIVE_PACKAGES = $(shell command -v dpkg-query >/dev/null || exit 0; \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
 	done)
 
-# The native module is rebuilt when any of these change, or when it is missing.
-RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml)
+# The native module is rebuilt when any of these change, or when it is missing (the
+# OTF2 reader's C sources are compiled into it by crates/netsens-trace/build.rs).
+RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml) \
+	$(wildcard native/otf2read/*.c native/otf2read/*.h)
 CORE_MODULE := $(wildcard python/netsens/_core*.so)
 BUILD_STAMP := $(VENV)/.netsens-built
 

@@ -61,7 +61,7 @@ COMMANDS = {
         "netsens.cli.profile:profile_command",
         "How a program communicates (Martin's Table 3.2 / 4.1 columns).",
     ),
-    "replay": ("netsens.cli.trace:replay", "Replay an MPI run's OTF2 trace under any network."),
+    "replay": ("netsens.cli.trace:replay", "Replay an MPI run's trace under any network."),
     "report": (
         "netsens.cli.report:report",
         "Write a study's report: one HTML page and its figures as PNG and PDF.",
