@@ -7,7 +7,7 @@
 //!
 //! A round's messages all start once the previous round is done. Byte counts follow
 //! the trace's convention (`sent` and `received` of `MPI_CollectiveEnd`, see
-//! docs/TRACE.md); the v-variants use each rank's own counts, so their message sizes
+//! docs/reference/pmpi.md); the v-variants use each rank's own counts, so their message sizes
 //! are the rank's average block.
 
 /// One message of a round, to or from a rank of the communicator.

@@ -1,5 +1,5 @@
 //! Score-P's byte counts of a collective, turned into netsens's (the convention
-//! `crate::collectives` expands, docs/LIVE.md: bcast n, n; allreduce n, n; ...).
+//! `crate::collectives` expands, docs/reference/pmpi.md: bcast n, n; allreduce n, n; ...).
 //!
 //! Score-P counts a collective as if each rank exchanged its data with every rank of
 //! the communicator: an allreduce of n bytes on p ranks is recorded as p·n sent and p·n
