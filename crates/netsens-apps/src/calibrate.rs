@@ -430,6 +430,7 @@ pub fn measure(platform: &Platform, opts: &RunOptions, options: &Options) -> Res
             wan: None,
             shape: Shape { clusters: None, ranks_per_node: 1, cores_per_node: None },
             cpu_speed: 1.0,
+            topology: None,
             ..platform.clone()
         },
         opts,

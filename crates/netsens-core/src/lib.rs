@@ -7,6 +7,7 @@
 
 pub mod engine;
 pub mod error;
+pub mod fabric;
 pub mod memory;
 pub mod platform;
 pub mod profile;

@@ -93,6 +93,9 @@ pub struct RunResult {
     /// cost, in order (empty otherwise; see `RunOptions::recorded_work`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub measured_work: Vec<Vec<Time>>,
+    /// What a topology's links carried (`[topology]` runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub links: Option<crate::fabric::LinkReport>,
 }
 
 enum Matrix {
@@ -244,6 +247,7 @@ impl Recorder {
             phases: Vec::new(),
             primitives: Vec::new(),
             measured_work: Vec::new(),
+            links: None,
         }
     }
 }

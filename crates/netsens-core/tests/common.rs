@@ -34,6 +34,7 @@ pub fn flat(params: LevelParams, rendezvous: Rendezvous) -> Platform {
         rendezvous,
         noise: Noise::none(),
         disks: None,
+        topology: None,
     }
 }
 

@@ -69,6 +69,7 @@ pub fn platform() -> Platform {
         rendezvous: Rendezvous::Loggopsim,
         noise: Noise::none(),
         disks: None,
+        topology: None,
     }
 }
 

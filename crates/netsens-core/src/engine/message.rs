@@ -65,6 +65,9 @@ pub(super) struct Msg {
     /// clocks of the same indices).
     pub(super) cpu: u8,
     pub(super) nic: u8,
+    /// Time its latest trip through a topology waited on links shared with other
+    /// messages (0 without a topology; see `shared_links.rs`).
+    pub(super) link_wait: Time,
 }
 
 #[derive(Clone, Copy)]
@@ -110,6 +113,8 @@ impl Core {
         if level == Level::Wan {
             let c = self.layout.cluster(from) as u16;
             self.queue.push(t1, EventKind::Hop, id, phase as u8, c);
+        } else if level == Level::Cluster && self.fabric.is_some() {
+            self.into_fabric(id, phase, (from, to), t1, p);
         } else {
             let op = self.msg_op(id, phase);
             let jitter = self.noise.latency_jitter(from);
@@ -120,7 +125,8 @@ impl Core {
     }
 
     pub(super) fn arrive_at(&mut self, id: u32, phase: Phase, from: u32, to: u32, mut ta: Time) {
-        if self.noise.reorders() {
+        // Flows of one pair may finish out of order; MPI's order per pair holds.
+        if self.noise.reorders() || self.fabric.is_some() {
             let last = self.last_arrival.entry((from, to)).or_insert(0);
             ta = ta.max(*last);
             *last = ta;

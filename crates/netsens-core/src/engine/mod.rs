@@ -15,6 +15,7 @@ mod op;
 pub mod queue;
 mod receive;
 mod send;
+mod shared_links;
 mod variability;
 mod waiting;
 
@@ -124,6 +125,8 @@ pub struct Core {
     wan: Option<Wan>,
     link_free: Vec<Time>,
     disks: Option<Disks>,
+    /// The topology's links that messages share (`[topology]`); `None`: the LogGP pipe.
+    fabric: Option<Box<crate::fabric::Fabric>>,
     /// Next-free clock of every disk: `disk_free[node·count + d]`.
     disk_free: Vec<Time>,
     /// Per host, when its last disk request finished (a rank waiting for its disk
@@ -167,6 +170,10 @@ impl Core {
         let nclusters = layout.nclusters();
         crate::platform::variability::check_run(&platform.noise, nhosts, &platform.cluster)?;
         let var = Variability::new(&platform.noise.background, &platform.noise.faults, opts.seed, &layout);
+        let fabric = match &platform.topology {
+            Some(t) => Some(Box::new(crate::fabric::Fabric::new(t, layout.node(nhosts - 1) + 1, nhosts)?)),
+            None => None,
+        };
         Ok(Core {
             queue: EventQueue::default(),
             nhosts: n,
@@ -182,6 +189,7 @@ impl Core {
             free_msgs: Vec::new(),
             node_params: platform.node.clone().unwrap_or_else(|| platform.cluster.clone()),
             cluster_params: platform.cluster.clone(),
+            fabric,
             link_free: vec![0; if nclusters > 1 { nclusters * nclusters } else { 0 }],
             disk_free: platform.disks.as_ref().map_or(Vec::new(), |d| {
                 let nodes = n.div_ceil(platform.shape.ranks_per_node.max(1) as usize);
@@ -300,7 +308,11 @@ impl Core {
             return Err(limits::bytes_past_largest_total());
         }
         let ends: Vec<Time> = (0..self.nhosts as u32).map(|h| self.host_end(h)).collect();
-        Ok(self.rec.finish(|r| ends[r as usize], self.events, self.seed))
+        let mut result = self.rec.finish(|r| ends[r as usize], self.events, self.seed);
+        if let Some(f) = &self.fabric {
+            result.links = Some(f.report(result.makespan_ps));
+        }
+        Ok(result)
     }
 
     // ---- clocks and parameters -------------------------------------------------
@@ -392,6 +404,8 @@ impl Core {
             EventKind::Arrive => self.on_arrive(ev, front),
             EventKind::Hop => self.on_hop(ev),
             EventKind::Transmit => self.on_transmit(ev, front),
+            EventKind::FlowEnter => self.on_flow_enter(ev),
+            EventKind::FlowDone => self.on_flow_done(ev),
             EventKind::Wake => unreachable!("tokens are taken apart by the run loop"),
             EventKind::DiskDone => {
                 // The rank is busy until its disk is done, though its CPU is not.

@@ -27,6 +27,10 @@ pub enum EventKind {
     Transmit,
     /// A disk request (`id`, an op) finishes.
     DiskDone,
+    /// Flow `id` of a topology has paid its route's latency and joins its links.
+    FlowEnter,
+    /// Flow `id`'s bytes may all have moved; `aux` is the version of its end.
+    FlowDone,
     /// The clocks a group of waiting events needs may be free (see `blocked.rs`);
     /// `id` is the group, `phase`/`aux` the token's version.
     Wake,

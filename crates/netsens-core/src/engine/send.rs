@@ -81,6 +81,7 @@ impl Core {
             phase,
             cpu: d.cpu,
             nic: d.nic,
+            link_wait: 0,
         });
         self.rec.sent(host, dst, d.size);
         if phase == Phase::Rts {
@@ -120,6 +121,7 @@ impl Core {
             phase,
             cpu: d.cpu,
             nic: d.nic,
+            link_wait: 0,
         });
         let wire = self.wire_bytes(id, phase);
         self.charge_send(ev.id, host, c, n, ev.time, wire, &p);

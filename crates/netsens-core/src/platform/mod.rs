@@ -1,12 +1,14 @@
 //! The platform: network parameters per level, machine shape, CPU speed, noise.
 //!
 //! `spec/` reads, validates and writes TOML and applies overrides, `presets.rs` holds
-//! the named platforms, `layout.rs` places ranks on nodes and clusters for one run.
+//! the named platforms, `layout.rs` places ranks on nodes and clusters for one run,
+//! `topology.rs` reads the `[topology]` of a switched network.
 
 mod layout;
 pub mod noise;
 pub mod presets;
 pub mod spec;
+pub mod topology;
 pub mod variability;
 
 pub use layout::{Layout, Level};
@@ -171,4 +173,7 @@ pub struct Platform {
     pub noise: Noise,
     /// Disks per node, for programs that read and write them; `None` = no disks.
     pub disks: Option<Disks>,
+    /// The switched network inside the cluster, whose links concurrent messages
+    /// share (`[topology]`); `None` = the LogGP pipe.
+    pub topology: Option<topology::Topology>,
 }

@@ -132,5 +132,6 @@ fn single(name: &str, cluster: LevelParams, rendezvous: Rendezvous) -> Platform 
         rendezvous,
         noise: Noise::none(),
         disks: None,
+        topology: None,
     }
 }

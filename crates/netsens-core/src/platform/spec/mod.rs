@@ -81,7 +81,12 @@ impl Platform {
             let msg = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
             Error::Parse { file: origin.to_string(), line, msg: format!("malformed TOML: {msg}") }
         })?;
-        from_table(&doc, origin).map_err(|e| with_origin(origin, e))
+        let p = from_table(&doc, origin).map_err(|e| with_origin(origin, e))?;
+        if let Some(t) = &p.topology {
+            // Links that name no vertex, hosts with no path: found once, on reading.
+            crate::fabric::network::Network::build(t)?;
+        }
+        Ok(p)
     }
 
     /// A preset name (`loggopsim`, `now1997`, ...) or a path to a `.toml` file.

@@ -1,6 +1,6 @@
 //! A parsed TOML document read section by section, each over what the base preset
 //! gives (if any): the top-level keys, `[cluster]` and `[node]`, `[shape]`, `[wan]`,
-//! `[disks]` and `[noise]`. Unknown keys are errors that list the accepted ones.
+//! `[disks]`, `[noise]` and `[topology]` (read in `platform/topology.rs`). Unknown keys are errors that list the accepted ones.
 
 use super::preset_names;
 use super::values::{
@@ -9,14 +9,14 @@ use super::values::{
 use crate::error::Result;
 use crate::input_err;
 use crate::platform::{
-    presets, variability, Disks, Dist, LevelParams, Noise, Platform, Rendezvous, Shape, Wan, WanShape,
+    presets, topology::Topology, variability, Disks, Dist, LevelParams, Noise, Platform, Rendezvous, Shape, Wan, WanShape,
 };
 use crate::time::{PerByte, Time};
 use crate::units::{parse_per_byte, parse_size, parse_time};
 use toml::{Table, Value};
 
 const TOP_KEYS: &[&str] =
-    &["name", "base", "rendezvous", "cpu_speed", "cluster", "node", "shape", "wan", "noise", "disks"];
+    &["name", "base", "rendezvous", "cpu_speed", "cluster", "node", "shape", "wan", "noise", "disks", "topology"];
 const DISK_KEYS: &[&str] = &["count", "bandwidth"];
 const LEVEL_KEYS: &[&str] = &["L", "o", "g", "G", "O", "S", "G_above"];
 const SHAPE_KEYS: &[&str] = &["clusters", "ranks_per_node", "cores_per_node"];
@@ -255,7 +255,11 @@ pub(super) fn from_table(doc: &Table, origin: &str) -> Result<Platform> {
         Some(t) => Some(disks(t, base_disks)?),
         None => base_disks.cloned(),
     };
-    let p = Platform { name, node, cluster, wan, shape, cpu_speed, rendezvous, noise, disks };
+    let topology = match section(doc, "topology")? {
+        Some(t) => Some(Topology::from_table(t, origin)?),
+        None => base.as_ref().and_then(|b| b.topology.clone()),
+    };
+    let p = Platform { name, node, cluster, wan, shape, cpu_speed, rendezvous, noise, disks, topology };
     p.validate()?;
     Ok(p)
 }

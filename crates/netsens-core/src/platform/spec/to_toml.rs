@@ -96,6 +96,12 @@ impl Platform {
         let _ = writeln!(out, "detour_interval = \"{}\"", nz.detour_interval);
         let _ = writeln!(out, "detour_duration = \"{}\"", nz.detour_duration);
         variability::write_toml(&mut out, &nz.background, &nz.faults);
+        if let Some(t) = &self.topology {
+            // The section as it was written (its values keep their units).
+            let mut doc = toml::Table::new();
+            doc.insert("topology".into(), Value::Table(t.table.clone()));
+            let _ = write!(out, "\n{}", toml::to_string(&doc).unwrap_or_default());
+        }
         out
     }
 }

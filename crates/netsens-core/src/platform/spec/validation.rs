@@ -73,6 +73,12 @@ impl Platform {
             }
             _ => {}
         }
+        if self.topology.is_some() && n > 1 {
+            return Err(input_err!(
+                "topology: a [topology] is the network inside one cluster; it cannot be combined with {n} \
+                 clusters joined by [wan] links"
+            ));
+        }
         let nz = &self.noise;
         match (nz.detour_interval.is_none(), nz.detour_duration.is_none()) {
             (false, true) => {

@@ -1,0 +1,321 @@
+//! The fabric: a topology's links, which the messages crossing them at the same
+//! time share (docs/guides/topology.md). The engine's end points (o, g, G, O, S,
+//! rendezvous) stay as `LOGGP.md` states; between them, a message is a *flow*.
+//!
+//! A flow of `w` bytes leaves its sender's CPU at `t1`, pays its route's latency
+//! `Λ · latency_factor` and then moves its bytes at the rate that max-min sharing
+//! gives it (never faster than its sender's NIC, 1/G). Alone on idle links that
+//! takes `w · G`; what it takes beyond is its *link wait* `δ`, and it arrives at
+//! `t1 + L + Λ · latency_factor + δ`. With no link ever shared, `δ = 0`: the LogGP
+//! arrival plus the route's latency.
+//!
+//! The engine's interface is narrow: [`Fabric::open`] a flow, [`Fabric::enter`] it
+//! when its latency is paid, [`Fabric::finish`] it when its retimed end comes; the
+//! ends that changed wait in [`Fabric::retimed`] for the engine to schedule.
+
+mod dragonfly;
+mod fat_tree;
+mod graph;
+pub mod network;
+pub mod placement;
+mod sharing;
+mod stats;
+mod torus;
+
+use crate::error::Result;
+use crate::platform::topology::{Sharing, Topology};
+use crate::time::{PerByte, Time};
+use network::Network;
+use sharing::{Solver, Want};
+pub use stats::{LinkClassStats, LinkReport, LinkStats};
+
+/// A message handed back to the engine: it reaches its receiver at `at`, after
+/// `link_wait` ps slowed by other flows on its links.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    pub msg: u32,
+    pub phase: u8,
+    pub at: Time,
+    pub link_wait: Time,
+}
+
+struct Flow {
+    msg: u32,
+    phase: u8,
+    /// The receiving rank (its link wait is counted there).
+    rank: u32,
+    links: Vec<u32>,
+    /// Bytes still to move as of `updated`.
+    left: f64,
+    rate: f64,
+    weight: f64,
+    bound: f64,
+    updated: Time,
+    /// When the bytes will all have moved at the current rate.
+    end: Time,
+    /// When the bytes started to move (latency paid).
+    start: Time,
+    /// `w · G`: the bytes' time alone at the NIC's rate.
+    alone: Time,
+    /// Added to the arrival: L (and latency jitter).
+    tail: Time,
+    version: u16,
+}
+
+pub struct Fabric {
+    net: Network,
+    /// The host of each node.
+    host_of: Vec<u32>,
+    sharing: Sharing,
+    /// Capacity of each link, bytes/ps.
+    capacity: Vec<f64>,
+    on_link: Vec<Vec<u32>>,
+    flows: Vec<Flow>,
+    free: Vec<u32>,
+    stats: stats::Recorder,
+    /// Link wait of the messages each rank received, ps.
+    wait_of_rank: Vec<Time>,
+    /// (flow, version, end) of flows whose end moved, for the engine to schedule.
+    pub retimed: Vec<(u32, u16, Time)>,
+    // Scratch of the sharing.
+    solver: Solver,
+    seen_flow: Vec<u32>,
+    seen_link: Vec<u32>,
+    epoch: u32,
+    group_flows: Vec<u32>,
+    group_links: Vec<u32>,
+    slot: Vec<u32>,
+    rates: Vec<f64>,
+}
+
+/// Bytes per ps of a per-byte cost (infinite for a zero cost).
+fn rate_of(per_byte: PerByte) -> f64 {
+    if per_byte.is_zero() {
+        f64::INFINITY
+    } else {
+        1000.0 / per_byte.fs_per_byte() as f64
+    }
+}
+
+fn round_ps(x: f64) -> Time {
+    if x >= Time::MAX as f64 {
+        Time::MAX
+    } else {
+        x.round().max(0.0) as Time
+    }
+}
+
+impl Fabric {
+    /// The fabric of `topology` for a run of `nodes` nodes and `ranks` ranks.
+    pub fn new(topology: &Topology, nodes: u32, ranks: u32) -> Result<Fabric> {
+        let net = Network::build(topology)?;
+        let host_of = placement::place(topology, &net, nodes)?;
+        let bf = topology.sharing.bandwidth_factor;
+        let capacity = net.links.iter().map(|l| rate_of(l.per_byte) * bf).collect();
+        let n = net.links.len();
+        Ok(Fabric {
+            on_link: vec![Vec::new(); n],
+            stats: stats::Recorder::new(n),
+            seen_link: vec![0; n],
+            slot: vec![0; n],
+            host_of,
+            sharing: topology.sharing.clone(),
+            capacity,
+            net,
+            flows: Vec::new(),
+            free: Vec::new(),
+            wait_of_rank: vec![0; ranks as usize],
+            retimed: Vec::new(),
+            solver: Solver::default(),
+            seen_flow: Vec::new(),
+            epoch: 0,
+            group_flows: Vec::new(),
+            group_links: Vec::new(),
+            rates: Vec::new(),
+        })
+    }
+
+    /// A message of `bytes` from node `src` to node `dst` (received by `rank`)
+    /// leaves its sender's CPU at `t1`, its NIC moving `nic` per byte; `tail` (L) is
+    /// added to its arrival. Returns the flow and when its bytes start to move; the
+    /// engine calls [`Fabric::enter`] then.
+    #[allow(clippy::too_many_arguments)]
+    pub fn open(
+        &mut self,
+        t1: Time,
+        msg: u32,
+        phase: u8,
+        (src, dst): (u32, u32),
+        rank: u32,
+        bytes: u64,
+        nic: PerByte,
+        tail: Time,
+    ) -> (u32, Time) {
+        let mut links = match self.free.last() {
+            Some(&f) => std::mem::take(&mut self.flows[f as usize].links),
+            None => Vec::new(),
+        };
+        links.clear();
+        self.net.route(self.host_of[src as usize], self.host_of[dst as usize], &mut links);
+        let s = &self.sharing;
+        let latency: Time = links.iter().map(|&l| self.net.links[l as usize].latency).sum();
+        let mut bound = rate_of(nic);
+        if s.tcp_gamma > 0.0 && latency > 0 {
+            bound = bound.min(s.tcp_gamma / (2.0 * latency as f64));
+        }
+        let weight = if s.rtt_weighted {
+            let per_byte: f64 = links.iter().map(|&l| self.net.links[l as usize].per_byte.fs_per_byte() as f64).sum();
+            let penalty = latency as f64 + s.weight_s * per_byte / 1000.0;
+            if penalty > 0.0 {
+                1.0 / penalty
+            } else {
+                1.0
+            }
+        } else {
+            1.0
+        };
+        let start = t1.saturating_add(round_ps(latency as f64 * s.latency_factor));
+        let flow = Flow {
+            msg,
+            phase,
+            rank,
+            links,
+            left: bytes as f64,
+            rate: 0.0,
+            weight,
+            bound,
+            updated: start,
+            end: Time::MAX,
+            start,
+            alone: nic.checked_cost(bytes).unwrap_or(Time::MAX),
+            tail,
+            version: 0,
+        };
+        let id = match self.free.pop() {
+            Some(id) => {
+                let version = self.flows[id as usize].version;
+                self.flows[id as usize] = Flow { version, ..flow };
+                id
+            }
+            None => {
+                self.flows.push(flow);
+                self.seen_flow.push(0);
+                (self.flows.len() - 1) as u32
+            }
+        };
+        (id, start)
+    }
+
+    /// Flow `id`'s latency is paid at `now`: its bytes join its links.
+    pub fn enter(&mut self, now: Time, id: u32) {
+        let f = &self.flows[id as usize];
+        let bytes = f.left as u64;
+        for &l in &f.links {
+            self.on_link[l as usize].push(id);
+            self.stats.joined(l, now, bytes, self.on_link[l as usize].len());
+        }
+        let links = std::mem::take(&mut self.flows[id as usize].links);
+        self.reshare(now, &links);
+        self.flows[id as usize].links = links;
+    }
+
+    /// The end event of flow `id` (scheduled with `version`) comes at `now`: the
+    /// message's delivery, or `None` for an end that has since moved.
+    pub fn finish(&mut self, now: Time, id: u32, version: u16) -> Option<Delivery> {
+        let f = &self.flows[id as usize];
+        if f.version != version || f.end != now {
+            return None;
+        }
+        let wait = (now - f.start).saturating_sub(f.alone);
+        let at = now.saturating_sub(f.alone).max(f.start).saturating_add(f.tail);
+        let d = Delivery { msg: f.msg, phase: f.phase, at, link_wait: wait };
+        self.wait_of_rank[f.rank as usize] = self.wait_of_rank[f.rank as usize].saturating_add(wait);
+        let links = std::mem::take(&mut self.flows[id as usize].links);
+        for &l in &links {
+            let on = &mut self.on_link[l as usize];
+            let pos = on.iter().position(|&x| x == id).expect("a flow is on each of its links");
+            on.swap_remove(pos);
+            self.stats.left(l, now, on.is_empty());
+        }
+        let f = &mut self.flows[id as usize];
+        f.version = f.version.wrapping_add(1);
+        f.end = Time::MAX;
+        self.reshare(now, &links);
+        self.flows[id as usize].links = links;
+        self.free.push(id);
+        Some(d)
+    }
+
+    /// New rates for every flow that shares a link, directly or through others, with
+    /// `links`; flows whose end moves go to [`Fabric::retimed`].
+    fn reshare(&mut self, now: Time, links: &[u32]) {
+        self.epoch = self.epoch.wrapping_add(1);
+        let epoch = self.epoch;
+        self.group_flows.clear();
+        self.group_links.clear();
+        for &l in links {
+            if self.seen_link[l as usize] != epoch {
+                self.seen_link[l as usize] = epoch;
+                self.group_links.push(l);
+            }
+        }
+        let mut i = 0;
+        while i < self.group_links.len() {
+            let l = self.group_links[i] as usize;
+            for &f in &self.on_link[l] {
+                if self.seen_flow[f as usize] != epoch {
+                    self.seen_flow[f as usize] = epoch;
+                    self.group_flows.push(f);
+                    for &m in &self.flows[f as usize].links {
+                        if self.seen_link[m as usize] != epoch {
+                            self.seen_link[m as usize] = epoch;
+                            self.group_links.push(m);
+                        }
+                    }
+                }
+            }
+            i += 1;
+        }
+        if self.group_flows.is_empty() {
+            return;
+        }
+        for &f in &self.group_flows {
+            let f = &mut self.flows[f as usize];
+            f.left = (f.left - f.rate * now.saturating_sub(f.updated) as f64).max(0.0);
+            f.updated = now;
+        }
+        let wants: Vec<Want> = self
+            .group_flows
+            .iter()
+            .map(|&f| {
+                let f = &self.flows[f as usize];
+                Want { links: &f.links, weight: f.weight, bound: f.bound }
+            })
+            .collect();
+        self.solver.solve(&wants, &self.group_links, &self.capacity, &mut self.slot, &mut self.rates);
+        drop(wants);
+        for (k, &id) in self.group_flows.iter().enumerate() {
+            let f = &mut self.flows[id as usize];
+            f.rate = self.rates[k];
+            let end = if f.left <= 0.0 {
+                now
+            } else if f.rate > 0.0 {
+                now.saturating_add(round_ps(f.left / f.rate))
+            } else {
+                Time::MAX
+            };
+            if end != f.end {
+                f.end = end;
+                f.version = f.version.wrapping_add(1);
+                if end != Time::MAX {
+                    self.retimed.push((id, f.version, end));
+                }
+            }
+        }
+    }
+
+    /// What the links carried, at the end of the run.
+    pub fn report(&self, end: Time) -> LinkReport {
+        self.stats.report(&self.net, end, self.wait_of_rank.clone())
+    }
+}
