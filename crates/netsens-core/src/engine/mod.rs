@@ -127,6 +127,8 @@ pub struct Core {
     disks: Option<Disks>,
     /// The topology's links that messages share (`[topology]`); `None`: the LogGP pipe.
     fabric: Option<Box<crate::fabric::Fabric>>,
+    /// Trips through the fabric per (from, to) pair, in sending order.
+    in_flight: rustc_hash::FxHashMap<u64, VecDeque<shared_links::Trip>>,
     /// Next-free clock of every disk: `disk_free[node·count + d]`.
     disk_free: Vec<Time>,
     /// Per host, when its last disk request finished (a rank waiting for its disk
@@ -190,6 +192,7 @@ impl Core {
             node_params: platform.node.clone().unwrap_or_else(|| platform.cluster.clone()),
             cluster_params: platform.cluster.clone(),
             fabric,
+            in_flight: Default::default(),
             link_free: vec![0; if nclusters > 1 { nclusters * nclusters } else { 0 }],
             disk_free: platform.disks.as_ref().map_or(Vec::new(), |d| {
                 let nodes = n.div_ceil(platform.shape.ranks_per_node.max(1) as usize);

@@ -8,6 +8,20 @@ use super::Core;
 use crate::platform::LevelParams;
 use crate::time::Time;
 
+/// A message's trip through the fabric, in its pair's sending order; `at` is its
+/// arrival once its bytes are through.
+#[derive(Clone, Copy)]
+pub(super) struct Trip {
+    msg: u32,
+    phase: Phase,
+    at: Option<Time>,
+}
+
+/// The (from, to) key of a pair of hosts.
+fn pair(from: u32, to: u32) -> u64 {
+    (from as u64) << 32 | to as u64
+}
+
 impl Core {
     /// Message `id` in `phase` leaves `from`'s CPU for `to` at `t1` into the fabric.
     pub(super) fn into_fabric(&mut self, id: u32, phase: Phase, (from, to): (u32, u32), t1: Time, p: &LevelParams) {
@@ -19,6 +33,7 @@ impl Core {
         let fabric = self.fabric.as_mut().expect("a topology run has a fabric");
         let (flow, start) = fabric.open(t1, id, phase as u8, nodes, to, wire, p.gap_per_byte, tail);
         self.queue.push(start, EventKind::FlowEnter, flow, 0, 0);
+        self.in_flight.entry(pair(from, to)).or_default().push_back(Trip { msg: id, phase, at: None });
     }
 
     /// A flow's route latency is paid: its bytes join its links.
@@ -36,7 +51,23 @@ impl Core {
             let phase = Phase::from_u8(d.phase);
             self.msgs[d.msg as usize].link_wait = d.link_wait;
             let (from, to) = self.ends(d.msg, phase);
-            self.arrive_at(d.msg, phase, from, to, d.at);
+            // Arrivals of one pair in sending order (MPI's non-overtaking rule): a trip
+            // whose bytes are through waits for the earlier trips of its pair.
+            let key = pair(from, to);
+            let trips = self.in_flight.get_mut(&key).expect("the trip was opened");
+            let me = trips.iter_mut().find(|t| t.msg == d.msg && t.phase == phase).expect("the trip is in flight");
+            me.at = Some(d.at);
+            let mut ready = Vec::new();
+            while let Some(&Trip { msg, phase, at: Some(at) }) = trips.front() {
+                trips.pop_front();
+                ready.push((msg, phase, at));
+            }
+            if trips.is_empty() {
+                self.in_flight.remove(&key);
+            }
+            for (msg, phase, at) in ready {
+                self.arrive_at(msg, phase, from, to, at);
+            }
         }
         self.schedule_flow_ends();
     }

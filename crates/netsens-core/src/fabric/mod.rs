@@ -214,9 +214,7 @@ impl Fabric {
             self.on_link[l as usize].push(id);
             self.stats.joined(l, now, bytes, self.on_link[l as usize].len());
         }
-        let links = std::mem::take(&mut self.flows[id as usize].links);
-        self.reshare(now, &links);
-        self.flows[id as usize].links = links;
+        self.reshare(now, id);
     }
 
     /// The end event of flow `id` (scheduled with `version`) comes at `now`: the
@@ -230,8 +228,7 @@ impl Fabric {
         let at = now.saturating_sub(f.alone).max(f.start).saturating_add(f.tail);
         let d = Delivery { msg: f.msg, phase: f.phase, at, link_wait: wait };
         self.wait_of_rank[f.rank as usize] = self.wait_of_rank[f.rank as usize].saturating_add(wait);
-        let links = std::mem::take(&mut self.flows[id as usize].links);
-        for &l in &links {
+        for &l in &self.flows[id as usize].links {
             let on = &mut self.on_link[l as usize];
             let pos = on.iter().position(|&x| x == id).expect("a flow is on each of its links");
             on.swap_remove(pos);
@@ -240,20 +237,20 @@ impl Fabric {
         let f = &mut self.flows[id as usize];
         f.version = f.version.wrapping_add(1);
         f.end = Time::MAX;
-        self.reshare(now, &links);
-        self.flows[id as usize].links = links;
+        // Off its links now: the flows it shared them with are reshared.
+        self.reshare(now, id);
         self.free.push(id);
         Some(d)
     }
 
     /// New rates for every flow that shares a link, directly or through others, with
-    /// `links`; flows whose end moves go to [`Fabric::retimed`].
-    fn reshare(&mut self, now: Time, links: &[u32]) {
+    /// flow `from`'s links; flows whose end moves go to [`Fabric::retimed`].
+    fn reshare(&mut self, now: Time, from: u32) {
         self.epoch = self.epoch.wrapping_add(1);
         let epoch = self.epoch;
         self.group_flows.clear();
         self.group_links.clear();
-        for &l in links {
+        for &l in &self.flows[from as usize].links {
             if self.seen_link[l as usize] != epoch {
                 self.seen_link[l as usize] = epoch;
                 self.group_links.push(l);

@@ -122,11 +122,10 @@ mod tests {
 
     #[test]
     fn two_flows_on_one_link_get_half_each() {
-        let f = [Want { links: &[0], weight: 1.0, bound: f64::INFINITY }, Want {
-            links: &[0],
-            weight: 1.0,
-            bound: f64::INFINITY,
-        }];
+        let f = [
+            Want { links: &[0], weight: 1.0, bound: f64::INFINITY },
+            Want { links: &[0], weight: 1.0, bound: f64::INFINITY },
+        ];
         assert_eq!(rates(&f, &[1.0]), vec![0.5, 0.5]);
     }
 
@@ -144,17 +143,13 @@ mod tests {
 
     #[test]
     fn a_bounded_flow_leaves_the_rest_to_the_others_and_weights_split_in_proportion() {
-        let f = [Want { links: &[0], weight: 1.0, bound: 0.25 }, Want {
-            links: &[0],
-            weight: 1.0,
-            bound: f64::INFINITY,
-        }];
+        let f =
+            [Want { links: &[0], weight: 1.0, bound: 0.25 }, Want { links: &[0], weight: 1.0, bound: f64::INFINITY }];
         assert_eq!(rates(&f, &[1.0]), vec![0.25, 0.75]);
-        let f = [Want { links: &[0], weight: 3.0, bound: f64::INFINITY }, Want {
-            links: &[0],
-            weight: 1.0,
-            bound: f64::INFINITY,
-        }];
+        let f = [
+            Want { links: &[0], weight: 3.0, bound: f64::INFINITY },
+            Want { links: &[0], weight: 1.0, bound: f64::INFINITY },
+        ];
         assert_eq!(rates(&f, &[1.0]), vec![0.75, 0.25]);
     }
 }

@@ -173,7 +173,9 @@ fn whole(p: &str, v: &Value, example: &str) -> Result<u64> {
 fn each<'a>(p: &str, v: &'a Value, n: usize) -> Result<Vec<(String, &'a Value)>> {
     match v {
         Value::Array(a) if a.len() == n => Ok(a.iter().enumerate().map(|(i, x)| (format!("{p}[{i}]"), x)).collect()),
-        Value::Array(a) => Err(input_err!("{p}: {} values for {n} levels; give one per level or a single value", a.len())),
+        Value::Array(a) => {
+            Err(input_err!("{p}: {} values for {n} levels; give one per level or a single value", a.len()))
+        }
         single => Ok((0..n).map(|_| (p.to_string(), single)).collect()),
     }
 }
@@ -192,7 +194,14 @@ fn counts(p: &str, v: &Value, example: &str) -> Result<Vec<u32>> {
 }
 
 fn bandwidth(p: &str, v: &Value) -> Result<PerByte> {
-    let per_byte = parse_per_byte(p, as_str(p, v, "\"12.5GB/s\"")?)?;
+    let text = as_str(p, v, "\"12.5GB/s\"")?;
+    let per_byte = parse_per_byte(p, text).map_err(|e| match e {
+        // The unit parser's own hint (0ns/B: no per-byte cost) is no link.
+        crate::Error::Input(m) if m.contains("is zero") => {
+            input_err!("{p}: \"{text}\" is no bandwidth; a link needs one above 0, such as \"12.5GB/s\"")
+        }
+        other => other,
+    })?;
     if per_byte.is_zero() {
         return Err(input_err!("{p}: a link needs a finite bandwidth; write one such as \"12.5GB/s\""));
     }
@@ -269,7 +278,10 @@ fn fat_tree(t: &Table) -> Result<Shape> {
             let radix = whole(&field("radix"), v, "16")?;
             let levels = whole(&field("levels"), need(t, "levels", "2")?, "2")?;
             if radix < 2 || radix % 2 == 1 {
-                return Err(input_err!("{}: {radix} must be even and at least 2 (half the ports go down)", field("radix")));
+                return Err(input_err!(
+                    "{}: {radix} must be even and at least 2 (half the ports go down)",
+                    field("radix")
+                ));
             }
             let half = u32::try_from(radix / 2).unwrap_or(u32::MAX);
             // k-ary tree: half the ports down and half up below the top, all down at the top.
@@ -320,7 +332,9 @@ fn fat_tree(t: &Table) -> Result<Shape> {
     let levels = down.len();
     let bws = each(&field("bandwidth"), need(t, "bandwidth", "\"12.5GB/s\"")?, levels)?;
     let lats = match t.get("latency") {
-        Some(v) => each(&field("latency"), v, levels)?.into_iter().map(|(p, v)| latency(&p, v)).collect::<Result<_>>()?,
+        Some(v) => {
+            each(&field("latency"), v, levels)?.into_iter().map(|(p, v)| latency(&p, v)).collect::<Result<_>>()?
+        }
         None => vec![0; levels],
     };
     let links = bws
@@ -336,7 +350,10 @@ fn fat_tree(t: &Table) -> Result<Shape> {
         vertices += above * below;
     }
     if vertices > MAX_VERTICES as u128 {
-        return Err(input_err!("{}: the tree has {vertices} hosts and switches; at most {MAX_VERTICES}", field("down")));
+        return Err(input_err!(
+            "{}: the tree has {vertices} hosts and switches; at most {MAX_VERTICES}",
+            field("down")
+        ));
     }
     Ok(Shape::FatTree { down, up, links })
 }
@@ -349,7 +366,9 @@ fn torus(t: &Table) -> Result<Shape> {
         None => vec![true; dims.len()],
         Some(v) => each(&field("wrap"), v, dims.len())?
             .into_iter()
-            .map(|(p, v)| v.as_bool().ok_or_else(|| input_err!("{p}: expected true or false, found a {}", v.type_str())))
+            .map(|(p, v)| {
+                v.as_bool().ok_or_else(|| input_err!("{p}: expected true or false, found a {}", v.type_str()))
+            })
             .collect::<Result<_>>()?,
     };
     let n: u128 = dims.iter().map(|&d| d as u128).product();
@@ -392,7 +411,11 @@ fn graph(t: &Table) -> Result<Shape> {
             .map(|(i, v)| as_str(&format!("{}[{i}]", field("switches")), v, "\"s0\"").map(str::to_string))
             .collect::<Result<_>>()?,
         Some(v) => {
-            return Err(input_err!("{}: expected a count or a list of names, found a {}", field("switches"), v.type_str()))
+            return Err(input_err!(
+                "{}: expected a count or a list of names, found a {}",
+                field("switches"),
+                v.type_str()
+            ))
         }
     };
     if hosts as u64 + switches.len() as u64 > MAX_VERTICES {
@@ -464,7 +487,9 @@ fn placement(t: &Table) -> Result<Placement> {
                 })
                 .collect::<Result<_>>()?,
         ),
-        Some(v) => return Err(input_err!("{p}: expected a name such as \"linear\" or a list, found a {}", v.type_str())),
+        Some(v) => {
+            return Err(input_err!("{p}: expected a name such as \"linear\" or a list, found a {}", v.type_str()))
+        }
     };
     if seed.is_some() && !matches!(placement, Placement::Random(_)) {
         return Err(input_err!("{}: a seed is only used with placement = \"random\"", field("seed")));

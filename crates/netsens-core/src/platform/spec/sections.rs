@@ -9,7 +9,8 @@ use super::values::{
 use crate::error::Result;
 use crate::input_err;
 use crate::platform::{
-    presets, topology::Topology, variability, Disks, Dist, LevelParams, Noise, Platform, Rendezvous, Shape, Wan, WanShape,
+    presets, topology::Topology, variability, Disks, Dist, LevelParams, Noise, Platform, Rendezvous, Shape, Wan,
+    WanShape,
 };
 use crate::time::{PerByte, Time};
 use crate::units::{parse_per_byte, parse_size, parse_time};

@@ -1,0 +1,312 @@
+//! Networks with a shape (`[topology]`): messages cross their route's links and share
+//! them max-min fairly (docs/guides/topology.md). Every time below is derived by
+//! hand from the routes and the sharing rule, not read from the program.
+
+mod common;
+use common::*;
+use netsens_core::engine::RunOptions;
+use netsens_core::platform::Platform;
+use netsens_core::profile::RunResult;
+use netsens_core::program::{run_program, Rank};
+use netsens_core::schedule::{executor::run_schedule, ScheduleBuilder};
+use netsens_core::time::NS;
+
+/// End points that cost nothing (o = L = g = G = 0), so that a rank's end time is
+/// its messages' flow times alone; links of 1 B/ns and no latency unless given.
+const FREE_ENDS: &str = "[cluster]\nL = \"0ns\"\no = \"0ns\"\ng = \"0ns\"\nG = \"0ns/B\"\nS = \"1MiB\"\n";
+
+fn platform(ends: &str, topology: &str) -> Platform {
+    Platform::from_toml(&format!("{ends}\n[topology]\n{topology}"), "t.toml").expect("the platform reads")
+}
+
+/// Every (src, dst, bytes) message sent and received at time 0.
+fn messages(ranks: u32, list: &[(u32, u32, u64)], p: &Platform) -> RunResult {
+    let mut b = ScheduleBuilder::new(ranks);
+    for &(s, d, bytes) in list {
+        b.send(s, d, bytes, 0, 0, 0);
+        b.recv(d, s as i32, bytes, 0, 0, 0);
+    }
+    run_schedule(&b.build().unwrap(), p, &RunOptions::default()).expect("the run finishes")
+}
+
+fn ends_ns(r: &RunResult) -> Vec<u64> {
+    r.ranks.iter().map(|x| x.end_ps / NS).collect()
+}
+
+/// Two leaves of two hosts; `up` parents per leaf (2 = 1:1, 1 = 2:1).
+fn small_tree(up: u32, extra: &str) -> String {
+    format!("kind = \"fat-tree\"\ndown = [2, 2]\nup = [{up}]\nbandwidth = \"1GB/s\"\n{extra}")
+}
+
+#[test]
+fn no_link_shared_is_loggp_plus_the_route_latency() {
+    // L = 1 µs, o = 1 µs, G = 1 ns/B; links 1 GB/s (as fast as the NIC), 100 ns each.
+    // LogGP alone: 1001 B arrive at o + L = 2000 ns, received at 2000 + o + k·G = 4000 ns.
+    // Same leaf: 2 links (+200 ns); across the tree: 4 links (+400 ns).
+    let ends = "[cluster]\nL = \"1us\"\no = \"1us\"\ng = \"0ns\"\nG = \"1ns/B\"\nS = \"1MiB\"\n";
+    let p = platform(ends, &small_tree(2, "latency = \"100ns\""));
+    let r = messages(4, &[(0, 1, 1001)], &p);
+    assert_eq!(r.ranks[1].end_ps, 4200 * NS);
+    let r = messages(4, &[(0, 2, 1001)], &p);
+    assert_eq!(r.ranks[2].end_ps, 4400 * NS);
+    // A ping-pong of LogGOPSim's defaults (vector 1: 5500 ns one way) on 2 links of 100 ns.
+    let defaults = "[cluster]\nL = \"2500ns\"\no = \"1500ns\"\ng = \"1000ns\"\nG = \"6ns/B\"\nS = \"65535B\"\n";
+    let p = platform(defaults, &small_tree(2, "latency = \"100ns\""));
+    let r = run(&ping_pong(1), &p);
+    assert_eq!(r.ranks[0].end_ps, 2 * (5500 + 200) * NS);
+    assert_eq!(r.links.as_ref().unwrap().link_wait_ps, vec![0; 2]);
+}
+
+#[test]
+fn two_messages_sharing_one_link_each_take_twice_as_long() {
+    // Hosts 0 → 2 and 1 → 3 at once. Tapered 2:1, both climb leaf 0's one up link and
+    // descend to leaf 1 on one link: 0.5 B/ns each, 1001 B take 2002 ns instead of 1001.
+    // Each starts at t1 = o = 1000 ns plus 4 × 100 ns; it arrives at
+    // t1 + L + 400 + δ (δ = 2002 − 1001 = 1001) = 3401 ns, is received at +o +k·G = 5401 ns.
+    let ends = "[cluster]\nL = \"1us\"\no = \"1us\"\ng = \"0ns\"\nG = \"1ns/B\"\nS = \"1MiB\"\n";
+    let list = [(0, 2, 1001), (1, 3, 1001)];
+    let tapered = messages(4, &list, &platform(ends, &small_tree(1, "latency = \"100ns\"")));
+    assert_eq!(tapered.ranks[2].end_ps, 5401 * NS);
+    assert_eq!(tapered.ranks[3].end_ps, 5401 * NS);
+    assert_eq!(tapered.links.as_ref().unwrap().link_wait_ps, vec![0, 0, 1001 * NS, 1001 * NS]);
+    // Untapered, D-mod-k sends them up different links: 4000 + 400 ns each.
+    let full = messages(4, &list, &platform(ends, &small_tree(2, "latency = \"100ns\"")));
+    assert_eq!(ends_ns(&full)[2..], [4400, 4400]);
+}
+
+/// An all-to-all of 1000 B among 4 hosts, all sent at 0, free end points.
+fn all_to_all(up: u32) -> Vec<u64> {
+    let list: Vec<(u32, u32, u64)> =
+        (0..4).flat_map(|s| (0..4).filter(move |&d| d != s).map(move |d| (s, d, 1000))).collect();
+    ends_ns(&messages(4, &list, &platform(FREE_ENDS, &small_tree(up, ""))))
+}
+
+#[test]
+fn all_to_all_on_a_tapered_fat_tree() {
+    // 1:1: each host's own links carry 3 flows, the leaf links 2: every flow gets
+    // 1/3 B/ns and all end at 3 × 1000 ns.
+    assert_eq!(all_to_all(2), vec![3000; 4]);
+    // 2:1: a leaf's one up link carries its 4 leaving flows: 1/4 B/ns each; the flow
+    // to the leaf's other host takes the rest of its host links, 1/2 B/ns, and ends
+    // at 2000 ns. The crossing flows, at 1/4 B/ns throughout (the leaf link stays
+    // their bottleneck), end at 4000 ns: the all-to-all takes 4/3 as long.
+    assert_eq!(all_to_all(1), vec![4000; 4]);
+}
+
+#[test]
+fn ring_shift_on_a_torus() {
+    // A ring of 8 routers; every rank sends 1000 B to rank + k. Each link upward
+    // carries k flows (k ≤ 4: the shorter way, ties upward): 1/k B/ns, k µs.
+    let p = platform(FREE_ENDS, "kind = \"torus\"\ndims = [8]\nbandwidth = \"1GB/s\"");
+    for k in 1..=4u32 {
+        let list: Vec<_> = (0..8).map(|r| (r, (r + k) % 8, 1000)).collect();
+        assert_eq!(ends_ns(&messages(8, &list, &p)), vec![1000 * k as u64; 8], "shift by {k}");
+    }
+    // Shift by 5 goes 3 hops downward: 3 flows a link.
+    let list: Vec<_> = (0..8).map(|r| (r, (r + 5) % 8, 1000)).collect();
+    assert_eq!(ends_ns(&messages(8, &list, &p)), vec![3000; 8]);
+    // A mesh does not wrap: shift by 1 leaves rank 7 → 0 going 7 hops downward,
+    // alone on those links; the others share nothing either: 1000 ns each.
+    let mesh = platform(FREE_ENDS, "kind = \"torus\"\ndims = [8]\nwrap = false\nbandwidth = \"1GB/s\"");
+    let list: Vec<_> = (0..8).map(|r| (r, (r + 1) % 8, 1000)).collect();
+    assert_eq!(ends_ns(&messages(8, &list, &mesh)), vec![1000; 8]);
+}
+
+fn dragonfly(global: &str) -> Platform {
+    platform(
+        FREE_ENDS,
+        &format!(
+            "kind = \"dragonfly\"\ngroups = 2\nrouters = 2\nhosts = 1\nlocal_bandwidth = \"1GB/s\"\n\
+             global_bandwidth = \"{global}\""
+        ),
+    )
+}
+
+#[test]
+fn a_dragonfly_global_link_is_the_bottleneck() {
+    // Hosts 0, 1 in group 0 send 1000 B to hosts 2, 3 in group 1: both cross the one
+    // global link 0 → 1. At 1 GB/s: 1/2 B/ns each, 2 µs; at 1/2 and 1/4 of that: 4 and 8 µs.
+    for (global, ns) in [("1GB/s", 2000), ("0.5GB/s", 4000), ("0.25GB/s", 8000)] {
+        let r = messages(4, &[(0, 2, 1000), (1, 3, 1000)], &dragonfly(global));
+        assert_eq!(ends_ns(&r)[2..], [ns, ns], "global {global}");
+        let links = r.links.unwrap();
+        let g = links.classes.iter().find(|c| c.class == "global").unwrap();
+        assert_eq!((g.links_used, g.flows, g.bytes, g.peak_flows, g.busy_ps), (1, 2, 2000, 2, ns * NS));
+    }
+}
+
+#[test]
+fn placement_decides_which_messages_share() {
+    // Tapered 2:1. Nodes 0 → 1 and 2 → 3: linear placement keeps each pair on a leaf
+    // (1000 ns); round-robin deals nodes over the leaves (0, 1 → hosts 0, 2; 2, 3 →
+    // hosts 1, 3), so both cross the one up link (2000 ns); a list can do the same.
+    let list = [(0, 1, 1000), (2, 3, 1000)];
+    let run = |placement: &str| {
+        ends_ns(&messages(4, &list, &platform(FREE_ENDS, &small_tree(1, &format!("placement = {placement}")))))
+    };
+    assert_eq!(run("\"linear\"")[1..], [1000, 0, 1000]);
+    assert_eq!(run("\"round-robin\"")[1..], [2000, 0, 2000]);
+    assert_eq!(run("[0, 2, 1, 3]")[1..], [2000, 0, 2000]);
+    // A seeded random placement is a function of its seed.
+    assert_eq!(run("\"random\"\nseed = 3"), run("\"random\"\nseed = 3"));
+}
+
+#[test]
+fn a_graph_routes_shortest_paths_and_spreads_ties() {
+    // h0, h1 on s0; h2, h3 on s1; s0 and s1 joined by two parallel 1 GB/s links
+    // through s2 and s3 (two hops each way: equal cost).
+    let mut t = String::from("kind = \"graph\"\nhosts = 4\nswitches = [\"s0\", \"s1\", \"s2\", \"s3\"]\n");
+    for (a, b) in [("h0", "s0"), ("h1", "s0"), ("h2", "s1"), ("h3", "s1"), ("s0", "s2"), ("s2", "s1")] {
+        t += &format!("[[topology.links]]\nends = [\"{a}\", \"{b}\"]\nbandwidth = \"1GB/s\"\n");
+    }
+    let one_path = platform(FREE_ENDS, &t);
+    let list = [(0, 2, 1000), (1, 3, 1000)];
+    // One path between the switches: the two flows share it.
+    assert_eq!(ends_ns(&messages(4, &list, &one_path))[2..], [2000, 2000]);
+    // A second path of equal length: ECMP may spread them; each flow takes 1 or 2 µs,
+    // never more, and a pair always takes the same path (the run repeats exactly).
+    t += "[[topology.links]]\nends = [\"s0\", \"s3\"]\nbandwidth = \"1GB/s\"\n";
+    t += "[[topology.links]]\nends = [\"s3\", \"s1\"]\nbandwidth = \"1GB/s\"\n";
+    let two_paths = platform(FREE_ENDS, &t);
+    let a = ends_ns(&messages(4, &list, &two_paths));
+    assert!(a[2] == a[3] && (a[2] == 1000 || a[2] == 2000), "{a:?}");
+    assert_eq!(a, ends_ns(&messages(4, &list, &two_paths)));
+}
+
+#[test]
+fn lv08_factors_stretch_latency_and_shrink_bandwidth() {
+    // One 1000 B flow over 2 links of 100 ns at 1 GB/s, model lv08: the latency
+    // 200 ns × 13.01 = 2602 ns, then 1000 B at 0.97 B/ns = 1030.928 ns (TCP-gamma's
+    // bound 4194304 B / 400 ns is far above): 3632.928 ns.
+    let p = platform(FREE_ENDS, &small_tree(2, "latency = \"100ns\"\nmodel = \"lv08\""));
+    let r = messages(4, &[(0, 1, 1000)], &p);
+    assert_eq!(r.ranks[1].end_ps, 3_632_928);
+    // Factors given one by one override the model's.
+    let p = platform(FREE_ENDS, &small_tree(2, "latency = \"100ns\"\nlatency_factor = 2.0\nbandwidth_factor = 0.5"));
+    assert_eq!(messages(4, &[(0, 1, 1000)], &p).ranks[1].end_ps, (400 + 2000) * NS);
+}
+
+#[test]
+fn rtt_weighted_sharing_favours_the_shorter_route() {
+    // cm02: a flow weighs 1 / (its route latency). Into host 1's down link: from
+    // host 0 (2 links, 200 ns) and host 2 (4 links, 400 ns), both 1000 B, sent at 0.
+    // The 0 → 1 flow starts at 200 ns, alone until 400 ns (200 B at 1 B/ns). Then the
+    // weights 1/200 : 1/400 split 1 B/ns as 2/3 : 1/3: its 800 B left take 1200 ns,
+    // ending at 1600 ns; the other has moved 400 B and, alone, ends 600 ns later, 2200 ns.
+    let p = platform(FREE_ENDS, &small_tree(2, "latency = \"100ns\"\nmodel = \"cm02\""));
+    let mut b = ScheduleBuilder::new(4);
+    b.send(0, 1, 1000, 0, 0, 0);
+    b.send(2, 1, 1000, 0, 0, 0);
+    b.recv(1, 0, 1000, 0, 0, 0);
+    let last = b.recv(1, 2, 1000, 0, 0, 0);
+    let _ = last;
+    let r = run_schedule(&b.build().unwrap(), &p, &RunOptions::default()).unwrap();
+    assert_eq!(r.ranks[1].end_ps, 2200 * NS);
+}
+
+#[test]
+fn link_statistics_count_bytes_busy_time_and_peak_flows() {
+    // The tapered all-to-all above: leaf 0's up link carries 4 flows of 1000 B from 0
+    // to 4000 ns; the host links 3 flows each.
+    let list: Vec<(u32, u32, u64)> =
+        (0..4).flat_map(|s| (0..4).filter(move |&d| d != s).map(move |d| (s, d, 1000))).collect();
+    let r = messages(4, &list, &platform(FREE_ENDS, &small_tree(1, "")));
+    let links = r.links.unwrap();
+    let level = |name: &str| links.classes.iter().find(|c| c.class == name).unwrap().clone();
+    let (l1, l2) = (level("level 1"), level("level 2"));
+    // Level 1: 8 host links (4 up, 4 down), each 3 flows; busy 4000 ns (its last
+    // crossing flow ends then).
+    assert_eq!((l1.links, l1.links_used, l1.flows, l1.bytes, l1.peak_flows), (8, 8, 24, 24_000, 3));
+    assert_eq!(l1.busy_ps, 8 * 4000 * NS);
+    // Level 2: 2 cables, 4 links, each carrying 4 flows for 4000 ns.
+    assert_eq!((l2.links, l2.flows, l2.bytes, l2.peak_flows, l2.busy_ps), (4, 16, 16_000, 4, 4 * 4000 * NS));
+    assert_eq!(l2.max_utilization, 1.0);
+    assert_eq!(links.busiest.len(), 10);
+    assert!(links.busiest.iter().all(|l| l.busy_ps == 4000 * NS));
+    // With G = 0 a message's bytes take no time alone: all their time on the links is
+    // link wait. Each rank received 2 crossing messages (4000 ns) and 1 from its leaf (2000).
+    assert_eq!(links.link_wait_ps, vec![(2 * 4000 + 2000) * NS; 4]);
+}
+
+#[test]
+fn one_pair_keeps_mpi_order_when_a_later_flow_would_finish_first() {
+    // 0 sends 100000 B, then 10 B, to 1 (same tag); with G = 0 and g = 0 both leave at
+    // once and share the links. The small one's bytes are through first (20 ns), but it
+    // arrives no earlier than the big one and the receives match in sending order.
+    let p = platform(FREE_ENDS, &small_tree(2, ""));
+    let r = run_program(&p, 4, &RunOptions::default(), |r| async move {
+        let w = r.world();
+        if r.rank() == 0 {
+            r.send(&w, 1, 0, vec![0; 100_000]).await;
+            r.send(&w, 1, 0, vec![1; 10]).await;
+        } else if r.rank() == 1 {
+            let (a, b) = (r.recv(&w, 0, 0).await, r.recv(&w, 0, 0).await);
+            if (a.data.len(), b.data.len()) != (100_000, 10) {
+                return Err(format!("received {} B, then {} B", a.data.len(), b.data.len()));
+            }
+        }
+        Ok(())
+    })
+    .expect("the program runs");
+    // The big flow: 10 B at 1/2 B/ns (20 ns), then alone: 99990 B more: 100010 ns.
+    assert_eq!(r.ranks[1].end_ps, 100_010 * NS);
+}
+
+fn error_of(topology: &str) -> String {
+    let text = format!("{FREE_ENDS}\n[topology]\n{topology}");
+    Platform::from_toml(&text, "t.toml").expect_err("the platform is refused").to_string()
+}
+
+#[test]
+fn bad_topologies_are_one_line_naming_the_file_and_field() {
+    let cases = [
+        ("kind = \"hypercube\"", "topology.kind: unknown topology \"hypercube\""),
+        ("kind = \"fat-tree\"\ndown = [2, 2]", "topology.bandwidth is missing"),
+        ("kind = \"fat-tree\"\ndown = [4, 2]\ntaper = \"8:1\"\nbandwidth = \"1GB/s\"", "topology.taper: 8:1 leaves no up port"),
+        ("kind = \"fat-tree\"\ndown = [4, 2]\ntaper = \"0:1\"\nbandwidth = \"1GB/s\"", "topology.taper: \"0:1\" leaves no path"),
+        ("kind = \"fat-tree\"\ndown = [2, 2]\nbandwidth = \"0GB/s\"", "topology.bandwidth: \"0GB/s\" is no bandwidth"),
+        ("kind = \"fat-tree\"\ndown = [2, 2]\nbandwidth = \"1GB\"", "topology.bandwidth"),
+        ("kind = \"torus\"\ndims = [4]\nrouting = \"adaptive\"\nbandwidth = \"1GB/s\"", "topology.routing: unknown routing \"adaptive\""),
+        ("kind = \"dragonfly\"\ngroups = 2\nrouters = 2\nhosts = 1\nlocal_bandwidth = \"1GB/s\"\nrouting = \"ugal\"\nglobal_bandwidth = \"1GB/s\"", "topology.routing: unknown routing \"ugal\""),
+        ("kind = \"dragonfly\"\ngroups = 2\nrouters = 2\nhosts = 1\nlocal_bandwidth = \"1GB/s\"", "topology.global_bandwidth is missing"),
+        ("kind = \"graph\"\nhosts = 2\nswitches = 1\n[[topology.links]]\nends = [\"h0\", \"s0\"]\nbandwidth = \"1GB/s\"", "topology.links: host h1 has no path to host h0"),
+        ("kind = \"graph\"\nhosts = 2\n[[topology.links]]\nends = [\"h0\", \"h1\"]", "topology.links[0].bandwidth is missing"),
+        ("kind = \"graph\"\nhosts = 2\n[[topology.links]]\nends = [\"h0\", \"s9\"]\nbandwidth = \"1GB/s\"", "topology.links[0].ends[1]: \"s9\" is neither a host"),
+        ("kind = \"torus\"\ndims = [4]\nbandwidth = \"1GB/s\"\nplacement = \"scattered\"", "topology.placement: unknown placement \"scattered\""),
+        ("kind = \"torus\"\ndims = [4]\nbandwidth = \"1GB/s\"\nmodel = \"ns3\"", "topology.model: unknown sharing model \"ns3\""),
+        ("kind = \"torus\"\ndims = [4]\nbandwidth = \"1GB/s\"\nradix = 4", "topology.radix: not a key of a torus topology"),
+    ];
+    for (topology, want) in cases {
+        let e = error_of(topology);
+        assert!(e.starts_with("t.toml: "), "{e}");
+        assert!(e.contains(want), "{topology:?}: {e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+}
+
+#[test]
+fn a_topology_with_fewer_hosts_than_nodes_or_a_bad_list_stops_the_run() {
+    let p = platform(FREE_ENDS, "kind = \"torus\"\ndims = [4]\nbandwidth = \"1GB/s\"");
+    let e = run_schedule(&dissemination(8, 1), &p, &RunOptions::default()).unwrap_err().to_string();
+    assert_eq!(e, "t.toml: topology.kind: the topology has 4 hosts but the run needs 8 (one per node of ranks)");
+    let p = platform(FREE_ENDS, "kind = \"torus\"\ndims = [4]\nbandwidth = \"1GB/s\"\nplacement = [0, 1, 1, 2]");
+    let e = run_schedule(&dissemination(4, 1), &p, &RunOptions::default()).unwrap_err().to_string();
+    assert_eq!(e, "t.toml: topology.placement[2]: host 1 is listed twice");
+    // With two ranks a node, 8 ranks are 4 nodes: they fit.
+    let mut p = p;
+    p.topology.as_mut().unwrap().placement = netsens_core::platform::topology::Placement::Linear;
+    p.shape.ranks_per_node = 2;
+    assert!(run_schedule(&dissemination(8, 1), &p, &RunOptions::default()).is_ok());
+}
+
+#[test]
+fn a_topology_reads_back_from_its_own_toml_and_refuses_several_clusters() {
+    let p = platform(FREE_ENDS, &small_tree(1, "latency = [\"100ns\", \"200ns\"]\nplacement = \"round-robin\""));
+    assert_eq!(Platform::from_toml(&p.to_toml(), "x").unwrap(), p);
+    let text = format!(
+        "{FREE_ENDS}[shape]\nclusters = [2, 2]\n[wan]\nlatency = \"1ms\"\nbandwidth = \"1MB/s\"\n[topology]\n{}",
+        small_tree(2, "")
+    );
+    let e = Platform::from_toml(&text, "t.toml").unwrap_err().to_string();
+    assert!(e.starts_with("t.toml: topology: a [topology] is the network inside one cluster"), "{e}");
+}
