@@ -10,6 +10,7 @@
 mod support;
 
 use netsens_core::engine::RunOptions;
+use netsens_core::platform::Platform;
 use netsens_core::schedule::{executor::run_schedule, patterns, Schedule};
 use netsens_core::time::NS;
 use std::sync::atomic::Ordering::Relaxed;
@@ -28,7 +29,21 @@ struct Measured {
     makespan_ps: u64,
 }
 
+/// The benchmark platform on a two-level fat-tree of 1024 hosts (32 leaves of 32, no
+/// taper), links as fast as the NIC (1/G = 166.7 MB/s) and 100 ns each.
+fn fat_tree_platform() -> Platform {
+    let text = "[cluster]\nL = \"2500ns\"\no = \"1500ns\"\ng = \"1000ns\"\nG = \"6ns/B\"\n\
+                [topology]\nkind = \"fat-tree\"\ndown = [32, 32]\nbandwidth = \"6ns/B\"\nlatency = \"100ns\"\n";
+    let mut p = platform();
+    p.topology = Platform::from_toml(text, "bench").expect("the benchmark topology reads").topology;
+    p
+}
+
 fn measure(name: &str, build: impl Fn() -> Schedule, repeats: usize) -> Measured {
+    measure_on(name, build, repeats, &platform())
+}
+
+fn measure_on(name: &str, build: impl Fn() -> Schedule, repeats: usize, platform: &Platform) -> Measured {
     let base = reset_peak();
     let t = Instant::now();
     let s = build();
@@ -43,7 +58,7 @@ fn measure(name: &str, build: impl Fn() -> Schedule, repeats: usize) -> Measured
     for _ in 0..repeats {
         let before = reset_peak();
         let t = Instant::now();
-        let r = run_schedule(&s, &platform(), &RunOptions { seed: 1, matrix: false, ..Default::default() })
+        let r = run_schedule(&s, platform, &RunOptions { seed: 1, matrix: false, ..Default::default() })
             .expect("benchmark runs");
         let wall = t.elapsed().as_secs_f64();
         // Peak during the run, counting the schedule it runs on.
@@ -123,6 +138,29 @@ fn main() {
             radix_rate / heap_rate
         );
         results.push((name, m));
+    }
+    // The exchange again on a fat-tree: the fabric's cost per event against the LogGP
+    // pipe, measured in this run (target: >= 1 M events/s).
+    let fat_tree = "exchange 1024 x 500, fat-tree 1024";
+    if want(fat_tree) {
+        let build = || patterns::ring_exchange(1024, 500, 64, 1000 * NS).unwrap();
+        let plain = results.iter().find(|(n, _)| n.starts_with("exchange")).map(|(_, m)| m.events_per_s);
+        let plain = plain.unwrap_or_else(|| measure("exchange 1024 ranks x 500 iters", build, 3).events_per_s);
+        let m = measure_on(fat_tree, build, 3, &fat_tree_platform());
+        let heap_rate = median((0..3).map(|_| bare_heap_events_per_s(m.events, 4 * 1024)).collect());
+        report(fat_tree, &m, heap_rate);
+        let ns_per_event = |rate: f64| 1e9 / rate;
+        println!(
+            "  cost per event: {:.1} ns on the fat-tree, {:.1} ns without a topology ({:.2}x)",
+            ns_per_event(m.events_per_s),
+            ns_per_event(plain),
+            plain / m.events_per_s
+        );
+        println!(
+            "target exchange on a 1024-host fat-tree >= 1 M events/s: {:.2} M/s {}",
+            m.events_per_s / 1e6,
+            verdict(m.events_per_s >= 1e6)
+        );
     }
     println!();
     for (name, m) in &results {

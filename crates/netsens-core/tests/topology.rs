@@ -310,3 +310,29 @@ fn a_topology_reads_back_from_its_own_toml_and_refuses_several_clusters() {
     let e = Platform::from_toml(&text, "t.toml").unwrap_err().to_string();
     assert!(e.starts_with("t.toml: topology: a [topology] is the network inside one cluster"), "{e}");
 }
+
+#[test]
+fn topology_keys_are_overrides_for_sweeps() {
+    // The tapered all-to-all of above, reached from the untapered tree by an override.
+    let mut p = platform(FREE_ENDS, &small_tree(2, ""));
+    p.set("topology.up", "[1]").unwrap();
+    let list: Vec<(u32, u32, u64)> =
+        (0..4).flat_map(|s| (0..4).filter(move |&d| d != s).map(move |d| (s, d, 1000))).collect();
+    assert_eq!(ends_ns(&messages(4, &list, &p)), vec![4000; 4]);
+    // A dragonfly's global bandwidth; text values need no quotes.
+    let mut d = dragonfly("1GB/s");
+    d.set_all(&[("topology.global_bandwidth", "0.25GB/s")]).unwrap();
+    assert_eq!(ends_ns(&messages(4, &[(0, 2, 1000), (1, 3, 1000)], &d))[2..], [8000, 8000]);
+    // A taper replaces the up ports it implies: 2:1 of 2 down ports is 1 up.
+    let mut q = platform(FREE_ENDS, &small_tree(2, ""));
+    q.set("topology.taper", "2:1").unwrap();
+    assert_eq!(q, p);
+    // Bad values name the field; a platform without a topology says so.
+    let e = p.set("topology.taper", "3:0").unwrap_err().to_string();
+    assert_eq!(e, "topology.taper: \"3:0\" leaves no path up the tree; both sides must be at least 1");
+    let e = loggopsim_defaults(netsens_core::platform::Rendezvous::Handshake)
+        .set("topology.taper", "2:1")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(e, "topology.taper: platform \"test\" has no [topology] to change");
+}

@@ -10,6 +10,8 @@ use crate::platform::topology::{GraphLink, Topology};
 use std::collections::{HashMap, VecDeque};
 
 const UNREACHED: u32 = u32::MAX;
+/// Classes of links a graph may name (each is a row of the statistics).
+const MAX_CLASSES: usize = 256;
 
 pub(super) struct Graph {
     hosts: u32,
@@ -53,10 +55,11 @@ impl Graph {
             }
             let class = match classes.iter().position(|c| *c == l.class) {
                 Some(c) => c,
-                None => {
+                None if classes.len() < MAX_CLASSES => {
                     classes.push(l.class.clone());
                     classes.len() - 1
                 }
+                None => return Err(t.error(&format!("links[{i}].class"), format!("more than {MAX_CLASSES} classes"))),
             } as u16;
             let id = links.len() as u32;
             links.push(link(l.spec, class));

@@ -150,8 +150,13 @@ const DRAGONFLY_KEYS: &[&str] = &[
 ];
 const GRAPH_KEYS: &[&str] = &["hosts", "switches", "links", "routing"];
 const GRAPH_LINK_KEYS: &[&str] = &["ends", "bandwidth", "latency", "class"];
-/// Hosts and switches of one topology at most (ids are u32; the fabric's tables grow with them).
-const MAX_VERTICES: u64 = 1 << 24;
+/// Hosts and switches, and links, of one topology at most (the fabric's tables grow
+/// with them; a graph's route table with hosts × vertices).
+const MAX_VERTICES: u64 = 1 << 22;
+const MAX_LINKS: u128 = 1 << 24;
+const MAX_ROUTE_TABLE: u64 = 1 << 26;
+/// Levels of a fat-tree and dimensions of a torus at most.
+const MAX_LEVELS: usize = 16;
 
 fn field(key: &str) -> String {
     format!("topology.{key}")
@@ -277,6 +282,9 @@ fn fat_tree(t: &Table) -> Result<Shape> {
         (None, Some(v)) => {
             let radix = whole(&field("radix"), v, "16")?;
             let levels = whole(&field("levels"), need(t, "levels", "2")?, "2")?;
+            if levels > MAX_LEVELS as u64 {
+                return Err(input_err!("{}: {levels} levels; at most {MAX_LEVELS}", field("levels")));
+            }
             if radix < 2 || radix % 2 == 1 {
                 return Err(input_err!(
                     "{}: {radix} must be even and at least 2 (half the ports go down)",
@@ -291,6 +299,9 @@ fn fat_tree(t: &Table) -> Result<Shape> {
         }
         (None, None) => return Err(input_err!("{} is missing; write down = [16, 4] or radix = 16", field("down"))),
     };
+    if down.len() > MAX_LEVELS {
+        return Err(input_err!("{}: {} levels; at most {MAX_LEVELS}", field("down"), down.len()));
+    }
     if let Some(v) = t.get("levels") {
         let levels = whole(&field("levels"), v, "2")?;
         if levels as usize != down.len() {
@@ -343,11 +354,10 @@ fn fat_tree(t: &Table) -> Result<Shape> {
         .map(|((p, v), latency)| Ok(LinkSpec { per_byte: bandwidth(&p, v)?, latency }))
         .collect::<Result<Vec<_>>>()?;
     // Vertices: hosts = Π down; switches of level l = Π_{j>l} down_j · Π_{j<l} up_j.
-    let mut vertices: u128 = down.iter().map(|&d| d as u128).product();
+    let product = |xs: &[u32]| xs.iter().fold(1u128, |p, &x| p.saturating_mul(x as u128));
+    let mut vertices = product(&down);
     for l in 0..levels {
-        let above: u128 = down[l + 1..].iter().map(|&d| d as u128).product();
-        let below: u128 = up[..l].iter().map(|&u| u as u128).product();
-        vertices += above * below;
+        vertices = vertices.saturating_add(product(&down[l + 1..]).saturating_mul(product(&up[..l])));
     }
     if vertices > MAX_VERTICES as u128 {
         return Err(input_err!(
@@ -362,6 +372,9 @@ fn torus(t: &Table) -> Result<Shape> {
     check_keys(t, TORUS_KEYS, "torus")?;
     only_minimal(t, "dimension-order")?;
     let dims = counts(&field("dims"), need(t, "dims", "[4, 4, 4]")?, "[4, 4, 4]")?;
+    if dims.len() > MAX_LEVELS {
+        return Err(input_err!("{}: {} dimensions; at most {MAX_LEVELS}", field("dims"), dims.len()));
+    }
     let wrap = match t.get("wrap") {
         None => vec![true; dims.len()],
         Some(v) => each(&field("wrap"), v, dims.len())?
@@ -371,7 +384,7 @@ fn torus(t: &Table) -> Result<Shape> {
             })
             .collect::<Result<_>>()?,
     };
-    let n: u128 = dims.iter().map(|&d| d as u128).product();
+    let n: u128 = dims.iter().fold(1u128, |p, &d| p.saturating_mul(d as u128));
     if n > MAX_VERTICES as u128 {
         return Err(input_err!("{}: {n} routers; at most {MAX_VERTICES}", field("dims")));
     }
@@ -385,8 +398,13 @@ fn dragonfly(t: &Table) -> Result<Shape> {
         Ok(u32::try_from(whole(&field(key), need(t, key, ex)?, ex)?).unwrap_or(u32::MAX))
     };
     let (groups, routers, hosts) = (num("groups", "9")?, num("routers", "4")?, num("hosts", "2")?);
-    if groups as u128 * routers as u128 * (hosts as u128 + 1) > MAX_VERTICES as u128 {
-        return Err(input_err!("{}: too many hosts and routers; at most {MAX_VERTICES}", field("groups")));
+    let (g, r, h) = (groups as u128, routers as u128, hosts as u128);
+    if g * r * (h + 1) > MAX_VERTICES as u128 || g * g + g * r * r > MAX_LINKS {
+        return Err(input_err!(
+            "{}: {groups} groups of {routers} routers of {hosts} hosts is too large; at most {MAX_VERTICES} hosts \
+             and routers and {MAX_LINKS} links",
+            field("groups")
+        ));
     }
     let local = link_spec(t, "local_bandwidth", "local_latency")?;
     let global = link_spec(t, "global_bandwidth", "global_latency")?;
@@ -404,7 +422,7 @@ fn graph(t: &Table) -> Result<Shape> {
     let hosts = u32::try_from(whole(&field("hosts"), need(t, "hosts", "8")?, "8")?).unwrap_or(u32::MAX);
     let switches: Vec<String> = match t.get("switches") {
         None => Vec::new(),
-        Some(Value::Integer(n)) if *n >= 0 => (0..*n).map(|i| format!("s{i}")).collect(),
+        Some(Value::Integer(n)) if *n >= 0 && *n as u64 <= MAX_VERTICES => (0..*n).map(|i| format!("s{i}")).collect(),
         Some(Value::Array(a)) => a
             .iter()
             .enumerate()
@@ -418,8 +436,13 @@ fn graph(t: &Table) -> Result<Shape> {
             ))
         }
     };
-    if hosts as u64 + switches.len() as u64 > MAX_VERTICES {
-        return Err(input_err!("{}: too many hosts and switches; at most {MAX_VERTICES}", field("hosts")));
+    let vertices = hosts as u64 + switches.len() as u64;
+    if vertices > MAX_VERTICES || hosts as u64 * vertices > MAX_ROUTE_TABLE {
+        return Err(input_err!(
+            "{}: {hosts} hosts and {} switches is too large a graph (hosts × vertices at most {MAX_ROUTE_TABLE})",
+            field("hosts"),
+            switches.len()
+        ));
     }
     let Some(Value::Array(items)) = t.get("links") else {
         return Err(input_err!(

@@ -113,7 +113,7 @@ fn toml_errors() {
     assert_eq!(
         err("nmae = \"x\"\n"),
         "platform.toml: unknown key \"nmae\"; accepted keys: name, base, rendezvous, cpu_speed, cluster, node, \
-         shape, wan, noise, disks"
+         shape, wan, noise, disks, topology"
     );
     assert_eq!(
         with_cluster("l = \"1us\"\n"),

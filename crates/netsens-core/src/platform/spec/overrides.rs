@@ -176,8 +176,41 @@ impl Platform {
             "wan_jitter" => self.noise.wan_jitter = Dist::parse(key, value)?,
             "detour_interval" => self.noise.detour_interval = Dist::parse(key, value)?,
             "detour_duration" => self.noise.detour_duration = Dist::parse(key, value)?,
-            _ => return Err(input_err!("unknown platform parameter \"{key}\"; accepted: {}", SET_KEYS.join(", "))),
+            k if k.starts_with("topology.") => self.set_topology_key(&k["topology.".len()..], value)?,
+            _ => {
+                return Err(input_err!(
+                    "unknown platform parameter \"{key}\"; accepted: {}, topology.<key>",
+                    SET_KEYS.join(", ")
+                ))
+            }
         }
+        Ok(())
+    }
+}
+
+impl Platform {
+    /// `topology.<key> = value`: the `[topology]` key set as if written in the file
+    /// (`taper = "2:1"`, `global_bandwidth = "3GB/s"`, `placement = "random"`); a
+    /// value that is TOML (a number, a list) is read as such, anything else as text.
+    fn set_topology_key(&mut self, key: &str, value: &str) -> Result<()> {
+        let Some(t) = &self.topology else {
+            return Err(input_err!("topology.{key}: platform \"{}\" has no [topology] to change", self.name));
+        };
+        let parsed = format!("v = {value}").parse::<toml::Table>().ok().and_then(|mut v| v.remove("v"));
+        let mut table = t.table.clone();
+        // A key replaces its alternative: a taper the up ports, a radix the down ports.
+        let alternative = match key {
+            "taper" => Some("up"),
+            "up" => Some("taper"),
+            "radix" => Some("down"),
+            "down" => Some("radix"),
+            _ => None,
+        };
+        if let Some(other) = alternative {
+            table.remove(other);
+        }
+        table.insert(key.to_string(), parsed.unwrap_or_else(|| toml::Value::String(value.to_string())));
+        self.topology = Some(crate::platform::topology::Topology::from_table(&table, &t.origin)?);
         Ok(())
     }
 }
