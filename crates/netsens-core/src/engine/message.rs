@@ -114,7 +114,7 @@ impl Core {
             let c = self.layout.cluster(from) as u16;
             self.queue.push(t1, EventKind::Hop, id, phase as u8, c);
         } else if level == Level::Cluster && self.fabric.is_some() {
-            self.into_fabric(id, phase, (from, to), t1, p);
+            self.send_through_fabric(id, phase, (from, to), t1, p);
         } else {
             let op = self.msg_op(id, phase);
             let jitter = self.noise.latency_jitter(from);

@@ -24,7 +24,14 @@ fn pair(from: u32, to: u32) -> u64 {
 
 impl Core {
     /// Message `id` in `phase` leaves `from`'s CPU for `to` at `t1` into the fabric.
-    pub(super) fn into_fabric(&mut self, id: u32, phase: Phase, (from, to): (u32, u32), t1: Time, p: &LevelParams) {
+    pub(super) fn send_through_fabric(
+        &mut self,
+        id: u32,
+        phase: Phase,
+        (from, to): (u32, u32),
+        t1: Time,
+        p: &LevelParams,
+    ) {
         let op = self.msg_op(id, phase);
         let jitter = self.noise.latency_jitter(from);
         let tail = self.add(op, p.latency, jitter);

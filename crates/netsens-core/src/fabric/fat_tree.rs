@@ -99,7 +99,7 @@ mod tests {
         let mut r = Vec::new();
         // Same leaf: host 0 up, host 1 down.
         t.route(0, 1, &mut r);
-        assert_eq!(r, vec![0, 2 * 1 + 1]);
+        assert_eq!(r, vec![0, 3]); // host 1 down: cable 1, link 2·1 + 1
         r.clear();
         // Across leaves: host 0 up (cable 0), leaf 0 up port 5 % 4 = 1 (cable 8 + 0·4 + 1),
         // leaf 1 down from the same top switch (cable 8 + 1·4 + 1), host 5 down (cable 5).

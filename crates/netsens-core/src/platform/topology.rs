@@ -332,7 +332,7 @@ fn fat_tree(t: &Table) -> Result<Shape> {
                 if up == 0 {
                     return Err(input_err!("{p}: {a}:{b} leaves no up port on a switch of {d} down ports"));
                 }
-                if (d as u64 * b) % a != 0 {
+                if !(d as u64 * b).is_multiple_of(a) {
                     return Err(input_err!("{p}: {a}:{b} of {d} down ports is not a whole number of up ports"));
                 }
                 Ok(u32::try_from(up).unwrap_or(u32::MAX))
