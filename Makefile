@@ -51,6 +51,8 @@ MISSING_PACKAGES = $(shell command -v dpkg-query >/dev/null || exit 0; \
 # test drives with playwright (no browser download). `make test-deps` installs it when
 # missing.
 TEST_SYSTEM_PACKAGES := chromium
+# SimGrid 3.32 for the topology's cross-check (tests/test_topology_simgrid.py).
+TEST_SYSTEM_PACKAGES += python3-simgrid
 MISSING_TEST_PACKAGES = $(shell command -v dpkg-query >/dev/null || exit 0; \
 	for p in $(TEST_SYSTEM_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \

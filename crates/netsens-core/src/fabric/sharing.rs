@@ -17,6 +17,9 @@ pub(super) struct Want<'a> {
 pub(super) struct Solver {
     room: Vec<f64>,
     weights: Vec<f64>,
+    /// Flows still growing on each link: a link with none is out of the filling
+    /// (its weight sum may keep a rounding residue).
+    growing: Vec<u32>,
     state: Vec<u8>,
 }
 
@@ -43,14 +46,18 @@ impl Solver {
         rates.resize(flows.len(), 0.0);
         self.room.clear();
         self.weights.clear();
+        self.growing.clear();
         for (i, &l) in links.iter().enumerate() {
             slot[l as usize] = i as u32;
             self.room.push(capacity[l as usize]);
             self.weights.push(0.0);
+            self.growing.push(0);
         }
         for f in flows {
             for &l in f.links {
-                self.weights[slot[l as usize] as usize] += f.weight;
+                let s = slot[l as usize] as usize;
+                self.weights[s] += f.weight;
+                self.growing[s] += 1;
             }
         }
         self.state.clear();
@@ -59,8 +66,8 @@ impl Solver {
         while left > 0 {
             // The smallest share per unit of weight: a full link or a flow's bound.
             let mut share = f64::INFINITY;
-            for (room, &w) in self.room.iter().zip(&self.weights) {
-                if w > 0.0 {
+            for ((room, &w), &n) in self.room.iter().zip(&self.weights).zip(&self.growing) {
+                if n > 0 {
                     share = share.min(room.max(0.0) / w);
                 }
             }
@@ -77,7 +84,7 @@ impl Solver {
                 let at_bound = f.bound / f.weight <= limit;
                 let on_full_link = f.links.iter().any(|&l| {
                     let s = slot[l as usize] as usize;
-                    self.weights[s] > 0.0 && self.room[s].max(0.0) / self.weights[s] <= limit
+                    self.growing[s] > 0 && self.room[s].max(0.0) / self.weights[s] <= limit
                 });
                 if at_bound || on_full_link {
                     rates[i] = if at_bound { f.bound.min(share * f.weight) } else { share * f.weight };
@@ -94,6 +101,7 @@ impl Solver {
                         let s = slot[l as usize] as usize;
                         self.room[s] -= rates[i];
                         self.weights[s] -= f.weight;
+                        self.growing[s] -= 1;
                     }
                     self.state[i] = FIXED;
                     any = true;
@@ -151,5 +159,22 @@ mod tests {
             Want { links: &[0], weight: 1.0, bound: f64::INFINITY },
         ];
         assert_eq!(rates(&f, &[1.0]), vec![0.75, 0.25]);
+    }
+
+    #[test]
+    fn tiny_unequal_weights_still_fill_every_link() {
+        // CM02's weights are 1 / latency in ps (about 1e-5): the sums left on a link
+        // once its flows are fixed must not pass for a full link.
+        let (a, b, c) = (1.0 / 100_000.0, 1.0 / 170_000.0, 1.0 / 130_000.0);
+        let f = [
+            Want { links: &[0, 1], weight: a, bound: f64::INFINITY },
+            Want { links: &[0], weight: b, bound: f64::INFINITY },
+            Want { links: &[1], weight: c, bound: f64::INFINITY },
+        ];
+        let r = rates(&f, &[1e-3, 2e-3]);
+        // Link 0 is full first, split a : b; link 1 gives C what A leaves.
+        let first = 1e-3 * a / (a + b);
+        let want = [first, 1e-3 - first, 2e-3 - first];
+        assert!(r.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-15), "{r:?}");
     }
 }
