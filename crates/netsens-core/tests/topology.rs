@@ -336,3 +336,39 @@ fn topology_keys_are_overrides_for_sweeps() {
         .to_string();
     assert_eq!(e, "topology.taper: platform \"test\" has no [topology] to change");
 }
+
+#[test]
+fn a_job_beside_an_all_to_all_on_a_shared_tapered_link_slows_down() {
+    use netsens_core::schedule::jobs::side_by_side;
+    // Leaves of 4 hosts with one up link each (4:1). Job A: 1000 B from its rank 0 on
+    // host 0 to its rank 1 on host 4, across the tree: alone, 1000 ns.
+    let tree = "kind = \"fat-tree\"\ndown = [4, 2]\nup = [1]\nbandwidth = \"1GB/s\"\n";
+    let mut a = ScheduleBuilder::new(2);
+    a.send(0, 1, 1000, 0, 0, 0);
+    a.recv(1, 0, 1000, 0, 0, 0);
+    let a = a.build().unwrap();
+    let alone = platform(FREE_ENDS, &format!("{tree}placement = [0, 4]"));
+    let r = run_schedule(&a, &alone, &RunOptions::default()).unwrap();
+    assert_eq!(ends_ns(&r), vec![0, 1000]);
+    // Job B beside it on hosts 1, 2 → 5, 6 (its ranks 0 → 2, 1 → 3): its two flows and
+    // A's share leaf 0's up link and the top switch's link down to leaf 1: 1/3 B/ns
+    // each, so A's message takes 3000 ns; B's too.
+    let mut b = ScheduleBuilder::new(4);
+    for (s, d) in [(0, 2), (1, 3)] {
+        b.send(s, d, 1000, 0, 0, 0);
+        b.recv(d, s as i32, 1000, 0, 0, 0);
+    }
+    let b = b.build().unwrap();
+    let (both, first) = side_by_side(&[&a, &b]).unwrap();
+    assert_eq!((both.num_ranks, first), (6, vec![0, 2]));
+    let shared = platform(FREE_ENDS, &format!("{tree}placement = [0, 4, 1, 2, 5, 6]"));
+    let r = run_schedule(&both, &shared, &RunOptions::default()).unwrap();
+    let ends = ends_ns(&r);
+    assert_eq!((&ends[..2], &ends[2..]), (&[0, 3000][..], &[0, 0, 3000, 3000][..]));
+    // Untapered (up = [4]), D-mod-k gives each its own up link: no interference.
+    let full = platform(
+        FREE_ENDS,
+        "kind = \"fat-tree\"\ndown = [4, 2]\nbandwidth = \"1GB/s\"\nplacement = [0, 4, 1, 2, 5, 6]",
+    );
+    assert_eq!(ends_ns(&run_schedule(&both, &full, &RunOptions::default()).unwrap())[1], 1000);
+}

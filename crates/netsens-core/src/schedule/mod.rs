@@ -9,6 +9,7 @@ mod edges;
 pub mod executor;
 pub mod goal;
 pub mod goal_file;
+pub mod jobs;
 mod labels;
 mod mapping;
 mod op_table;
