@@ -1,7 +1,8 @@
 """The parameters a study can sweep: how each is written, stored, shown and fitted.
 
 This table is the one place that knows them. Each parameter is an engine override key
-(``L o g G O S wan_latency wan_bandwidth cpu_speed clusters``) with the kinds of value
+(``L o g G O S wan_latency wan_bandwidth cpu_speed clusters``, and of a platform's
+``[topology]``: ``topology.taper topology.global_bandwidth``) with the kinds of value
 it takes, the stored column that holds its resolved value in a canonical unit, where
 the resolved platform (TOML from ``netsens.engine.platform_toml``, JSON in a run
 result) keeps it, its name for people (figures and tables of ``netsens report``) and
@@ -73,6 +74,13 @@ PARAMETERS: dict[str, Parameter] = {
         # fitted.
         Parameter("clusters", (), "clusters", "clusters", ("shape", "clusters"),
                   "cluster shape"),
+        # A fat-tree's taper ("2:1"), stored as the leaves' down ports per up port.
+        Parameter("topology.taper", (), "taper", "ratio", ("topology", "taper"),
+                  "fat-tree taper", fit_unit="x"),
+        # A dragonfly's global links, fitted as time per byte like wan_bandwidth.
+        Parameter("topology.global_bandwidth", ("per_byte",), "global_bandwidth_Bps", "B/s",
+                  ("topology", "global_bandwidth"), "dragonfly global-link bandwidth",
+                  fit_unit="ns/B", fit_scale=1e9, fit_inverse=True),
     )
 }  # fmt: skip
 
@@ -120,7 +128,20 @@ def columns(platform: dict[str, Any]) -> dict[str, float | str | None]:
         "wan_bandwidth_Bps": _bandwidth(wan["per_byte"]) if wan else None,
         "cpu_speed": float(platform["cpu_speed"]),
         "clusters": clusters_text((platform.get("shape") or {}).get("clusters")),
+        **_topology_columns((platform.get("topology") or {}).get("shape") or {}),
     }
+
+
+def _topology_columns(shape: dict[str, Any]) -> dict[str, float | None]:
+    """The taper of a fat-tree's leaves and a dragonfly's global bandwidth (None for
+    the other kinds, and without a topology)."""
+    taper = None
+    if shape.get("kind") == "fat-tree" and shape["up"]:
+        taper = shape["down"][0] / shape["up"][0]
+    bandwidth = None
+    if shape.get("kind") == "dragonfly":
+        bandwidth = _bandwidth(shape["global"]["per_byte"])
+    return {"taper": taper, "global_bandwidth_Bps": bandwidth}
 
 
 def _bandwidth(fs_per_byte: int) -> float:

@@ -47,8 +47,9 @@ def profile_command(
             app, platform, ranks, size, seed, overrides_from(params), progress=progress
         )
     prof = characterize(result)
+    links = result.to_dict().get("links")
     if as_json:
-        click.echo(json.dumps(prof.to_dict()))
+        click.echo(json.dumps(prof.to_dict() | ({"links": links} if links else {})))
         return
     from rich.table import Table
 
@@ -67,4 +68,28 @@ def profile_command(
     table.add_row("messages per rank per ms", f"{prof.messages_per_ms:,.1f}")
     table.add_row("median message size", f"{prof.median_bytes_lo}-{prof.median_bytes_hi} B (bin)")
     table.add_row("mean message size", f"{prof.mean_bytes:,.1f} B")
+    for row in link_rows(links, prof.ranks):
+        table.add_row(*row)
     stdout_console().print(table)
+
+
+def link_rows(links: dict[str, Any] | None, ranks: int) -> list[tuple[str, str]]:
+    """A topology's links per class (bytes, busy time, the busiest link's share of the
+    run, most flows at once) and the ranks' mean link wait; none without a topology."""
+    if not links:
+        return []
+    rows = []
+    for c in links["classes"]:
+        if not c["flows"]:
+            continue
+        rows.append(
+            (
+                f"links {c['class']}",
+                f"{format_bytes(c['bytes'])}, busy {format_time(c['busy_ps'])} "
+                f"over {c['links_used']} of {c['links']} links, busiest "
+                f"{100 * c['max_utilization']:.1f} % of the run, peak {c['peak_flows']} flows",
+            )
+        )
+    wait = sum(links["link_wait_ps"]) / max(ranks, 1)
+    rows.append(("link wait per rank", f"{format_time(round(wait))} mean (shared links)"))
+    return rows

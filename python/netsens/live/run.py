@@ -49,6 +49,11 @@ def resolve_platform(
     else:
         spec, merged = os.fspath(platform), overrides
     resolved = json.loads(_core.platform_json(spec, merged))
+    if resolved.get("topology"):
+        raise InputError(
+            f"platform {resolved['name']}: live mode cannot inject a [topology] (its links "
+            "are shared only in simulation and replay; docs/guides/topology.md)"
+        )
     toml = _core.platform_toml(spec, merged)
     name = resolved["name"] if platform is not None else MACHINE
     resolved["name"] = name

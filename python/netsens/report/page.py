@@ -304,6 +304,7 @@ def write_report(
     src = read_source(source)
     from netsens.report.live import section_html as live_section
     from netsens.report.live import validations
+    from netsens.report.links import section_html as links_section
     from netsens.report.wan import report_section as wan_section
 
     found = validations(src.results_dir)  # a damaged one stops the report before any work
@@ -325,9 +326,11 @@ def write_report(
         if stale.suffix in (".png", ".pdf") and stale.name not in written:
             stale.unlink()
     say("HTML page")
-    # The wide-area section, when the study sweeps a wide area, and the live one, when
-    # validations were written into the study, close the page.
-    extra = wan_section(src.frame, out) + live_section(found, figure_dir)
+    # The wide-area section, when the study sweeps a wide area, the links one, when it
+    # ran on a topology, and the live one, when validations were written into the
+    # study, close the page.
+    extra = wan_section(src.frame, out) + links_section(src.frame, figure_dir)
+    extra += live_section(found, figure_dir)
     page = out / "report.html"
     _write_atomic(page, render_html(report).replace("</body>", extra + "</body>", 1))
     return page

@@ -38,6 +38,18 @@ HISTOGRAM = pl.Struct({"lo_bytes": _I, "hi_bytes": _I, "messages": _I, "bytes": 
 WAN_LINK = pl.Struct(
     {"from_cluster": _I, "to_cluster": _I, "messages": _I, "bytes": _I, "busy_ps": _I}
 )
+LINK_CLASS = pl.Struct(
+    {
+        "class": _S,
+        "links": _I,
+        "links_used": _I,
+        "flows": _I,
+        "bytes": _I,
+        "busy_ps": _I,
+        "max_utilization": _F,
+        "peak_flows": _I,
+    }
+)
 SCHEMA: dict[str, Any] = {
     "point_id": _S,
     "study": _S,
@@ -67,9 +79,11 @@ SCHEMA: dict[str, Any] = {
     "netsens_version": _S,
     # Each wide-area link's traffic and busy time (empty without a wide area).
     "wan_links": pl.List(WAN_LINK),
+    # A topology's links per class (empty without a [topology]; docs/guides/topology.md).
+    "link_classes": pl.List(LINK_CLASS),
 }
 # Columns a point stored before they existed lacks: read back as null, not damage.
-OPTIONAL = {"wan_links"}
+OPTIONAL = {"wan_links", "link_classes", "taper", "global_bandwidth_Bps"}
 # Columns load() adds.
 DERIVED: dict[str, Any] = {
     "value": _F,
@@ -124,6 +138,7 @@ def point_row(
         "histogram": result.get("histogram") or [],
         "netsens_version": version,
         "wan_links": result.get("wan_links") or [],
+        "link_classes": (result.get("links") or {}).get("classes") or [],
     }
 
 

@@ -174,6 +174,7 @@ pub struct Platform {
     /// Disks per node, for programs that read and write them; `None` = no disks.
     pub disks: Option<Disks>,
     /// The switched network inside the cluster, whose links concurrent messages
-    /// share (`[topology]`); `None` = the LogGP pipe.
+    /// share (`[topology]`); `None` = the LogGP pipe (and no key in JSON, as before).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub topology: Option<topology::Topology>,
 }
