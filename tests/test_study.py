@@ -215,12 +215,13 @@ BAD = {
     "unknown parameter": (
         HEAD + '[axes]\nX = ["5us"]\n',
         'axes: unknown parameter "X" (known: L, o, g, G, O, S, wan_latency, wan_bandwidth, '
-        "cpu_speed, clusters)",
+        "cpu_speed, clusters, topology.taper, topology.global_bandwidth)",
     ),
     "parameter in the wrong case": (
         HEAD + '[axes]\nl = ["5us"]\n',
         'axes: unknown parameter "l"; did you mean "L"? (known: L, o, g, G, O, S, '
-        "wan_latency, wan_bandwidth, cpu_speed, clusters)",
+        "wan_latency, wan_bandwidth, cpu_speed, clusters, topology.taper, "
+        "topology.global_bandwidth)",
     ),
     "range without units": (
         HEAD + "[axes]\nL = { from = 2, to = 16, points = 4 }\n",
