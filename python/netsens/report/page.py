@@ -302,9 +302,9 @@ def write_report(
     ``progress(message)`` is told about each group of figures as it is made."""
     say = progress or (lambda _msg: None)
     src = read_source(source)
+    from netsens.report.links import section_html as links_section
     from netsens.report.live import section_html as live_section
     from netsens.report.live import validations
-    from netsens.report.links import section_html as links_section
     from netsens.report.wan import report_section as wan_section
 
     found = validations(src.results_dir)  # a damaged one stops the report before any work
