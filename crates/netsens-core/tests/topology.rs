@@ -372,3 +372,19 @@ fn a_job_beside_an_all_to_all_on_a_shared_tapered_link_slows_down() {
     );
     assert_eq!(ends_ns(&run_schedule(&both, &full, &RunOptions::default()).unwrap())[1], 1000);
 }
+
+#[test]
+fn a_message_to_itself_crosses_no_link() {
+    // A rank storing to itself (radix does) on a topology: LogGP's rule, L after o.
+    let ends = "[cluster]\nL = \"1us\"\no = \"1us\"\ng = \"0ns\"\nG = \"0ns/B\"\nS = \"1MiB\"\n";
+    let p = platform(ends, &small_tree(2, "latency = \"100ns\""));
+    let r = run_program(&p, 4, &RunOptions::default(), |r| async move {
+        let w = r.world();
+        r.send(&w, r.rank(), 0, vec![1; 10]).await;
+        r.recv(&w, r.rank() as i32, 0).await;
+        Ok(())
+    })
+    .expect("the program runs");
+    // Sent at 0 (o = 1 µs), arrives at o + L = 2 µs, received at + o = 3 µs.
+    assert_eq!(ends_ns(&r), vec![3000; 4]);
+}

@@ -113,7 +113,8 @@ impl Core {
         if level == Level::Wan {
             let c = self.layout.cluster(from) as u16;
             self.queue.push(t1, EventKind::Hop, id, phase as u8, c);
-        } else if level == Level::Cluster && self.fabric.is_some() {
+        } else if level == Level::Cluster && from != to && self.fabric.is_some() {
+            // (A message to itself crosses no link: LogGP's rule below.)
             self.send_through_fabric(id, phase, (from, to), t1, p);
         } else {
             let op = self.msg_op(id, phase);

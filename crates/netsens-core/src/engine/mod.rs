@@ -408,6 +408,7 @@ impl Core {
             EventKind::Hop => self.on_hop(ev),
             EventKind::Transmit => self.on_transmit(ev, front),
             EventKind::FlowEnter => self.on_flow_enter(ev),
+            EventKind::FlowArrive => self.on_flow_arrive(ev),
             EventKind::FlowDone => self.on_flow_done(ev),
             EventKind::Wake => unreachable!("tokens are taken apart by the run loop"),
             EventKind::DiskDone => {

@@ -1,6 +1,7 @@
 //! Messages through a topology's shared links (`crate::fabric`): a message leaves
-//! its sender's CPU as a flow, joins its links once its route's latency is paid and
-//! arrives when the fabric says; the end points' rules stay as they are.
+//! its sender's CPU as a flow, joins its links once its route's latency is paid,
+//! arrives when the fabric's prediction of its first byte comes, and leaves its links
+//! when its bytes are through; the end points' rules stay as they are.
 
 use super::message::Phase;
 use super::queue::{Event, EventKind};
@@ -50,16 +51,17 @@ impl Core {
         self.schedule_flow_ends();
     }
 
-    /// A flow's bytes have all moved (unless its end has moved since): its message
-    /// arrives, and the flows that shared its links speed up.
-    pub(super) fn on_flow_done(&mut self, ev: Event) {
+    /// A flow's first byte reaches its receiver (unless its arrival has moved since):
+    /// its message arrives, in its pair's sending order.
+    pub(super) fn on_flow_arrive(&mut self, ev: Event) {
         let fabric = self.fabric.as_mut().expect("a topology run has a fabric");
-        if let Some(d) = fabric.finish(ev.time, ev.id, ev.aux) {
+        if let Some(d) = fabric.arrive(ev.time, ev.id, ev.aux) {
             let phase = Phase::from_u8(d.phase);
             self.msgs[d.msg as usize].link_wait = d.link_wait;
             let (from, to) = self.ends(d.msg, phase);
             // Arrivals of one pair in sending order (MPI's non-overtaking rule): a trip
-            // whose bytes are through waits for the earlier trips of its pair.
+            // that arrives first waits for the earlier trips of its pair, and arrives
+            // with the last of them (`arrive_at` keeps the pair's order).
             let key = pair(from, to);
             let trips = self.in_flight.get_mut(&key).expect("the trip was opened");
             let me = trips.iter_mut().find(|t| t.msg == d.msg && t.phase == phase).expect("the trip is in flight");
@@ -76,13 +78,23 @@ impl Core {
                 self.arrive_at(msg, phase, from, to, at);
             }
         }
+    }
+
+    /// A flow's bytes have all moved (unless its end has moved since): the flows that
+    /// shared its links speed up.
+    pub(super) fn on_flow_done(&mut self, ev: Event) {
+        let fabric = self.fabric.as_mut().expect("a topology run has a fabric");
+        fabric.finish(ev.time, ev.id, ev.aux);
         self.schedule_flow_ends();
     }
 
     fn schedule_flow_ends(&mut self) {
         let fabric = self.fabric.as_mut().expect("a topology run has a fabric");
-        for (flow, version, end) in fabric.retimed.drain(..) {
-            self.queue.push(end, EventKind::FlowDone, flow, 0, version);
+        for r in fabric.retimed.drain(..) {
+            if let Some(at) = r.arrive {
+                self.queue.push(at, EventKind::FlowArrive, r.flow, 0, r.version);
+            }
+            self.queue.push(r.end, EventKind::FlowDone, r.flow, 0, r.version);
         }
     }
 

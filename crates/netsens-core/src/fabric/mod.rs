@@ -9,9 +9,16 @@
 //! `t1 + L + Λ · latency_factor + δ`. With no link ever shared, `δ = 0`: the LogGP
 //! arrival plus the route's latency.
 //!
+//! The arrival is LogGP's first byte: it comes before the bytes are all through
+//! (the receiver then takes `k·G` for them). So it is predicted from the flow's
+//! current end, `end − w·G + L`, scheduled, and moved while it lies ahead whenever
+//! the end moves; once it has come, the message is delivered and later sharing
+//! slows only the other flows (docs/guides/topology.md).
+//!
 //! The engine's interface is narrow: [`Fabric::open`] a flow, [`Fabric::enter`] it
-//! when its latency is paid, [`Fabric::finish`] it when its retimed end comes; the
-//! ends that changed wait in [`Fabric::retimed`] for the engine to schedule.
+//! when its latency is paid, [`Fabric::arrive`] it and [`Fabric::finish`] it when
+//! its scheduled arrival and end come; the times that moved wait in
+//! [`Fabric::retimed`] for the engine to schedule.
 
 mod dragonfly;
 mod fat_tree;
@@ -28,6 +35,16 @@ use crate::time::{PerByte, Time};
 use network::Network;
 use sharing::{Solver, Want};
 pub use stats::{LinkClassStats, LinkReport, LinkStats};
+
+/// New times of flow `flow` (events carry `version`): its end, and its arrival
+/// unless delivered.
+#[derive(Clone, Copy, Debug)]
+pub struct Retimed {
+    pub flow: u32,
+    pub version: u16,
+    pub end: Time,
+    pub arrive: Option<Time>,
+}
 
 /// A message handed back to the engine: it reaches its receiver at `at`, after
 /// `link_wait` ps slowed by other flows on its links.
@@ -55,6 +72,11 @@ struct Flow {
     end: Time,
     /// When the bytes started to move (latency paid).
     start: Time,
+    /// Its scheduled arrival, while not delivered.
+    arrive: Time,
+    delivered: bool,
+    /// Its bytes are through and it has left its links.
+    through: bool,
     /// `w · G`: the bytes' time alone at the NIC's rate.
     alone: Time,
     /// Added to the arrival: L (and latency jitter).
@@ -75,8 +97,8 @@ pub struct Fabric {
     stats: stats::Recorder,
     /// Link wait of the messages each rank received, ps.
     wait_of_rank: Vec<Time>,
-    /// (flow, version, end) of flows whose end moved, for the engine to schedule.
-    pub retimed: Vec<(u32, u16, Time)>,
+    /// Flows whose times moved, for the engine to schedule.
+    pub retimed: Vec<Retimed>,
     // Scratch of the sharing.
     solver: Solver,
     seen_flow: Vec<u32>,
@@ -187,6 +209,9 @@ impl Fabric {
             updated: start,
             end: Time::MAX,
             start,
+            arrive: Time::MAX,
+            delivered: false,
+            through: false,
             alone: nic.checked_cost(bytes).unwrap_or(Time::MAX),
             tail,
             version: 0,
@@ -217,17 +242,30 @@ impl Fabric {
         self.reshare(now, id);
     }
 
-    /// The end event of flow `id` (scheduled with `version`) comes at `now`: the
-    /// message's delivery, or `None` for an end that has since moved.
-    pub fn finish(&mut self, now: Time, id: u32, version: u16) -> Option<Delivery> {
-        let f = &self.flows[id as usize];
-        if f.version != version || f.end != now {
+    /// The arrival event of flow `id` (scheduled with `version`) comes at `now`: the
+    /// message's delivery, or `None` for an arrival that has since moved.
+    pub fn arrive(&mut self, now: Time, id: u32, version: u16) -> Option<Delivery> {
+        let f = &mut self.flows[id as usize];
+        if f.delivered || f.version != version || f.arrive != now {
             return None;
         }
-        let wait = (now - f.start).saturating_sub(f.alone);
-        let at = now.saturating_sub(f.alone).max(f.start).saturating_add(f.tail);
-        let d = Delivery { msg: f.msg, phase: f.phase, at, link_wait: wait };
+        f.delivered = true;
+        let wait = now.saturating_sub(f.start.saturating_add(f.tail));
+        let d = Delivery { msg: f.msg, phase: f.phase, at: now, link_wait: wait };
         self.wait_of_rank[f.rank as usize] = self.wait_of_rank[f.rank as usize].saturating_add(wait);
+        if f.through {
+            self.release(id);
+        }
+        Some(d)
+    }
+
+    /// The end event of flow `id` (scheduled with `version`) comes at `now`: its bytes
+    /// are through, it leaves its links and the flows it shared them with speed up.
+    pub fn finish(&mut self, now: Time, id: u32, version: u16) {
+        let f = &self.flows[id as usize];
+        if f.through || f.version != version || f.end != now {
+            return;
+        }
         for &l in &self.flows[id as usize].links {
             let on = &mut self.on_link[l as usize];
             let pos = on.iter().position(|&x| x == id).expect("a flow is on each of its links");
@@ -235,12 +273,20 @@ impl Fabric {
             self.stats.left(l, now, on.is_empty());
         }
         let f = &mut self.flows[id as usize];
-        f.version = f.version.wrapping_add(1);
         f.end = Time::MAX;
+        f.through = true;
         // Off its links now: the flows it shared them with are reshared.
         self.reshare(now, id);
+        if self.flows[id as usize].delivered {
+            self.release(id);
+        }
+    }
+
+    /// Flow `id` is delivered and through: its slot is free (its pending events stale).
+    fn release(&mut self, id: u32) {
+        let f = &mut self.flows[id as usize];
+        f.version = f.version.wrapping_add(1);
         self.free.push(id);
-        Some(d)
     }
 
     /// New rates for every flow that shares a link, directly or through others, with
@@ -304,8 +350,14 @@ impl Fabric {
             if end != f.end {
                 f.end = end;
                 f.version = f.version.wrapping_add(1);
+                // The first byte's arrival, never in the past; none once delivered.
+                let arrive = (!f.delivered && end != Time::MAX)
+                    .then(|| end.saturating_sub(f.alone).max(f.start).saturating_add(f.tail).max(now));
+                if let Some(at) = arrive {
+                    f.arrive = at;
+                }
                 if end != Time::MAX {
-                    self.retimed.push((id, f.version, end));
+                    self.retimed.push(Retimed { flow: id, version: f.version, end, arrive });
                 }
             }
         }
