@@ -327,6 +327,13 @@ fn topology_keys_are_overrides_for_sweeps() {
     let mut q = platform(FREE_ENDS, &small_tree(2, ""));
     q.set("topology.taper", "2:1").unwrap();
     assert_eq!(q, p);
+    // Placement too: round-robin puts placement_decides_which_messages_share's two
+    // pairs across the one up link (2000 ns instead of 1000).
+    let mut r = platform(FREE_ENDS, &small_tree(1, ""));
+    r.set("topology.placement", "round-robin").unwrap();
+    assert_eq!(ends_ns(&messages(4, &[(0, 1, 1000), (2, 3, 1000)], &r))[1..], [2000, 0, 2000]);
+    r.set("topology.placement", "[0, 1, 2, 3]").unwrap();
+    assert_eq!(ends_ns(&messages(4, &[(0, 1, 1000), (2, 3, 1000)], &r))[1..], [1000, 0, 1000]);
     // Bad values name the field; a platform without a topology says so.
     let e = p.set("topology.taper", "3:0").unwrap_err().to_string();
     assert_eq!(e, "topology.taper: \"3:0\" leaves no path up the tree; both sides must be at least 1");
