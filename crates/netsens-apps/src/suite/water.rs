@@ -218,6 +218,11 @@ pub async fn water<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String
         for (i, m) in order.into_iter().zip(r.wait_all(rest_reqs).await) {
             theirs[i] = unflat(&m.data);
         }
+        // Every position this rank sends or forwards leaves before it computes, as
+        // Panda hands a message to the network interface in the send call itself: a
+        // send still waiting for the NIC's gap would otherwise wait out the whole
+        // computation, and with it every cluster mate this rank forwards to.
+        r.wait_all(sends).await;
         r.phase("forces");
         let pair_count = mine.len() * (mine.len().saturating_sub(1)) / 2
             + theirs.iter().map(|t| t.len() * mine.len()).sum::<usize>();
@@ -236,7 +241,6 @@ pub async fn water<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String
                 (f, updates)
             })
             .await;
-        r.wait_all(sends).await;
         r.phase("updates");
         // Own updates out first; then, as a coordinator, add the forwarded ranks' forces
         // and send one message home; then add what came home to this rank.
