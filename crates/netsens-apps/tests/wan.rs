@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::platform;
+use common::{platform, run_sized};
 use netsens_apps::registry::{run_app_variant, AppInfo};
 use netsens_core::engine::RunOptions;
 use netsens_core::error::Error;
@@ -89,6 +89,30 @@ fn asp_optimized_crosses_the_wide_area_eight_times_less_at_4x8() {
     assert_eq!(orig / opt, 8);
 }
 
+#[test]
+fn asp_rows_travel_as_16_bit_distances() {
+    // Tiny: 24 distances a row, 2 bytes each on the wire: 48 B; 24 rows to 7 ranks.
+    let r = run(&das("2x4"), "asp", "optimized", 8);
+    assert_eq!((r.messages, r.bytes), (24 * 7, 24 * 7 * 48));
+}
+
+#[test]
+fn asp_charges_the_seeds_relaxation_time() {
+    // One rank does n³ relaxations of 56 ns (the seed's 188 s for 1500³ over its
+    // Table 1): tiny, 24³ · 56 ns = 774 144 ns, and nothing else.
+    let (r, _) = run_sized(&das("all"), "asp", 1, "tiny").expect("asp runs");
+    assert_eq!(r.makespan_ps, 24 * 24 * 24 * 56_000);
+}
+
+#[test]
+fn a_row_distance_past_16_bits_is_an_error_not_a_wrap() {
+    use netsens_apps::suite::asp::{row_bytes, row_of_bytes, INF};
+    let row = vec![0, 7, INF, 65_534];
+    assert_eq!(row_of_bytes(&row_bytes(&row).unwrap()), row);
+    let err = row_bytes(&[3, 65_535]).unwrap_err();
+    assert!(err.contains("65535 does not fit"), "{err}");
+}
+
 // --- fft1d ----------------------------------------------------------------------------
 
 #[test]
@@ -147,6 +171,22 @@ fn water_optimized_crosses_the_wide_area_six_times_less_at_4x8() {
     let orig = wan_messages(&run(&p, "water", "original", 32));
     let opt = wan_messages(&run(&p, "water", "optimized", 32));
     assert_eq!((orig, opt), (2 * 768, 2 * 124));
+}
+
+#[test]
+fn water_mates_do_not_wait_out_a_coordinators_computation() {
+    // Small (512 molecules, 16 a rank) at 4 × 8 with a wide area as fast as the
+    // cluster (14 us, 50 MB/s): a step's positions take a few message times, about
+    // 2o + L + 384 B · 20 ns/B ≈ 26 us a hop and two hops, while a step's forces take
+    // 16 · (15 · 16 + 7.5) pairs · 4.5 us ≈ 18 ms. A cluster mate whose coordinator
+    // computed before its forwards left waited one whole forces phase for them.
+    let p = platform("das1998", &[("clusters", "4x8"), ("wan_latency", "14us"), ("wan_bandwidth", "50MB/s")]);
+    let (r, _) = run_sized(&p, "water", 32, "small").expect("water runs");
+    for rank in 0..32 {
+        let phase = |name: &str| r.phases.iter().find(|x| x.rank == rank && x.phase == name).expect("a phase");
+        let (positions, forces) = (phase("positions").elapsed_ps, phase("forces").compute_ps);
+        assert!(positions * 20 < forces, "rank {rank}: positions {positions} ps against forces {forces} ps");
+    }
 }
 
 // --- tsp ------------------------------------------------------------------------------
