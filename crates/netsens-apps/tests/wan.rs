@@ -105,6 +105,22 @@ fn asp_charges_the_seeds_relaxation_time() {
 }
 
 #[test]
+fn asp_optimized_forwards_inside_a_cluster_down_a_binomial_tree() {
+    use netsens_apps::suite::asp::binomial_tree;
+    // Positions 1..4 have parents 0, 0, 1, 0 (the highest set bit cleared); a parent
+    // sends its largest subtree first: 0 → 4 (bit 4), 0 → 2 and 1 → 3 (bit 2), 0 → 1.
+    assert_eq!(binomial_tree(&[10, 11, 12, 13, 14]), [(10, 14), (10, 12), (11, 13), (10, 11)]);
+    assert!(binomial_tree(&[7]).is_empty());
+    // Tiny on one cluster of 8: for every one of the 24 rows, rank 0 (the coordinator)
+    // roots a tree of 8 ranks (its own rows) or of 7 (the owner left out): either way
+    // it sends to positions 4, 2 and 1, 3 copies a row, 72 in all; a flat fan-out
+    // sent 3 · 7 + 21 · 6 = 147.
+    let r = run(&das("all"), "asp", "optimized", 8);
+    let sent_by_0: u64 = r.matrix.as_ref().expect("a matrix").iter().filter(|e| e.src == 0).map(|e| e.messages).sum();
+    assert_eq!(sent_by_0, 72);
+}
+
+#[test]
 fn a_row_distance_past_16_bits_is_an_error_not_a_wrap() {
     use netsens_apps::suite::asp::{row_bytes, row_of_bytes, INF};
     let row = vec![0, 7, INF, 65_534];

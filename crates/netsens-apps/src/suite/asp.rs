@@ -10,9 +10,11 @@
 //!   P − 1 messages per row (P − 2 + 1 when the owner is not rank 0), n·(P − 1) in all.
 //! - `optimized`: the sequencer migrates to the broadcasting cluster (its first rank,
 //!   the coordinator). The owner hands the row to it (unless it is the coordinator),
-//!   the coordinator sends it to its own cluster's other ranks but the owner and to
-//!   each other cluster's coordinator, which forwards it inside its cluster: again
-//!   P − 1 messages per row, but only C − 1 of them cross the wide area.
+//!   the coordinator sends it to each other cluster's coordinator, and inside every
+//!   cluster the row goes down a binomial tree from the coordinator over the other
+//!   ranks but the owner ([`binomial_tree`]; Panda's multicast forwarded a broadcast
+//!   along a tree): again P − 1 messages per row, but only C − 1 of them cross the
+//!   wide area, and inside a cluster no rank sends more than ⌈log₂ k⌉ copies.
 //!
 //! So with C equal clusters of P/C ranks, per row the original sends P − P/C messages
 //! over the wide area (the ranks outside the sequencer's cluster, counting the owner's
@@ -125,6 +127,15 @@ pub fn row_of_bytes(bytes: &[u8]) -> Vec<u32> {
     decode::<u16>(bytes).into_iter().map(|d| if d == WIRE_INF { INF } else { d as u32 }).collect()
 }
 
+/// The edges (parent, child) of a binomial tree over `nodes`, rooted at the first:
+/// the parent of position i is i without its highest set bit. Each parent's children
+/// come largest subtree first, so the deepest branch starts earliest.
+pub fn binomial_tree(nodes: &[u32]) -> Vec<(u32, u32)> {
+    let mut edges: Vec<(usize, usize)> = (1..nodes.len()).map(|i| (1 << i.ilog2(), i)).collect();
+    edges.sort_by_key(|&(bit, _)| std::cmp::Reverse(bit));
+    edges.into_iter().map(|(bit, i)| (nodes[i - bit], nodes[i])).collect()
+}
+
 /// Who sends row `k` to whom: (sender, receiver) pairs in the order they are sent,
 /// the owner's hand-off to the sequencer first.
 pub fn row_route(variant: Variant, cl: &Clusters, p: u32, owner: u32) -> Vec<(u32, u32)> {
@@ -142,12 +153,14 @@ pub fn row_route(variant: Variant, cl: &Clusters, p: u32, owner: u32) -> Vec<(u3
             if owner != seq {
                 route.push((owner, seq));
             }
+            // The wide-area copies first, the slowest way; then inside each cluster
+            // a binomial tree from its coordinator, as Panda's multicast forwarded.
+            route.extend((0..cl.count()).filter(|&c| c != home).map(|c| (seq, cl.coordinator(c))));
             for c in 0..cl.count() {
                 let head = cl.coordinator(c);
-                if c != home {
-                    route.push((seq, head));
-                }
-                route.extend(cl.members(c).filter(|&q| q != head && q != owner).map(|q| (head, q)));
+                let tree: Vec<u32> =
+                    std::iter::once(head).chain(cl.members(c).filter(|&q| q != head && q != owner)).collect();
+                route.extend(binomial_tree(&tree));
             }
         }
     }
