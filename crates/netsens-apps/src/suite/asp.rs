@@ -12,7 +12,7 @@
 //!   the coordinator). The owner hands the row to it (unless it is the coordinator),
 //!   the coordinator sends it to each other cluster's coordinator, and inside every
 //!   cluster the row goes down a binomial tree from the coordinator over the other
-//!   ranks but the owner ([`binomial_tree`]; Panda's multicast forwarded a broadcast
+//!   ranks but the owner ([`binomial_tree`]; Panda's multicast spread a broadcast
 //!   along a tree): again P − 1 messages per row, but only C − 1 of them cross the
 //!   wide area, and inside a cluster no rank sends more than ⌈log₂ k⌉ copies.
 //!
@@ -154,7 +154,7 @@ pub fn row_route(variant: Variant, cl: &Clusters, p: u32, owner: u32) -> Vec<(u3
                 route.push((owner, seq));
             }
             // The wide-area copies first, the slowest way; then inside each cluster
-            // a binomial tree from its coordinator, as Panda's multicast forwarded.
+            // a binomial tree from its coordinator, as Panda's multicast spread a broadcast.
             route.extend((0..cl.count()).filter(|&c| c != home).map(|c| (seq, cl.coordinator(c))));
             for c in 0..cl.count() {
                 let head = cl.coordinator(c);
