@@ -5,6 +5,7 @@
 //! wide-area links and seeded noise). Front ends (GOAL schedules here, rank
 //! programs later) feed one engine core through the [`engine::Frontend`] trait.
 
+pub mod analysis;
 pub mod engine;
 pub mod error;
 pub mod fabric;

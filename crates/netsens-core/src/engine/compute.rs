@@ -1,8 +1,9 @@
 //! Operations that use no network: computation on a CPU and disk requests.
 
 use super::blocked::Needs;
+use super::observe::{At, Clock, Cost, Key};
 use super::queue::{Event, EventKind};
-use super::{Core, Frontend, OpDesc};
+use super::{tell, Core, Frontend, OpDesc};
 use crate::error::Error;
 
 impl Core {
@@ -19,11 +20,13 @@ impl Core {
         let end = self.add(ev.id, ev.time, dur);
         self.cpu[c] = self.add(ev.id, end, extra);
         self.occupy(c);
+        self.observe_begin(&ev, ev.id, Some(c), None);
+        self.observe_cpu(c, At::Begin, Cost::Compute(d.size), extra);
         let r = &mut self.rec.ranks[host as usize];
         r.compute_ps = r.compute_ps.saturating_add(dur);
         r.noise_ps = r.noise_ps.saturating_add(extra);
-        self.started(front, ev.id, ev.time);
-        self.done(front, ev.id, self.cpu[c]);
+        self.started(front, ev.id, ev.time, At::Begin);
+        self.done(front, ev.id, self.cpu[c], At::Clock(Clock::Cpu(c)));
     }
 
     /// A disk request: queued behind earlier requests to the same disk of the node,
@@ -52,8 +55,11 @@ impl Core {
         let len = self.per_byte(ev.id, per_byte, d.size);
         let end = self.add(ev.id, start, len);
         self.disk_free[disk] = end;
-        self.started(front, ev.id, start);
+        self.observe_begin(&ev, ev.id, None, Some(Clock::Disk(disk)));
+        tell!(self.advance(Clock::Disk(disk), At::Begin, Cost::Fixed(len), 0));
+        self.started(front, ev.id, start, At::Begin);
         // Reported at its end, so a program sees it finished only then.
         self.queue.push(end, EventKind::DiskDone, ev.id, 0, 0);
+        tell!(self.queued(Key::Op(ev.id), At::Clock(Clock::Disk(disk)), Cost::Zero, 0));
     }
 }

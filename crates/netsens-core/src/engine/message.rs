@@ -1,8 +1,9 @@
 //! Messages in flight: their protocol phases and their way from the sender's CPU
 //! through the LAN or over wide-area links to the receiver.
 
+use super::observe::{At, Clock, Cost, Key};
 use super::queue::{Event, EventKind};
-use super::{Core, OpId};
+use super::{tell, Core, OpId};
 use crate::platform::{Level, LevelParams};
 use crate::time::Time;
 
@@ -113,6 +114,7 @@ impl Core {
         if level == Level::Wan {
             let c = self.layout.cluster(from) as u16;
             self.queue.push(t1, EventKind::Hop, id, phase as u8, c);
+            tell!(self.queued(Key::Msg(id), At::Begin, Cost::ToLink { level: Level::Cluster }, 0));
         } else if level == Level::Cluster && from != to && self.fabric.is_some() {
             // (A message to itself crosses no link: LogGP's rule below.)
             self.send_through_fabric(id, phase, (from, to), t1, p);
@@ -121,6 +123,7 @@ impl Core {
             let jitter = self.noise.latency_jitter(from);
             let ta = self.add(op, t1, p.latency);
             let ta = self.add(op, ta, jitter);
+            tell!(self.queued(Key::Msg(id), At::Begin, Cost::Wire { level }, jitter));
             self.arrive_at(id, phase, from, to, ta);
         }
     }
@@ -153,6 +156,8 @@ impl Core {
         let op = self.msg_op(ev.id, phase);
         let occupancy = self.per_byte(op, per_byte, wire);
         self.link_free[link] = self.add(op, start, occupancy);
+        self.observe_begin(&ev, op, None, Some(Clock::Link(link)));
+        tell!(self.advance(Clock::Link(link), At::Begin, Cost::LinkBytes(wire), 0));
         let w = &mut self.rec.wan[link];
         w.0 += 1;
         crate::profile::add_bytes(&mut w.1, wire, &mut self.rec.bytes_overflowed);
@@ -161,6 +166,7 @@ impl Core {
         let jitter = self.noise.wan_jitter(link);
         let t_next = self.add(op, self.link_free[link], latency);
         let t_next = self.add(op, t_next, jitter);
+        tell!(self.queued(Key::Msg(ev.id), At::Clock(Clock::Link(link)), Cost::LinkLatency, jitter));
         if next == dst_cluster {
             self.arrive_at(ev.id, phase, from, to, t_next);
         } else {

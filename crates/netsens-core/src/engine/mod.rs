@@ -11,6 +11,7 @@ mod compute;
 mod limits;
 mod message;
 mod noise;
+pub mod observe;
 mod op;
 pub mod queue;
 mod receive;
@@ -26,6 +27,7 @@ use crate::time::Time;
 use blocked::Blocked;
 use message::{Msg, Posted};
 use noise::NoiseState;
+use observe::{At, Clock, Key, Observer};
 use queue::{Event, EventKind, EventQueue};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -155,7 +157,19 @@ pub struct Core {
     /// When the op being reported to the front end started (for `started`) or
     /// finished (for `done`); ops it enables are ready no earlier.
     release: Time,
+    /// Told what every time was made of, when an analysis asks (see `observe.rs`).
+    obs: Option<Box<dyn Observer>>,
 }
+
+/// Call the observer, if there is one (arguments are evaluated only then).
+macro_rules! tell {
+    ($core:ident . $method:ident ( $($arg:expr),* )) => {
+        if let Some(o) = $core.obs.as_deref_mut() {
+            o.$method($($arg),*)
+        }
+    };
+}
+pub(crate) use tell;
 
 impl Core {
     pub fn new(platform: &Platform, nhosts: u32, ncpus: u8, nnics: u8, opts: &RunOptions) -> Result<Core> {
@@ -215,6 +229,7 @@ impl Core {
             events: 0,
             seed: opts.seed,
             release: 0,
+            obs: None,
         })
     }
 
@@ -250,9 +265,30 @@ impl Core {
     /// op in the past).
     #[inline]
     pub fn enable(&mut self, id: OpId, d: &OpDesc) {
-        let c = self.cpu[self.ci(d.rank, d.cpu)].max(self.release);
-        let t = if d.kind == OpKind::Send { c.max(self.nic_s[self.ni(d.rank, d.nic)]) } else { c };
+        let ci = self.ci(d.rank, d.cpu);
+        let c = self.cpu[ci].max(self.release);
+        let ni = self.ni(d.rank, d.nic);
+        let t = if d.kind == OpKind::Send { c.max(self.nic_s[ni]) } else { c };
+        tell!(self.ready(id, ci, (d.kind == OpKind::Send).then_some(ni)));
         self.queue.push(t, EventKind::Ready, id, 0, 0);
+    }
+
+    /// Hand every time of the run to `obs` (see `observe.rs`); get it back from
+    /// [`Core::run_observed`].
+    pub fn observe(&mut self, obs: Box<dyn Observer>) {
+        self.obs = Some(obs);
+    }
+
+    /// As [`Core::run_with_progress`], also giving back the observer (told the run's
+    /// end clocks).
+    pub fn run_observed<F: Frontend>(
+        self,
+        front: &mut F,
+        progress: &mut dyn FnMut(Progress) -> bool,
+    ) -> Result<(RunResult, Option<Box<dyn Observer>>)> {
+        let mut kept = None;
+        let result = self.run_inner(front, progress, &mut kept)?;
+        Ok((result, kept))
     }
 
     /// Run until no event is left, then report the result or why it is stuck.
@@ -263,9 +299,18 @@ impl Core {
     /// As [`Core::run`], calling `progress` every [`PROGRESS_EVERY`] events; when it
     /// returns false the run stops with [`Error::Interrupted`].
     pub fn run_with_progress<F: Frontend>(
+        self,
+        front: &mut F,
+        progress: &mut dyn FnMut(Progress) -> bool,
+    ) -> Result<RunResult> {
+        self.run_inner(front, progress, &mut None)
+    }
+
+    fn run_inner<F: Frontend>(
         mut self,
         front: &mut F,
         progress: &mut dyn FnMut(Progress) -> bool,
+        kept: &mut Option<Box<dyn Observer>>,
     ) -> Result<RunResult> {
         while let Some(ev) = self.queue.pop() {
             self.events += 1;
@@ -311,6 +356,12 @@ impl Core {
             return Err(limits::bytes_past_largest_total());
         }
         let ends: Vec<Time> = (0..self.nhosts as u32).map(|h| self.host_end(h)).collect();
+        if let Some(mut o) = self.obs.take() {
+            let mut clocks: Vec<Clock> = (0..self.cpu.len()).map(Clock::Cpu).collect();
+            clocks.extend((0..self.disk_done.len()).map(Clock::HostDisk));
+            o.finish(&clocks);
+            *kept = Some(o);
+        }
         let mut result = self.rec.finish(|r| ends[r as usize], self.events, self.seed);
         if let Some(f) = &self.fabric {
             result.links = Some(f.report(result.makespan_ps));
@@ -378,16 +429,55 @@ impl Core {
         t as Time
     }
 
+    /// `at` is the time `node` names for an observer.
     #[inline]
-    fn started<F: Frontend>(&mut self, front: &mut F, id: OpId, at: Time) {
+    fn started<F: Frontend>(&mut self, front: &mut F, id: OpId, at: Time, node: At) {
         self.release = at;
+        tell!(self.release(node));
         front.started(self, id);
     }
 
     #[inline]
-    fn done<F: Frontend>(&mut self, front: &mut F, id: OpId, at: Time) {
+    fn done<F: Frontend>(&mut self, front: &mut F, id: OpId, at: Time, node: At) {
         self.release = at;
+        tell!(self.release(node));
         front.done(self, id);
+    }
+
+    /// The observer is told that event `ev` of `op` is handled now, after waiting for
+    /// CPU clock `cpu` (and its core) and `other`.
+    #[inline]
+    fn observe_begin(&mut self, ev: &Event, op: OpId, cpu: Option<usize>, other: Option<Clock>) {
+        if self.obs.is_none() {
+            return;
+        }
+        let key = match ev.kind {
+            EventKind::Ready | EventKind::DiskDone => Key::Op(ev.id),
+            _ => Key::Msg(ev.id),
+        };
+        let mut clocks = Vec::with_capacity(3);
+        if let Some(c) = cpu {
+            clocks.push(Clock::Cpu(c));
+            if !self.core.is_empty() {
+                clocks.push(Clock::Core(self.core_slot(c)));
+            }
+        }
+        clocks.extend(other);
+        tell!(self.begin(key, op, &clocks));
+    }
+
+    /// CPU clock `c` was set from `from` plus `cost` and noise `extra`: the observer
+    /// hears of it and of the core it occupies.
+    #[inline]
+    fn observe_cpu(&mut self, c: usize, from: At, cost: observe::Cost, extra: Time) {
+        if self.obs.is_none() {
+            return;
+        }
+        let core = (!self.core.is_empty()).then(|| self.core_slot(c));
+        tell!(self.advance(Clock::Cpu(c), from, cost, extra));
+        if let Some(k) = core {
+            tell!(self.set(Clock::Core(k), At::Clock(Clock::Cpu(c)), false));
+        }
     }
 
     #[inline(always)]
@@ -415,7 +505,9 @@ impl Core {
                 // The rank is busy until its disk is done, though its CPU is not.
                 let rank = front.op(ev.id).rank as usize;
                 self.disk_done[rank] = self.disk_done[rank].max(ev.time);
-                self.done(front, ev.id, ev.time)
+                self.observe_begin(&ev, ev.id, None, None);
+                tell!(self.set(Clock::HostDisk(rank), At::Begin, true));
+                self.done(front, ev.id, ev.time, At::Begin)
             }
         }
     }

@@ -3,15 +3,20 @@
 
 use super::blocked::Needs;
 use super::message::{Phase, Posted};
+use super::observe::{At, Clock, Cost, Key};
 use super::queue::{Event, EventKind};
-use super::{tag_matches, Core, Frontend, OpDesc, OpId, ANY};
+use super::{tag_matches, tell, Core, Frontend, OpDesc, OpId, ANY};
 use crate::error::{Error, Result};
 use crate::time::Time;
 
 impl Core {
     pub(super) fn on_recv<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
         let host = d.rank;
-        self.started(front, ev.id, ev.time);
+        self.observe_begin(&ev, ev.id, None, None);
+        if d.peer == ANY || d.tag < 0 {
+            tell!(self.wildcard());
+        }
+        self.started(front, ev.id, ev.time, At::Begin);
         let q = &self.unexpected[host as usize];
         let pos = q.iter().position(|&m| {
             let m = &self.msgs[m as usize];
@@ -21,8 +26,9 @@ impl Core {
             Some(pos) => {
                 let m = self.unexpected[host as usize].remove(pos).expect("position is in range");
                 // Done once the message's own arrival processing is over.
-                let done_at = ev.time.max(self.cpu[self.ci(host, d.cpu)]);
-                self.matched(m, ev.id, ev.time, done_at, front);
+                let c = self.ci(host, d.cpu);
+                let done_at = ev.time.max(self.cpu[c]);
+                self.matched(m, ev.id, ev.time, (done_at, At::BeginOr(Clock::Cpu(c))), front);
             }
             None => self.posted[host as usize].push_back(Posted { op: ev.id, src: d.peer, tag: d.tag }),
         }
@@ -45,7 +51,7 @@ impl Core {
             self.block(ev, c, n, Needs::RecvNic, free);
             return;
         }
-        let (p, _) = self.params(from, host);
+        let (p, level) = self.params(from, host);
         let wire = self.wire_bytes(ev.id, phase);
         let k = wire.saturating_sub(1);
         let op = self.msg_op(ev.id, phase);
@@ -57,6 +63,12 @@ impl Core {
         self.occupy(c);
         let gap = self.add(op, p.gap, g_bytes);
         self.nic_r[n] = self.add(op, ev.time, gap);
+        if self.obs.is_some() {
+            self.observe_begin(&ev, op, Some(c), Some(Clock::NicRecv(n)));
+            let gap_bytes = if wire > p.gap_above { k } else { 0 };
+            self.observe_cpu(c, At::Begin, Cost::RecvCpu { level, k, gap_bytes }, extra);
+            tell!(self.advance(Clock::NicRecv(n), At::Begin, Cost::Gap { level, gap_bytes }, 0));
+        }
         let r = &mut self.rec.ranks[host as usize];
         r.overhead_ps = r.overhead_ps.saturating_add(busy);
         r.noise_ps = r.noise_ps.saturating_add(extra);
@@ -72,7 +84,7 @@ impl Core {
                     Some(pos) => {
                         let recv = q.remove(pos).expect("position is in range").op;
                         let now = ev.time;
-                        self.matched(ev.id, recv, now, self.cpu[c], front);
+                        self.matched(ev.id, recv, now, (self.cpu[c], At::BeginOr(Clock::Cpu(c))), front);
                     }
                     None => self.unexpected[host as usize].push_back(ev.id),
                 }
@@ -81,6 +93,7 @@ impl Core {
                 // Back at the sender: the data goes out as soon as its clocks allow.
                 let t = self.cpu[c];
                 self.queue.push(t, EventKind::Transmit, ev.id, Phase::Data as u8, 0);
+                tell!(self.queued(Key::Msg(ev.id), At::Clock(Clock::Cpu(c)), Cost::Zero, 0));
             }
             Phase::Data => {
                 let (recv, size) = {
@@ -89,7 +102,7 @@ impl Core {
                 };
                 self.rec.received(host, size);
                 self.free_msgs.push(ev.id);
-                self.done(front, recv, self.cpu[c]);
+                self.done(front, recv, self.cpu[c], At::Clock(Clock::Cpu(c)));
             }
             Phase::OneWay | Phase::PutData | Phase::GetReq => {
                 // The target's handler runs now, after the arrival's own costs.
@@ -98,6 +111,7 @@ impl Core {
                     (m.send_op, m.size)
                 };
                 self.release = self.cpu[c];
+                tell!(self.release(At::Clock(Clock::Cpu(c))));
                 let cost = front.delivered(self, op);
                 let handler = self.scaled(op, cost);
                 if handler > 0 {
@@ -105,6 +119,7 @@ impl Core {
                     let end = self.add(op, self.cpu[c], handler);
                     self.cpu[c] = self.add(op, end, extra);
                     self.occupy(c);
+                    self.observe_cpu(c, At::Clock(Clock::Cpu(c)), Cost::Compute(cost), extra);
                     let r = &mut self.rec.ranks[host as usize];
                     r.compute_ps = r.compute_ps.saturating_add(handler);
                     r.noise_ps = r.noise_ps.saturating_add(extra);
@@ -121,6 +136,9 @@ impl Core {
                     }
                     _ => self.queue.push(self.cpu[c], EventKind::Transmit, ev.id, Phase::GetReply as u8, 0),
                 }
+                if phase != Phase::OneWay {
+                    tell!(self.queued(Key::Msg(ev.id), At::Clock(Clock::Cpu(c)), Cost::Zero, 0));
+                }
             }
             Phase::PutAck | Phase::GetReply => {
                 let (op, size) = {
@@ -131,41 +149,47 @@ impl Core {
                     self.rec.received(host, size);
                 }
                 self.free_msgs.push(ev.id);
-                self.done(front, op, self.cpu[c]);
+                self.done(front, op, self.cpu[c], At::Clock(Clock::Cpu(c)));
             }
         }
     }
 
-    /// Message `id` (Eager, Direct or Rts) met receive `recv` at time `t`; a data
-    /// message completes the receive at `recv_done`.
-    pub(super) fn matched<F: Frontend>(&mut self, id: u32, recv: OpId, t: Time, recv_done: Time, front: &mut F) {
+    /// Message `id` (Eager, Direct or Rts) met receive `recv` at time `t` (when the
+    /// event being handled began); a data message completes the receive at
+    /// `recv_done` (a time and what it is for an observer).
+    pub(super) fn matched<F: Frontend>(&mut self, id: u32, recv: OpId, t: Time, recv_done: (Time, At), front: &mut F) {
         let (phase, src, dst, size, send_op, mcpu, mnic) = {
             let m = &mut self.msgs[id as usize];
             m.recv_op = recv;
             (m.phase, m.src, m.dst, m.size, m.send_op, m.cpu, m.nic)
         };
         front.matched(send_op, recv);
+        tell!(self.posted(recv));
         match phase {
             Phase::Rts => {
                 // The receiver answers with a clear-to-send as soon as its clocks allow.
                 self.rec.control_messages += 1;
-                let rc = self.cpu[self.ci(dst, front.op(recv).cpu)];
+                let rci = self.ci(dst, front.op(recv).cpu);
+                let rc = self.cpu[rci];
                 self.queue.push(rc.max(t), EventKind::Transmit, id, Phase::Cts as u8, 0);
+                tell!(self.queued(Key::Msg(id), At::BeginOr(Clock::Cpu(rci)), Cost::Zero, 0));
             }
             Phase::Direct => {
                 // LogGOPSim: the send completes now, its clocks advanced to this instant.
                 let (c, n) = (self.ci(src, mcpu), self.ni(src, mnic));
                 self.cpu[c] = self.cpu[c].max(t);
                 self.nic_s[n] = self.nic_s[n].max(t);
+                tell!(self.set(Clock::Cpu(c), At::Begin, true));
+                tell!(self.set(Clock::NicSend(n), At::Begin, true));
                 self.rec.received(dst, size);
                 self.free_msgs.push(id);
-                self.done(front, send_op, t);
-                self.done(front, recv, recv_done);
+                self.done(front, send_op, t, At::Begin);
+                self.done(front, recv, recv_done.0, recv_done.1);
             }
             _ => {
                 self.rec.received(dst, size);
                 self.free_msgs.push(id);
-                self.done(front, recv, recv_done);
+                self.done(front, recv, recv_done.0, recv_done.1);
             }
         }
     }

@@ -3,13 +3,15 @@
 
 use super::blocked::Needs;
 use super::message::{Msg, Phase, NO_OP};
+use super::observe::{At, Clock, Cost};
 use super::queue::Event;
-use super::{Core, Frontend, OpDesc, OpId, OpKind};
-use crate::platform::{LevelParams, Rendezvous};
+use super::{tell, Core, Frontend, OpDesc, OpId, OpKind};
+use crate::platform::{Level, LevelParams, Rendezvous};
 use crate::time::Time;
 
 impl Core {
-    /// Sender side of a message of `wire` bytes starting at `t0` on `host`.
+    /// Sender side of a message of `wire` bytes starting at `t0` on `host`, at
+    /// `level`'s parameters `p`.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn charge_send(
@@ -21,6 +23,7 @@ impl Core {
         t0: Time,
         wire: u64,
         p: &LevelParams,
+        level: Level,
     ) {
         let k = wire.saturating_sub(1);
         let per_byte = self.per_byte(op, p.overhead_per_byte, k);
@@ -32,6 +35,11 @@ impl Core {
         let per_byte = self.gap_bytes(op, p, wire);
         let gap = self.add(op, p.gap, per_byte);
         self.nic_s[n] = self.add(op, t0, gap);
+        if self.obs.is_some() {
+            self.observe_cpu(c, At::Begin, Cost::SendCpu { level, k }, extra);
+            let gap_bytes = if wire > p.gap_above { k } else { 0 };
+            tell!(self.advance(Clock::NicSend(n), At::Begin, Cost::Gap { level, gap_bytes }, 0));
+        }
         // Saturating: once a clock passed the largest time the run stops (see `add`).
         let r = &mut self.rec.ranks[host as usize];
         r.overhead_ps = r.overhead_ps.saturating_add(busy);
@@ -70,7 +78,8 @@ impl Core {
             Phase::Direct
         };
         let wire = if phase == Phase::Rts { 1 } else { d.size };
-        self.charge_send(ev.id, host, c, n, ev.time, wire, &p);
+        self.observe_begin(&ev, ev.id, Some(c), Some(Clock::NicSend(n)));
+        self.charge_send(ev.id, host, c, n, ev.time, wire, &p, level);
         let id = self.alloc_msg(Msg {
             src: host,
             dst,
@@ -90,9 +99,9 @@ impl Core {
         let t1 = self.add(ev.id, ev.time, p.overhead);
         self.inject(id, phase, level, t1, &p);
         let at = self.cpu[c];
-        self.started(front, ev.id, ev.time);
+        self.started(front, ev.id, ev.time, At::Begin);
         if phase == Phase::Eager {
-            self.done(front, ev.id, at);
+            self.done(front, ev.id, at, At::Clock(Clock::Cpu(c)));
         }
     }
 
@@ -124,7 +133,8 @@ impl Core {
             link_wait: 0,
         });
         let wire = self.wire_bytes(id, phase);
-        self.charge_send(ev.id, host, c, n, ev.time, wire, &p);
+        self.observe_begin(&ev, ev.id, Some(c), Some(Clock::NicSend(n)));
+        self.charge_send(ev.id, host, c, n, ev.time, wire, &p, level);
         if phase == Phase::GetReq {
             self.rec.control_messages += 1;
         } else {
@@ -133,9 +143,9 @@ impl Core {
         let t1 = self.add(ev.id, ev.time, p.overhead);
         self.inject(id, phase, level, t1, &p);
         let at = self.cpu[c];
-        self.started(front, ev.id, ev.time);
+        self.started(front, ev.id, ev.time, At::Begin);
         if phase == Phase::OneWay {
-            self.done(front, ev.id, at);
+            self.done(front, ev.id, at, At::Clock(Clock::Cpu(c)));
         }
     }
 
@@ -159,14 +169,15 @@ impl Core {
         let (p, level) = self.params(from, to);
         let wire = self.wire_bytes(ev.id, phase);
         let op = self.msg_op(ev.id, phase);
-        self.charge_send(op, from, c, n, ev.time, wire, &p);
+        self.observe_begin(&ev, op, Some(c), Some(Clock::NicSend(n)));
+        self.charge_send(op, from, c, n, ev.time, wire, &p, level);
         if phase == Phase::GetReply {
             self.rec.sent(from, to, wire);
         }
         let t1 = self.add(op, ev.time, p.overhead);
         self.inject(ev.id, phase, level, t1, &p);
         if phase == Phase::Data {
-            self.done(front, send_op, self.cpu[c]);
+            self.done(front, send_op, self.cpu[c], At::Clock(Clock::Cpu(c)));
         }
     }
 }

@@ -21,6 +21,16 @@ impl<'a> ScheduleFrontend<'a> {
         ScheduleFrontend { s, remaining: Countdown::new(s), done: 0 }
     }
 
+    /// Enable the operations without predecessors: they start at time 0, in creation order.
+    pub fn enable_roots(&mut self, core: &mut Core) {
+        for id in 0..self.s.num_ops() as OpId {
+            if self.remaining.left(id) == Some(0) {
+                let d = self.op(id);
+                core.enable(id, &d);
+            }
+        }
+    }
+
     /// Satisfy the edges of `id` of one kind (start edges or done edges).
     #[inline]
     fn release(&mut self, core: &mut Core, id: OpId, on_start: bool) {
@@ -132,12 +142,6 @@ pub fn run_schedule_with_progress(
 ) -> Result<RunResult> {
     let mut core = Core::new(platform, s.num_ranks, s.ncpus, s.nnics, opts)?;
     let mut front = ScheduleFrontend::new(s);
-    // Operations without predecessors start at time 0, in creation order.
-    for id in 0..s.num_ops() as OpId {
-        if front.remaining.left(id) == Some(0) {
-            let d = front.op(id);
-            core.enable(id, &d);
-        }
-    }
+    front.enable_roots(&mut core);
     core.run_with_progress(&mut front, progress)
 }

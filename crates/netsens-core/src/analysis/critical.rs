@@ -1,0 +1,133 @@
+//! The critical path of a recorded run: the chain of times that sets its end, from
+//! the end back to the start, and what its time was spent on.
+
+use super::graph::{kind, Edge, ExecGraph};
+use super::params::Point;
+use crate::engine::OpId;
+use std::collections::BTreeMap;
+
+/// What a stretch of the critical path was spent on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Part {
+    Compute,
+    /// o, O, g, G, L of level 0 (node) or 1 (cluster).
+    Overhead(u8),
+    OverheadPerByte(u8),
+    Gap(u8),
+    GapPerByte(u8),
+    Latency(u8),
+    /// A wide-area link's latency, and its time for the message's own bytes.
+    WanLatency,
+    WanBytes,
+    /// Waiting behind earlier messages on a busy link (a wide-area link today).
+    LinkQueue,
+    Disk,
+    /// CPU detours and latency jitter.
+    Noise,
+}
+
+impl Part {
+    pub fn name(self) -> String {
+        let level = |l: u8| if l == 0 { "node." } else { "" };
+        match self {
+            Part::Compute => "compute".into(),
+            Part::Overhead(l) => format!("{}o", level(l)),
+            Part::OverheadPerByte(l) => format!("{}O", level(l)),
+            Part::Gap(l) => format!("{}g", level(l)),
+            Part::GapPerByte(l) => format!("{}G", level(l)),
+            Part::Latency(l) => format!("{}L", level(l)),
+            Part::WanLatency => "wan.L".into(),
+            Part::WanBytes => "wan.G".into(),
+            Part::LinkQueue => "link queueing".into(),
+            Part::Disk => "disk".into(),
+            Part::Noise => "noise".into(),
+        }
+    }
+}
+
+/// The critical path at one point.
+#[derive(Clone, Debug, Default)]
+pub struct CriticalPath {
+    /// ps per part; they add up to the makespan.
+    pub parts: BTreeMap<Part, f64>,
+    /// The operations it passes through, from the first to the last.
+    pub ops: Vec<OpId>,
+    /// ps the path spent waiting for a busy NIC (inside its g and G parts).
+    pub nic_wait: f64,
+}
+
+impl ExecGraph {
+    /// Walk back from the end along the predecessor that set each time (the first
+    /// recorded of tied ones).
+    pub fn critical_path(&self, p: &Point, times: &[f64]) -> CriticalPath {
+        let mut cp = CriticalPath::default();
+        let mut v = self.sink as usize;
+        let mut via = Edge::Event;
+        loop {
+            self.attribute(v, p, via, &mut cp);
+            let op = self.nodes[v].op;
+            if op != OpId::MAX && cp.ops.last() != Some(&op) {
+                cp.ops.push(op);
+            }
+            let (preds, edges) = self.preds_of(v);
+            let Some(i) = (0..preds.len())
+                .max_by(|&a, &b| times[preds[a] as usize].total_cmp(&times[preds[b] as usize]).then(b.cmp(&a)))
+            else {
+                break;
+            };
+            v = preds[i] as usize;
+            via = edges[i];
+        }
+        cp.ops.reverse();
+        cp
+    }
+
+    /// Add node `v`'s own cost at `p` to the parts; `via` is how the path left it.
+    fn attribute(&self, v: usize, p: &Point, via: Edge, cp: &mut CriticalPath) {
+        let n = &self.nodes[v];
+        let lv = if self.node_level { n.level } else { 1 };
+        let l = &p.levels[lv as usize];
+        let b = n.bytes as f64;
+        let mut add = |part: Part, t: f64| {
+            if t != 0.0 {
+                *cp.parts.entry(part).or_insert(0.0) += t;
+            }
+        };
+        match n.kind {
+            kind::COMPUTE => add(Part::Compute, b * p.cpu_time),
+            kind::SEND_CPU | kind::RECV_CPU_NO_G => {
+                add(Part::Overhead(lv), l.overhead);
+                add(Part::OverheadPerByte(lv), b * l.overhead_per_byte);
+            }
+            kind::RECV_CPU => {
+                add(Part::Overhead(lv), l.overhead);
+                if b * l.overhead_per_byte >= b * l.gap_per_byte {
+                    add(Part::OverheadPerByte(lv), b * l.overhead_per_byte);
+                } else {
+                    add(Part::GapPerByte(lv), b * l.gap_per_byte);
+                }
+            }
+            kind::GAP => {
+                add(Part::Gap(lv), l.gap);
+                add(Part::GapPerByte(lv), b * l.gap_per_byte);
+                if via == Edge::Nic {
+                    cp.nic_wait += l.gap + b * l.gap_per_byte;
+                }
+            }
+            kind::WIRE => {
+                add(Part::Overhead(lv), l.overhead);
+                add(Part::Latency(lv), l.latency);
+            }
+            kind::TO_LINK => add(Part::Overhead(lv), l.overhead),
+            kind::LINK_BYTES => {
+                add(if via == Edge::Link { Part::LinkQueue } else { Part::WanBytes }, b * p.wan_per_byte)
+            }
+            kind::LINK_LATENCY => add(Part::WanLatency, p.wan_latency),
+            kind::FIXED => add(Part::Disk, b),
+            _ => {}
+        }
+        if let Some(&e) = self.extra.get(&(v as u32)) {
+            add(Part::Noise, e as f64);
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! A parameter's exact curve T(x) and its tolerance: while the recorded order of
+//! events holds, T is the largest of the paths' lines in x (convex, piecewise
+//! linear), so its pieces are found by intersecting the lines at the ends of an
+//! interval and evaluating there, and the largest x with T ≤ (1 + ε)·T0 by Newton
+//! steps, each of which lands on the next piece.
+
+use super::eval::Buffers;
+use super::graph::ExecGraph;
+use super::params::{Param, Point};
+
+/// The curve's corners, and the ends of the range, as (x, T in ps), x increasing.
+pub type Curve = Vec<(f64, f64)>;
+
+/// Pieces a curve is not split into more of (a bound, never reached by a program
+/// whose matching does not depend on timing over a sane range).
+const MAX_PIECES: usize = 4096;
+
+impl ExecGraph {
+    /// T(x) on [lo, hi] at `base`'s other values: every corner in the range.
+    pub fn curve(&self, base: &Point, x: Param, lo: f64, hi: f64, buf: &mut Buffers) -> Curve {
+        let a = self.eval(&base.with(x, lo), x, buf);
+        let b = self.eval(&base.with(x, hi), x, buf);
+        let mut out = vec![(lo, a.makespan)];
+        let mut stack = vec![((lo, a.makespan, a.slope_up), (hi, b.makespan, b.slope_down))];
+        while let Some(((xa, ta, sa), (xb, tb, sb))) = stack.pop() {
+            // The two end lines meet at xm; if T is on them there, T is their maximum.
+            if sb - sa <= 0.0 || out.len() > MAX_PIECES {
+                out.push((xb, tb));
+                continue;
+            }
+            let xm = (tb - ta + sa * xa - sb * xb) / (sa - sb);
+            if !(xm > xa && xm < xb) {
+                out.push((xb, tb));
+                continue;
+            }
+            let m = self.eval(&base.with(x, xm), x, buf);
+            let line = ta + sa * (xm - xa);
+            if m.makespan <= line + 1e-6 * line.abs().max(1.0) {
+                out.push((xm, m.makespan));
+                out.push((xb, tb));
+            } else {
+                // Right half first on the stack, so the left one is taken first.
+                stack.push(((xm, m.makespan, m.slope_up), (xb, tb, sb)));
+                stack.push(((xa, ta, sa), (xm, m.makespan, m.slope_down)));
+            }
+        }
+        out.dedup_by(|b, a| b.0 == a.0);
+        out
+    }
+
+    /// The largest increase Δx from `base` with T ≤ (1 + eps)·T0 (`None`: T never
+    /// passes it, no path depends on x).
+    pub fn tolerance(&self, base: &Point, x: Param, eps: f64, buf: &mut Buffers) -> Option<f64> {
+        let x0 = base.get(x);
+        let e0 = self.eval(base, x, buf);
+        let target = (1.0 + eps) * e0.makespan;
+        if e0.slope_up <= 0.0 {
+            return None;
+        }
+        // From the left the tangent overshoots (T is convex); from then on Newton
+        // steps from the right fall on the root, one piece at a time.
+        let mut xr = x0 + (target - e0.makespan) / e0.slope_up;
+        for _ in 0..MAX_PIECES {
+            let e = self.eval(&base.with(x, xr), x, buf);
+            if e.makespan <= target || e.slope_down <= 0.0 {
+                break;
+            }
+            let next = xr - (e.makespan - target) / e.slope_down;
+            if next >= xr {
+                break;
+            }
+            xr = next;
+        }
+        Some(xr - x0)
+    }
+}

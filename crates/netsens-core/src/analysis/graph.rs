@@ -1,0 +1,277 @@
+//! The execution graph of one run, recorded by an [`Observer`] beside the event loop.
+//!
+//! Every time the engine set is a node: either the latest of earlier nodes (a
+//! operation waiting for its predecessor, its CPU, its NIC or a link) or one earlier
+//! node plus a cost in the platform's parameters ([`Cost`]). Nodes are recorded in
+//! the order the engine made them, so every node's predecessors come before it and
+//! one pass in that order evaluates the whole run at other parameters.
+
+use crate::engine::observe::{At, Clock, Cost, Key, Observer};
+use crate::engine::OpId;
+use crate::platform::{Level, Platform};
+use crate::time::Time;
+use std::any::Any;
+use std::collections::HashMap;
+
+/// How a node depends on one of its predecessors (the make-up of a critical path
+/// tells queueing from the program's own order by it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Edge {
+    /// The event's own time (a message's arrival, an operation's readiness).
+    Event = 0,
+    /// The host's CPU (or shared core) was busy.
+    Cpu = 1,
+    /// The NIC was busy with an earlier message.
+    Nic = 2,
+    /// A link was busy with an earlier message.
+    Link = 3,
+    /// The operation waited for the one that released it (program order, `requires`).
+    Dependency = 4,
+    /// The disk was busy.
+    Disk = 5,
+}
+
+/// Cost kinds as stored (one byte); `RECV_CPU_NO_G` is a receive whose bytes pay no G.
+pub(crate) mod kind {
+    pub const ZERO: u8 = 0;
+    pub const COMPUTE: u8 = 1;
+    pub const SEND_CPU: u8 = 2;
+    pub const RECV_CPU: u8 = 3;
+    pub const RECV_CPU_NO_G: u8 = 4;
+    pub const GAP: u8 = 5;
+    pub const WIRE: u8 = 6;
+    pub const TO_LINK: u8 = 7;
+    pub const LINK_BYTES: u8 = 8;
+    pub const LINK_LATENCY: u8 = 9;
+    pub const FIXED: u8 = 10;
+}
+
+/// One node: `cost` of kind `kind` at `level` (0 node, 1 cluster) with `bytes`
+/// (message bytes, or ps of a computation or a fixed time).
+#[derive(Clone, Copy, Debug)]
+pub struct Node {
+    pub bytes: u64,
+    /// Its predecessors are `preds[first_pred .. next node's first_pred]`.
+    pub first_pred: u32,
+    /// The operation whose event made it.
+    pub op: OpId,
+    pub kind: u8,
+    pub level: u8,
+}
+
+/// Bytes the record keeps per operation of a schedule, at most (a node is 24 B and
+/// a predecessor 5 B; an operation makes up to 6 nodes and 12 predecessors): what a
+/// run too large for its record is refused by.
+pub const BYTES_PER_OP: u128 = 6 * 24 + 12 * 5 + 16;
+
+/// The recorded graph, and the recorder's state while the run goes.
+pub struct ExecGraph {
+    pub nodes: Vec<Node>,
+    pub preds: Vec<u32>,
+    pub edges: Vec<Edge>,
+    /// Noise and jitter added to a node (a constant of the run).
+    pub extra: HashMap<u32, Time>,
+    /// The node of the run's end (the latest end clock).
+    pub sink: u32,
+    /// A receive had a wildcard source or tag: matching may depend on timing.
+    pub wildcards: bool,
+    /// Whether the platform has a node level of its own (else a node-level message
+    /// uses the cluster's parameters).
+    pub node_level: bool,
+    clocks: HashMap<Clock, u32>,
+    op_event: Vec<u32>,
+    msg_event: Vec<u32>,
+    release: u32,
+    begin: u32,
+    op: OpId,
+}
+
+const SOURCE: u32 = 0;
+
+impl ExecGraph {
+    pub fn new(platform: &Platform) -> ExecGraph {
+        ExecGraph {
+            nodes: vec![Node { bytes: 0, first_pred: 0, op: OpId::MAX, kind: kind::ZERO, level: 1 }],
+            preds: Vec::new(),
+            edges: Vec::new(),
+            extra: HashMap::new(),
+            sink: SOURCE,
+            wildcards: false,
+            node_level: platform.node.is_some(),
+            clocks: HashMap::new(),
+            op_event: Vec::new(),
+            msg_event: Vec::new(),
+            release: SOURCE,
+            begin: SOURCE,
+            op: OpId::MAX,
+        }
+    }
+
+    /// Predecessors of node `v` and how it depends on each.
+    #[inline]
+    pub fn preds_of(&self, v: usize) -> (&[u32], &[Edge]) {
+        let a = self.nodes[v].first_pred as usize;
+        let b = self.nodes.get(v + 1).map_or(self.preds.len(), |n| n.first_pred as usize);
+        (&self.preds[a..b], &self.edges[a..b])
+    }
+
+    /// Bytes the record holds.
+    pub fn bytes(&self) -> usize {
+        self.nodes.len() * std::mem::size_of::<Node>() + self.preds.len() * 5 + self.extra.len() * 24
+    }
+
+    fn push(&mut self, kind: u8, level: u8, bytes: u64, preds: &[(u32, Edge)], extra: Time) -> u32 {
+        let first_pred = self.preds.len();
+        for &(p, e) in preds {
+            // The start of the run adds nothing to a latest-of when another time is there.
+            if !self.preds[first_pred..].contains(&p) && (p != SOURCE || preds.iter().all(|q| q.0 == SOURCE)) {
+                self.preds.push(p);
+                self.edges.push(e);
+            }
+        }
+        if kind == kind::ZERO && extra == 0 && self.preds.len() == first_pred + 1 {
+            // The latest of one time is that time.
+            self.edges.pop();
+            return self.preds.pop().expect("one predecessor was pushed");
+        }
+        let id = self.nodes.len() as u32;
+        self.nodes.push(Node { bytes, first_pred: first_pred as u32, op: self.op, kind, level });
+        if extra > 0 {
+            self.extra.insert(id, extra);
+        }
+        id
+    }
+
+    fn level(level: Level) -> u8 {
+        match level {
+            Level::Node => 0,
+            _ => 1,
+        }
+    }
+
+    fn step(&mut self, from: u32, cost: Cost, extra: Time) -> u32 {
+        let (k, level, bytes) = match cost {
+            Cost::Zero => (kind::ZERO, 1, 0),
+            Cost::Compute(ps) => (kind::COMPUTE, 1, ps),
+            Cost::SendCpu { level, k } => (kind::SEND_CPU, Self::level(level), k),
+            Cost::RecvCpu { level, k, gap_bytes } => {
+                (if gap_bytes == 0 { kind::RECV_CPU_NO_G } else { kind::RECV_CPU }, Self::level(level), k)
+            }
+            Cost::Gap { level, gap_bytes } => (kind::GAP, Self::level(level), gap_bytes),
+            Cost::Wire { level } => (kind::WIRE, Self::level(level), 0),
+            Cost::ToLink { level } => (kind::TO_LINK, Self::level(level), 0),
+            Cost::LinkBytes(b) => (kind::LINK_BYTES, 1, b),
+            Cost::LinkLatency => (kind::LINK_LATENCY, 1, 0),
+            Cost::Fixed(ps) => (kind::FIXED, 1, ps),
+        };
+        if k == kind::ZERO && extra == 0 {
+            return from;
+        }
+        self.push(k, level, bytes, &[(from, Edge::Event)], extra)
+    }
+
+    fn clock(&self, c: Clock) -> u32 {
+        self.clocks.get(&c).copied().unwrap_or(SOURCE)
+    }
+
+    fn edge_of(c: Clock) -> Edge {
+        match c {
+            Clock::Cpu(_) | Clock::Core(_) | Clock::HostDisk(_) => Edge::Cpu,
+            Clock::NicSend(_) | Clock::NicRecv(_) => Edge::Nic,
+            Clock::Link(_) => Edge::Link,
+            Clock::Disk(_) => Edge::Disk,
+        }
+    }
+
+    fn at(&mut self, at: At) -> u32 {
+        match at {
+            At::Begin => self.begin,
+            At::Clock(c) => self.clock(c),
+            At::BeginOr(c) => {
+                let preds = [(self.begin, Edge::Event), (self.clock(c), Self::edge_of(c))];
+                self.push(kind::ZERO, 1, 0, &preds, 0)
+            }
+        }
+    }
+
+    fn event_slot(&mut self, key: Key) -> &mut u32 {
+        let (v, i) = match key {
+            Key::Op(i) => (&mut self.op_event, i as usize),
+            Key::Msg(i) => (&mut self.msg_event, i as usize),
+        };
+        if v.len() <= i {
+            v.resize(i + 1, SOURCE);
+        }
+        &mut v[i]
+    }
+}
+
+impl Observer for ExecGraph {
+    fn ready(&mut self, op: OpId, cpu: usize, nic: Option<usize>) {
+        self.op = op;
+        let mut preds = vec![(self.clock(Clock::Cpu(cpu)), Edge::Cpu), (self.release, Edge::Dependency)];
+        if let Some(n) = nic {
+            preds.push((self.clock(Clock::NicSend(n)), Edge::Nic));
+        }
+        let node = self.push(kind::ZERO, 1, 0, &preds, 0);
+        *self.event_slot(Key::Op(op)) = node;
+    }
+
+    fn queued(&mut self, key: Key, from: At, cost: Cost, extra: Time) {
+        let from = self.at(from);
+        let node = self.step(from, cost, extra);
+        *self.event_slot(key) = node;
+    }
+
+    fn begin(&mut self, key: Key, op: OpId, clocks: &[Clock]) {
+        self.op = op;
+        let mut preds = Vec::with_capacity(clocks.len() + 1);
+        preds.push((*self.event_slot(key), Edge::Event));
+        preds.extend(clocks.iter().map(|&c| (self.clock(c), Self::edge_of(c))));
+        self.begin = self.push(kind::ZERO, 1, 0, &preds, 0);
+    }
+
+    fn advance(&mut self, clock: Clock, from: At, cost: Cost, extra: Time) {
+        let from = self.at(from);
+        let node = self.step(from, cost, extra);
+        self.clocks.insert(clock, node);
+    }
+
+    fn set(&mut self, clock: Clock, at: At, max: bool) {
+        let at = self.at(at);
+        let node = if max {
+            self.push(kind::ZERO, 1, 0, &[(self.clock(clock), Self::edge_of(clock)), (at, Edge::Event)], 0)
+        } else {
+            at
+        };
+        self.clocks.insert(clock, node);
+    }
+
+    fn release(&mut self, at: At) {
+        self.release = self.at(at);
+    }
+
+    fn posted(&mut self, recv: OpId) {
+        let ready = *self.event_slot(Key::Op(recv));
+        self.begin = self.push(kind::ZERO, 1, 0, &[(self.begin, Edge::Event), (ready, Edge::Dependency)], 0);
+    }
+
+    fn wildcard(&mut self) {
+        self.wildcards = true;
+    }
+
+    fn finish(&mut self, ends: &[Clock]) {
+        let preds: Vec<(u32, Edge)> = ends.iter().map(|&c| (self.clock(c), Edge::Cpu)).collect();
+        self.op = OpId::MAX;
+        self.sink = if preds.is_empty() { SOURCE } else { self.push(kind::ZERO, 1, 0, &preds, 0) };
+        // The recorder's state is not needed any more.
+        self.clocks = HashMap::new();
+        self.op_event = Vec::new();
+        self.msg_event = Vec::new();
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}

@@ -1,0 +1,106 @@
+//! Every sensitivity from one run: the run is recorded as an execution graph
+//! ([`graph`]) by an observer beside the engine; the critical path ([`critical`]),
+//! the exact slopes ([`eval`]), each parameter's curve and its tolerance ([`curve`])
+//! are computed from that record, the same for GOAL schedules, traces and programs.
+
+pub mod critical;
+pub mod curve;
+pub mod eval;
+pub mod graph;
+pub mod params;
+
+use crate::engine::{Core, Progress, RunOptions};
+use crate::error::{Error, Result};
+use crate::platform::Platform;
+use crate::profile::RunResult;
+use crate::schedule::executor::ScheduleFrontend;
+use crate::schedule::Schedule;
+pub use critical::{CriticalPath, Part};
+pub use curve::Curve;
+pub use eval::{Buffers, Eval};
+pub use graph::ExecGraph;
+pub use params::{Param, Point};
+
+/// The analysis needs the run's times to be set by its parameters alone.
+pub fn check_platform(platform: &Platform) -> Result<()> {
+    if !platform.noise.background.is_empty() || !platform.noise.faults.is_empty() {
+        return Err(Error::Input(
+            "sensitivity cannot follow background traffic or faults ([[noise.background]], [[noise.faults]]): they \
+             change the times by the clock, not by the parameters; remove them for this analysis"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Run schedule `s` on `platform`, recording its execution graph. A schedule whose
+/// record would not fit in memory stops before it starts.
+pub fn record_schedule(
+    s: &Schedule,
+    platform: &Platform,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<(RunResult, ExecGraph)> {
+    check_platform(platform)?;
+    crate::memory::ensure_fits(
+        &format!("the dependency record of {} operations", s.num_ops()),
+        s.num_ops() as u128 * graph::BYTES_PER_OP,
+    )?;
+    let mut core = Core::new(platform, s.num_ranks, s.ncpus, s.nnics, opts)?;
+    core.observe(Box::new(ExecGraph::new(platform)));
+    let mut front = ScheduleFrontend::new(s);
+    front.enable_roots(&mut core);
+    let (result, obs) = core.run_observed(&mut front, progress)?;
+    let graph = obs
+        .expect("an observed run gives back its observer")
+        .into_any()
+        .downcast::<ExecGraph>()
+        .expect("the observer is the execution graph");
+    check_record(&graph, platform, &result)?;
+    Ok((result, *graph))
+}
+
+/// The record evaluated at the run's own parameters must give the run's end: where
+/// something the record does not model set a time (jitter holding a message behind
+/// an earlier one), the analysis says so instead of answering wrongly.
+pub fn check_record(graph: &ExecGraph, platform: &Platform, result: &RunResult) -> Result<()> {
+    let t = graph.makespan(&Point::of(platform), &mut Vec::new());
+    let end = result.ranks.iter().map(|r| r.end_ps).max().unwrap_or(0);
+    if (t - end as f64).abs() > 0.5 + end as f64 * 1e-12 {
+        return Err(Error::Input(format!(
+            "the dependency record gives {t:.0} ps where the run ended at {end} ps: this platform has timing \
+             (latency jitter reordering messages, CPU speed rounding) the analysis does not follow; remove the \
+             noise for this analysis"
+        )));
+    }
+    Ok(())
+}
+
+/// What one parameter does to the run.
+#[derive(Clone, Debug)]
+pub struct ParamSensitivity {
+    pub param: Param,
+    /// The platform's value (in `param.unit()`).
+    pub value: f64,
+    pub slope: Eval,
+    /// (ε, largest Δx with T ≤ (1 + ε)·T0; `None`: unbounded).
+    pub tolerances: Vec<(f64, Option<f64>)>,
+}
+
+impl ExecGraph {
+    /// Slopes and tolerances of `params` at `base`.
+    pub fn sensitivities(&self, base: &Point, params: &[Param], epsilons: &[f64]) -> Vec<ParamSensitivity> {
+        let mut buf = Buffers::default();
+        params
+            .iter()
+            .map(|&x| {
+                let slope = self.eval(base, x, &mut buf);
+                let tolerances = epsilons
+                    .iter()
+                    .map(|&e| (e, if slope.slope_up > 0.0 { self.tolerance(base, x, e, &mut buf) } else { None }))
+                    .collect();
+                ParamSensitivity { param: x, value: base.get(x), slope, tolerances }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,115 @@
+//! An optional observer beside the event loop: told, for every time the engine sets,
+//! which earlier times it was the maximum of and what was added, in terms of the
+//! platform's parameters. From that record an analysis can re-evaluate the run at
+//! other parameters without running it again (see `crate::analysis`).
+//!
+//! A run without an observer makes none of these calls: each hook is one branch on
+//! an empty `Option`.
+
+use super::OpId;
+use crate::platform::Level;
+use crate::time::Time;
+use std::any::Any;
+
+/// A next-free clock of the engine, by the index the core keeps it under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Clock {
+    /// A host's CPU clock (`host·ncpus + cpu`).
+    Cpu(usize),
+    /// A shared core's CPU clock (ranks sharing cores).
+    Core(usize),
+    NicSend(usize),
+    NicRecv(usize),
+    /// A link that messages queue for: today a directed wide-area link; a fabric
+    /// with shared links reports its own through the same variant.
+    Link(usize),
+    Disk(usize),
+    /// When a host's last disk request finished.
+    HostDisk(usize),
+}
+
+/// What the engine added to a time, in the platform's parameters, so that an
+/// observer can evaluate it again at other values of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cost {
+    Zero,
+    /// A computation of this many ps at CPU speed 1 (the time is it ÷ cpu_speed).
+    Compute(Time),
+    /// A sending CPU: o + k·O.
+    SendCpu {
+        level: Level,
+        k: u64,
+    },
+    /// A receiving CPU: o + max(k·O, gap_bytes·G).
+    RecvCpu {
+        level: Level,
+        k: u64,
+        gap_bytes: u64,
+    },
+    /// A NIC between two messages: g + gap_bytes·G.
+    Gap {
+        level: Level,
+        gap_bytes: u64,
+    },
+    /// From the start of a send to its arrival on the LAN: o + L.
+    Wire {
+        level: Level,
+    },
+    /// From the start of a send to the first wide-area link: o.
+    ToLink {
+        level: Level,
+    },
+    /// Bytes occupying a link: bytes · G_w.
+    LinkBytes(u64),
+    /// One link's latency L_w.
+    LinkLatency,
+    /// A time no parameter sets (a disk request's transfer).
+    Fixed(Time),
+}
+
+/// Which pending event a time belongs to: an operation's (ready, disk done) or a
+/// message's (hop, arrival, protocol transmission).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    Op(OpId),
+    Msg(u32),
+}
+
+/// A time the engine refers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum At {
+    /// When the event being handled began.
+    Begin,
+    /// A clock's current value.
+    Clock(Clock),
+    /// The later of the two.
+    BeginOr(Clock),
+}
+
+/// Told what each time of a run was made of. Every method has the engine's time
+/// already computed; the observer keeps its own record of how.
+pub trait Observer: Any {
+    /// Operation `op` becomes ready at the later of its CPU clock, the release time
+    /// (see [`Observer::release`]) and, for a send, its send NIC.
+    fn ready(&mut self, op: OpId, cpu: usize, nic: Option<usize>);
+    /// An event for `key` is queued at `from` + `cost` + `extra` (noise, jitter).
+    fn queued(&mut self, key: Key, from: At, cost: Cost, extra: Time);
+    /// The event for `key` (of operation `op`) is handled now, at the later of its
+    /// own time and `clocks`.
+    fn begin(&mut self, key: Key, op: OpId, clocks: &[Clock]);
+    /// `clock` becomes `from` + `cost` + `extra`.
+    fn advance(&mut self, clock: Clock, from: At, cost: Cost, extra: Time);
+    /// `clock` becomes the later of itself and `at` (`max`), or `at` itself.
+    fn set(&mut self, clock: Clock, at: At, max: bool);
+    /// Operations enabled next are ready no earlier than `at`.
+    fn release(&mut self, at: At);
+    /// The event being handled matched a message to receive `recv`: it happens no
+    /// earlier than `recv` was posted (whichever of the two came first this time).
+    fn posted(&mut self, recv: OpId);
+    /// A receive with a wildcard source or tag was posted: which message it matches
+    /// can depend on timing.
+    fn wildcard(&mut self);
+    /// The run ended; its end is the latest of these clocks.
+    fn finish(&mut self, ends: &[Clock]);
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+}

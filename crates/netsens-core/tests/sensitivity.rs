@@ -1,0 +1,214 @@
+//! The execution graph of one run against full runs: at every sampled value of every
+//! parameter the graph's makespan is the engine's, to the ps; slopes are the counts
+//! of L, o, … on the critical path derived by hand from LOGGP.md's vectors; the
+//! tolerance is tight (at it T ≤ (1 + ε)·T0, one ps beyond it T is more).
+
+mod common;
+use common::*;
+use netsens_core::analysis::{record_schedule, Buffers, ExecGraph, Param, Part, Point};
+use netsens_core::engine::RunOptions;
+use netsens_core::platform::{Platform, Rendezvous};
+use netsens_core::schedule::{goal::parse_goal, Schedule, ScheduleBuilder};
+use netsens_core::time::{PerByte, NS};
+
+fn record(s: &Schedule, p: &Platform) -> ExecGraph {
+    record_schedule(s, p, &RunOptions::default(), &mut |_| true).expect("the run finishes").1
+}
+
+fn makespan(s: &Schedule, p: &Platform) -> u64 {
+    run(s, p).ranks.iter().map(|r| r.end_ps).max().unwrap()
+}
+
+/// `p` with parameter `x` at `v` (ps, or ps/B for per-byte ones), set on the
+/// platform itself: a second path to the value, independent of `Point`.
+fn with(p: &Platform, x: Param, v: u64) -> Platform {
+    let mut q = p.clone();
+    fn lv(q: &mut Platform, l: u8) -> &mut netsens_core::platform::LevelParams {
+        if l == 0 {
+            q.node.as_mut().unwrap()
+        } else {
+            &mut q.cluster
+        }
+    }
+    match x {
+        Param::Latency(l) => lv(&mut q, l).latency = v,
+        Param::Overhead(l) => lv(&mut q, l).overhead = v,
+        Param::Gap(l) => lv(&mut q, l).gap = v,
+        Param::GapPerByte(l) => lv(&mut q, l).gap_per_byte = PerByte::from_ps(v),
+        Param::OverheadPerByte(l) => lv(&mut q, l).overhead_per_byte = PerByte::from_ps(v),
+        Param::WanLatency => q.wan.as_mut().unwrap().latency = v,
+        Param::WanPerByte => q.wan.as_mut().unwrap().per_byte = PerByte::from_ps(v),
+        Param::CpuTime => unreachable!("cpu speed is sampled apart"),
+    }
+    q
+}
+
+/// Every parameter but the CPU's at 0, ¼, ½, 1, 2, 10 and 100 times its value (and
+/// a few ns where it is 0): the graph's makespan equals a full run's.
+fn agrees_everywhere(s: &Schedule, p: &Platform) {
+    let g = record(s, p);
+    let base = Point::of(p);
+    let mut times = Vec::new();
+    for x in Param::all(p).into_iter().filter(|&x| x != Param::CpuTime) {
+        let v0 = base.get(x) as u64;
+        let samples: Vec<u64> = if v0 == 0 {
+            vec![0, 1, 7, 1000, 123_456]
+        } else {
+            vec![0, v0 / 4, v0 / 2, v0, 2 * v0, 10 * v0 + 3, 100 * v0]
+        };
+        for v in samples {
+            let graph = g.makespan(&base.with(x, v as f64), &mut times);
+            let full = makespan(s, &with(p, x, v));
+            assert_eq!(graph, full as f64, "{} = {v}: graph {graph} ps, run {full} ps", x.name());
+        }
+    }
+    for speed in [0.5, 1.0, 2.0, 4.0] {
+        let mut q = p.clone();
+        q.cpu_speed = speed;
+        let graph = g.makespan(&base.with(Param::CpuTime, 1.0 / speed), &mut times);
+        assert_eq!(graph, makespan(s, &q) as f64, "cpu_speed {speed}");
+    }
+}
+
+fn goal(text: &str) -> Schedule {
+    parse_goal(text, "test.goal").unwrap()
+}
+
+fn example(name: &str) -> Schedule {
+    let path = format!("{}/../../examples/goal/{name}", env!("CARGO_MANIFEST_DIR"));
+    goal(&std::fs::read_to_string(path).unwrap())
+}
+
+#[test]
+fn the_loggp_vectors_agree_with_full_runs_at_every_sampled_value() {
+    for rdv in [Rendezvous::Handshake, Rendezvous::Loggopsim] {
+        let p = loggopsim_defaults(rdv);
+        for bytes in [1, 1001, 100_000] {
+            agrees_everywhere(&one_message(bytes), &p);
+            agrees_everywhere(&ping_pong(bytes), &p);
+        }
+        agrees_everywhere(&dissemination(16, 1), &p);
+        agrees_everywhere(&example("rendezvous.goal"), &p);
+        agrees_everywhere(&example("calc_recv.goal"), &p);
+        agrees_everywhere(&back_to_back(), &p);
+    }
+}
+
+/// LOGGP.md vector 4: two 1-byte sends from one host, then received.
+fn back_to_back() -> Schedule {
+    goal(
+        "num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0\nl2: send 1b to 1 tag 0\n}\n\
+         rank 1 {\nl1: recv 1b from 0 tag 0\nl2: recv 1b from 0 tag 0\nl2 requires l1\n}\n",
+    )
+}
+
+#[test]
+fn wide_area_links_and_their_queues_agree_with_full_runs() {
+    // LOGGP.md's example: two ranks of cluster 0 send 1000 B to cluster 1 at 0; the
+    // second waits for the link.
+    let p = two_clusters(level(2500, 1500, 1000, 6, 0, 65535), 2, 3_000 * NS, 1000);
+    let mut b = ScheduleBuilder::new(4);
+    for src in [0, 1] {
+        b.send(src, 2 + src, 1000, 0, 0, 0);
+        b.recv(2 + src, src as i32, 1000, 0, 0, 0);
+    }
+    let s = b.build().unwrap();
+    agrees_everywhere(&s, &p);
+    let g = record(&s, &p);
+    let base = Point::of(&p);
+    let mut times = Vec::new();
+    g.times(&base, &mut times);
+    let cp = g.critical_path(&base, &times);
+    // Second message: o, queued behind the first's 1000 B (1 µs/B... here 1 ns/B),
+    // its own 1000 B, L_w, then the receiver's o + max(0, 999·G).
+    assert_eq!(cp.parts.get(&Part::LinkQueue), Some(&(1000.0 * 1000.0)));
+    assert_eq!(cp.parts.get(&Part::WanBytes), Some(&(1000.0 * 1000.0)));
+    assert_eq!(cp.parts.get(&Part::WanLatency), Some(&(3_000.0 * 1000.0)));
+}
+
+#[test]
+fn slopes_count_the_critical_paths_parameters() {
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let mut buf = Buffers::default();
+    let base = Point::of(&p);
+    // Vector 3: 4 rounds of (o, L, o): ∂T/∂L = 4, ∂T/∂o = 8, no g on the path.
+    let g = record(&dissemination(16, 1), &p);
+    let slope = |x| {
+        let e = g.eval(&base, x, &mut Buffers::default());
+        (e.slope_down, e.slope_up)
+    };
+    assert_eq!(slope(Param::Latency(1)), (4.0, 4.0));
+    assert_eq!(slope(Param::Overhead(1)), (8.0, 8.0));
+    assert_eq!(g.eval(&base, Param::Gap(1), &mut buf).slope_up, 0.0);
+    // Vector 5 (handshake, 100000 B): RTS, CTS and data each cross L once; the
+    // receiver's last arrival pays max(k·O, k·G) with O = 0: ∂T/∂G = 99999 B.
+    let g = record(&one_message(100_000), &p);
+    let e = g.eval(&base, Param::Latency(1), &mut buf);
+    assert_eq!((e.slope_down, e.slope_up, e.makespan), (3.0, 3.0, 616_494.0 * 1000.0));
+    assert_eq!(g.eval(&base, Param::GapPerByte(1), &mut buf).slope_up, 99_999.0);
+    // At O = G the receive's two per-byte terms tie: going up either one counts all
+    // its bytes, going down neither does.
+    let tied = Point::of(&with(&p, Param::OverheadPerByte(1), 6000));
+    let e = g.eval(&tied, Param::OverheadPerByte(1), &mut buf);
+    assert_eq!((e.slope_down, e.slope_up), (0.0, 99_999.0));
+}
+
+#[test]
+fn ties_between_paths_give_different_slopes_up_and_down() {
+    // Rank 1 computes 4000 ns then receives a 1-byte message that arrives at 4000 ns
+    // (o + L): the receive's start ties between the calc and the arrival. Going up in
+    // L, T follows L (slope 1); going down it stays with the calc (slope 0).
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let s = goal(
+        "num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0\n}\n\
+         rank 1 {\nl1: calc 4000\nl2: recv 1b from 0 tag 0\nl2 requires l1\n}\n",
+    );
+    let g = record(&s, &p);
+    let e = g.eval(&Point::of(&p), Param::Latency(1), &mut Buffers::default());
+    assert_eq!((e.slope_down, e.slope_up), (0.0, 1.0));
+    assert_eq!(e.makespan, makespan(&s, &p) as f64);
+}
+
+#[test]
+fn tolerances_are_tight_against_full_runs() {
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    for s in [dissemination(16, 1), ping_pong(1001), one_message(100_000)] {
+        let g = record(&s, &p);
+        let base = Point::of(&p);
+        let t0 = makespan(&s, &p) as f64;
+        for x in [Param::Latency(1), Param::Overhead(1), Param::Gap(1)] {
+            for eps in [0.01, 0.02, 0.05, 0.10] {
+                let mut buf = Buffers::default();
+                let Some(dx) = g.tolerance(&base, x, eps, &mut buf) else { continue };
+                let at = base.get(x) as u64 + dx.floor() as u64;
+                assert!(makespan(&s, &with(&p, x, at)) as f64 <= (1.0 + eps) * t0, "{} ε={eps}", x.name());
+                assert!(makespan(&s, &with(&p, x, at + 1)) as f64 > (1.0 + eps) * t0, "{} ε={eps}", x.name());
+            }
+        }
+    }
+}
+
+#[test]
+fn curves_are_the_full_runs_at_their_corners_and_between() {
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let s = goal(
+        "num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0\n}\n\
+         rank 1 {\nl1: calc 4000\nl2: recv 1b from 0 tag 0\nl2 requires l1\n}\n",
+    );
+    let g = record(&s, &p);
+    let curve = g.curve(&Point::of(&p), Param::Latency(1), 0.0, 20_000.0 * 1000.0, &mut Buffers::default());
+    // T(L) = max(4000 + 1500, 1500 + L + 1500) ns: one corner at L = 2500 ns.
+    assert_eq!(curve, vec![(0.0, 5_500_000.0), (2_500_000.0, 5_500_000.0), (20_000_000.0, 23_000_000.0)]);
+    for (x, t) in curve {
+        assert_eq!(makespan(&s, &with(&p, Param::Latency(1), x as u64)) as f64, t);
+    }
+}
+
+#[test]
+fn unknown_parameters_are_named_with_the_accepted_ones() {
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let e = Param::parse("lat", &p).unwrap_err().to_string();
+    assert!(e.contains("unknown parameter `lat`") && e.contains("L, o, g, G, O") && !e.contains("wan.L"), "{e}");
+    assert_eq!(Param::parse("wan.L", &p).is_err(), true);
+    assert_eq!(Param::parse("G", &p).unwrap(), Param::GapPerByte(1));
+}
