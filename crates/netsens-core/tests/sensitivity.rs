@@ -209,6 +209,6 @@ fn unknown_parameters_are_named_with_the_accepted_ones() {
     let p = loggopsim_defaults(Rendezvous::Handshake);
     let e = Param::parse("lat", &p).unwrap_err().to_string();
     assert!(e.contains("unknown parameter `lat`") && e.contains("L, o, g, G, O") && !e.contains("wan.L"), "{e}");
-    assert_eq!(Param::parse("wan.L", &p).is_err(), true);
+    assert!(Param::parse("wan.L", &p).is_err());
     assert_eq!(Param::parse("G", &p).unwrap(), Param::GapPerByte(1));
 }

@@ -19,13 +19,9 @@ pub enum Param {
     CpuTime,
 }
 
-const LEVEL_PARAMS: [(&str, fn(u8) -> Param); 5] = [
-    ("L", Param::Latency),
-    ("o", Param::Overhead),
-    ("g", Param::Gap),
-    ("G", Param::GapPerByte),
-    ("O", Param::OverheadPerByte),
-];
+/// Each level's parameters, in the order they are listed.
+const LEVEL_PARAMS: [fn(u8) -> Param; 5] =
+    [Param::Latency, Param::Overhead, Param::Gap, Param::GapPerByte, Param::OverheadPerByte];
 
 impl Param {
     /// The parameter's name: `L`, `o`, `g`, `G`, `O` (cluster level), `node.L` …,
@@ -59,7 +55,7 @@ impl Param {
         let mut v = Vec::new();
         let levels: &[u8] = if platform.node.is_some() { &[1, 0] } else { &[1] };
         for &l in levels {
-            v.extend(LEVEL_PARAMS.iter().map(|(_, f)| f(l)));
+            v.extend(LEVEL_PARAMS.iter().map(|f| f(l)));
         }
         if platform.wan.is_some() {
             v.extend([Param::WanLatency, Param::WanPerByte]);
