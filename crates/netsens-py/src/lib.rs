@@ -27,6 +27,7 @@ mod alloc_guard;
 #[global_allocator]
 static ALLOCATOR: alloc_guard::ExitOnFailure = alloc_guard::ExitOnFailure;
 
+mod sensitivity;
 mod trace;
 
 create_exception!(_core, NetsensError, PyException, "Base class of every netsens error.");
@@ -363,6 +364,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile_goal, m)?)?;
     m.add_function(wrap_pyfunction!(memory_limit_bytes, m)?)?;
     trace::register(m)?;
+    sensitivity::register(m)?;
     m.add_function(wrap_pyfunction!(run_goal_text, m)?)?;
     m.add_function(wrap_pyfunction!(run_app, m)?)?;
     m.add_function(wrap_pyfunction!(apps, m)?)?;

@@ -50,8 +50,9 @@ impl Part {
 pub struct CriticalPath {
     /// ps per part; they add up to the makespan.
     pub parts: BTreeMap<Part, f64>,
-    /// The operations it passes through, from the first to the last.
-    pub ops: Vec<OpId>,
+    /// The operations it passes through, from the first to the last, each with the
+    /// latest time (ps) the path is in it.
+    pub ops: Vec<(OpId, f64)>,
     /// ps the path spent waiting for a busy NIC (inside its g and G parts).
     pub nic_wait: f64,
 }
@@ -66,8 +67,8 @@ impl ExecGraph {
         loop {
             self.attribute(v, p, via, &mut cp);
             let op = self.nodes[v].op;
-            if op != OpId::MAX && cp.ops.last() != Some(&op) {
-                cp.ops.push(op);
+            if op != OpId::MAX && cp.ops.last().map(|l| l.0) != Some(op) {
+                cp.ops.push((op, times[v]));
             }
             let (preds, edges) = self.preds_of(v);
             let Some(i) = (0..preds.len())

@@ -11,7 +11,7 @@ use crate::engine::OpId;
 use crate::platform::{Level, Platform};
 use crate::time::Time;
 use std::any::Any;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// How a node depends on one of its predecessors (the make-up of a critical path
 /// tells queueing from the program's own order by it).
@@ -95,11 +95,11 @@ impl ExecGraph {
             nodes: vec![Node { bytes: 0, first_pred: 0, op: OpId::MAX, kind: kind::ZERO, level: 1 }],
             preds: Vec::new(),
             edges: Vec::new(),
-            extra: HashMap::new(),
+            extra: HashMap::default(),
             sink: SOURCE,
             wildcards: false,
             node_level: platform.node.is_some(),
-            clocks: HashMap::new(),
+            clocks: HashMap::default(),
             op_event: Vec::new(),
             msg_event: Vec::new(),
             release: SOURCE,
@@ -266,7 +266,7 @@ impl Observer for ExecGraph {
         self.op = OpId::MAX;
         self.sink = if preds.is_empty() { SOURCE } else { self.push(kind::ZERO, 1, 0, &preds, 0) };
         // The recorder's state is not needed any more.
-        self.clocks = HashMap::new();
+        self.clocks = HashMap::default();
         self.op_event = Vec::new();
         self.msg_event = Vec::new();
     }

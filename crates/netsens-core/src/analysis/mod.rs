@@ -8,6 +8,7 @@ pub mod curve;
 pub mod eval;
 pub mod graph;
 pub mod params;
+pub mod report;
 
 use crate::engine::{Core, Progress, RunOptions};
 use crate::error::{Error, Result};
@@ -20,6 +21,7 @@ pub use curve::Curve;
 pub use eval::{Buffers, Eval};
 pub use graph::ExecGraph;
 pub use params::{Param, Point};
+pub use report::{report, Request, EPSILONS};
 
 /// The analysis needs the run's times to be set by its parameters alone.
 pub fn check_platform(platform: &Platform) -> Result<()> {

@@ -1,0 +1,126 @@
+//! One request, one answer: the critical path, every parameter's slopes and
+//! tolerances, and the curves asked for, as JSON with a unit on every number.
+
+use super::graph::ExecGraph;
+use super::params::{Param, Point};
+use super::Buffers;
+use crate::engine::OpId;
+use crate::error::{Error, Result};
+use crate::platform::Platform;
+use serde_json::{json, Value};
+
+/// What to compute besides the critical path.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    /// Parameter names (`None`: every parameter of the platform).
+    pub params: Option<Vec<String>>,
+    /// Each in (0, 1): T may grow by this fraction.
+    pub epsilons: Vec<f64>,
+    /// (parameter, range in its unit; `None`: 0.1× to 100× the platform's value).
+    pub curves: Vec<(String, Option<(f64, f64)>)>,
+    /// Critical-path steps listed at most (the rest are counted).
+    pub chain_limit: usize,
+}
+
+/// The ε LLAMP and the issue ask for: 1, 2, 5 and 10 %.
+pub const EPSILONS: [f64; 4] = [0.01, 0.02, 0.05, 0.10];
+
+impl Request {
+    /// Check every name, ε and range before anything is computed.
+    fn resolve(&self, platform: &Platform) -> Result<(Vec<Param>, Vec<(Param, f64, f64)>)> {
+        for &e in &self.epsilons {
+            if !(e > 0.0 && e < 1.0) {
+                return Err(Error::Input(format!(
+                    "epsilon: must be between 0 and 1 (a fraction of the run time, e.g. 0.05 for 5 %), got {e}"
+                )));
+            }
+        }
+        let params = match &self.params {
+            None => Param::all(platform),
+            Some(names) => names.iter().map(|n| Param::parse(n, platform)).collect::<Result<_>>()?,
+        };
+        let base = Point::of(platform);
+        let mut curves = Vec::new();
+        for (name, range) in &self.curves {
+            let x = Param::parse(name, platform)?;
+            let (lo, hi) = match *range {
+                Some(r) => r,
+                None if base.get(x) > 0.0 => (0.1 * base.get(x), 100.0 * base.get(x)),
+                None => {
+                    return Err(Error::Input(format!(
+                        "curve of {name}: it is 0 on this platform, so there is no default range (0.1× to 100×); \
+                         give one, e.g. {name}=0:{}",
+                        if x.unit() == "ps" { "10us" } else { "10ns" }
+                    )))
+                }
+            };
+            if !(lo >= 0.0 && hi > lo && hi.is_finite()) {
+                return Err(Error::Input(format!(
+                    "curve of {name}: the range must go from a value ≥ 0 up to a larger one, got {lo} to {hi} {}",
+                    x.unit()
+                )));
+            }
+            curves.push((x, lo, hi));
+        }
+        Ok((params, curves))
+    }
+}
+
+/// The analysis of recorded run `g` on `platform`; `describe(op)` gives an
+/// operation's rank and a short text.
+pub fn report(
+    g: &ExecGraph,
+    platform: &Platform,
+    req: &Request,
+    describe: &dyn Fn(OpId) -> (u32, String),
+) -> Result<Value> {
+    let (params, curves) = req.resolve(platform)?;
+    let base = Point::of(platform);
+    let mut buf = Buffers::default();
+    g.times(&base, &mut buf.times);
+    let t0 = buf.times[g.sink as usize];
+    let cp = g.critical_path(&base, &buf.times);
+    let parts: Vec<Value> = cp
+        .parts
+        .iter()
+        .map(|(p, &ps)| json!({"part": p.name(), "ps": ps, "share": if t0 > 0.0 { ps / t0 } else { 0.0 }}))
+        .collect();
+    let chain: Vec<Value> = cp
+        .ops
+        .iter()
+        .take(req.chain_limit)
+        .map(|&(op, at)| {
+            let (rank, what) = describe(op);
+            json!({"op": op, "rank": rank, "what": what, "until_ps": at})
+        })
+        .collect();
+    let sens: Vec<Value> = g
+        .sensitivities(&base, &params, &req.epsilons)
+        .into_iter()
+        .map(|s| {
+            json!({
+                "param": s.param.name(), "unit": s.param.unit(), "value": s.value,
+                "slope_down": s.slope.slope_down, "slope_up": s.slope.slope_up,
+                "slope_unit": format!("ps per {}", s.param.unit()),
+                "tolerance": s.tolerances.iter().map(|&(e, d)| json!({"epsilon": e, "delta": d})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let curves: Vec<Value> = curves
+        .iter()
+        .map(|&(x, lo, hi)| {
+            let points = g.curve(&base, x, lo, hi, &mut buf);
+            json!({"param": x.name(), "unit": x.unit(), "points": points, "time_unit": "ps"})
+        })
+        .collect();
+    Ok(json!({
+        "makespan_ps": t0,
+        "timing_dependent": g.wildcards,
+        "record": {"nodes": g.nodes.len(), "predecessors": g.preds.len(), "bytes": g.bytes()},
+        "critical_path": {
+            "parts": parts, "nic_wait_ps": cp.nic_wait, "steps": cp.ops.len(), "chain": chain,
+        },
+        "params": sens,
+        "curves": curves,
+    }))
+}

@@ -1,0 +1,117 @@
+//! Every sensitivity from one run, from Python: a GOAL file or a trace is run once
+//! with its execution graph recorded, and the analysis comes back as JSON.
+
+use std::collections::HashMap;
+
+use netsens_core::analysis::{record_schedule, report, Request, EPSILONS};
+use netsens_core::platform::Platform;
+use netsens_core::schedule::Schedule;
+use pyo3::prelude::*;
+use serde_json::json;
+
+use super::{load_goal, opts, platform_with, result_json, to_py, with_progress, InputError};
+
+/// Curves asked for: (parameter, optional (low, high) in its unit).
+type Curves = Vec<(String, Option<(f64, f64)>)>;
+
+fn analyze(
+    s: &Schedule,
+    p: &Platform,
+    seed: u64,
+    req: &Request,
+    progress: Option<Py<PyAny>>,
+    workload: serde_json::Value,
+) -> PyResult<String> {
+    let (result, graph) = with_progress(progress, |hook| record_schedule(s, p, &opts(seed, false), hook))?;
+    let describe = |op| (s.op(op).rank, s.describe(op));
+    let mut out = report(&graph, p, req, &describe).map_err(to_py)?;
+    drop(graph);
+    let run: serde_json::Value = serde_json::from_str(&result_json(result, p, workload, &[], Some(64)))
+        .expect("a result is JSON");
+    out["run"] = run;
+    Ok(out.to_string())
+}
+
+fn request(params: Option<Vec<String>>, epsilons: Option<Vec<f64>>, curves: Option<Curves>, chain: usize) -> Request {
+    Request {
+        params,
+        epsilons: epsilons.unwrap_or_else(|| EPSILONS.to_vec()),
+        curves: curves.unwrap_or_default(),
+        chain_limit: chain,
+    }
+}
+
+fn check_ranks(name: &str, have: u32, asked: Option<i64>, what: &str) -> PyResult<()> {
+    match asked {
+        Some(a) if a != i64::from(have) => Err(InputError::new_err(format!(
+            "ranks: the {what} \"{name}\" has {have} ranks, not {a} (leave ranks out for a {what})"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The sensitivity analysis of the GOAL file (or compiled schedule) at `path`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, ranks=None))]
+pub fn sensitivity_goal(
+    py: Python<'_>,
+    path: &str,
+    platform: &str,
+    overrides: Option<HashMap<String, String>>,
+    seed: u64,
+    params: Option<Vec<String>>,
+    epsilons: Option<Vec<f64>>,
+    curves: Option<Curves>,
+    chain: usize,
+    progress: Option<Py<PyAny>>,
+    ranks: Option<i64>,
+) -> PyResult<String> {
+    py.detach(|| {
+        let p = platform_with(platform, overrides).map_err(to_py)?;
+        let s = load_goal(path)?;
+        check_ranks(path, s.num_ranks, ranks, "GOAL file")?;
+        let workload = json!({"kind": "goal", "file": path, "ops": s.num_ops(), "ranks": s.num_ranks});
+        analyze(&s, &p, seed, &request(params, epsilons, curves, chain), progress, workload)
+    })
+}
+
+/// The sensitivity analysis of the OTF2 trace whose anchor file is `path`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, ranks=None, collectives=None, compute=None))]
+pub fn sensitivity_trace(
+    py: Python<'_>,
+    path: &str,
+    platform: &str,
+    overrides: Option<HashMap<String, String>>,
+    seed: u64,
+    params: Option<Vec<String>>,
+    epsilons: Option<Vec<f64>>,
+    curves: Option<Curves>,
+    chain: usize,
+    progress: Option<Py<PyAny>>,
+    ranks: Option<i64>,
+    collectives: Option<&str>,
+    compute: Option<&str>,
+) -> PyResult<String> {
+    let algorithms = netsens_trace::Algorithms::parse(collectives.unwrap_or("")).map_err(InputError::new_err)?;
+    let compute = compute.map_or(Ok(netsens_trace::Compute::default()), netsens_trace::Compute::parse);
+    let compute = compute.map_err(InputError::new_err)?;
+    py.detach(|| {
+        let p = platform_with(platform, overrides).map_err(to_py)?;
+        let t = netsens_trace::read_trace_compute(path, algorithms, compute).map_err(to_py)?;
+        check_ranks(path, t.ranks, ranks, "trace")?;
+        let workload = json!({
+            "kind": "trace", "file": path, "events": t.events, "ops": t.schedule.num_ops(), "ranks": t.ranks,
+            "compute_clock": t.compute_clock,
+        });
+        analyze(&t.schedule, &p, seed, &request(params, epsilons, curves, chain), progress, workload)
+    })
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(sensitivity_goal, m)?)?;
+    m.add_function(wrap_pyfunction!(sensitivity_trace, m)?)?;
+    Ok(())
+}
