@@ -4,6 +4,7 @@
 //! The registry and every application import these from here, so no application
 //! depends on the registry that lists it.
 
+use netsens_core::analysis::{record_program, ExecGraph};
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::Platform;
 use netsens_core::profile::RunResult;
@@ -109,6 +110,27 @@ impl Backend for Simulator<'_> {
         F: Future<Output = std::result::Result<(), String>> + 'static,
     {
         run_program_with_progress(platform, self.ranks, self.opts, program, self.progress)
+    }
+}
+
+/// The simulator recording the run's execution graph for the sensitivity analysis
+/// (`netsens_core::analysis`).
+pub struct Recording<'a> {
+    pub ranks: u32,
+    pub opts: &'a RunOptions,
+    pub progress: &'a mut dyn FnMut(Progress) -> bool,
+}
+
+impl Backend for Recording<'_> {
+    type Rank = SimRank;
+    type Output = (RunResult, ExecGraph);
+
+    fn run<P, F>(self, platform: &Platform, program: P) -> Result<(RunResult, ExecGraph)>
+    where
+        P: Fn(SimRank) -> F,
+        F: Future<Output = std::result::Result<(), String>> + 'static,
+    {
+        record_program(platform, self.ranks, self.opts, program, self.progress)
     }
 }
 

@@ -4,12 +4,13 @@
 //! on both. The suite of `APPS.md` adds its applications to the [`suite!`] list at
 //! the end, one line each.
 
-use crate::app::{App, Backend, Job, Simulator, Size, Variant};
+use crate::app::{App, Backend, Job, Recording, Simulator, Size, Variant};
 use crate::examples::{faults, pingpong, stencil};
 use crate::suite::{
     asp, awari, barnes, bh, connect, em3d_read, em3d_write, fft1d, ft, is, mg, murphi, nowsort, pray, radb, radix,
     sample, tsp, water,
 };
+use netsens_core::analysis::ExecGraph;
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::Platform;
 use netsens_core::profile::RunResult;
@@ -152,12 +153,36 @@ pub fn run_app_variant(
     opts: &RunOptions,
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<(RunResult, AppInfo)> {
+    let (app, size, variant) = checked(name, variant, ranks, size)?;
+    let job = Job { ranks, size, variant, seed, platform, opts };
+    let result = run_on(app, &job, Simulator { ranks, opts, progress })?;
+    Ok((result, AppInfo { app: app.name.into(), size: size.name().into(), verified: app.verifies }))
+}
+
+/// The application, size and variant of a run, checked (and its rank count).
+fn checked(name: &str, variant: Option<&str>, ranks: u32, size: &str) -> Result<(&'static App, Size, Variant)> {
     let (app, size) = find_sized(name, size)?;
     let variant = find_variant(app, variant)?;
     if ranks == 0 {
         return Err(input_err!("ranks: must be at least 1, got 0"));
     }
+    Ok((app, size, variant))
+}
+
+/// As [`run_app_variant`], recording the run's execution graph.
+#[allow(clippy::too_many_arguments)] // run_app_variant's arguments
+pub fn record_app(
+    name: &str,
+    variant: Option<&str>,
+    ranks: u32,
+    size: &str,
+    seed: u64,
+    platform: &Platform,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<(RunResult, ExecGraph, AppInfo)> {
+    let (app, size, variant) = checked(name, variant, ranks, size)?;
     let job = Job { ranks, size, variant, seed, platform, opts };
-    let result = run_on(app, &job, Simulator { ranks, opts, progress })?;
-    Ok((result, AppInfo { app: app.name.into(), size: size.name().into(), verified: app.verifies }))
+    let (result, graph) = run_on(app, &job, Recording { ranks, opts, progress })?;
+    Ok((result, graph, AppInfo { app: app.name.into(), size: size.name().into(), verified: app.verifies }))
 }

@@ -3,8 +3,10 @@
 
 use std::collections::HashMap;
 
-use netsens_core::analysis::{record_schedule, report, Request, EPSILONS};
+use netsens_core::analysis::{record_schedule, report, ExecGraph, Request, EPSILONS};
+use netsens_core::engine::{OpId, OpKind};
 use netsens_core::platform::Platform;
+use netsens_core::profile::RunResult;
 use netsens_core::schedule::Schedule;
 use pyo3::prelude::*;
 use serde_json::json;
@@ -24,10 +26,22 @@ fn analyze(
 ) -> PyResult<String> {
     let (result, graph) = with_progress(progress, |hook| record_schedule(s, p, &opts(seed, false), hook))?;
     let describe = |op| (s.op(op).rank, s.describe(op));
-    let mut out = report(&graph, p, req, &describe).map_err(to_py)?;
-    drop(graph);
-    let run: serde_json::Value = serde_json::from_str(&result_json(result, p, workload, &[], Some(64)))
-        .expect("a result is JSON");
+    answer(&graph, result, p, req, &describe, workload, &[])
+}
+
+/// The report with the run's own result beside it, as JSON text.
+fn answer(
+    graph: &ExecGraph,
+    result: RunResult,
+    p: &Platform,
+    req: &Request,
+    describe: &dyn Fn(OpId) -> (u32, String),
+    workload: serde_json::Value,
+    extra: &[(&str, serde_json::Value)],
+) -> PyResult<String> {
+    let mut out = report(graph, p, req, describe).map_err(to_py)?;
+    let run: serde_json::Value =
+        serde_json::from_str(&result_json(result, p, workload, extra, Some(64))).expect("a result is JSON");
     out["run"] = run;
     Ok(out.to_string())
 }
@@ -110,8 +124,44 @@ pub fn sensitivity_trace(
     })
 }
 
+/// The sensitivity analysis of application `name` on `ranks` ranks at `size`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
+#[pyo3(signature = (name, ranks, size="small", platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, variant=None))]
+pub fn sensitivity_app(
+    py: Python<'_>,
+    name: &str,
+    ranks: i64,
+    size: &str,
+    platform: &str,
+    overrides: Option<HashMap<String, String>>,
+    seed: u64,
+    params: Option<Vec<String>>,
+    epsilons: Option<Vec<f64>>,
+    curves: Option<Curves>,
+    chain: usize,
+    progress: Option<Py<PyAny>>,
+    variant: Option<&str>,
+) -> PyResult<String> {
+    let ranks = super::check_ranks(ranks)?;
+    py.detach(|| {
+        let p = platform_with(platform, overrides).map_err(to_py)?;
+        let (result, graph, info) = with_progress(progress, |hook| {
+            netsens_apps::registry::record_app(name, variant, ranks, size, seed, &p, &opts(seed, false), hook)
+        })?;
+        let describe = |op: OpId| {
+            let (rank, kind) = graph.ops.get(op as usize).copied().unwrap_or((0, OpKind::Calc));
+            (rank, format!("{kind:?}").to_lowercase())
+        };
+        let workload = json!({"kind": "app", "app": info.app, "size": info.size, "ranks": ranks});
+        let extra = [("app", info.app.clone().into()), ("size", info.size.clone().into())];
+        answer(&graph, result, &p, &request(params, epsilons, curves, chain), &describe, workload, &extra)
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sensitivity_goal, m)?)?;
     m.add_function(wrap_pyfunction!(sensitivity_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(sensitivity_app, m)?)?;
     Ok(())
 }

@@ -7,11 +7,11 @@
 //! one pass in that order evaluates the whole run at other parameters.
 
 use crate::engine::observe::{At, Clock, Cost, Key, Observer};
-use crate::engine::OpId;
+use crate::engine::{OpDesc, OpId, OpKind};
 use crate::platform::{Level, Platform};
 use crate::time::Time;
-use std::any::Any;
 use rustc_hash::FxHashMap as HashMap;
+use std::any::Any;
 
 /// How a node depends on one of its predecessors (the make-up of a critical path
 /// tells queueing from the program's own order by it).
@@ -63,7 +63,7 @@ pub struct Node {
 /// Bytes the record keeps per operation of a schedule, at most (a node is 24 B and
 /// a predecessor 5 B; an operation makes up to 6 nodes and 12 predecessors): what a
 /// run too large for its record is refused by.
-pub const BYTES_PER_OP: u128 = 6 * 24 + 12 * 5 + 16;
+pub const BYTES_PER_OP: u128 = 6 * 24 + 12 * 5 + 24;
 
 /// The recorded graph, and the recorder's state while the run goes.
 pub struct ExecGraph {
@@ -81,6 +81,8 @@ pub struct ExecGraph {
     pub node_level: bool,
     clocks: HashMap<Clock, u32>,
     op_event: Vec<u32>,
+    /// Rank and kind of every operation that became ready, by its id.
+    pub ops: Vec<(u32, OpKind)>,
     msg_event: Vec<u32>,
     release: u32,
     begin: u32,
@@ -101,6 +103,7 @@ impl ExecGraph {
             node_level: platform.node.is_some(),
             clocks: HashMap::default(),
             op_event: Vec::new(),
+            ops: Vec::new(),
             msg_event: Vec::new(),
             release: SOURCE,
             begin: SOURCE,
@@ -118,7 +121,10 @@ impl ExecGraph {
 
     /// Bytes the record holds.
     pub fn bytes(&self) -> usize {
-        self.nodes.len() * std::mem::size_of::<Node>() + self.preds.len() * 5 + self.extra.len() * 24
+        self.nodes.len() * std::mem::size_of::<Node>()
+            + self.preds.len() * 5
+            + self.extra.len() * 24
+            + self.ops.len() * 8
     }
 
     fn push(&mut self, kind: u8, level: u8, bytes: u64, preds: &[(u32, Edge)], extra: Time) -> u32 {
@@ -208,8 +214,13 @@ impl ExecGraph {
 }
 
 impl Observer for ExecGraph {
-    fn ready(&mut self, op: OpId, cpu: usize, nic: Option<usize>) {
+    fn ready(&mut self, op: OpId, d: &OpDesc, cpu: usize, nic: Option<usize>) {
         self.op = op;
+        let i = op as usize;
+        if self.ops.len() <= i {
+            self.ops.resize(i + 1, (0, OpKind::Calc));
+        }
+        self.ops[i] = (d.rank, d.kind);
         let mut preds = vec![(self.clock(Clock::Cpu(cpu)), Edge::Cpu), (self.release, Edge::Dependency)];
         if let Some(n) = nic {
             preds.push((self.clock(Clock::NicSend(n)), Edge::Nic));

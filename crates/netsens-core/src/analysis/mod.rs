@@ -10,10 +10,12 @@ pub mod graph;
 pub mod params;
 pub mod report;
 
+use crate::engine::observe::Observer;
 use crate::engine::{Core, Progress, RunOptions};
 use crate::error::{Error, Result};
 use crate::platform::Platform;
 use crate::profile::RunResult;
+use crate::program::{run_program_observed, SimRank};
 use crate::schedule::executor::ScheduleFrontend;
 use crate::schedule::Schedule;
 pub use critical::{CriticalPath, Part};
@@ -22,6 +24,7 @@ pub use eval::{Buffers, Eval};
 pub use graph::ExecGraph;
 pub use params::{Param, Point};
 pub use report::{report, Request, EPSILONS};
+use std::future::Future;
 
 /// The analysis needs the run's times to be set by its parameters alone.
 pub fn check_platform(platform: &Platform) -> Result<()> {
@@ -53,6 +56,29 @@ pub fn record_schedule(
     let mut front = ScheduleFrontend::new(s);
     front.enable_roots(&mut core);
     let (result, obs) = core.run_observed(&mut front, progress)?;
+    recorded(result, obs, platform)
+}
+
+/// Run rank program `program` on `ranks` ranks of `platform`, recording its
+/// execution graph (its size is known only as it runs: it is not checked before).
+pub fn record_program<P, F>(
+    platform: &Platform,
+    ranks: u32,
+    opts: &RunOptions,
+    program: P,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<(RunResult, ExecGraph)>
+where
+    P: Fn(SimRank) -> F,
+    F: Future<Output = std::result::Result<(), String>> + 'static,
+{
+    check_platform(platform)?;
+    let observer: Box<dyn Observer> = Box::new(ExecGraph::new(platform));
+    let (result, obs) = run_program_observed(platform, ranks, opts, program, progress, Some(observer))?;
+    recorded(result, obs, platform)
+}
+
+fn recorded(result: RunResult, obs: Option<Box<dyn Observer>>, platform: &Platform) -> Result<(RunResult, ExecGraph)> {
     let graph = obs
         .expect("an observed run gives back its observer")
         .into_any()

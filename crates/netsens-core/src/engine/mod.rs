@@ -269,7 +269,7 @@ impl Core {
         let c = self.cpu[ci].max(self.release);
         let ni = self.ni(d.rank, d.nic);
         let t = if d.kind == OpKind::Send { c.max(self.nic_s[ni]) } else { c };
-        tell!(self.ready(id, ci, (d.kind == OpKind::Send).then_some(ni)));
+        tell!(self.ready(id, d, ci, (d.kind == OpKind::Send).then_some(ni)));
         self.queue.push(t, EventKind::Ready, id, 0, 0);
     }
 

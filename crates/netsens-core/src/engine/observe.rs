@@ -6,7 +6,7 @@
 //! A run without an observer makes none of these calls: each hook is one branch on
 //! an empty `Option`.
 
-use super::OpId;
+use super::{OpDesc, OpId};
 use crate::platform::Level;
 use crate::time::Time;
 use std::any::Any;
@@ -89,9 +89,9 @@ pub enum At {
 /// Told what each time of a run was made of. Every method has the engine's time
 /// already computed; the observer keeps its own record of how.
 pub trait Observer: Any {
-    /// Operation `op` becomes ready at the later of its CPU clock, the release time
-    /// (see [`Observer::release`]) and, for a send, its send NIC.
-    fn ready(&mut self, op: OpId, cpu: usize, nic: Option<usize>);
+    /// Operation `op` (described by `d`) becomes ready at the later of its CPU clock,
+    /// the release time (see [`Observer::release`]) and, for a send, its send NIC.
+    fn ready(&mut self, op: OpId, d: &OpDesc, cpu: usize, nic: Option<usize>);
     /// An event for `key` is queued at `from` + `cost` + `extra` (noise, jitter).
     fn queued(&mut self, key: Key, from: At, cost: Cost, extra: Time);
     /// The event for `key` (of operation `op`) is handled now, at the later of its

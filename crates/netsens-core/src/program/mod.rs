@@ -11,6 +11,7 @@ pub use api::{Communicator, Handler, HandlerId, Message, Rank, Request, Tag, ANY
 pub use payload::{decode, encode, Element, Op};
 pub use sim::{thread_cpu_time, SimRank};
 
+use crate::engine::observe::Observer;
 use crate::engine::{Core, Frontend, OpDesc, OpId, OpKind, Progress, RunOptions};
 use crate::error::{Error, Result};
 use crate::platform::Platform;
@@ -313,6 +314,23 @@ where
     P: Fn(SimRank) -> F,
     F: Future<Output = std::result::Result<(), String>> + 'static,
 {
+    run_program_observed(platform, ranks, opts, program, progress, None).map(|(r, _)| r)
+}
+
+/// As [`run_program_with_progress`], telling `observer` (if any) every time of the
+/// run and giving it back.
+pub fn run_program_observed<P, F>(
+    platform: &Platform,
+    ranks: u32,
+    opts: &RunOptions,
+    program: P,
+    progress: &mut dyn FnMut(Progress) -> bool,
+    observer: Option<Box<dyn Observer>>,
+) -> Result<(RunResult, Option<Box<dyn Observer>>)>
+where
+    P: Fn(SimRank) -> F,
+    F: Future<Output = std::result::Result<(), String>> + 'static,
+{
     // Each rank's program state (its future, boxed) and bookkeeping, on top of the core's.
     let per_rank = std::mem::size_of::<F>()
         + std::mem::size_of::<Option<Task>>()
@@ -322,6 +340,9 @@ where
     let bytes = ranks as u128 * per_rank as u128 + crate::engine::state_bytes(ranks as u128, 1, 1, opts.matrix);
     crate::memory::ensure_fits(&format!("a run of {ranks} ranks"), bytes)?;
     let mut core = Core::new(platform, ranks, 1, 1, opts)?;
+    if let Some(o) = observer {
+        core.observe(o);
+    }
     let everyone: std::sync::Arc<[u32]> = (0..ranks).collect();
     let shared =
         Rc::new(RefCell::new(Shared::new(everyone.clone(), opts.measured_compute, platform.cluster.eager_limit)));
@@ -355,7 +376,7 @@ where
     for r in 0..ranks {
         front.poll_rank(&mut core, r);
     }
-    let outcome = core.run_with_progress(&mut front, progress);
+    let outcome = core.run_observed(&mut front, progress);
     if let Some((rank, why)) = front.failures.first() {
         let more = if front.failures.len() > 1 {
             format!(" (and {} more rank(s) failed)", front.failures.len() - 1)
@@ -364,7 +385,7 @@ where
         };
         return Err(Error::Program(format!("rank {rank}: {why}{more}")));
     }
-    let mut result = outcome?;
+    let (mut result, observer) = outcome?;
     {
         let mut s = front.shared.borrow_mut();
         if let Some(record) = &s.recorded_work {
@@ -412,5 +433,5 @@ where
             v
         })
         .collect();
-    Ok(result)
+    Ok((result, observer))
 }
