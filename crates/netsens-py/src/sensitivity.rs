@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 
 use netsens_core::analysis::{record_schedule, report, ExecGraph, Request, EPSILONS};
-use netsens_core::engine::{OpId, OpKind};
-use netsens_core::platform::Platform;
+use netsens_core::engine::OpId;
 use netsens_core::profile::RunResult;
+use netsens_core::platform::Platform;
 use netsens_core::schedule::Schedule;
 use pyo3::prelude::*;
 use serde_json::json;
@@ -25,8 +25,8 @@ fn analyze(
     workload: serde_json::Value,
 ) -> PyResult<String> {
     let (result, graph) = with_progress(progress, |hook| record_schedule(s, p, &opts(seed, false), hook))?;
-    let describe = |op| (s.op(op).rank, s.describe(op));
-    answer(&graph, result, p, req, &describe, workload, &[])
+    let describe = |op| s.describe(op);
+    answer(&graph, result, p, req, Some(&describe), workload, &[])
 }
 
 /// The report with the run's own result beside it, as JSON text.
@@ -35,7 +35,7 @@ fn answer(
     result: RunResult,
     p: &Platform,
     req: &Request,
-    describe: &dyn Fn(OpId) -> (u32, String),
+    describe: Option<&dyn Fn(OpId) -> String>,
     workload: serde_json::Value,
     extra: &[(&str, serde_json::Value)],
 ) -> PyResult<String> {
@@ -149,13 +149,9 @@ pub fn sensitivity_app(
         let (result, graph, info) = with_progress(progress, |hook| {
             netsens_apps::registry::record_app(name, variant, ranks, size, seed, &p, &opts(seed, false), hook)
         })?;
-        let describe = |op: OpId| {
-            let (rank, kind) = graph.ops.get(op as usize).copied().unwrap_or((0, OpKind::Calc));
-            (rank, format!("{kind:?}").to_lowercase())
-        };
         let workload = json!({"kind": "app", "app": info.app, "size": info.size, "ranks": ranks});
         let extra = [("app", info.app.clone().into()), ("size", info.size.clone().into())];
-        answer(&graph, result, &p, &request(params, epsilons, curves, chain), &describe, workload, &extra)
+        answer(&graph, result, &p, &request(params, epsilons, curves, chain), None, workload, &extra)
     })
 }
 

@@ -3,7 +3,7 @@
 
 use super::graph::{kind, Edge, ExecGraph};
 use super::params::Point;
-use crate::engine::OpId;
+use crate::engine::{OpId, OpKind};
 use std::collections::BTreeMap;
 
 /// What a stretch of the critical path was spent on.
@@ -45,14 +45,23 @@ impl Part {
     }
 }
 
+/// One operation on a critical path.
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    pub op: OpId,
+    pub rank: u32,
+    pub kind: OpKind,
+    /// The latest time (ps) the path is in it.
+    pub until_ps: f64,
+}
+
 /// The critical path at one point.
 #[derive(Clone, Debug, Default)]
 pub struct CriticalPath {
     /// ps per part; they add up to the makespan.
     pub parts: BTreeMap<Part, f64>,
-    /// The operations it passes through, from the first to the last, each with the
-    /// latest time (ps) the path is in it.
-    pub ops: Vec<(OpId, f64)>,
+    /// The operations it passes through, from the first to the last.
+    pub ops: Vec<Step>,
     /// ps the path spent waiting for a busy NIC (inside its g and G parts).
     pub nic_wait: f64,
 }
@@ -67,8 +76,9 @@ impl ExecGraph {
         loop {
             self.attribute(v, p, via, &mut cp);
             let op = self.nodes[v].op;
-            if op != OpId::MAX && cp.ops.last().map(|l| l.0) != Some(op) {
-                cp.ops.push((op, times[v]));
+            if op != OpId::MAX && cp.ops.last().map(|s| s.op) != Some(op) {
+                let n = &self.nodes[v];
+                cp.ops.push(Step { op, rank: n.rank, kind: n.op_kind, until_ps: times[v] });
             }
             let (preds, edges) = self.preds_of(v);
             let Some(i) = (0..preds.len())

@@ -10,8 +10,8 @@ use crate::engine::observe::{At, Clock, Cost, Key, Observer};
 use crate::engine::{OpDesc, OpId, OpKind};
 use crate::platform::{Level, Platform};
 use crate::time::Time;
-use rustc_hash::FxHashMap as HashMap;
 use std::any::Any;
+use rustc_hash::FxHashMap as HashMap;
 
 /// How a node depends on one of its predecessors (the make-up of a critical path
 /// tells queueing from the program's own order by it).
@@ -54,10 +54,13 @@ pub struct Node {
     pub bytes: u64,
     /// Its predecessors are `preds[first_pred .. next node's first_pred]`.
     pub first_pred: u32,
-    /// The operation whose event made it.
+    /// The operation whose event made it, its rank and kind (a rank program reuses
+    /// the ids of finished operations, so they are kept with the node).
     pub op: OpId,
+    pub rank: u32,
     pub kind: u8,
     pub level: u8,
+    pub op_kind: OpKind,
 }
 
 /// Bytes the record keeps per operation of a schedule, at most (a node is 24 B and
@@ -81,8 +84,8 @@ pub struct ExecGraph {
     pub node_level: bool,
     clocks: HashMap<Clock, u32>,
     op_event: Vec<u32>,
-    /// Rank and kind of every operation that became ready, by its id.
-    pub ops: Vec<(u32, OpKind)>,
+    /// Rank and kind of every live operation, by its id.
+    ops: Vec<(u32, OpKind)>,
     msg_event: Vec<u32>,
     release: u32,
     begin: u32,
@@ -94,7 +97,15 @@ const SOURCE: u32 = 0;
 impl ExecGraph {
     pub fn new(platform: &Platform) -> ExecGraph {
         ExecGraph {
-            nodes: vec![Node { bytes: 0, first_pred: 0, op: OpId::MAX, kind: kind::ZERO, level: 1 }],
+            nodes: vec![Node {
+                bytes: 0,
+                first_pred: 0,
+                op: OpId::MAX,
+                rank: 0,
+                kind: kind::ZERO,
+                level: 1,
+                op_kind: OpKind::Calc,
+            }],
             preds: Vec::new(),
             edges: Vec::new(),
             extra: HashMap::default(),
@@ -121,10 +132,7 @@ impl ExecGraph {
 
     /// Bytes the record holds.
     pub fn bytes(&self) -> usize {
-        self.nodes.len() * std::mem::size_of::<Node>()
-            + self.preds.len() * 5
-            + self.extra.len() * 24
-            + self.ops.len() * 8
+        self.nodes.len() * std::mem::size_of::<Node>() + self.preds.len() * 5 + self.extra.len() * 24
     }
 
     fn push(&mut self, kind: u8, level: u8, bytes: u64, preds: &[(u32, Edge)], extra: Time) -> u32 {
@@ -142,7 +150,8 @@ impl ExecGraph {
             return self.preds.pop().expect("one predecessor was pushed");
         }
         let id = self.nodes.len() as u32;
-        self.nodes.push(Node { bytes, first_pred: first_pred as u32, op: self.op, kind, level });
+        let (rank, op_kind) = self.ops.get(self.op as usize).copied().unwrap_or((0, OpKind::Calc));
+        self.nodes.push(Node { bytes, first_pred: first_pred as u32, op: self.op, rank, kind, level, op_kind });
         if extra > 0 {
             self.extra.insert(id, extra);
         }

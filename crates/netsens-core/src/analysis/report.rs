@@ -66,13 +66,13 @@ impl Request {
     }
 }
 
-/// The analysis of recorded run `g` on `platform`; `describe(op)` gives an
-/// operation's rank and a short text.
+/// The analysis of recorded run `g` on `platform`; `describe(op)` names a
+/// schedule's operation (a rank program's are named by their kind).
 pub fn report(
     g: &ExecGraph,
     platform: &Platform,
     req: &Request,
-    describe: &dyn Fn(OpId) -> (u32, String),
+    describe: Option<&dyn Fn(OpId) -> String>,
 ) -> Result<Value> {
     let (params, curves) = req.resolve(platform)?;
     let base = Point::of(platform);
@@ -89,9 +89,9 @@ pub fn report(
         .ops
         .iter()
         .take(req.chain_limit)
-        .map(|&(op, at)| {
-            let (rank, what) = describe(op);
-            json!({"op": op, "rank": rank, "what": what, "until_ps": at})
+        .map(|s| {
+            let what = describe.map_or_else(|| format!("{:?}", s.kind).to_lowercase(), |d| d(s.op));
+            json!({"op": s.op, "rank": s.rank, "what": what, "until_ps": s.until_ps})
         })
         .collect();
     let sens: Vec<Value> = g
