@@ -159,3 +159,52 @@ def write_synthetic_trace(
 ) -> str:
     """Write netsens-trace's synthetic archive (netsens's conventions) in the new directory
     ``dir``; returns the anchor file's path."""
+
+Curves = list[tuple[str, tuple[float, float] | None]]
+
+def sensitivity_goal(
+    path: str,
+    platform: str = "loggopsim",
+    overrides: dict[str, str] | None = None,
+    seed: int = 0,
+    params: list[str] | None = None,
+    epsilons: list[float] | None = None,
+    curves: Curves | None = None,
+    chain: int = 200,
+    progress: ProgressFn | None = None,
+    ranks: int | None = None,
+) -> str:
+    """Run the GOAL file once, recording its execution graph; the critical path,
+    slopes, tolerances and curves as JSON (see netsens.sensitivity)."""
+
+def sensitivity_trace(
+    path: str,
+    platform: str = "loggopsim",
+    overrides: dict[str, str] | None = None,
+    seed: int = 0,
+    params: list[str] | None = None,
+    epsilons: list[float] | None = None,
+    curves: Curves | None = None,
+    chain: int = 200,
+    progress: ProgressFn | None = None,
+    ranks: int | None = None,
+    collectives: str | None = None,
+    compute: str | None = None,
+) -> str:
+    """As sensitivity_goal for the OTF2 archive at ``path``."""
+
+def sensitivity_app(
+    name: str,
+    ranks: int,
+    size: str = "small",
+    platform: str = "loggopsim",
+    overrides: dict[str, str] | None = None,
+    seed: int = 0,
+    params: list[str] | None = None,
+    epsilons: list[float] | None = None,
+    curves: Curves | None = None,
+    chain: int = 200,
+    progress: ProgressFn | None = None,
+    variant: str | None = None,
+) -> str:
+    """As sensitivity_goal for application ``name`` on ``ranks`` ranks at ``size``."""

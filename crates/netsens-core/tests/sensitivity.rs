@@ -179,7 +179,8 @@ fn tolerances_are_tight_against_full_runs() {
         for x in [Param::Latency(1), Param::Overhead(1), Param::Gap(1)] {
             for eps in [0.01, 0.02, 0.05, 0.10] {
                 let mut buf = Buffers::default();
-                let Some(dx) = g.tolerance(&base, x, eps, &mut buf) else { continue };
+                let e0 = g.eval(&base, x, &mut buf);
+                let Some(dx) = g.tolerance(&base, x, &e0, eps, &mut buf) else { continue };
                 let at = base.get(x) as u64 + dx.floor() as u64;
                 assert!(makespan(&s, &with(&p, x, at)) as f64 <= (1.0 + eps) * t0, "{} ε={eps}", x.name());
                 assert!(makespan(&s, &with(&p, x, at + 1)) as f64 > (1.0 + eps) * t0, "{} ε={eps}", x.name());

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use netsens_core::analysis::{record_schedule, report, ExecGraph, Request, EPSILONS};
 use netsens_core::engine::OpId;
-use netsens_core::profile::RunResult;
 use netsens_core::platform::Platform;
+use netsens_core::profile::RunResult;
 use netsens_core::schedule::Schedule;
 use pyo3::prelude::*;
 use serde_json::json;

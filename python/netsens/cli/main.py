@@ -74,6 +74,10 @@ COMMANDS = {
         "netsens.cli.run:run",
         "Replay a GOAL schedule or run a rank program; report where the time went.",
     ),
+    "sensitivity": (
+        "netsens.sensitivity.cli:sensitivity_command",
+        "Critical path, exact slopes and tolerance of every parameter, from one run.",
+    ),
     "sweep": (
         "netsens.cli.study:sweep_command",
         "Run every point of a study that is not stored yet, on all cores.",

@@ -4,7 +4,7 @@
 //! interval and evaluating there, and the largest x with T ≤ (1 + ε)·T0 by Newton
 //! steps, each of which lands on the next piece.
 
-use super::eval::Buffers;
+use super::eval::{Buffers, Eval};
 use super::graph::ExecGraph;
 use super::params::{Param, Point};
 
@@ -49,10 +49,9 @@ impl ExecGraph {
     }
 
     /// The largest increase Δx from `base` with T ≤ (1 + eps)·T0 (`None`: T never
-    /// passes it, no path depends on x).
-    pub fn tolerance(&self, base: &Point, x: Param, eps: f64, buf: &mut Buffers) -> Option<f64> {
+    /// passes it, no path depends on x); `e0` is T and its slopes at `base`.
+    pub fn tolerance(&self, base: &Point, x: Param, e0: &Eval, eps: f64, buf: &mut Buffers) -> Option<f64> {
         let x0 = base.get(x);
-        let e0 = self.eval(base, x, buf);
         let target = (1.0 + eps) * e0.makespan;
         if e0.slope_up <= 0.0 {
             return None;

@@ -10,8 +10,8 @@ use crate::engine::observe::{At, Clock, Cost, Key, Observer};
 use crate::engine::{OpDesc, OpId, OpKind};
 use crate::platform::{Level, Platform};
 use crate::time::Time;
-use std::any::Any;
 use rustc_hash::FxHashMap as HashMap;
+use std::any::Any;
 
 /// How a node depends on one of its predecessors (the make-up of a critical path
 /// tells queueing from the program's own order by it).

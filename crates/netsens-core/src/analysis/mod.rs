@@ -125,7 +125,9 @@ impl ExecGraph {
                 let slope = self.eval(base, x, &mut buf);
                 let tolerances = epsilons
                     .iter()
-                    .map(|&e| (e, if slope.slope_up > 0.0 { self.tolerance(base, x, e, &mut buf) } else { None }))
+                    .map(|&e| {
+                        (e, if slope.slope_up > 0.0 { self.tolerance(base, x, &slope, e, &mut buf) } else { None })
+                    })
                     .collect();
                 ParamSensitivity { param: x, value: base.get(x), slope, tolerances }
             })

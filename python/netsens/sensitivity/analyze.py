@@ -1,0 +1,173 @@
+"""One run, every sensitivity: the call into the engine, the ranges of the curves in
+units, and the check of each tolerance by full runs where the program's matching can
+depend on timing (or when asked).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from netsens import _core
+from netsens.engine import ProgressFn, check_memory_limit, is_trace, run_app, run_goal
+from netsens.errors import InputError
+from netsens.units import parse_quantity
+
+# LLAMP's and the issue's ε: 1, 2, 5 and 10 % of the run time.
+EPSILONS = (0.01, 0.02, 0.05, 0.10)
+
+# The unit each parameter's values are in (the engine's names, see Param::name).
+_PER_BYTE = {"G", "O", "node.G", "node.O", "wan.G"}
+
+# Parameters a full run can be set to alone, and the override that sets it: the
+# cluster level's L, o, g, G, O (an override sets the node level too, so only on a
+# platform without one), the wide-area link's latency and 1/bandwidth.
+_OVERRIDE = {
+    "L": "L", "o": "o", "g": "g", "G": "G", "O": "O", "wan.L": "wan_latency", "wan.G": "wan_bandwidth"
+}
+
+
+def parse_epsilon(text: str) -> float:
+    """``"5%"`` or ``"0.05"`` as a fraction; the engine checks it lies in (0, 1)."""
+    t = text.strip()
+    try:
+        return float(t[:-1]) / 100 if t.endswith("%") else float(t)
+    except ValueError:
+        raise InputError(f'epsilon: "{text}" is not a fraction such as 0.05 or 5%') from None
+
+
+def parse_curve(text: str) -> tuple[str, tuple[float, float] | None]:
+    """``"L"`` (the default range) or ``"L=0us:20us"``, ``"G=1ns/B:10ns/B"``,
+    ``"cpu=0.5:2"``: the parameter and its range in the engine's unit (ps, ps/B, or
+    1/cpu_speed)."""
+    name, sep, rng = text.partition("=")
+    name = name.strip()
+    if not sep:
+        return name, None
+    lo, colon, hi = rng.partition(":")
+    if not colon:
+        raise InputError(f'curve of {name}: "{rng}" is not a range low:high such as 0us:20us')
+    return name, (_value(name, lo), _value(name, hi))
+
+
+def _value(name: str, text: str) -> float:
+    """One end of a range in the parameter's unit; a wrong unit is one error line."""
+    try:
+        if name == "cpu":
+            return float(parse_quantity(name, text, ("number",)).value)
+        if name in _PER_BYTE:
+            q = parse_quantity(name, text, ("per_byte",))
+            # fs/B, or a bandwidth in B/s (1/B is its time per byte).
+            return float(q.value) / 1000 if q.kind == "per_byte" else 1e12 / float(q.value)
+        return float(parse_quantity(name, text, ("time",)).value)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+
+
+def analyze(
+    goal: str | os.PathLike[str] | None = None,
+    *,
+    app: str | None = None,
+    ranks: int | None = None,
+    size: str = "small",
+    variant: str | None = None,
+    platform: str | os.PathLike[str] = "loggopsim",
+    overrides: Mapping[str, str] | None = None,
+    seed: int = 0,
+    params: Sequence[str] | None = None,
+    epsilons: Iterable[float] = EPSILONS,
+    curves: Iterable[str | tuple[str, tuple[float, float] | None]] = (),
+    chain: int = 200,
+    confirm: bool | None = None,
+    progress: ProgressFn | None = None,
+) -> dict[str, Any]:
+    """The sensitivity of a GOAL file or OTF2 trace (``goal``) or of application
+    ``app`` on ``ranks`` ranks, from one run.
+
+    Returns a dict with every time in ps: ``makespan_ps``; ``critical_path`` (its
+    ``parts``: ps and share per compute, o, O, g, G, L per level, wide-area latency and
+    bytes, link queueing, disk, noise; ``steps`` and the first ``chain`` operations it
+    passes through); ``params``: per parameter its ``value`` (in ``unit``), the slopes
+    ``slope_down``/``slope_up`` (ps per unit) and ``tolerance`` (per ε, the largest
+    increase ``delta`` in the unit, ``None`` when T never passes (1 + ε)·T0);
+    ``curves``: per curve asked for (``"L"``, ``"L=0us:20us"`` or ``("L", (lo, hi))``)
+    its corners as ``[x, T]``; ``timing_dependent``: a receive had a wildcard, so the
+    matching can change with timing; ``run``: the run's own result.
+
+    ``confirm`` (default: when ``timing_dependent``) runs the workload in full at each
+    tolerance and a step beyond it (1 ps or 1 ps/B) for the parameters a run can set
+    alone, adding ``confirmed`` to each tolerance.
+    """
+    check_memory_limit()
+    req: dict[str, Any] = {
+        "params": list(params) if params is not None else None,
+        "epsilons": list(epsilons),
+        "curves": [parse_curve(c) if isinstance(c, str) else c for c in curves],
+        "chain": chain,
+        "progress": progress,
+    }
+    common = (os.fspath(platform), dict(overrides or {}), seed)
+    if app is not None:
+        if goal is not None:
+            raise InputError("give either a GOAL file or trace, or an app, not both")
+        if ranks is None:
+            raise InputError(f"ranks: required with an app (e.g. app={app!r}, ranks=4)")
+        text = _core.sensitivity_app(app, ranks, size, *common, **req, variant=variant)
+    elif goal is None:
+        raise InputError("give a GOAL file or trace, or an app")
+    elif is_trace(goal):
+        text = _core.sensitivity_trace(os.fspath(goal), *common, **req, ranks=ranks)
+    else:
+        text = _core.sensitivity_goal(os.fspath(goal), *common, **req, ranks=ranks)
+    out: dict[str, Any] = json.loads(text)
+    if confirm is None:
+        confirm = bool(out["timing_dependent"])
+    if confirm:
+        workload = {"app": app, "ranks": ranks, "size": size, "variant": variant, "goal": goal}
+        _confirm(out, workload, os.fspath(platform), dict(overrides or {}), seed)
+    return out
+
+
+def _confirm(
+    out: dict[str, Any],
+    workload: dict[str, Any],
+    platform: str,
+    overrides: dict[str, str],
+    seed: int,
+) -> None:
+    """Run in full at each tolerance and a step beyond: ``confirmed`` is whether the
+    first ends at most (1 + ε)·T0 and the second later (``None``: a run cannot set
+    this parameter alone)."""
+    has_node = any(p["param"].startswith("node.") for p in out["params"])
+    t0 = out["run"]["makespan_ps"]
+
+    def makespan(name: str, value: float) -> int:
+        unit = "ps/B" if name in _PER_BYTE else "ps"
+        text = f"{value:.3f}{unit}" if unit == "ps/B" else f"{int(value)}ps"
+        point = {**overrides, _OVERRIDE[name]: text}
+        if workload["app"] is not None:
+            r = run_app(
+                workload["app"], workload["ranks"], workload["size"], platform, point, seed,
+                matrix=False, variant=workload["variant"],
+            )
+        else:
+            r = run_goal(workload["goal"], platform, point, seed, matrix=False)
+        return int(r["makespan_ps"])
+
+    for p in out["params"]:
+        settable = p["param"] in _OVERRIDE and not (has_node and "." not in p["param"])
+        for tol in p["tolerance"]:
+            delta = tol["delta"]
+            if delta is None or not settable:
+                tol["confirmed"] = None
+                continue
+            # The engine's grid: 1 ps, or 1 fs/B for a per-byte cost.
+            grid = 0.001 if p["unit"] == "ps/B" else 1.0
+            at = p["value"] + math.floor(delta / grid) * grid
+            limit = (1 + tol["epsilon"]) * t0
+            t_at, t_beyond = makespan(p["param"], at), makespan(p["param"], at + grid)
+            tol["at_ps"], tol["beyond_ps"] = t_at, t_beyond
+            tol["confirmed"] = t_at <= limit < t_beyond
