@@ -172,7 +172,7 @@ fn ties_between_paths_give_different_slopes_up_and_down() {
 #[test]
 fn tolerances_are_tight_against_full_runs() {
     let p = loggopsim_defaults(Rendezvous::Handshake);
-    for s in [dissemination(16, 1), ping_pong(1001), one_message(100_000)] {
+    for s in [dissemination(16, 1), ping_pong(1001), one_message(100_000), back_to_back()] {
         let g = record(&s, &p);
         let base = Point::of(&p);
         let t0 = makespan(&s, &p) as f64;
@@ -187,6 +187,25 @@ fn tolerances_are_tight_against_full_runs() {
             }
         }
     }
+}
+
+#[test]
+fn a_parameter_flat_at_the_platforms_value_still_has_its_tolerance() {
+    // Vector 4: the second send waits for the CPU (o = 1500 ns > g = 1000 ns), so
+    // ∂T/∂g = 0 here; once g passes o it waits for the NIC and T grows with g.
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let g = record(&back_to_back(), &p);
+    let base = Point::of(&p);
+    let mut buf = Buffers::default();
+    let e0 = g.eval(&base, Param::Gap(1), &mut buf);
+    assert_eq!((e0.slope_down, e0.slope_up), (0.0, 0.0));
+    // T = 7000 ns; past g = 1500 ns the second message arrives at g + o + L and is
+    // done at T = g + 5500 ns: 1 % more (70 ns) at g = 1570 ns.
+    let dx = g.tolerance(&base, Param::Gap(1), &e0, 0.01, &mut buf).expect("g matters past o");
+    assert_eq!(dx, (1500.0 - 1000.0 + 70.0) * 1000.0);
+    // O never appears on a 1-byte message's path: no tolerance bound.
+    let e = g.eval(&base, Param::OverheadPerByte(1), &mut buf);
+    assert_eq!(g.tolerance(&base, Param::OverheadPerByte(1), &e, 0.01, &mut buf), None);
 }
 
 #[test]

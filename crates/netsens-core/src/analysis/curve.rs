@@ -53,12 +53,19 @@ impl ExecGraph {
     pub fn tolerance(&self, base: &Point, x: Param, e0: &Eval, eps: f64, buf: &mut Buffers) -> Option<f64> {
         let x0 = base.get(x);
         let target = (1.0 + eps) * e0.makespan;
-        if e0.slope_up <= 0.0 {
-            return None;
-        }
         // From the left the tangent overshoots (T is convex); from then on Newton
-        // steps from the right fall on the root, one piece at a time.
-        let mut xr = x0 + (target - e0.makespan) / e0.slope_up;
+        // steps from the right fall on the root, one piece at a time. Flat at x0, T
+        // may still rise later: the steepest path alone passes the target at
+        // x0 + target / its slope (its constant part is ≥ 0).
+        let mut xr = if e0.slope_up > 0.0 {
+            x0 + (target - e0.makespan) / e0.slope_up
+        } else {
+            let steepest = self.steepest(base, x);
+            if steepest <= 0.0 {
+                return None;
+            }
+            x0 + target / steepest
+        };
         for _ in 0..MAX_PIECES {
             let e = self.eval(&base.with(x, xr), x, buf);
             if e.makespan <= target || e.slope_down <= 0.0 {
@@ -71,5 +78,17 @@ impl ExecGraph {
             xr = next;
         }
         Some(xr - x0)
+    }
+
+    /// The largest slope in x of any path: T's slope as x grows without bound.
+    pub fn steepest(&self, base: &Point, x: Param) -> f64 {
+        let far = base.with(x, 1e30);
+        let mut best: Vec<f64> = Vec::with_capacity(self.nodes.len());
+        for v in 0..self.nodes.len() {
+            let (preds, _) = self.preds_of(v);
+            let b = preds.iter().map(|&q| best[q as usize]).fold(0.0, f64::max);
+            best.push(b + self.coef(v, &far, x).1);
+        }
+        best[self.sink as usize]
     }
 }

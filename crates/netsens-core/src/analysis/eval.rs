@@ -55,7 +55,7 @@ impl ExecGraph {
     /// ∂cost/∂x of node `v` at `p`: (going down, going up); they differ only where a
     /// receive's O and G bytes tie.
     #[inline]
-    fn coef(&self, v: usize, p: &Point, x: Param) -> (f64, f64) {
+    pub(crate) fn coef(&self, v: usize, p: &Point, x: Param) -> (f64, f64) {
         let n = &self.nodes[v];
         let lv = self.level_of(n) as u8;
         let b = n.bytes as f64;

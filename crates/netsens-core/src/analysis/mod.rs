@@ -123,12 +123,7 @@ impl ExecGraph {
             .iter()
             .map(|&x| {
                 let slope = self.eval(base, x, &mut buf);
-                let tolerances = epsilons
-                    .iter()
-                    .map(|&e| {
-                        (e, if slope.slope_up > 0.0 { self.tolerance(base, x, &slope, e, &mut buf) } else { None })
-                    })
-                    .collect();
+                let tolerances = epsilons.iter().map(|&e| (e, self.tolerance(base, x, &slope, e, &mut buf))).collect();
                 ParamSensitivity { param: x, value: base.get(x), slope, tolerances }
             })
             .collect()
