@@ -75,7 +75,7 @@ COMMANDS = {
         "Replay a GOAL schedule or run a rank program; report where the time went.",
     ),
     "sensitivity": (
-        "netsens.sensitivity.cli:sensitivity_command",
+        "netsens.cli.sensitivity:sensitivity_command",
         "Critical path, exact slopes and tolerance of every parameter, from one run.",
     ),
     "sweep": (

@@ -26,7 +26,9 @@ _PER_BYTE = {"G", "O", "node.G", "node.O", "wan.G"}
 # cluster level's L, o, g, G, O (an override sets the node level too, so only on a
 # platform without one), the wide-area link's latency and 1/bandwidth.
 _OVERRIDE = {
-    "L": "L", "o": "o", "g": "g", "G": "G", "O": "O", "wan.L": "wan_latency", "wan.G": "wan_bandwidth"
+    **{name: name for name in ("L", "o", "g", "G", "O")},
+    "wan.L": "wan_latency",
+    "wan.G": "wan_bandwidth",
 }
 
 
@@ -150,8 +152,14 @@ def _confirm(
         point = {**overrides, _OVERRIDE[name]: text}
         if workload["app"] is not None:
             r = run_app(
-                workload["app"], workload["ranks"], workload["size"], platform, point, seed,
-                matrix=False, variant=workload["variant"],
+                workload["app"],
+                workload["ranks"],
+                workload["size"],
+                platform,
+                point,
+                seed,
+                matrix=False,
+                variant=workload["variant"],
             )
         else:
             r = run_goal(workload["goal"], platform, point, seed, matrix=False)

@@ -51,6 +51,8 @@ pub struct Step {
     pub op: OpId,
     pub rank: u32,
     pub kind: OpKind,
+    /// The step is the arrival of `op`'s message on `rank`.
+    pub arrival: bool,
     /// The latest time (ps) the path is in it.
     pub until_ps: f64,
 }
@@ -76,9 +78,9 @@ impl ExecGraph {
         loop {
             self.attribute(v, p, via, &mut cp);
             let op = self.nodes[v].op;
-            if op != OpId::MAX && cp.ops.last().map(|s| s.op) != Some(op) {
-                let n = &self.nodes[v];
-                cp.ops.push(Step { op, rank: n.rank, kind: n.op_kind, until_ps: times[v] });
+            let n = &self.nodes[v];
+            if op != OpId::MAX && cp.ops.last().map(|s| (s.op, s.arrival)) != Some((op, n.arrival)) {
+                cp.ops.push(Step { op, rank: n.rank, kind: n.op_kind, arrival: n.arrival, until_ps: times[v] });
             }
             let (preds, edges) = self.preds_of(v);
             let Some(i) = (0..preds.len())

@@ -61,6 +61,8 @@ pub struct Node {
     pub kind: u8,
     pub level: u8,
     pub op_kind: OpKind,
+    /// Made where a message of `op` arrived (on `rank`, not `op`'s own).
+    pub arrival: bool,
 }
 
 /// Bytes the record keeps per operation of a schedule, at most (a node is 24 B and
@@ -90,6 +92,10 @@ pub struct ExecGraph {
     release: u32,
     begin: u32,
     op: OpId,
+    /// Where the current event is handled, and whether it is a message reaching
+    /// another rank than its operation's.
+    host: u32,
+    arrival: bool,
 }
 
 const SOURCE: u32 = 0;
@@ -105,6 +111,7 @@ impl ExecGraph {
                 kind: kind::ZERO,
                 level: 1,
                 op_kind: OpKind::Calc,
+                arrival: false,
             }],
             preds: Vec::new(),
             edges: Vec::new(),
@@ -119,6 +126,8 @@ impl ExecGraph {
             release: SOURCE,
             begin: SOURCE,
             op: OpId::MAX,
+            host: 0,
+            arrival: false,
         }
     }
 
@@ -150,8 +159,18 @@ impl ExecGraph {
             return self.preds.pop().expect("one predecessor was pushed");
         }
         let id = self.nodes.len() as u32;
-        let (rank, op_kind) = self.ops.get(self.op as usize).copied().unwrap_or((0, OpKind::Calc));
-        self.nodes.push(Node { bytes, first_pred: first_pred as u32, op: self.op, rank, kind, level, op_kind });
+        let op_kind = self.ops.get(self.op as usize).map_or(OpKind::Calc, |o| o.1);
+        let (rank, arrival) = (self.host, self.arrival);
+        self.nodes.push(Node {
+            bytes,
+            first_pred: first_pred as u32,
+            op: self.op,
+            rank,
+            kind,
+            level,
+            op_kind,
+            arrival,
+        });
         if extra > 0 {
             self.extra.insert(id, extra);
         }
@@ -225,6 +244,7 @@ impl ExecGraph {
 impl Observer for ExecGraph {
     fn ready(&mut self, op: OpId, d: &OpDesc, cpu: usize, nic: Option<usize>) {
         self.op = op;
+        (self.host, self.arrival) = (d.rank, false);
         let i = op as usize;
         if self.ops.len() <= i {
             self.ops.resize(i + 1, (0, OpKind::Calc));
@@ -244,8 +264,11 @@ impl Observer for ExecGraph {
         *self.event_slot(key) = node;
     }
 
-    fn begin(&mut self, key: Key, op: OpId, clocks: &[Clock]) {
+    fn begin(&mut self, key: Key, op: OpId, host: Option<u32>, clocks: &[Clock]) {
         self.op = op;
+        let own = self.ops.get(op as usize).map(|o| o.0);
+        self.host = host.or(own).unwrap_or(0);
+        self.arrival = matches!(key, Key::Msg(_)) && host.is_some() && host != own;
         let mut preds = Vec::with_capacity(clocks.len() + 1);
         preds.push((*self.event_slot(key), Edge::Event));
         preds.extend(clocks.iter().map(|&c| (self.clock(c), Self::edge_of(c))));

@@ -91,6 +91,7 @@ pub fn report(
         .take(req.chain_limit)
         .map(|s| {
             let what = describe.map_or_else(|| format!("{:?}", s.kind).to_lowercase(), |d| d(s.op));
+            let what = if s.arrival { format!("arrival of {what}") } else { what };
             json!({"op": s.op, "rank": s.rank, "what": what, "until_ps": s.until_ps})
         })
         .collect();

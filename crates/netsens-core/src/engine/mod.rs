@@ -463,7 +463,8 @@ impl Core {
             }
         }
         clocks.extend(other);
-        tell!(self.begin(key, op, &clocks));
+        let host = cpu.map(|c| (c / self.ncpus) as u32);
+        tell!(self.begin(key, op, host, &clocks));
     }
 
     /// CPU clock `c` was set from `from` plus `cost` and noise `extra`: the observer

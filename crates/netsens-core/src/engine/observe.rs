@@ -94,9 +94,9 @@ pub trait Observer: Any {
     fn ready(&mut self, op: OpId, d: &OpDesc, cpu: usize, nic: Option<usize>);
     /// An event for `key` is queued at `from` + `cost` + `extra` (noise, jitter).
     fn queued(&mut self, key: Key, from: At, cost: Cost, extra: Time);
-    /// The event for `key` (of operation `op`) is handled now, at the later of its
-    /// own time and `clocks`.
-    fn begin(&mut self, key: Key, op: OpId, clocks: &[Clock]);
+    /// The event for `key` (of operation `op`) is handled now on `host` (`None`: on
+    /// `op`'s own), at the later of its own time and `clocks`.
+    fn begin(&mut self, key: Key, op: OpId, host: Option<u32>, clocks: &[Clock]);
     /// `clock` becomes `from` + `cost` + `extra`.
     fn advance(&mut self, clock: Clock, from: At, cost: Cost, extra: Time);
     /// `clock` becomes the later of itself and `at` (`max`), or `at` itself.

@@ -2,7 +2,7 @@
 ``--timeline FILE.html|.png|.pdf`` the run drawn as ranks × time with its critical
 path over it.
 
-Loaded by :mod:`netsens.cli` when the command runs.
+Loaded by :mod:`netsens.cli.main` when the command runs.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Any
 
 import click
 
-from netsens.cli_options import CONTEXT, EPILOG, overrides_from, platform_options, seed_option
-from netsens.console import print_blocks
+from netsens.cli.console import print_blocks
+from netsens.cli.options import CONTEXT, EPILOG, overrides_from, platform_options, seed_option
+from netsens.cli.text_table import TextLine, TextTable
 from netsens.sensitivity.analyze import EPSILONS, analyze, parse_curve, parse_epsilon
-from netsens.text_table import TextLine, TextTable
 from netsens.units_format import format_per_byte, format_time
 
 
@@ -66,7 +66,9 @@ from netsens.units_format import format_per_byte, format_time
     help="Run in full at each tolerance and a step beyond it  "
     "[default: when a wildcard receive makes the matching timing-dependent].",
 )
-@click.option("--chain", default=20, show_default=True, metavar="N", help="Critical-path steps listed.")
+@click.option(
+    "--chain", default=20, show_default=True, metavar="N", help="Critical-path steps listed."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print everything as one JSON object (ps).")
 @click.option(
     "--timeline",
@@ -154,8 +156,13 @@ def blocks(out: dict[str, Any], chain: int) -> list[Any]:
     result: list[Any] = [head]
     if out["timing_dependent"]:
         result.append(
-            TextLine(("matching can depend on timing (a wildcard receive): tolerances are "
-                      "confirmed by full runs", None))
+            TextLine(
+                (
+                    "matching can depend on timing (a wildcard receive): tolerances are "
+                    "confirmed by full runs",
+                    None,
+                )
+            )
         )
     parts = TextTable(title="critical path: where its time goes")
     parts.add_column("part")
@@ -167,7 +174,9 @@ def blocks(out: dict[str, Any], chain: int) -> list[Any]:
         parts.add_row("(of g, G: behind a busy NIC)", format_time(round(cp["nic_wait_ps"])), "")
     result.append(parts)
     if chain and cp["chain"]:
-        steps = TextTable(title=f"critical path: first {len(cp['chain'][:chain])} of {cp['steps']} steps")
+        steps = TextTable(
+            title=f"critical path: first {len(cp['chain'][:chain])} of {cp['steps']} steps"
+        )
         for column in ("rank", "operation", "until"):
             steps.add_column(column, justify="right" if column != "operation" else "left")
         for s in cp["chain"][:chain]:
@@ -181,7 +190,12 @@ def blocks(out: dict[str, Any], chain: int) -> list[Any]:
         table.add_column(f"{100 * e:g}%", justify="right")
     for p in out["params"]:
         unit = p["unit"]
-        cells = [p["param"], _value(unit, p["value"]), f"{p['slope_down']:.6g}", f"{p['slope_up']:.6g}"]
+        cells = [
+            p["param"],
+            _value(unit, p["value"]),
+            f"{p['slope_down']:.6g}",
+            f"{p['slope_up']:.6g}",
+        ]
         for t in p["tolerance"]:
             mark = {True: "", False: " (!)", None: ""}[t.get("confirmed")]
             cells.append(_delta(unit, t["delta"]) + mark)
