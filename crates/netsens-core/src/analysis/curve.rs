@@ -58,7 +58,7 @@ impl ExecGraph {
         // may still rise later: the steepest path alone passes the target at
         // x0 + target / its slope (its constant part is ≥ 0).
         let mut xr = if e0.slope_up > 0.0 {
-            x0 + (target - e0.makespan) / e0.slope_up
+            x0 + eps * e0.makespan / e0.slope_up
         } else {
             let steepest = self.steepest(base, x);
             if steepest <= 0.0 {

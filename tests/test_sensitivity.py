@@ -1,0 +1,133 @@
+"""netsens.sensitivity and `netsens sensitivity` against full runs: the exact curve
+equals `run`'s makespan at sampled points to the ps, the tolerances are tight (at
+it T <= (1 + eps) T0, one ps beyond it more), the slopes are the hand-counted L's and
+o's of LOGGP.md's vectors; bad input is one error line and exit code 2."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from netsens import run_goal
+from netsens.errors import InputError
+from netsens.sensitivity import analyze
+
+ROOT = Path(__file__).resolve().parent.parent
+GOAL = ROOT / "examples" / "goal"
+
+
+def netsens(*args: object) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "netsens", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
+def assert_one_error_line(proc: subprocess.CompletedProcess[str], *words: str) -> None:
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("netsens: error: "), proc.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+def by_param(out: dict) -> dict:
+    return {p["param"]: p for p in out["params"]}
+
+
+def test_the_dissemination_barrier_crosses_four_l_and_eight_o() -> None:
+    # LOGGP.md vector 3: 4 rounds of (o, L, o) = 22 us; 1 % of it is 220 ns, which
+    # 4 L's reach at +55 ns and 8 o's at +27.5 ns.
+    out = analyze(GOAL / "dissemination16.goal")
+    assert out["makespan_ps"] == 22_000_000
+    p = by_param(out)
+    assert (p["L"]["slope_down"], p["L"]["slope_up"]) == (4, 4)
+    assert (p["o"]["slope_down"], p["o"]["slope_up"]) == (8, 8)
+    assert [t["delta"] for t in p["L"]["tolerance"]] == [55_000, 110_000, 275_000, 550_000]
+    assert p["o"]["tolerance"][0]["delta"] == 27_500
+    parts = {q["part"]: q["ps"] for q in out["critical_path"]["parts"]}
+    assert parts == {"o": 12_000_000, "L": 10_000_000}
+
+
+def test_the_curve_is_the_full_runs_to_the_ps(tmp_path: Path) -> None:
+    # Rank 1 computes 4 us, then receives from rank 0: T(L) = max(5.5 us, L + 3 us).
+    goal = tmp_path / "tie.goal"
+    goal.write_text(
+        "num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0\n}\n"
+        "rank 1 {\nl1: calc 4000\nl2: recv 1b from 0 tag 0\nl2 requires l1\n}\n"
+    )
+    out = analyze(goal, params=["L"], curves=["L=0us:20us"])
+    points = out["curves"][0]["points"]
+    assert points == [[0, 5_500_000], [2_500_000, 5_500_000], [20_000_000, 23_000_000]]
+    for x_ps in (0, 1_000_000, 2_500_000, 2_500_001, 7_777_777, 20_000_000):
+        full = run_goal(goal, overrides={"L": f"{x_ps}ps"})["makespan_ps"]
+        # Between corners the curve is the line through them.
+        (x0, t0), (x1, t1) = next(
+            (a, b) for a, b in zip(points, points[1:], strict=False) if a[0] <= x_ps <= b[0]
+        )
+        assert full == t0 + (t1 - t0) * (x_ps - x0) / (x1 - x0)
+    p = by_param(out)["L"]
+    assert (p["slope_down"], p["slope_up"]) == (0, 1)
+
+
+def test_tolerances_are_tight_by_full_runs() -> None:
+    out = analyze(GOAL / "rendezvous.goal", params=["L", "o", "G"], confirm=True)
+    for p in out["params"]:
+        for t in p["tolerance"]:
+            assert t["delta"] is not None
+            assert t["confirmed"] is True, (p["param"], t)
+            limit = (1 + t["epsilon"]) * out["makespan_ps"]
+            assert t["at_ps"] <= limit < t["beyond_ps"]
+
+
+def test_a_wildcard_receive_is_flagged_and_its_tolerances_checked(tmp_path: Path) -> None:
+    goal = tmp_path / "any.goal"
+    goal.write_text(
+        "num_ranks 3\nrank 0 {\nl1: send 1b to 2 tag 0\n}\nrank 1 {\nl1: send 1b to 2 tag 0\n}\n"
+        "rank 2 {\nl1: recv 1b from -1 tag 0\nl2: recv 1b from -1 tag 0\nl2 requires l1\n}\n"
+    )
+    out = analyze(goal, params=["L", "o"])
+    assert out["timing_dependent"] is True
+    assert all("confirmed" in t for p in out["params"] for t in p["tolerance"])
+
+
+def test_an_app_is_analysed_from_one_run() -> None:
+    out = analyze(app="stencil", ranks=4, size="tiny", params=["L"])
+    assert out["run"]["verified"] is True
+    assert out["makespan_ps"] == out["run"]["makespan_ps"]
+    slope = by_param(out)["L"]["slope_up"]
+    assert slope > 0
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--param", "lat"], ["unknown parameter `lat`", "L, o, g"]),
+        (["--curve", "L=1ns/B:2ns/B"], ["L:", "unit"]),
+        (["--curve", "G=1us:2us"], ["G:", "per-byte"]),
+        (["--epsilon", "1.5"], ["epsilon", "between 0 and 1"]),
+        (["--epsilon", "0"], ["epsilon", "between 0 and 1"]),
+        (["--epsilon", "abc"], ["epsilon", "abc"]),
+        (["--curve", "L=5us:1us"], ["curve of L", "range"]),
+    ],
+)
+def test_bad_input_is_one_line(args: list[str], words: list[str]) -> None:
+    assert_one_error_line(netsens("sensitivity", GOAL / "pingpong.goal", *args), *words)
+
+
+def test_the_api_refuses_what_the_cli_refuses() -> None:
+    with pytest.raises(InputError, match="between 0 and 1"):
+        analyze(GOAL / "pingpong.goal", epsilons=[1.0])
+    with pytest.raises(InputError, match="ranks"):
+        analyze(app="stencil")
+
+
+def test_json_has_units_and_the_run() -> None:
+    proc = netsens("sensitivity", GOAL / "pingpong.goal", "--json", "--curve", "L")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["run"]["makespan_ps"] == out["makespan_ps"]
+    assert {p["unit"] for p in out["params"]} <= {"ps", "ps/B", "1/cpu_speed"}
+    # Default range: 0.1x to 100x the platform's 2.5 us.
+    assert out["curves"][0]["points"][0][0] == 250_000
+    assert out["curves"][0]["points"][-1][0] == 250_000_000
