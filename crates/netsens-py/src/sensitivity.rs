@@ -150,11 +150,8 @@ pub fn sensitivity_app(
             netsens_apps::registry::record_app(name, variant, ranks, size, seed, &p, &opts(seed, false), hook)
         })?;
         let workload = json!({"kind": "app", "app": info.app, "size": info.size, "ranks": ranks});
-        let extra = [
-            ("app", info.app.clone().into()),
-            ("size", info.size.clone().into()),
-            ("verified", info.verified.into()),
-        ];
+        let extra =
+            [("app", info.app.clone().into()), ("size", info.size.clone().into()), ("verified", info.verified.into())];
         answer(&graph, result, &p, &request(params, epsilons, curves, chain), None, workload, &extra)
     })
 }

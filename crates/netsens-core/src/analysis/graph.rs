@@ -65,10 +65,11 @@ pub struct Node {
     pub arrival: bool,
 }
 
-/// Bytes the record keeps per operation of a schedule, at most (a node is 24 B and
-/// a predecessor 5 B; an operation makes up to 6 nodes and 12 predecessors): what a
-/// run too large for its record is refused by.
-pub const BYTES_PER_OP: u128 = 6 * 24 + 12 * 5 + 24;
+/// Bytes per operation of a schedule the analysis needs at most: its record (up to
+/// 6 nodes of 24 B and 12 predecessors of 5 B per operation, 24 B of recorder state)
+/// and the analysis's scratch (3 values of 8 B per node): what a run too large for
+/// its record is refused by.
+pub const BYTES_PER_OP: u128 = 6 * 24 + 12 * 5 + 24 + 6 * 24;
 
 /// The recorded graph, and the recorder's state while the run goes.
 pub struct ExecGraph {

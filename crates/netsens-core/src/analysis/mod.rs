@@ -47,10 +47,7 @@ pub fn record_schedule(
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<(RunResult, ExecGraph)> {
     check_platform(platform)?;
-    crate::memory::ensure_fits(
-        &format!("the dependency record of {} operations", s.num_ops()),
-        s.num_ops() as u128 * graph::BYTES_PER_OP,
-    )?;
+    check_record_fits(s.num_ops(), crate::memory::available_bytes())?;
     let mut core = Core::new(platform, s.num_ranks, s.ncpus, s.nnics, opts)?;
     core.observe(Box::new(ExecGraph::new(platform)));
     let mut front = ScheduleFrontend::new(s);
@@ -86,6 +83,16 @@ fn recorded(result: RunResult, obs: Option<Box<dyn Observer>>, platform: &Platfo
         .expect("the observer is the execution graph");
     check_record(&graph, platform, &result)?;
     Ok((result, *graph))
+}
+
+/// A record of `ops` operations fits in `available` bytes (`None`: unknown), or
+/// one error line with what it would need.
+pub fn check_record_fits(ops: usize, available: Option<u64>) -> Result<()> {
+    crate::memory::ensure_fits_in(
+        &format!("the dependency record of {ops} operations (for the sensitivity analysis)"),
+        ops as u128 * graph::BYTES_PER_OP,
+        available,
+    )
 }
 
 /// The record evaluated at the run's own parameters must give the run's end: where
@@ -127,5 +134,19 @@ impl ExecGraph {
                 ParamSensitivity { param: x, value: base.get(x), slope, tolerances }
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_too_large_is_refused_with_what_it_needs() {
+        // 10^9 operations at BYTES_PER_OP (372 B) need 372 GB; 8 GB are free.
+        let e = check_record_fits(1_000_000_000, Some(8_000_000_000)).unwrap_err().to_string();
+        assert!(e.contains("372.000 GB") && e.contains("8.000 GB") && e.contains("1000000000 operations"), "{e}");
+        assert!(!e.contains('\n'));
+        assert!(check_record_fits(1000, Some(8_000_000_000)).is_ok());
     }
 }
