@@ -131,3 +131,36 @@ def test_json_has_units_and_the_run() -> None:
     # Default range: 0.1x to 100x the platform's 2.5 us.
     assert out["curves"][0]["points"][0][0] == 250_000
     assert out["curves"][0]["points"][-1][0] == 250_000_000
+
+
+def test_the_timeline_holds_each_ranks_compute_and_overhead(tmp_path: Path) -> None:
+    # The bars are taken from the record; the run counts the same times its own way.
+    out = analyze(app="stencil", ranks=4, size="tiny", params=["L"], timeline=True)
+    t = out["timeline"]
+    assert t["ranks"] == [0, 3] and t["window_ps"] == [0, out["makespan_ps"]]
+    for r in out["run"]["ranks"]:
+        for name in ("compute", "overhead"):
+            bars = sum(end - start for rank, start, end in t[name] if rank == r["rank"])
+            assert bars == r[f"{name}_ps"], (r["rank"], name)
+    assert t["critical"][-1][1] == out["makespan_ps"]
+    for suffix in ("html", "png"):
+        proc = netsens(
+            "sensitivity",
+            "--app",
+            "stencil",
+            "--ranks",
+            4,
+            "--size",
+            "tiny",
+            "--param",
+            "L",
+            "--timeline",
+            tmp_path / f"t.{suffix}",
+            "--timeline-ranks",
+            "1:2",
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert (tmp_path / f"t.{suffix}").stat().st_size > 10_000
+    assert_one_error_line(
+        netsens("sensitivity", GOAL / "pingpong.goal", "--timeline", tmp_path / "t.svg"), ".svg"
+    )

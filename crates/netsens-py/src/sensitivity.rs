@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use netsens_core::analysis::{record_schedule, report, ExecGraph, Request, EPSILONS};
+use netsens_core::analysis::{record_schedule, report, ExecGraph, Request, Window, EPSILONS};
 use netsens_core::engine::OpId;
 use netsens_core::platform::Platform;
 use netsens_core::profile::RunResult;
@@ -46,12 +46,22 @@ fn answer(
     Ok(out.to_string())
 }
 
-fn request(params: Option<Vec<String>>, epsilons: Option<Vec<f64>>, curves: Option<Curves>, chain: usize) -> Request {
+/// (first rank, last rank, from ps, to ps, items kept at most) of a timeline.
+type TimelineArgs = (u32, u32, f64, f64, usize);
+
+fn request(
+    params: Option<Vec<String>>,
+    epsilons: Option<Vec<f64>>,
+    curves: Option<Curves>,
+    chain: usize,
+    timeline: Option<TimelineArgs>,
+) -> Request {
     Request {
         params,
         epsilons: epsilons.unwrap_or_else(|| EPSILONS.to_vec()),
         curves: curves.unwrap_or_default(),
         chain_limit: chain,
+        timeline: timeline.map(|(a, b, t0, t1, max_items)| Window { ranks: (a, b), time: (t0, t1), max_items }),
     }
 }
 
@@ -67,7 +77,7 @@ fn check_ranks(name: &str, have: u32, asked: Option<i64>, what: &str) -> PyResul
 /// The sensitivity analysis of the GOAL file (or compiled schedule) at `path`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, ranks=None))]
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, ranks=None, timeline=None))]
 pub fn sensitivity_goal(
     py: Python<'_>,
     path: &str,
@@ -80,20 +90,21 @@ pub fn sensitivity_goal(
     chain: usize,
     progress: Option<Py<PyAny>>,
     ranks: Option<i64>,
+    timeline: Option<TimelineArgs>,
 ) -> PyResult<String> {
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
         let s = load_goal(path)?;
         check_ranks(path, s.num_ranks, ranks, "GOAL file")?;
         let workload = json!({"kind": "goal", "file": path, "ops": s.num_ops(), "ranks": s.num_ranks});
-        analyze(&s, &p, seed, &request(params, epsilons, curves, chain), progress, workload)
+        analyze(&s, &p, seed, &request(params, epsilons, curves, chain, timeline), progress, workload)
     })
 }
 
 /// The sensitivity analysis of the OTF2 trace whose anchor file is `path`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, ranks=None, collectives=None, compute=None))]
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, ranks=None, collectives=None, compute=None, timeline=None))]
 pub fn sensitivity_trace(
     py: Python<'_>,
     path: &str,
@@ -108,6 +119,7 @@ pub fn sensitivity_trace(
     ranks: Option<i64>,
     collectives: Option<&str>,
     compute: Option<&str>,
+    timeline: Option<TimelineArgs>,
 ) -> PyResult<String> {
     let algorithms = netsens_trace::Algorithms::parse(collectives.unwrap_or("")).map_err(InputError::new_err)?;
     let compute = compute.map_or(Ok(netsens_trace::Compute::default()), netsens_trace::Compute::parse);
@@ -120,14 +132,14 @@ pub fn sensitivity_trace(
             "kind": "trace", "file": path, "events": t.events, "ops": t.schedule.num_ops(), "ranks": t.ranks,
             "compute_clock": t.compute_clock,
         });
-        analyze(&t.schedule, &p, seed, &request(params, epsilons, curves, chain), progress, workload)
+        analyze(&t.schedule, &p, seed, &request(params, epsilons, curves, chain, timeline), progress, workload)
     })
 }
 
 /// The sensitivity analysis of application `name` on `ranks` ranks at `size`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (name, ranks, size="small", platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, variant=None))]
+#[pyo3(signature = (name, ranks, size="small", platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, variant=None, timeline=None))]
 pub fn sensitivity_app(
     py: Python<'_>,
     name: &str,
@@ -142,6 +154,7 @@ pub fn sensitivity_app(
     chain: usize,
     progress: Option<Py<PyAny>>,
     variant: Option<&str>,
+    timeline: Option<TimelineArgs>,
 ) -> PyResult<String> {
     let ranks = super::check_ranks(ranks)?;
     py.detach(|| {
@@ -152,7 +165,7 @@ pub fn sensitivity_app(
         let workload = json!({"kind": "app", "app": info.app, "size": info.size, "ranks": ranks});
         let extra =
             [("app", info.app.clone().into()), ("size", info.size.clone().into()), ("verified", info.verified.into())];
-        answer(&graph, result, &p, &request(params, epsilons, curves, chain), None, workload, &extra)
+        answer(&graph, result, &p, &request(params, epsilons, curves, chain, timeline), None, workload, &extra)
     })
 }
 

@@ -75,6 +75,18 @@ from netsens.units_format import format_per_byte, format_time
     metavar="FILE",
     help="Draw the run (ranks x time, critical path over it): .html (plotly), .png or .pdf.",
 )
+@click.option(
+    "--timeline-ranks",
+    default="0:63",
+    show_default=True,
+    metavar="FIRST:LAST",
+    help="Ranks the timeline shows.",
+)
+@click.option(
+    "--timeline-window",
+    metavar="FROM:TO",
+    help="Time window the timeline shows, e.g. 0us:50us  [default: the whole run].",
+)
 def sensitivity_command(
     workload: str | None,
     app: str | None,
@@ -90,6 +102,8 @@ def sensitivity_command(
     chain: int,
     as_json: bool,
     timeline: str | None,
+    timeline_ranks: str,
+    timeline_window: str | None,
     **flags: Any,
 ) -> None:
     """Critical path, exact slopes and tolerance of every parameter, from one run.
@@ -117,8 +131,11 @@ def sensitivity_command(
         params=list(params) or None,
         epsilons=eps,
         curves=[parse_curve(c) for c in curves],
-        chain=max(chain, 0) if not timeline else 1_000_000,
+        chain=max(chain, 0),
         confirm=confirm,
+        timeline=timeline is not None,
+        timeline_ranks=_pair("--timeline-ranks", timeline_ranks, int),
+        timeline_window=_window(timeline_window),
     )
     if timeline:
         from netsens.sensitivity.timeline import write_timeline
@@ -129,6 +146,34 @@ def sensitivity_command(
         sys.stdout.write("\n")
         return
     print_blocks(blocks(out, chain))
+
+
+def _pair(flag: str, text: str, kind: Any) -> Any:
+    lo, colon, hi = text.partition(":")
+    try:
+        if not colon:
+            raise ValueError
+        return kind(lo), kind(hi)
+    except ValueError:
+        raise click.BadParameter(f'"{text}" is not FIRST:LAST', param_hint=flag) from None
+
+
+def _window(text: str | None) -> tuple[float, float] | None:
+    if text is None:
+        return None
+    from netsens.units import parse_quantity
+
+    lo, colon, hi = text.partition(":")
+    if not colon:
+        raise click.BadParameter(
+            f'"{text}" is not FROM:TO such as 0us:50us', param_hint="--timeline-window"
+        )
+    try:
+        return tuple(
+            float(parse_quantity("--timeline-window", x, ("time",)).value) for x in (lo, hi)
+        )  # type: ignore[return-value]
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--timeline-window") from None
 
 
 def _value(unit: str, v: float) -> str:

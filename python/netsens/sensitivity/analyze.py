@@ -69,6 +69,18 @@ def _value(name: str, text: str) -> float:
         raise InputError(str(e)) from None
 
 
+def _window(
+    ranks: tuple[int, int], window: tuple[float, float] | None, items: int
+) -> tuple[int, int, float, float, int]:
+    first, last = ranks
+    if not 0 <= first <= last:
+        raise InputError(f"timeline ranks: {first}-{last} is not a range first <= last from 0")
+    lo, hi = window if window is not None else (0.0, 1e300)
+    if not 0 <= lo < hi:
+        raise InputError(f"timeline window: {lo} to {hi} ps is not a range from 0 upwards")
+    return first, last, float(lo), float(hi), items
+
+
 def analyze(
     goal: str | os.PathLike[str] | None = None,
     *,
@@ -84,6 +96,10 @@ def analyze(
     curves: Iterable[str | tuple[str, tuple[float, float] | None]] = (),
     chain: int = 200,
     confirm: bool | None = None,
+    timeline: bool = False,
+    timeline_ranks: tuple[int, int] = (0, 63),
+    timeline_window: tuple[float, float] | None = None,
+    timeline_items: int = 200_000,
     progress: ProgressFn | None = None,
 ) -> dict[str, Any]:
     """The sensitivity of a GOAL file or OTF2 trace (``goal``) or of application
@@ -102,6 +118,10 @@ def analyze(
     ``confirm`` (default: when ``timing_dependent``) runs the workload in full at each
     tolerance and a step beyond it (1 ps or 1 ps/B) for the parameters a run can set
     alone, adding ``confirmed`` to each tolerance.
+
+    ``timeline`` adds ``timeline``: ranks ``timeline_ranks`` (first, last) within
+    ``timeline_window`` (ps, default the whole run), at most ``timeline_items`` bars
+    and messages; :func:`netsens.sensitivity.timeline.write_timeline` draws it.
     """
     check_memory_limit()
     req: dict[str, Any] = {
@@ -110,6 +130,7 @@ def analyze(
         "curves": [parse_curve(c) if isinstance(c, str) else c for c in curves],
         "chain": chain,
         "progress": progress,
+        "timeline": _window(timeline_ranks, timeline_window, timeline_items) if timeline else None,
     }
     common = (os.fspath(platform), dict(overrides or {}), seed)
     if app is not None:
@@ -125,6 +146,10 @@ def analyze(
     else:
         text = _core.sensitivity_goal(os.fspath(goal), *common, **req, ranks=ranks)
     out: dict[str, Any] = json.loads(text)
+    if out.get("timeline"):
+        t = out["timeline"]
+        t["ranks"][1] = min(t["ranks"][1], out["run"]["workload"]["ranks"] - 1)
+        t["window_ps"][1] = min(t["window_ps"][1] or math.inf, out["makespan_ps"])
     if confirm is None:
         confirm = bool(out["timing_dependent"])
     if confirm:

@@ -9,6 +9,7 @@ pub mod eval;
 pub mod graph;
 pub mod params;
 pub mod report;
+pub mod timeline;
 
 use crate::engine::observe::Observer;
 use crate::engine::{Core, Progress, RunOptions};
@@ -25,6 +26,7 @@ pub use graph::ExecGraph;
 pub use params::{Param, Point};
 pub use report::{report, Request, EPSILONS};
 use std::future::Future;
+pub use timeline::Window;
 
 /// The analysis needs the run's times to be set by its parameters alone.
 pub fn check_platform(platform: &Platform) -> Result<()> {

@@ -20,6 +20,8 @@ pub struct Request {
     pub curves: Vec<(String, Option<(f64, f64)>)>,
     /// Critical-path steps listed at most (the rest are counted).
     pub chain_limit: usize,
+    /// The part of the run to give as a timeline, if any.
+    pub timeline: Option<super::Window>,
 }
 
 /// The ε LLAMP and the issue ask for: 1, 2, 5 and 10 %.
@@ -114,7 +116,12 @@ pub fn report(
             json!({"param": x.name(), "unit": x.unit(), "points": points, "time_unit": "ps"})
         })
         .collect();
+    let timeline = req.timeline.map(|w| {
+        g.times(&base, &mut buf.times);
+        g.timeline(&base, &buf.times, &w)
+    });
     Ok(json!({
+        "timeline": timeline,
         "makespan_ps": t0,
         "timing_dependent": g.wildcards,
         "record": {"nodes": g.nodes.len(), "predecessors": g.preds.len(), "bytes": g.bytes()},
