@@ -27,9 +27,12 @@ pub struct Request {
 /// The ε LLAMP and the issue ask for: 1, 2, 5 and 10 %.
 pub const EPSILONS: [f64; 4] = [0.01, 0.02, 0.05, 0.10];
 
+/// A curve to draw: the parameter and its range (in its unit).
+type CurveRange = (Param, f64, f64);
+
 impl Request {
     /// Check every name, ε and range before anything is computed.
-    fn resolve(&self, platform: &Platform) -> Result<(Vec<Param>, Vec<(Param, f64, f64)>)> {
+    fn resolve(&self, platform: &Platform) -> Result<(Vec<Param>, Vec<CurveRange>)> {
         for &e in &self.epsilons {
             if !(e > 0.0 && e < 1.0) {
                 return Err(Error::Input(format!(
