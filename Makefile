@@ -189,10 +189,11 @@ test: install install-live lint test-deps slurm-deps wheel $(EXTRAS_STAMP)
 	$(MAKE) fuzz FUZZ_SECONDS=60
 
 bench: install
-	cargo bench -p netsens-core --bench engine --bench programs
+	cargo bench -p netsens-core --bench engine --bench programs --bench sensitivity
 	cargo bench -p netsens-apps --bench apps
 	cargo bench -p netsens-trace --bench read
 	$(BIN)/python scripts/bench_trace.py
+	$(BIN)/python scripts/bench_sensitivity.py
 	$(BIN)/python scripts/bench_study.py --study $(DEFAULT_STUDY)
 	$(BIN)/python scripts/bench_study.py --study studies/das1998.toml --target 900 \
 		--with studies/das1998-reference.toml --with studies/das1998-structures.toml \
