@@ -67,8 +67,13 @@ impl ExecGraph {
             x0 + target / steepest
         };
         for _ in 0..MAX_PIECES {
-            let e = self.eval(&base.with(x, xr), x, buf);
-            if e.makespan <= target || e.slope_down <= 0.0 {
+            // Where the step landed on the root, T alone says so (a pass without slopes).
+            let at = base.with(x, xr);
+            if self.makespan(&at, &mut buf.times) <= target {
+                break;
+            }
+            let e = self.eval(&at, x, buf);
+            if e.slope_down <= 0.0 {
                 break;
             }
             let next = xr - (e.makespan - target) / e.slope_down;

@@ -85,7 +85,8 @@ pub struct ExecGraph {
     /// Whether the platform has a node level of its own (else a node-level message
     /// uses the cluster's parameters).
     pub node_level: bool,
-    clocks: HashMap<Clock, u32>,
+    /// The node of each clock's current value, by kind of clock and index.
+    clocks: [Vec<u32>; 7],
     op_event: Vec<u32>,
     /// Rank and kind of every live operation, by its id.
     ops: Vec<(u32, OpKind)>,
@@ -120,7 +121,7 @@ impl ExecGraph {
             sink: SOURCE,
             wildcards: false,
             node_level: platform.node.is_some(),
-            clocks: HashMap::default(),
+            clocks: Default::default(),
             op_event: Vec::new(),
             ops: Vec::new(),
             msg_event: Vec::new(),
@@ -207,7 +208,29 @@ impl ExecGraph {
     }
 
     fn clock(&self, c: Clock) -> u32 {
-        self.clocks.get(&c).copied().unwrap_or(SOURCE)
+        let (k, i) = Self::slot(c);
+        self.clocks[k].get(i).copied().unwrap_or(SOURCE)
+    }
+
+    fn slot(c: Clock) -> (usize, usize) {
+        match c {
+            Clock::Cpu(i) => (0, i),
+            Clock::Core(i) => (1, i),
+            Clock::NicSend(i) => (2, i),
+            Clock::NicRecv(i) => (3, i),
+            Clock::Link(i) => (4, i),
+            Clock::Disk(i) => (5, i),
+            Clock::HostDisk(i) => (6, i),
+        }
+    }
+
+    fn set_clock(&mut self, c: Clock, node: u32) {
+        let (k, i) = Self::slot(c);
+        let v = &mut self.clocks[k];
+        if v.len() <= i {
+            v.resize(i + 1, SOURCE);
+        }
+        v[i] = node;
     }
 
     fn edge_of(c: Clock) -> Edge {
@@ -251,11 +274,12 @@ impl Observer for ExecGraph {
             self.ops.resize(i + 1, (0, OpKind::Calc));
         }
         self.ops[i] = (d.rank, d.kind);
-        let mut preds = vec![(self.clock(Clock::Cpu(cpu)), Edge::Cpu), (self.release, Edge::Dependency)];
-        if let Some(n) = nic {
-            preds.push((self.clock(Clock::NicSend(n)), Edge::Nic));
-        }
-        let node = self.push(kind::ZERO, 1, 0, &preds, 0);
+        let cpu = (self.clock(Clock::Cpu(cpu)), Edge::Cpu);
+        let release = (self.release, Edge::Dependency);
+        let node = match nic {
+            Some(n) => self.push(kind::ZERO, 1, 0, &[cpu, release, (self.clock(Clock::NicSend(n)), Edge::Nic)], 0),
+            None => self.push(kind::ZERO, 1, 0, &[cpu, release], 0),
+        };
         *self.event_slot(Key::Op(op)) = node;
     }
 
@@ -270,16 +294,20 @@ impl Observer for ExecGraph {
         let own = self.ops.get(op as usize).map(|o| o.0);
         self.host = host.or(own).unwrap_or(0);
         self.arrival = matches!(key, Key::Msg(_)) && host.is_some() && host != own;
-        let mut preds = Vec::with_capacity(clocks.len() + 1);
-        preds.push((*self.event_slot(key), Edge::Event));
-        preds.extend(clocks.iter().map(|&c| (self.clock(c), Self::edge_of(c))));
-        self.begin = self.push(kind::ZERO, 1, 0, &preds, 0);
+        // The event's own time and at most three clocks (CPU, core, NIC).
+        let mut preds = [(SOURCE, Edge::Event); 4];
+        preds[0].0 = *self.event_slot(key);
+        for (p, &c) in preds[1..].iter_mut().zip(clocks) {
+            *p = (self.clock(c), Self::edge_of(c));
+        }
+        let n = 1 + clocks.len().min(3);
+        self.begin = self.push(kind::ZERO, 1, 0, &preds[..n], 0);
     }
 
     fn advance(&mut self, clock: Clock, from: At, cost: Cost, extra: Time) {
         let from = self.at(from);
         let node = self.step(from, cost, extra);
-        self.clocks.insert(clock, node);
+        self.set_clock(clock, node);
     }
 
     fn set(&mut self, clock: Clock, at: At, max: bool) {
@@ -289,7 +317,7 @@ impl Observer for ExecGraph {
         } else {
             at
         };
-        self.clocks.insert(clock, node);
+        self.set_clock(clock, node);
     }
 
     fn release(&mut self, at: At) {
@@ -310,7 +338,7 @@ impl Observer for ExecGraph {
         self.op = OpId::MAX;
         self.sink = if preds.is_empty() { SOURCE } else { self.push(kind::ZERO, 1, 0, &preds, 0) };
         // The recorder's state is not needed any more.
-        self.clocks = HashMap::default();
+        self.clocks = Default::default();
         self.op_event = Vec::new();
         self.msg_event = Vec::new();
     }
