@@ -46,15 +46,27 @@ fn with(p: &Platform, x: Param, v: u64) -> Platform {
 /// Every parameter but the CPU's at 0, ¼, ½, 1, 2, 10 and 100 times its value (and
 /// a few ns where it is 0): the graph's makespan equals a full run's.
 fn agrees_everywhere(s: &Schedule, p: &Platform) {
+    agrees_at(s, p, &[0.0, 0.25, 0.5, 1.0, 2.0, 10.0, 100.0], &[0.5, 1.0, 2.0, 4.0]);
+}
+
+/// As [`agrees_everywhere`] at these multiples of each parameter's value.
+/// and at these CPU speeds.
+fn agrees_at(s: &Schedule, p: &Platform, multiples: &[f64], speeds: &[f64]) {
     let g = record(s, p);
     let base = Point::of(p);
     let mut times = Vec::new();
     for x in Param::all(p).into_iter().filter(|&x| x != Param::CpuTime) {
         let v0 = base.get(x) as u64;
         let samples: Vec<u64> = if v0 == 0 {
-            vec![0, 1, 7, 1000, 123_456]
+            // A parameter at 0: a few ps (ps/B) up, and far up with the far multiples.
+            let far = multiples.iter().any(|&m| m > 2.0);
+            if far {
+                vec![0, 1, 7, 1000, 123_456]
+            } else {
+                vec![0, 1, 7]
+            }
         } else {
-            vec![0, v0 / 4, v0 / 2, v0, 2 * v0, 10 * v0 + 3, 100 * v0]
+            multiples.iter().map(|m| (v0 as f64 * m) as u64 + u64::from(*m == 10.0) * 3).collect()
         };
         for v in samples {
             let graph = g.makespan(&base.with(x, v as f64), &mut times);
@@ -62,7 +74,7 @@ fn agrees_everywhere(s: &Schedule, p: &Platform) {
             assert_eq!(graph, full as f64, "{} = {v}: graph {graph} ps, run {full} ps", x.name());
         }
     }
-    for speed in [0.5, 1.0, 2.0, 4.0] {
+    for &speed in speeds {
         let mut q = p.clone();
         q.cpu_speed = speed;
         let graph = g.makespan(&base.with(Param::CpuTime, 1.0 / speed), &mut times);
@@ -231,4 +243,62 @@ fn unknown_parameters_are_named_with_the_accepted_ones() {
     assert!(e.contains("unknown parameter `lat`") && e.contains("L, o, g, G, O") && !e.contains("wan.L"), "{e}");
     assert!(Param::parse("wan.L", &p).is_err());
     assert_eq!(Param::parse("G", &p).unwrap(), Param::GapPerByte(1));
+}
+
+#[test]
+fn exchanges_and_random_schedules_agree_with_full_runs_near_the_platform() {
+    use netsens_core::schedule::patterns;
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    // Where arrivals from several ranks compete for a receiver's NIC and CPU, their
+    // order is the recorded one only near the platform's values (far from them it
+    // flips, and a full run takes over: see docs/guides/sensitivity.md).
+    let near = [0.99, 1.0, 1.01];
+    let speeds = [1.0];
+    agrees_at(&patterns::ring_exchange(8, 3, 64, 1000 * NS).unwrap(), &p, &near, &speeds);
+    agrees_at(&patterns::ring_exchange(6, 2, 100_000, 500 * NS).unwrap(), &p, &near, &speeds);
+    let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+    for _ in 0..6 {
+        agrees_at(&random_rounds(&mut rng), &p, &near, &speeds);
+    }
+}
+
+/// A deterministic stream for the random schedules (no dependence on the engine).
+struct XorShift(u64);
+
+impl XorShift {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// 2 to 7 ranks, 3 rounds: each rank computes, then receives from whoever sends to
+/// it and sends to a random peer (a random permutation), both after its computation;
+/// the next round waits for both. Eager and rendezvous sizes.
+fn random_rounds(rng: &mut XorShift) -> Schedule {
+    let ranks = 2 + rng.below(6) as u32;
+    let mut b = ScheduleBuilder::new(ranks);
+    let mut last: Vec<Vec<u32>> = vec![Vec::new(); ranks as usize];
+    for round in 0..3 {
+        let mut dst: Vec<u32> = (0..ranks).collect();
+        for i in (1..dst.len()).rev() {
+            dst.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        let sizes: Vec<u64> = (0..ranks).map(|_| [1, 100, 70_000][rng.below(3) as usize]).collect();
+        for r in 0..ranks {
+            let calc = b.calc(r, rng.below(5000) * NS, 0);
+            for &prev in &last[r as usize] {
+                b.requires(calc, prev);
+            }
+            let src = dst.iter().position(|&d| d == r).unwrap();
+            let recv = b.recv(r, src as i32, sizes[src], round, 0, 0);
+            let send = b.send(r, dst[r as usize], sizes[r as usize], round, 0, 0);
+            b.requires(recv, calc);
+            b.requires(send, calc);
+            last[r as usize] = vec![recv, send];
+        }
+    }
+    b.build().unwrap()
 }

@@ -62,9 +62,10 @@ from netsens.units_format import format_per_byte, format_time
 )
 @click.option(
     "--confirm/--no-confirm",
-    default=None,
-    help="Run in full at each tolerance and a step beyond it  "
-    "[default: when a wildcard receive makes the matching timing-dependent].",
+    default=True,
+    show_default=True,
+    help="Run in full at each tolerance and a step beyond it; where the run's order "
+    "of events changed before it, full runs find the tolerance instead.",
 )
 @click.option(
     "--chain", default=20, show_default=True, metavar="N", help="Critical-path steps listed."
@@ -98,7 +99,7 @@ def sensitivity_command(
     params: tuple[str, ...],
     epsilons: tuple[str, ...],
     curves: tuple[str, ...],
-    confirm: bool | None,
+    confirm: bool,
     chain: int,
     as_json: bool,
     timeline: str | None,
@@ -200,15 +201,8 @@ def blocks(out: dict[str, Any], chain: int) -> list[Any]:
     )
     result: list[Any] = [head]
     if out["timing_dependent"]:
-        result.append(
-            TextLine(
-                (
-                    "matching can depend on timing (a wildcard receive): tolerances are "
-                    "confirmed by full runs",
-                    None,
-                )
-            )
-        )
+        note = "matching can depend on timing (a wildcard receive): check with full runs"
+        result.append(TextLine((note, None)))
     parts = TextTable(title="critical path: where its time goes")
     parts.add_column("part")
     parts.add_column("time", justify="right")
@@ -242,8 +236,10 @@ def blocks(out: dict[str, Any], chain: int) -> list[Any]:
             f"{p['slope_up']:.6g}",
         ]
         for t in p["tolerance"]:
-            mark = {True: "", False: " (!)", None: ""}[t.get("confirmed")]
-            cells.append(_delta(unit, t["delta"]) + mark)
+            if t.get("confirmed") is False:
+                cells.append(_delta(unit, t["delta_by_runs"]) + " (runs)")
+            else:
+                cells.append(_delta(unit, t["delta"]))
         table.add_row(*cells)
     result.append(table)
     for c in out["curves"]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from netsens import _core
@@ -95,7 +95,7 @@ def analyze(
     epsilons: Iterable[float] = EPSILONS,
     curves: Iterable[str | tuple[str, tuple[float, float] | None]] = (),
     chain: int = 200,
-    confirm: bool | None = None,
+    confirm: bool = True,
     timeline: bool = False,
     timeline_ranks: tuple[int, int] = (0, 63),
     timeline_window: tuple[float, float] | None = None,
@@ -115,9 +115,12 @@ def analyze(
     its corners as ``[x, T]``; ``timing_dependent``: a receive had a wildcard, so the
     matching can change with timing; ``run``: the run's own result.
 
-    ``confirm`` (default: when ``timing_dependent``) runs the workload in full at each
-    tolerance and a step beyond it (1 ps or 1 ps/B) for the parameters a run can set
-    alone, adding ``confirmed`` to each tolerance.
+    ``confirm`` (the default) runs the workload in full at each tolerance and a step
+    beyond it (1 ps, or 1 fs/B) for the parameters a run can set alone, adding
+    ``confirmed`` to each tolerance: the record is exact while the run's order of
+    events holds, and far enough from the platform's values arrivals from several
+    ranks can reach a receiver in another order. Where it is not confirmed, full runs
+    search the tolerance (``delta_by_runs``).
 
     ``timeline`` adds ``timeline``: ranks ``timeline_ranks`` (first, last) within
     ``timeline_window`` (ps, default the whole run), at most ``timeline_items`` bars
@@ -150,8 +153,6 @@ def analyze(
         t = out["timeline"]
         t["ranks"][1] = min(t["ranks"][1], out["run"]["workload"]["ranks"] - 1)
         t["window_ps"][1] = min(t["window_ps"][1] or math.inf, out["makespan_ps"])
-    if confirm is None:
-        confirm = bool(out["timing_dependent"])
     if confirm:
         workload = {"app": app, "ranks": ranks, "size": size, "variant": variant, "goal": goal}
         _confirm(out, workload, os.fspath(platform), dict(overrides or {}), seed)
@@ -192,15 +193,34 @@ def _confirm(
 
     for p in out["params"]:
         settable = p["param"] in _OVERRIDE and not (has_node and "." not in p["param"])
+        # The engine's grid: 1 ps, or 1 fs/B for a per-byte cost.
+        grid = 0.001 if p["unit"] == "ps/B" else 1.0
         for tol in p["tolerance"]:
             delta = tol["delta"]
             if delta is None or not settable:
                 tol["confirmed"] = None
                 continue
-            # The engine's grid: 1 ps, or 1 fs/B for a per-byte cost.
-            grid = 0.001 if p["unit"] == "ps/B" else 1.0
             at = p["value"] + math.floor(delta / grid) * grid
             limit = (1 + tol["epsilon"]) * t0
             t_at, t_beyond = makespan(p["param"], at), makespan(p["param"], at + grid)
             tol["at_ps"], tol["beyond_ps"] = t_at, t_beyond
             tol["confirmed"] = t_at <= limit < t_beyond
+            if not tol["confirmed"]:
+                # The run's order of events changed before the tolerance: full runs
+                # find it instead (the largest value on the grid with T <= limit).
+                found = _search(
+                    lambda x, n=p["param"], lim=limit: makespan(n, x) <= lim, p["value"], at, grid
+                )
+                tol["delta_by_runs"] = found - p["value"]
+
+
+def _search(fits: Callable[[float], bool], x0: float, guess: float, grid: float) -> float:
+    """The largest x >= x0 on the grid with ``fits(x)``, from ``guess``, assuming
+    ``fits`` holds up to some x and not beyond (T grows with each parameter)."""
+    lo, hi = x0, max(guess, x0 + grid)
+    while fits(hi):
+        lo, hi = hi, x0 + 2 * (hi - x0)
+    while hi - lo > grid * 1.5:
+        mid = lo + math.floor((hi - lo) / 2 / grid) * grid
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
