@@ -189,3 +189,14 @@ def test_where_the_order_of_arrivals_changes_full_runs_find_the_tolerance(tmp_pa
     at = 2_500_000 + int(large["delta_by_runs"])
     assert run_goal(goal, overrides={"L": f"{at}ps"})["makespan_ps"] <= limit
     assert run_goal(goal, overrides={"L": f"{at + 1}ps"})["makespan_ps"] > limit
+
+
+def test_a_trace_is_analysed_like_its_replay(tmp_path: Path) -> None:
+    from netsens import _core
+
+    trace = _core.write_synthetic_trace(str(tmp_path / "t"), 4, 5, 1000, 64, 2, 0)
+    out = analyze(trace, params=["L", "o"], curves=["L=1us:5us"])
+    assert out["makespan_ps"] == run_goal(trace)["makespan_ps"]
+    assert all(t["confirmed"] for p in out["params"] for t in p["tolerance"])
+    for x, t in out["curves"][0]["points"]:
+        assert run_goal(trace, overrides={"L": f"{round(x)}ps"})["makespan_ps"] == t
