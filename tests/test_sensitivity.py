@@ -200,3 +200,49 @@ def test_a_trace_is_analysed_like_its_replay(tmp_path: Path) -> None:
     assert all(t["confirmed"] for p in out["params"] for t in p["tolerance"])
     for x, t in out["curves"][0]["points"]:
         assert run_goal(trace, overrides={"L": f"{round(x)}ps"})["makespan_ps"] == t
+
+
+def lp_tolerance(graph: dict, x0: float, limit: float) -> float:
+    """LLAMP's question as a linear program over the record, solved by HiGHS: the
+    largest x with times t such that every node is no earlier than each predecessor
+    plus each of its cost lines (a + b·x) and the end is at most ``limit``."""
+    import numpy as np
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
+
+    n = len(graph["lines"])
+    rows, cols, vals, rhs = [], [], [], []
+    for v, (preds, lines) in enumerate(zip(graph["preds"], graph["lines"], strict=True)):
+        for a, b in lines:
+            for q in preds or [None]:
+                # t_q + a + b x - t_v <= 0 (variables: t_0..t_{n-1}, then x)
+                r = len(rhs)
+                rows += [r, r]
+                cols += [v, n]
+                vals += [-1.0, b]
+                if q is not None:
+                    rows.append(r)
+                    cols.append(q)
+                    vals.append(1.0)
+                rhs.append(-a)
+    a_ub = coo_matrix((vals, (rows, cols)), shape=(len(rhs), n + 1)).tocsr()
+    bounds = [(0, None)] * n + [(x0, None)]
+    bounds[graph["sink"]] = (0, limit)
+    c = np.zeros(n + 1)
+    c[n] = -1.0  # maximise x
+    res = linprog(c, A_ub=a_ub, b_ub=rhs, bounds=bounds, method="highs")
+    assert res.status == 0, res.message
+    return float(res.x[n])
+
+
+@pytest.mark.parametrize(
+    ("goal", "param"),
+    [("dissemination16.goal", "L"), ("rendezvous.goal", "G"), ("pingpong.goal", "o")],
+)
+def test_tolerances_equal_a_linear_program_solved_by_highs(goal: str, param: str) -> None:
+    out = analyze(GOAL / goal, params=[param], graph=param, confirm=False)
+    p = by_param(out)[param]
+    for t in p["tolerance"]:
+        limit = (1 + t["epsilon"]) * out["makespan_ps"]
+        lp = lp_tolerance(out["graph"], p["value"], limit) - p["value"]
+        assert lp == pytest.approx(t["delta"], rel=1e-9, abs=1e-6), (t, lp)

@@ -173,6 +173,8 @@ def sensitivity_goal(
     chain: int = 200,
     progress: ProgressFn | None = None,
     ranks: int | None = None,
+    timeline: tuple[int, int, float, float, int] | None = None,
+    graph: str | None = None,
 ) -> str:
     """Run the GOAL file once, recording its execution graph; the critical path,
     slopes, tolerances and curves as JSON (see netsens.sensitivity)."""
@@ -190,6 +192,8 @@ def sensitivity_trace(
     ranks: int | None = None,
     collectives: str | None = None,
     compute: str | None = None,
+    timeline: tuple[int, int, float, float, int] | None = None,
+    graph: str | None = None,
 ) -> str:
     """As sensitivity_goal for the OTF2 archive at ``path``."""
 
@@ -206,5 +210,7 @@ def sensitivity_app(
     chain: int = 200,
     progress: ProgressFn | None = None,
     variant: str | None = None,
+    timeline: tuple[int, int, float, float, int] | None = None,
+    graph: str | None = None,
 ) -> str:
     """As sensitivity_goal for application ``name`` on ``ranks`` ranks at ``size``."""

@@ -55,6 +55,7 @@ fn request(
     curves: Option<Curves>,
     chain: usize,
     timeline: Option<TimelineArgs>,
+    graph: Option<String>,
 ) -> Request {
     Request {
         params,
@@ -62,6 +63,7 @@ fn request(
         curves: curves.unwrap_or_default(),
         chain_limit: chain,
         timeline: timeline.map(|(a, b, t0, t1, max_items)| Window { ranks: (a, b), time: (t0, t1), max_items }),
+        graph,
     }
 }
 
@@ -77,7 +79,7 @@ fn check_ranks(name: &str, have: u32, asked: Option<i64>, what: &str) -> PyResul
 /// The sensitivity analysis of the GOAL file (or compiled schedule) at `path`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, ranks=None, timeline=None))]
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, ranks=None, timeline=None, graph=None))]
 pub fn sensitivity_goal(
     py: Python<'_>,
     path: &str,
@@ -91,20 +93,21 @@ pub fn sensitivity_goal(
     progress: Option<Py<PyAny>>,
     ranks: Option<i64>,
     timeline: Option<TimelineArgs>,
+    graph: Option<String>,
 ) -> PyResult<String> {
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
         let s = load_goal(path)?;
         check_ranks(path, s.num_ranks, ranks, "GOAL file")?;
         let workload = json!({"kind": "goal", "file": path, "ops": s.num_ops(), "ranks": s.num_ranks});
-        analyze(&s, &p, seed, &request(params, epsilons, curves, chain, timeline), progress, workload)
+        analyze(&s, &p, seed, &request(params, epsilons, curves, chain, timeline, graph), progress, workload)
     })
 }
 
 /// The sensitivity analysis of the OTF2 trace whose anchor file is `path`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, ranks=None, collectives=None, compute=None, timeline=None))]
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, ranks=None, collectives=None, compute=None, timeline=None, graph=None))]
 pub fn sensitivity_trace(
     py: Python<'_>,
     path: &str,
@@ -120,6 +123,7 @@ pub fn sensitivity_trace(
     collectives: Option<&str>,
     compute: Option<&str>,
     timeline: Option<TimelineArgs>,
+    graph: Option<String>,
 ) -> PyResult<String> {
     let algorithms = netsens_trace::Algorithms::parse(collectives.unwrap_or("")).map_err(InputError::new_err)?;
     let compute = compute.map_or(Ok(netsens_trace::Compute::default()), netsens_trace::Compute::parse);
@@ -132,14 +136,14 @@ pub fn sensitivity_trace(
             "kind": "trace", "file": path, "events": t.events, "ops": t.schedule.num_ops(), "ranks": t.ranks,
             "compute_clock": t.compute_clock,
         });
-        analyze(&t.schedule, &p, seed, &request(params, epsilons, curves, chain, timeline), progress, workload)
+        analyze(&t.schedule, &p, seed, &request(params, epsilons, curves, chain, timeline, graph), progress, workload)
     })
 }
 
 /// The sensitivity analysis of application `name` on `ranks` ranks at `size`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (name, ranks, size="small", platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, variant=None, timeline=None))]
+#[pyo3(signature = (name, ranks, size="small", platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, variant=None, timeline=None, graph=None))]
 pub fn sensitivity_app(
     py: Python<'_>,
     name: &str,
@@ -155,17 +159,26 @@ pub fn sensitivity_app(
     progress: Option<Py<PyAny>>,
     variant: Option<&str>,
     timeline: Option<TimelineArgs>,
+    graph: Option<String>,
 ) -> PyResult<String> {
     let ranks = super::check_ranks(ranks)?;
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
-        let (result, graph, info) = with_progress(progress, |hook| {
+        let (result, recorded, info) = with_progress(progress, |hook| {
             netsens_apps::registry::record_app(name, variant, ranks, size, seed, &p, &opts(seed, false), hook)
         })?;
         let workload = json!({"kind": "app", "app": info.app, "size": info.size, "ranks": ranks});
         let extra =
             [("app", info.app.clone().into()), ("size", info.size.clone().into()), ("verified", info.verified.into())];
-        answer(&graph, result, &p, &request(params, epsilons, curves, chain, timeline), None, workload, &extra)
+        answer(
+            &recorded,
+            result,
+            &p,
+            &request(params, epsilons, curves, chain, timeline, graph),
+            None,
+            workload,
+            &extra,
+        )
     })
 }
 

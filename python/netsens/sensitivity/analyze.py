@@ -100,6 +100,7 @@ def analyze(
     timeline_ranks: tuple[int, int] = (0, 63),
     timeline_window: tuple[float, float] | None = None,
     timeline_items: int = 200_000,
+    graph: str | None = None,
     progress: ProgressFn | None = None,
 ) -> dict[str, Any]:
     """The sensitivity of a GOAL file or OTF2 trace (``goal``) or of application
@@ -125,6 +126,10 @@ def analyze(
     ``timeline`` adds ``timeline``: ranks ``timeline_ranks`` (first, last) within
     ``timeline_window`` (ps, default the whole run), at most ``timeline_items`` bars
     and messages; :func:`netsens.sensitivity.timeline.write_timeline` draws it.
+
+    ``graph`` (a parameter name) adds ``graph``: every node's predecessors and its
+    cost as lines ``[a, b]`` (a + b·x, ps) in that parameter, and the end node: the
+    record as a linear program can take it (a run of at most 200 000 nodes).
     """
     check_memory_limit()
     req: dict[str, Any] = {
@@ -134,6 +139,7 @@ def analyze(
         "chain": chain,
         "progress": progress,
         "timeline": _window(timeline_ranks, timeline_window, timeline_items) if timeline else None,
+        "graph": graph,
     }
     common = (os.fspath(platform), dict(overrides or {}), seed)
     if app is not None:

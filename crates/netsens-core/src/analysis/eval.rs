@@ -143,6 +143,40 @@ impl ExecGraph {
     }
 }
 
+impl ExecGraph {
+    /// Node `v`'s cost as lines `a + b·x` in parameter `x` at `p`'s other values: one
+    /// line, or two for a receive's `max(k·O, k·G)` in O or G (its maximum).
+    pub fn lines(&self, v: usize, p: &Point, x: Param) -> Vec<(f64, f64)> {
+        let n = &self.nodes[v];
+        let at0 = p.with(x, 0.0);
+        let per_byte = matches!(x, Param::OverheadPerByte(_) | Param::GapPerByte(_));
+        let (_, b) = self.coef(v, p, x);
+        if n.kind == kind::RECV_CPU && per_byte && self.coef(v, &p.with(x, 1e30), x).1 > 0.0 {
+            // o + max(k·x, k·other): the line in x and the constant one.
+            let fixed = self.cost(v, &at0);
+            let own = self.cost(v, &at0) - (n.bytes as f64) * self.other_per_byte(n, p, x);
+            return vec![(own, n.bytes as f64), (fixed, 0.0)];
+        }
+        vec![(self.cost(v, &at0), b)]
+    }
+
+    /// The per-byte cost a receive's max compares `x` with (G for O, O for G).
+    fn other_per_byte(&self, n: &Node, p: &Point, x: Param) -> f64 {
+        let l = &p.levels[self.level_of(n)];
+        match x {
+            Param::OverheadPerByte(_) => l.gap_per_byte,
+            _ => l.overhead_per_byte,
+        }
+    }
+
+    /// Every node's predecessors and cost lines in `x`, and the end node, as JSON.
+    pub fn lines_json(&self, p: &Point, x: Param) -> serde_json::Value {
+        let preds: Vec<&[u32]> = (0..self.nodes.len()).map(|v| self.preds_of(v).0).collect();
+        let lines: Vec<Vec<(f64, f64)>> = (0..self.nodes.len()).map(|v| self.lines(v, p, x)).collect();
+        serde_json::json!({"param": x.name(), "preds": preds, "lines": lines, "sink": self.sink})
+    }
+}
+
 /// Scratch space of [`ExecGraph::eval`], kept between calls.
 #[derive(Default)]
 pub struct Buffers {

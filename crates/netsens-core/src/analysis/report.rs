@@ -22,7 +22,13 @@ pub struct Request {
     pub chain_limit: usize,
     /// The part of the run to give as a timeline, if any.
     pub timeline: Option<super::Window>,
+    /// A parameter to give the whole graph for, as lines in it (a second method, a
+    /// linear program, can then check the tolerances); small runs only.
+    pub graph: Option<String>,
 }
+
+/// Nodes a graph is given for at most.
+pub const GRAPH_NODES_MAX: usize = 200_000;
 
 /// The ε LLAMP and the issue ask for: 1, 2, 5 and 10 %.
 pub const EPSILONS: [f64; 4] = [0.01, 0.02, 0.05, 0.10];
@@ -119,12 +125,26 @@ pub fn report(
             json!({"param": x.name(), "unit": x.unit(), "points": points, "time_unit": "ps"})
         })
         .collect();
+    let graph = match &req.graph {
+        Some(name) => {
+            let x = Param::parse(name, platform)?;
+            if g.nodes.len() > GRAPH_NODES_MAX {
+                return Err(Error::Input(format!(
+                    "graph: the record has {} nodes, more than the {GRAPH_NODES_MAX} it is given for",
+                    g.nodes.len()
+                )));
+            }
+            Some(g.lines_json(&base, x))
+        }
+        None => None,
+    };
     let timeline = req.timeline.map(|w| {
         g.times(&base, &mut buf.times);
         g.timeline(&base, &buf.times, &w)
     });
     Ok(json!({
         "timeline": timeline,
+        "graph": graph,
         "makespan_ps": t0,
         "timing_dependent": g.wildcards,
         "record": {"nodes": g.nodes.len(), "predecessors": g.preds.len(), "bytes": g.bytes()},
