@@ -6,6 +6,7 @@ exception classes below, each carrying the engine's one-line message.
 """
 
 from collections.abc import Callable
+from typing import Any
 
 # Called every 2^20 events with (events, virtual time in ps, ops finished, ops in all);
 # an exception raised in it stops the run and propagates.
@@ -160,40 +161,29 @@ def write_synthetic_trace(
     """Write netsens-trace's synthetic archive (netsens's conventions) in the new directory
     ``dir``; returns the anchor file's path."""
 
-Curves = list[tuple[str, tuple[float, float] | None]]
-
 def sensitivity_goal(
     path: str,
     platform: str = "loggopsim",
     overrides: dict[str, str] | None = None,
     seed: int = 0,
-    params: list[str] | None = None,
-    epsilons: list[float] | None = None,
-    curves: Curves | None = None,
-    chain: int = 200,
+    ask: dict[str, Any] | None = None,
     progress: ProgressFn | None = None,
     ranks: int | None = None,
-    timeline: tuple[int, int, float, float, int] | None = None,
-    graph: str | None = None,
 ) -> str:
     """Run the GOAL file once, recording its execution graph; the critical path,
-    slopes, tolerances and curves as JSON (see netsens.sensitivity)."""
+    slopes, tolerances and curves as JSON. ``ask``: ``params``, ``epsilons``,
+    ``curves``, ``chain``, ``timeline``, ``graph`` (see netsens.sensitivity.analyze)."""
 
 def sensitivity_trace(
     path: str,
     platform: str = "loggopsim",
     overrides: dict[str, str] | None = None,
     seed: int = 0,
-    params: list[str] | None = None,
-    epsilons: list[float] | None = None,
-    curves: Curves | None = None,
-    chain: int = 200,
+    ask: dict[str, Any] | None = None,
     progress: ProgressFn | None = None,
     ranks: int | None = None,
     collectives: str | None = None,
     compute: str | None = None,
-    timeline: tuple[int, int, float, float, int] | None = None,
-    graph: str | None = None,
 ) -> str:
     """As sensitivity_goal for the OTF2 archive at ``path``."""
 
@@ -204,13 +194,8 @@ def sensitivity_app(
     platform: str = "loggopsim",
     overrides: dict[str, str] | None = None,
     seed: int = 0,
-    params: list[str] | None = None,
-    epsilons: list[float] | None = None,
-    curves: Curves | None = None,
-    chain: int = 200,
+    ask: dict[str, Any] | None = None,
     progress: ProgressFn | None = None,
     variant: str | None = None,
-    timeline: tuple[int, int, float, float, int] | None = None,
-    graph: str | None = None,
 ) -> str:
     """As sensitivity_goal for application ``name`` on ``ranks`` ranks at ``size``."""

@@ -49,21 +49,37 @@ fn answer(
 /// (first rank, last rank, from ps, to ps, items kept at most) of a timeline.
 type TimelineArgs = (u32, u32, f64, f64, usize);
 
-fn request(
+/// What to compute besides the critical path, as Python passes it (a dict; see
+/// `netsens.sensitivity.analyze`).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct Ask {
     params: Option<Vec<String>>,
     epsilons: Option<Vec<f64>>,
     curves: Option<Curves>,
     chain: usize,
     timeline: Option<TimelineArgs>,
     graph: Option<String>,
-) -> Request {
-    Request {
-        params,
-        epsilons: epsilons.unwrap_or_else(|| EPSILONS.to_vec()),
-        curves: curves.unwrap_or_default(),
-        chain_limit: chain,
-        timeline: timeline.map(|(a, b, t0, t1, max_items)| Window { ranks: (a, b), time: (t0, t1), max_items }),
-        graph,
+}
+
+fn ask_request(ask: Option<Ask>) -> Request {
+    ask.map_or_else(|| Request { epsilons: EPSILONS.to_vec(), chain_limit: 200, ..Default::default() }, Ask::request)
+}
+
+impl Ask {
+    fn request(self) -> Request {
+        Request {
+            params: self.params,
+            epsilons: self.epsilons.unwrap_or_else(|| EPSILONS.to_vec()),
+            curves: self.curves.unwrap_or_default(),
+            chain_limit: self.chain,
+            timeline: self.timeline.map(|(a, b, t0, t1, max_items)| Window {
+                ranks: (a, b),
+                time: (t0, t1),
+                max_items,
+            }),
+            graph: self.graph,
+        }
     }
 }
 
@@ -79,51 +95,41 @@ fn check_ranks(name: &str, have: u32, asked: Option<i64>, what: &str) -> PyResul
 /// The sensitivity analysis of the GOAL file (or compiled schedule) at `path`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, ranks=None, timeline=None, graph=None))]
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, ask=None, progress=None, ranks=None))]
 pub fn sensitivity_goal(
     py: Python<'_>,
     path: &str,
     platform: &str,
     overrides: Option<HashMap<String, String>>,
     seed: u64,
-    params: Option<Vec<String>>,
-    epsilons: Option<Vec<f64>>,
-    curves: Option<Curves>,
-    chain: usize,
+    ask: Option<Ask>,
     progress: Option<Py<PyAny>>,
     ranks: Option<i64>,
-    timeline: Option<TimelineArgs>,
-    graph: Option<String>,
 ) -> PyResult<String> {
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
         let s = load_goal(path)?;
         check_ranks(path, s.num_ranks, ranks, "GOAL file")?;
         let workload = json!({"kind": "goal", "file": path, "ops": s.num_ops(), "ranks": s.num_ranks});
-        analyze(&s, &p, seed, &request(params, epsilons, curves, chain, timeline, graph), progress, workload)
+        analyze(&s, &p, seed, &ask_request(ask), progress, workload)
     })
 }
 
 /// The sensitivity analysis of the OTF2 trace whose anchor file is `path`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, ranks=None, collectives=None, compute=None, timeline=None, graph=None))]
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, ask=None, progress=None, ranks=None, collectives=None, compute=None))]
 pub fn sensitivity_trace(
     py: Python<'_>,
     path: &str,
     platform: &str,
     overrides: Option<HashMap<String, String>>,
     seed: u64,
-    params: Option<Vec<String>>,
-    epsilons: Option<Vec<f64>>,
-    curves: Option<Curves>,
-    chain: usize,
+    ask: Option<Ask>,
     progress: Option<Py<PyAny>>,
     ranks: Option<i64>,
     collectives: Option<&str>,
     compute: Option<&str>,
-    timeline: Option<TimelineArgs>,
-    graph: Option<String>,
 ) -> PyResult<String> {
     let algorithms = netsens_trace::Algorithms::parse(collectives.unwrap_or("")).map_err(InputError::new_err)?;
     let compute = compute.map_or(Ok(netsens_trace::Compute::default()), netsens_trace::Compute::parse);
@@ -136,14 +142,14 @@ pub fn sensitivity_trace(
             "kind": "trace", "file": path, "events": t.events, "ops": t.schedule.num_ops(), "ranks": t.ranks,
             "compute_clock": t.compute_clock,
         });
-        analyze(&t.schedule, &p, seed, &request(params, epsilons, curves, chain, timeline, graph), progress, workload)
+        analyze(&t.schedule, &p, seed, &ask_request(ask), progress, workload)
     })
 }
 
 /// The sensitivity analysis of application `name` on `ranks` ranks at `size`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (name, ranks, size="small", platform="loggopsim", overrides=None, seed=0, params=None, epsilons=None, curves=None, chain=200, progress=None, variant=None, timeline=None, graph=None))]
+#[pyo3(signature = (name, ranks, size="small", platform="loggopsim", overrides=None, seed=0, ask=None, progress=None, variant=None))]
 pub fn sensitivity_app(
     py: Python<'_>,
     name: &str,
@@ -152,14 +158,9 @@ pub fn sensitivity_app(
     platform: &str,
     overrides: Option<HashMap<String, String>>,
     seed: u64,
-    params: Option<Vec<String>>,
-    epsilons: Option<Vec<f64>>,
-    curves: Option<Curves>,
-    chain: usize,
+    ask: Option<Ask>,
     progress: Option<Py<PyAny>>,
     variant: Option<&str>,
-    timeline: Option<TimelineArgs>,
-    graph: Option<String>,
 ) -> PyResult<String> {
     let ranks = super::check_ranks(ranks)?;
     py.detach(|| {
@@ -170,15 +171,7 @@ pub fn sensitivity_app(
         let workload = json!({"kind": "app", "app": info.app, "size": info.size, "ranks": ranks});
         let extra =
             [("app", info.app.clone().into()), ("size", info.size.clone().into()), ("verified", info.verified.into())];
-        answer(
-            &recorded,
-            result,
-            &p,
-            &request(params, epsilons, curves, chain, timeline, graph),
-            None,
-            workload,
-            &extra,
-        )
+        answer(&recorded, result, &p, &ask_request(ask), None, workload, &extra)
     })
 }
 

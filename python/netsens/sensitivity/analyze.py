@@ -132,12 +132,11 @@ def analyze(
     record as a linear program can take it (a run of at most 200 000 nodes).
     """
     check_memory_limit()
-    req: dict[str, Any] = {
+    ask: dict[str, Any] = {
         "params": list(params) if params is not None else None,
         "epsilons": list(epsilons),
         "curves": [parse_curve(c) if isinstance(c, str) else c for c in curves],
         "chain": chain,
-        "progress": progress,
         "timeline": _window(timeline_ranks, timeline_window, timeline_items) if timeline else None,
         "graph": graph,
     }
@@ -147,13 +146,19 @@ def analyze(
             raise InputError("give either a GOAL file or trace, or an app, not both")
         if ranks is None:
             raise InputError(f"ranks: required with an app (e.g. app={app!r}, ranks=4)")
-        text = _core.sensitivity_app(app, ranks, size, *common, **req, variant=variant)
+        text = _core.sensitivity_app(
+            app, ranks, size, *common, ask=ask, progress=progress, variant=variant
+        )
     elif goal is None:
         raise InputError("give a GOAL file or trace, or an app")
     elif is_trace(goal):
-        text = _core.sensitivity_trace(os.fspath(goal), *common, **req, ranks=ranks)
+        text = _core.sensitivity_trace(
+            os.fspath(goal), *common, ask=ask, progress=progress, ranks=ranks
+        )
     else:
-        text = _core.sensitivity_goal(os.fspath(goal), *common, **req, ranks=ranks)
+        text = _core.sensitivity_goal(
+            os.fspath(goal), *common, ask=ask, progress=progress, ranks=ranks
+        )
     out: dict[str, Any] = json.loads(text)
     if out.get("timeline"):
         t = out["timeline"]
