@@ -246,3 +246,18 @@ def test_tolerances_equal_a_linear_program_solved_by_highs(goal: str, param: str
         limit = (1 + t["epsilon"]) * out["makespan_ps"]
         lp = lp_tolerance(out["graph"], p["value"], limit) - p["value"]
         assert lp == pytest.approx(t["delta"], rel=1e-9, abs=1e-6), (t, lp)
+
+
+def test_a_topology_is_refused_in_one_line() -> None:
+    proc = netsens(
+        "sensitivity",
+        "--app",
+        "stencil",
+        "--ranks",
+        64,
+        "--size",
+        "tiny",
+        "--platform",
+        ROOT / "examples" / "platforms" / "fat-tree-64.toml",
+    )
+    assert_one_error_line(proc, "[topology]")
