@@ -1,9 +1,11 @@
 //! Trace replay: an OTF2 archive of an MPI run (written by netsens's PMPI library in
-//! trace mode, or by Score-P) read natively through libotf2 and turned into an engine
+//! trace mode, or by Score-P) read natively through libotf2, a liballprof or DUMPI
+//! trace read by netsens's own readers, and turned into an engine
 //! schedule, replayed under any platform; and its GOAL form.
 
 mod allprof;
 pub mod collectives;
+mod dumpi;
 mod ffi;
 mod formats;
 pub mod goal_out;

@@ -325,9 +325,10 @@ impl<'a> Builder<'a> {
     }
 
     /// Collective byte counts in Score-P's convention (crate::scorep_bytes): an OTF2
-    /// archive of another tracer than netsens's. The liballprof reader gives netsens's.
+    /// archive of another tracer than netsens's. The liballprof and DUMPI readers give
+    /// netsens's.
     fn scorep_byte_counts(&self) -> bool {
-        self.foreign() && self.tracer != crate::allprof::CREATOR
+        self.foreign() && self.tracer != crate::allprof::CREATOR && self.tracer != crate::dumpi::CREATOR
     }
 
     /// Charge `ps` of compute to `rank`, after what precedes it.

@@ -1,0 +1,1121 @@
+//! DUMPI traces (SST/macro's and CODES's format, written by sst-dumpi's `libdumpi`): a
+//! `.meta` text file (`numprocs=N`, `fileprefix=P`, ...) beside one binary file per
+//! rank, `P-NNNN.bin`, read into the same [`Sink`] as OTF2 archives, so replay,
+//! `trace info` and `trace to-goal` treat every format alike.
+//!
+//! A reader of netsens's own, written against the layout sst-dumpi's
+//! `dumpi/common/io.c` and `dumpiio.c` define (docs/guides/traces.md says why not the
+//! library). A `.bin` is big-endian: DUMPI's magic number; the body (two 32-bit
+//! second offsets, CPU and wall clock, then one record per call); the end-of-stream
+//! label; the header, footer, datatype sizes and other tables; and at the end an index
+//! of their offsets behind the magic number again. A call record is its function label
+//! (16 bits), a mask saying what follows (statuses, CPU and wall times, thread,
+//! hardware counters), then the call's arguments in the order of its `dumpi_write_*`.
+//! Records carry no length, so a call whose layout this reader does not know ends the
+//! reading: it is refused in one line naming the file, the record and the call.
+//!
+//! Communicators are per-process handles: `MPI_COMM_WORLD`, `MPI_COMM_SELF` and their
+//! duplicates map; one made by `MPI_Comm_split` or `create` is refused where it is used
+//! (DUMPI records the color and key, not the members).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::ffi::{self, Event, Members, Sink};
+
+/// The creator a DUMPI trace reports to the sink.
+pub const CREATOR: &str = "DUMPI";
+/// The first and last eight bytes' magic number (`DUMPI_HEAD_MAGIC`).
+const MAGIC: u64 = 0xffaa_dd44_554d_5049;
+/// The label after the last call record (`DUMPI_END_OF_STREAM`).
+const END_OF_STREAM: u16 = 293;
+/// Profiled user functions' entry and exit (`DUMPI_Function_enter`, `_exit`).
+const FUNCTION_ENTER: u16 = 291;
+const FUNCTION_EXIT: u16 = 292;
+/// The record mask's bits (`dumpi/common/settings.h`).
+const STATUSES: u8 = 0b11;
+const CPU_TIME: u8 = 1 << 2;
+const WALL_TIME: u8 = 1 << 3;
+const THREAD: u8 = 1 << 6;
+const COUNTERS: u8 = 1 << 7;
+/// DUMPI's communicator handles for the predefined communicators.
+const DUMPI_COMM_WORLD: u16 = 2;
+const DUMPI_COMM_SELF: u16 = 3;
+/// The ids the reader gives the sink's communicators.
+const WORLD: u32 = 0;
+const SELF: u32 = 1;
+/// `DUMPI_ANY_SOURCE`, `DUMPI_ANY_TAG`.
+const DUMPI_ANY: i32 = -1;
+
+/// The calls by function label (`dumpi_function` in `dumpi/common/funclabels.h`).
+const NAMES: [&str; 290] = [
+    "MPI_Send",
+    "MPI_Recv",
+    "MPI_Get_count",
+    "MPI_Bsend",
+    "MPI_Ssend",
+    "MPI_Rsend",
+    "MPI_Buffer_attach",
+    "MPI_Buffer_detach",
+    "MPI_Isend",
+    "MPI_Ibsend",
+    "MPI_Issend",
+    "MPI_Irsend",
+    "MPI_Irecv",
+    "MPI_Wait",
+    "MPI_Test",
+    "MPI_Request_free",
+    "MPI_Waitany",
+    "MPI_Testany",
+    "MPI_Waitall",
+    "MPI_Testall",
+    "MPI_Waitsome",
+    "MPI_Testsome",
+    "MPI_Iprobe",
+    "MPI_Probe",
+    "MPI_Cancel",
+    "MPI_Test_cancelled",
+    "MPI_Send_init",
+    "MPI_Bsend_init",
+    "MPI_Ssend_init",
+    "MPI_Rsend_init",
+    "MPI_Recv_init",
+    "MPI_Start",
+    "MPI_Startall",
+    "MPI_Sendrecv",
+    "MPI_Sendrecv_replace",
+    "MPI_Type_contiguous",
+    "MPI_Type_vector",
+    "MPI_Type_hvector",
+    "MPI_Type_indexed",
+    "MPI_Type_hindexed",
+    "MPI_Type_struct",
+    "MPI_Address",
+    "MPI_Type_extent",
+    "MPI_Type_size",
+    "MPI_Type_lb",
+    "MPI_Type_ub",
+    "MPI_Type_commit",
+    "MPI_Type_free",
+    "MPI_Get_elements",
+    "MPI_Pack",
+    "MPI_Unpack",
+    "MPI_Pack_size",
+    "MPI_Barrier",
+    "MPI_Bcast",
+    "MPI_Gather",
+    "MPI_Gatherv",
+    "MPI_Scatter",
+    "MPI_Scatterv",
+    "MPI_Allgather",
+    "MPI_Allgatherv",
+    "MPI_Alltoall",
+    "MPI_Alltoallv",
+    "MPI_Reduce",
+    "MPI_Op_create",
+    "MPI_Op_free",
+    "MPI_Allreduce",
+    "MPI_Reduce_scatter",
+    "MPI_Scan",
+    "MPI_Group_size",
+    "MPI_Group_rank",
+    "MPI_Group_translate_ranks",
+    "MPI_Group_compare",
+    "MPI_Comm_group",
+    "MPI_Group_union",
+    "MPI_Group_intersection",
+    "MPI_Group_difference",
+    "MPI_Group_incl",
+    "MPI_Group_excl",
+    "MPI_Group_range_incl",
+    "MPI_Group_range_excl",
+    "MPI_Group_free",
+    "MPI_Comm_size",
+    "MPI_Comm_rank",
+    "MPI_Comm_compare",
+    "MPI_Comm_dup",
+    "MPI_Comm_create",
+    "MPI_Comm_split",
+    "MPI_Comm_free",
+    "MPI_Comm_test_inter",
+    "MPI_Comm_remote_size",
+    "MPI_Comm_remote_group",
+    "MPI_Intercomm_create",
+    "MPI_Intercomm_merge",
+    "MPI_Keyval_create",
+    "MPI_Keyval_free",
+    "MPI_Attr_put",
+    "MPI_Attr_get",
+    "MPI_Attr_delete",
+    "MPI_Topo_test",
+    "MPI_Cart_create",
+    "MPI_Dims_create",
+    "MPI_Graph_create",
+    "MPI_Graphdims_get",
+    "MPI_Graph_get",
+    "MPI_Cartdim_get",
+    "MPI_Cart_get",
+    "MPI_Cart_rank",
+    "MPI_Cart_coords",
+    "MPI_Graph_neighbors_count",
+    "MPI_Graph_neighbors",
+    "MPI_Cart_shift",
+    "MPI_Cart_sub",
+    "MPI_Cart_map",
+    "MPI_Graph_map",
+    "MPI_Get_processor_name",
+    "MPI_Get_version",
+    "MPI_Errhandler_create",
+    "MPI_Errhandler_set",
+    "MPI_Errhandler_get",
+    "MPI_Errhandler_free",
+    "MPI_Error_string",
+    "MPI_Error_class",
+    "MPI_Wtime",
+    "MPI_Wtick",
+    "MPI_Init",
+    "MPI_Finalize",
+    "MPI_Initialized",
+    "MPI_Abort",
+    "MPI_Pcontrol",
+    "MPI_Close_port",
+    "MPI_Comm_accept",
+    "MPI_Comm_connect",
+    "MPI_Comm_disconnect",
+    "MPI_Comm_get_parent",
+    "MPI_Comm_join",
+    "MPI_Comm_spawn",
+    "MPI_Comm_spawn_multiple",
+    "MPI_Lookup_name",
+    "MPI_Open_port",
+    "MPI_Publish_name",
+    "MPI_Unpublish_name",
+    "MPI_Accumulate",
+    "MPI_Get",
+    "MPI_Put",
+    "MPI_Win_complete",
+    "MPI_Win_create",
+    "MPI_Win_fence",
+    "MPI_Win_free",
+    "MPI_Win_get_group",
+    "MPI_Win_lock",
+    "MPI_Win_post",
+    "MPI_Win_start",
+    "MPI_Win_test",
+    "MPI_Win_unlock",
+    "MPI_Win_wait",
+    "MPI_Alltoallw",
+    "MPI_Exscan",
+    "MPI_Add_error_class",
+    "MPI_Add_error_code",
+    "MPI_Add_error_string",
+    "MPI_Comm_call_errhandler",
+    "MPI_Comm_create_keyval",
+    "MPI_Comm_delete_attr",
+    "MPI_Comm_free_keyval",
+    "MPI_Comm_get_attr",
+    "MPI_Comm_get_name",
+    "MPI_Comm_set_attr",
+    "MPI_Comm_set_name",
+    "MPI_File_call_errhandler",
+    "MPI_Grequest_complete",
+    "MPI_Grequest_start",
+    "MPI_Init_thread",
+    "MPI_Is_thread_main",
+    "MPI_Query_thread",
+    "MPI_Status_set_cancelled",
+    "MPI_Status_set_elements",
+    "MPI_Type_create_keyval",
+    "MPI_Type_delete_attr",
+    "MPI_Type_dup",
+    "MPI_Type_free_keyval",
+    "MPI_Type_get_attr",
+    "MPI_Type_get_contents",
+    "MPI_Type_get_envelope",
+    "MPI_Type_get_name",
+    "MPI_Type_set_attr",
+    "MPI_Type_set_name",
+    "MPI_Type_match_size",
+    "MPI_Win_call_errhandler",
+    "MPI_Win_create_keyval",
+    "MPI_Win_delete_attr",
+    "MPI_Win_free_keyval",
+    "MPI_Win_get_attr",
+    "MPI_Win_get_name",
+    "MPI_Win_set_attr",
+    "MPI_Win_set_name",
+    "MPI_Alloc_mem",
+    "MPI_Comm_create_errhandler",
+    "MPI_Comm_get_errhandler",
+    "MPI_Comm_set_errhandler",
+    "MPI_File_create_errhandler",
+    "MPI_File_get_errhandler",
+    "MPI_File_set_errhandler",
+    "MPI_Finalized",
+    "MPI_Free_mem",
+    "MPI_Get_address",
+    "MPI_Info_create",
+    "MPI_Info_delete",
+    "MPI_Info_dup",
+    "MPI_Info_free",
+    "MPI_Info_get",
+    "MPI_Info_get_nkeys",
+    "MPI_Info_get_nthkey",
+    "MPI_Info_get_valuelen",
+    "MPI_Info_set",
+    "MPI_Pack_external",
+    "MPI_Pack_external_size",
+    "MPI_Request_get_status",
+    "MPI_Type_create_darray",
+    "MPI_Type_create_hindexed",
+    "MPI_Type_create_hvector",
+    "MPI_Type_create_indexed_block",
+    "MPI_Type_create_resized",
+    "MPI_Type_create_struct",
+    "MPI_Type_create_subarray",
+    "MPI_Type_get_extent",
+    "MPI_Type_get_true_extent",
+    "MPI_Unpack_external",
+    "MPI_Win_create_errhandler",
+    "MPI_Win_get_errhandler",
+    "MPI_Win_set_errhandler",
+    "MPI_File_open",
+    "MPI_File_close",
+    "MPI_File_delete",
+    "MPI_File_set_size",
+    "MPI_File_preallocate",
+    "MPI_File_get_size",
+    "MPI_File_get_group",
+    "MPI_File_get_amode",
+    "MPI_File_set_info",
+    "MPI_File_get_info",
+    "MPI_File_set_view",
+    "MPI_File_get_view",
+    "MPI_File_read_at",
+    "MPI_File_read_at_all",
+    "MPI_File_write_at",
+    "MPI_File_write_at_all",
+    "MPI_File_iread_at",
+    "MPI_File_iwrite_at",
+    "MPI_File_read",
+    "MPI_File_read_all",
+    "MPI_File_write",
+    "MPI_File_write_all",
+    "MPI_File_iread",
+    "MPI_File_iwrite",
+    "MPI_File_seek",
+    "MPI_File_get_position",
+    "MPI_File_get_byte_offset",
+    "MPI_File_read_shared",
+    "MPI_File_write_shared",
+    "MPI_File_iread_shared",
+    "MPI_File_iwrite_shared",
+    "MPI_File_read_ordered",
+    "MPI_File_write_ordered",
+    "MPI_File_seek_shared",
+    "MPI_File_get_position_shared",
+    "MPI_File_read_at_all_begin",
+    "MPI_File_read_at_all_end",
+    "MPI_File_write_at_all_begin",
+    "MPI_File_write_at_all_end",
+    "MPI_File_read_all_begin",
+    "MPI_File_read_all_end",
+    "MPI_File_write_all_begin",
+    "MPI_File_write_all_end",
+    "MPI_File_read_ordered_begin",
+    "MPI_File_read_ordered_end",
+    "MPI_File_write_ordered_begin",
+    "MPI_File_write_ordered_end",
+    "MPI_File_get_type_extent",
+    "MPI_Register_datarep",
+    "MPI_File_set_atomicity",
+    "MPI_File_get_atomicity",
+    "MPI_File_sync",
+    "MPIO_Test",
+    "MPIO_Wait",
+    "MPIO_Testall",
+    "MPIO_Waitall",
+    "MPIO_Testany",
+    "MPIO_Waitany",
+    "MPIO_Waitsome",
+    "MPIO_Testsome",
+];
+
+/// The `.meta` file of the DUMPI trace at `path` (the file itself, or a directory
+/// holding exactly one); None when `path` is not a DUMPI trace.
+pub fn meta_file(path: &str) -> Option<Result<PathBuf, String>> {
+    let p = Path::new(path);
+    if p.extension().is_some_and(|e| e == "meta") {
+        if p.is_dir() {
+            return Some(Err(format!("{path}: a directory, not a DUMPI .meta file")));
+        }
+        return Some(Ok(p.to_path_buf()));
+    }
+    if !p.is_dir() {
+        return None;
+    }
+    let metas: Vec<PathBuf> = std::fs::read_dir(p)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|f| f.extension().is_some_and(|e| e == "meta") && f.is_file())
+        .collect();
+    match metas.len() {
+        0 => None,
+        1 => Some(Ok(metas.into_iter().next()?)),
+        n => Some(Err(format!("{path}: {n} DUMPI .meta files: give one of them"))),
+    }
+}
+
+/// The rank files the `.meta` file `meta` names: `numprocs` of them, `fileprefix-NNNN.bin`
+/// beside it.
+fn bin_files(meta: &Path) -> Result<Vec<PathBuf>, String> {
+    let name = meta.display();
+    let text = std::fs::read_to_string(meta).map_err(|e| format!("{name}: cannot read: {e}"))?;
+    let value = |key: &str| text.lines().find_map(|l| l.trim().strip_prefix(key)?.strip_prefix('=')).map(str::trim);
+    let ranks: u32 = match value("numprocs").map(str::parse) {
+        Some(Ok(n)) if n > 0 => n,
+        Some(_) => return Err(format!("{name}: numprocs is not a positive number of ranks")),
+        None => return Err(format!("{name}: not a DUMPI .meta file: it has no numprocs=N line")),
+    };
+    let prefix = value("fileprefix").ok_or_else(|| format!("{name}: not a DUMPI .meta file: no fileprefix= line"))?;
+    // the prefix as the tracing machine wrote it; its files lie beside the .meta
+    let stem = Path::new(prefix).file_name().ok_or_else(|| format!("{name}: fileprefix \"{prefix}\" names no file"))?;
+    let dir = meta.parent().unwrap_or(Path::new("."));
+    let files: Vec<PathBuf> = (0..ranks).map(|r| dir.join(format!("{}-{r:04}.bin", stem.to_string_lossy()))).collect();
+    if let Some(missing) = files.iter().find(|f| !f.exists()) {
+        let present = files.iter().filter(|f| f.exists()).count();
+        return Err(format!(
+            "{}: missing: {name} says {ranks} ranks, {present} of their .bin files are there",
+            missing.display()
+        ));
+    }
+    if let Some(dir) = files.iter().find(|f| f.is_dir()) {
+        return Err(format!("{}: a directory, not a DUMPI .bin file", dir.display()));
+    }
+    Ok(files)
+}
+
+/// One rank's `.bin`: where its call records are, and what they need.
+struct Bin {
+    file: String,
+    data: Vec<u8>,
+    /// The first call record, and the end of the body.
+    body: usize,
+    body_end: usize,
+    wall_offset_s: u32,
+    /// Status records hold the tag from DUMPI 0.6.3 on.
+    status_tag: bool,
+    /// Bytes per datatype handle (the file's datatype size table).
+    type_sizes: Vec<u32>,
+}
+
+/// A big-endian cursor over a file's bytes that names the file when they run out.
+struct Cursor<'a> {
+    file: &'a str,
+    data: &'a [u8],
+    pos: usize,
+    end: usize,
+}
+
+impl Cursor<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+        if self.pos + n > self.end {
+            return Err(format!(
+                "{}: truncated: a record at byte {} runs past the end of the calls ({} bytes)",
+                self.file, self.pos, self.end
+            ));
+        }
+        self.pos += n;
+        Ok(&self.data[self.pos - n..self.pos])
+    }
+    fn u8(&mut self) -> Result<u8, String> {
+        Ok(self.take(1)?[0])
+    }
+    fn u16(&mut self) -> Result<u16, String> {
+        Ok(u16::from_be_bytes(self.take(2)?.try_into().expect("2 bytes")))
+    }
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_be_bytes(self.take(4)?.try_into().expect("4 bytes")))
+    }
+    fn i32(&mut self) -> Result<i32, String> {
+        Ok(self.u32()? as i32)
+    }
+    fn u64(&mut self) -> Result<u64, String> {
+        Ok(u64::from_be_bytes(self.take(8)?.try_into().expect("8 bytes")))
+    }
+    /// An array of 32-bit values behind its length.
+    fn array(&mut self) -> Result<Vec<i32>, String> {
+        let n = self.u32()? as usize;
+        if n > (self.end - self.pos) / 4 {
+            return Err(format!(
+                "{}: truncated: an array at byte {} of {n} values runs past the calls",
+                self.file, self.pos
+            ));
+        }
+        (0..n).map(|_| self.i32()).collect()
+    }
+    /// A length-prefixed string (32-bit length), skipped.
+    fn chars(&mut self) -> Result<(), String> {
+        let n = self.u32()? as usize;
+        self.take(n).map(|_| ())
+    }
+}
+
+impl Bin {
+    fn open(path: &Path) -> Result<Bin, String> {
+        let file = path.display().to_string();
+        let data = std::fs::read(path).map_err(|e| format!("{file}: cannot read: {e}"))?;
+        let len = data.len();
+        let word = |at: usize| u64::from_be_bytes(data[at..at + 8].try_into().expect("8 bytes"));
+        if len < 8 || word(0) != MAGIC {
+            return Err(format!("{file}: not a DUMPI file (it does not start with DUMPI's magic number)"));
+        }
+        // the index ends the file: header, body, footer and keyval offsets in its last
+        // 32 bytes, behind the magic number and the optional datatype size, address
+        // and counter label offsets (older files lack the first ones)
+        if len < 8 + 64 {
+            return Err(format!("{file}: truncated: {len} bytes, too short for DUMPI's index"));
+        }
+        let Some(index) = [64, 56, 48, 40].into_iter().map(|back| len - back).find(|&at| word(at) == MAGIC) else {
+            return Err(format!(
+                "{file}: truncated: it does not end with DUMPI's index (written when MPI_Finalize returns)"
+            ));
+        };
+        let sizes_at = if index == len - 64 { word(index + 8) } else { 0 };
+        let index = len - 64;
+        let header = word(index + 32) as usize;
+        let body = word(index + 40) as usize;
+        if !(8..index).contains(&body) || !(body..index).contains(&header) || sizes_at as usize >= index {
+            return Err(format!("{file}: truncated or damaged: its index points outside the file"));
+        }
+        let mut head = Cursor { file: &file, data: &data, pos: header, end: index };
+        let version = [head.u8()?, head.u8()?, head.u8()?];
+        let mut type_sizes = Vec::new();
+        if sizes_at > 0 {
+            let mut c = Cursor { file: &file, data: &data, pos: sizes_at as usize, end: index };
+            type_sizes = c.array()?.into_iter().map(|s| s.max(0) as u32).collect();
+        }
+        let mut c = Cursor { file: &file, data: &data, pos: body, end: header };
+        let _cpu_offset_s = c.u32()?;
+        let wall_offset_s = c.u32()?;
+        let status_tag = version >= [0, 6, 3];
+        Ok(Bin { body: c.pos, body_end: header, wall_offset_s, status_tag, type_sizes, file, data })
+    }
+}
+
+/// One status of a completed receive: what it matched.
+#[derive(Clone, Copy)]
+struct Status {
+    bytes: u64,
+    source: i32,
+    tag: i32,
+}
+
+/// A request in flight, or a persistent one's template: what its completion records.
+#[derive(Clone, Copy)]
+enum Pending {
+    Send(Event),
+    Recv(Event),
+}
+
+struct RankReader<'a> {
+    bin: &'a Bin,
+    rank: u32,
+    sink: &'a mut dyn Sink,
+    regions: &'a mut HashMap<&'static str, u32>,
+    /// The earliest wall-clock second offset of all ranks: times are ps from there.
+    base_s: u32,
+    position: u64,
+    record: u64,
+    /// This process's communicator handles that map: to the sink's id and their size.
+    comms: HashMap<u16, (u32, u32)>,
+    pending: HashMap<u32, Pending>,
+    persistent: HashMap<u32, Pending>,
+}
+
+impl RankReader<'_> {
+    fn err(&self, name: &str, what: impl std::fmt::Display) -> String {
+        format!("{}: record {} ({name}): {what}", self.bin.file, self.record)
+    }
+
+    fn emit(&mut self, ev: Event) -> Result<(), String> {
+        let position = self.position;
+        self.position += 1;
+        self.sink.event(self.rank, position, &ev)
+    }
+
+    fn region(&mut self, name: &'static str) -> Result<u32, String> {
+        if let Some(&id) = self.regions.get(name) {
+            return Ok(id);
+        }
+        let id = self.regions.len() as u32;
+        self.regions.insert(name, id);
+        self.sink.region(id, name, ffi::PARADIGM_MPI)?;
+        Ok(id)
+    }
+
+    /// A wall-clock time (16-bit seconds past the file's offset, nanoseconds) in ps
+    /// from the trace's earliest offset.
+    fn time(&self, c: &mut Cursor) -> Result<u64, String> {
+        let s = u64::from(c.u16()?) + u64::from(self.bin.wall_offset_s - self.base_s);
+        let ns = u64::from(c.u32()?);
+        Ok((s * 1_000_000_000 + ns) * 1000)
+    }
+
+    fn statuses(&self, c: &mut Cursor, mask: u8) -> Result<Vec<Status>, String> {
+        if mask & STATUSES == 0 {
+            return Ok(Vec::new());
+        }
+        let n = c.u32()?;
+        (0..n)
+            .map(|_| {
+                let (bytes, source) = (c.u32()?, c.i32()?);
+                c.u16()?; // cancelled, error
+                let tag = if self.bin.status_tag { c.i32()? } else { DUMPI_ANY };
+                Ok(Status { bytes: u64::from(bytes), source, tag })
+            })
+            .collect()
+    }
+
+    fn type_size(&self, name: &str, handle: u16) -> Result<u64, String> {
+        self.bin
+            .type_sizes
+            .get(usize::from(handle))
+            .map(|&s| u64::from(s))
+            .ok_or_else(|| self.err(name, format!("datatype {handle} is not in the file's datatype size table")))
+    }
+
+    fn bytes(&self, name: &str, c: &mut Cursor) -> Result<u64, String> {
+        let count = c.i32()?.max(0) as u64;
+        Ok(count * self.type_size(name, c.u16()?)?)
+    }
+
+    /// Counts then the datatype: their sum in bytes.
+    fn total(&self, name: &str, counts: &[i32], handle: u16) -> Result<u64, String> {
+        Ok(counts.iter().map(|&n| n.max(0) as u64).sum::<u64>() * self.type_size(name, handle)?)
+    }
+
+    /// A communicator handle: the sink's id and the communicator's size.
+    fn comm(&self, name: &str, handle: u16) -> Result<(u32, u32), String> {
+        self.comms.get(&handle).copied().ok_or_else(|| {
+            self.err(
+                name,
+                format!(
+                    "communicator {handle} is not MPI_COMM_WORLD, MPI_COMM_SELF or a duplicate of them: DUMPI \
+                     records no communicator's members"
+                ),
+            )
+        })
+    }
+
+    /// A rank of `comm` (size `size`): None for `MPI_PROC_NULL` (any other negative).
+    fn peer(&self, name: &str, rank: i32, size: u32) -> Result<Option<u32>, String> {
+        match rank {
+            r if r < 0 => Ok(None),
+            r if (r as u32) < size => Ok(Some(r as u32)),
+            r => Err(self.err(name, format!("rank {r} is not in a communicator of {size} ranks"))),
+        }
+    }
+
+    fn tag(&self, name: &str, tag: i32) -> Result<u32, String> {
+        match tag {
+            DUMPI_ANY => Ok(ffi::ANY),
+            t if t >= 0 => Ok(t as u32),
+            t => Err(self.err(name, format!("tag {t} is not an MPI tag"))),
+        }
+    }
+
+    /// A send's event (`kind` SEND or ISEND); None to `MPI_PROC_NULL`.
+    fn send(&self, name: &str, c: &mut Cursor, kind: u8) -> Result<Option<Event>, String> {
+        let bytes = self.bytes(name, c)?;
+        let (dest, tag) = (c.i32()?, c.i32()?);
+        let (comm, size) = self.comm(name, c.u16()?)?;
+        let Some(peer) = self.peer(name, dest, size)? else { return Ok(None) };
+        Ok(Some(Event { kind, peer, tag: self.tag(name, tag)?, bytes, comm, ..Event::default() }))
+    }
+
+    /// A receive's event as posted; None from `MPI_PROC_NULL`.
+    fn recv(&self, name: &str, c: &mut Cursor) -> Result<Option<Event>, String> {
+        let bytes = self.bytes(name, c)?;
+        let (source, tag) = (c.i32()?, c.i32()?);
+        let (comm, size) = self.comm(name, c.u16()?)?;
+        let peer = if source == DUMPI_ANY {
+            ffi::ANY
+        } else {
+            match self.peer(name, source, size)? {
+                Some(p) => p,
+                None => return Ok(None),
+            }
+        };
+        Ok(Some(Event { kind: ffi::RECV, peer, tag: self.tag(name, tag)?, bytes, comm, ..Event::default() }))
+    }
+
+    /// A receive completed with `status`: the source, tag and size it matched where it
+    /// was posted with any.
+    fn matched(ev: Event, status: Option<&Status>) -> Event {
+        let Some(s) = status else { return ev };
+        let peer = if ev.peer == ffi::ANY && s.source >= 0 { s.source as u32 } else { ev.peer };
+        let tag = if ev.tag == ffi::ANY && s.tag >= 0 { s.tag as u32 } else { ev.tag };
+        Event { peer, tag, bytes: s.bytes.min(ev.bytes), ..ev }
+    }
+
+    fn post(&mut self, req: u32, p: Pending, at: u64) -> Result<(), String> {
+        self.pending.insert(req, p);
+        match p {
+            Pending::Send(ev) => self.emit(Event { kind: ffi::ISEND, req: u64::from(req), time_ps: at, ..ev }),
+            Pending::Recv(_) => {
+                self.emit(Event { kind: ffi::IRECV_POST, req: u64::from(req), time_ps: at, ..Event::default() })
+            }
+        }
+    }
+
+    fn complete(&mut self, at: u64, req: u32, status: Option<&Status>) -> Result<(), String> {
+        let req64 = u64::from(req);
+        match self.pending.remove(&req) {
+            None => Ok(()), // MPI_REQUEST_NULL, or a request of MPI_PROC_NULL
+            Some(Pending::Send(_)) => {
+                self.emit(Event { kind: ffi::ISEND_DONE, req: req64, time_ps: at, ..Event::default() })
+            }
+            Some(Pending::Recv(ev)) => {
+                let ev = Self::matched(ev, status);
+                self.emit(Event { kind: ffi::IRECV_DONE, req: req64, time_ps: at, ..ev })
+            }
+        }
+    }
+
+    /// The requests of an array whose `indices` completed, with their statuses.
+    fn complete_some(&mut self, at: u64, reqs: &[i32], indices: &[i32], statuses: &[Status]) -> Result<(), String> {
+        for (k, &i) in indices.iter().enumerate() {
+            if let Some(&req) = usize::try_from(i).ok().and_then(|i| reqs.get(i)) {
+                self.complete(at, req as u32, statuses.get(k))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The call records up to the end-of-stream label.
+    fn records(&mut self) -> Result<(), String> {
+        let bin = self.bin;
+        let mut c = Cursor { file: &bin.file, data: &bin.data, pos: bin.body, end: bin.body_end };
+        loop {
+            if c.pos >= c.end {
+                return Err(format!("{}: truncated: its calls end without DUMPI's end-of-stream label", bin.file));
+            }
+            let label = c.u16()?;
+            if label == END_OF_STREAM {
+                return Ok(());
+            }
+            self.record += 1;
+            let name = match label {
+                FUNCTION_ENTER | FUNCTION_EXIT => "a profiled function",
+                l => NAMES.get(usize::from(l)).copied().ok_or_else(|| {
+                    format!("{}: record {}: {l} is not a DUMPI function label (a damaged file)", bin.file, self.record)
+                })?,
+            };
+            let mask = c.u8()?;
+            if mask & THREAD != 0 {
+                c.u16()?;
+            }
+            if mask & CPU_TIME != 0 {
+                c.take(12)?;
+            }
+            if mask & WALL_TIME == 0 {
+                return Err(self.err(name, "no wall-clock times: replay needs a trace recorded with wall times"));
+            }
+            let (start, end) = (self.time(&mut c)?, self.time(&mut c)?);
+            if mask & COUNTERS != 0 {
+                let n = c.u8()?;
+                c.take(16 * usize::from(n))?;
+            }
+            if matches!(label, FUNCTION_ENTER | FUNCTION_EXIT) {
+                c.u64()?; // the function's address: the program's own time continues
+                continue;
+            }
+            if end < start {
+                return Err(self.err(name, "it ends before it starts"));
+            }
+            let region = self.region(name)?;
+            let cpu_ps = ffi::NO_CPU_TIME;
+            self.emit(Event { kind: ffi::ENTER, region, time_ps: start, cpu_ps, ..Event::default() })?;
+            self.call(name, mask, &mut c, start, end)?;
+            self.emit(Event { kind: ffi::LEAVE, region, time_ps: end, cpu_ps, ..Event::default() })?;
+        }
+    }
+
+    /// A collective's event (netsens's byte convention: what this rank sends and receives).
+    fn coll(&self, op: u8, root: u32, sent: u64, received: u64, comm: u32, at: u64) -> Event {
+        Event {
+            kind: ffi::COLL,
+            coll: op,
+            peer: root,
+            bytes: sent,
+            bytes2: received,
+            comm,
+            time_ps: at,
+            ..Event::default()
+        }
+    }
+
+    /// One call's arguments, read in the order of its `dumpi_write_*`, and its events.
+    fn call(&mut self, name: &'static str, mask: u8, c: &mut Cursor, t: u64, end: u64) -> Result<(), String> {
+        match name {
+            "MPI_Send" | "MPI_Bsend" | "MPI_Ssend" | "MPI_Rsend" => {
+                if let Some(ev) = self.send(name, c, ffi::SEND)? {
+                    self.emit(Event { time_ps: t, ..ev })?;
+                }
+            }
+            "MPI_Isend" | "MPI_Ibsend" | "MPI_Issend" | "MPI_Irsend" => {
+                let ev = self.send(name, c, ffi::ISEND)?;
+                let req = c.u32()?;
+                if let Some(ev) = ev {
+                    self.post(req, Pending::Send(ev), t)?;
+                }
+            }
+            "MPI_Recv" => {
+                let ev = self.recv(name, c)?;
+                let status = self.statuses(c, mask)?;
+                if let Some(ev) = ev {
+                    self.emit(Event { time_ps: end, ..Self::matched(ev, status.first()) })?;
+                }
+            }
+            "MPI_Irecv" => {
+                let ev = self.recv(name, c)?;
+                let req = c.u32()?;
+                if let Some(ev) = ev {
+                    self.post(req, Pending::Recv(ev), t)?;
+                }
+            }
+            "MPI_Send_init" | "MPI_Bsend_init" | "MPI_Ssend_init" | "MPI_Rsend_init" | "MPI_Recv_init" => {
+                let ev = if name == "MPI_Recv_init" {
+                    self.recv(name, c)?.map(Pending::Recv)
+                } else {
+                    self.send(name, c, ffi::ISEND)?.map(Pending::Send)
+                };
+                let req = c.u32()?;
+                if let Some(p) = ev {
+                    self.persistent.insert(req, p);
+                }
+            }
+            "MPI_Start" | "MPI_Startall" => {
+                let reqs = if name == "MPI_Start" {
+                    vec![c.i32()?]
+                } else {
+                    c.i32()?;
+                    c.array()?
+                };
+                for req in reqs {
+                    if let Some(&p) = self.persistent.get(&(req as u32)) {
+                        self.post(req as u32, p, t)?;
+                    }
+                }
+            }
+            "MPI_Request_free" => {
+                let req = c.u32()?;
+                self.persistent.remove(&req);
+            }
+            "MPI_Wait" => {
+                let req = c.u32()?;
+                let status = self.statuses(c, mask)?;
+                self.complete(end, req, status.first())?;
+            }
+            "MPI_Test" => {
+                let (req, flag) = (c.u32()?, c.i32()?);
+                let status = self.statuses(c, mask)?;
+                if flag != 0 {
+                    self.complete(end, req, status.first())?;
+                }
+            }
+            "MPI_Waitany" | "MPI_Testany" => {
+                c.i32()?;
+                let reqs = c.array()?;
+                let index = c.i32()?;
+                let flag = if name == "MPI_Testany" { c.i32()? } else { 1 };
+                let status = self.statuses(c, mask)?;
+                if flag != 0 {
+                    self.complete_some(end, &reqs, &[index], &status)?;
+                }
+            }
+            "MPI_Waitall" | "MPI_Testall" => {
+                c.i32()?;
+                let reqs = c.array()?;
+                let flag = if name == "MPI_Testall" { c.i32()? } else { 1 };
+                let statuses = self.statuses(c, mask)?;
+                if flag != 0 {
+                    let all: Vec<i32> = (0..reqs.len() as i32).collect();
+                    self.complete_some(end, &reqs, &all, &statuses)?;
+                }
+            }
+            "MPI_Waitsome" | "MPI_Testsome" => {
+                c.i32()?;
+                let reqs = c.array()?;
+                c.i32()?;
+                let indices = c.array()?;
+                let statuses = self.statuses(c, mask)?;
+                self.complete_some(end, &reqs, &indices, &statuses)?;
+            }
+            "MPI_Iprobe" | "MPI_Probe" => {
+                c.take(4 + 4 + 2)?; // source, tag, comm
+                if name == "MPI_Iprobe" {
+                    c.i32()?;
+                }
+                self.statuses(c, mask)?;
+            }
+            "MPI_Sendrecv" | "MPI_Sendrecv_replace" => {
+                let sent = self.bytes(name, c)?;
+                let (dest, send_tag) = (c.i32()?, c.i32()?);
+                let received = if name == "MPI_Sendrecv" { self.bytes(name, c)? } else { sent };
+                let (source, recv_tag) = (c.i32()?, c.i32()?);
+                let (comm, size) = self.comm(name, c.u16()?)?;
+                let status = self.statuses(c, mask)?;
+                if let Some(peer) = self.peer(name, dest, size)? {
+                    let tag = self.tag(name, send_tag)?;
+                    self.emit(Event { kind: ffi::SEND, peer, tag, bytes: sent, comm, time_ps: t, ..Event::default() })?;
+                }
+                let from = if source == DUMPI_ANY { Some(ffi::ANY) } else { self.peer(name, source, size)? };
+                if let Some(peer) = from {
+                    let tag = self.tag(name, recv_tag)?;
+                    let ev =
+                        Event { kind: ffi::RECV, peer, tag, bytes: received, comm, time_ps: end, ..Event::default() };
+                    self.emit(Self::matched(ev, status.first()))?;
+                }
+            }
+            "MPI_Barrier" => {
+                let (comm, _) = self.comm(name, c.u16()?)?;
+                self.emit(self.coll(0, 0, 0, 0, comm, end))?;
+            }
+            "MPI_Bcast" => {
+                let n = self.bytes(name, c)?;
+                let root = c.i32()?;
+                let (comm, size) = self.comm(name, c.u16()?)?;
+                let root = self.root(name, root, size)?;
+                self.emit(self.coll(1, root, n, n, comm, end))?;
+            }
+            "MPI_Reduce" | "MPI_Allreduce" | "MPI_Scan" | "MPI_Exscan" => {
+                let n = self.bytes(name, c)?;
+                c.u8()?; // the operation
+                let root = if name == "MPI_Reduce" { c.i32()? } else { 0 };
+                let (comm, size) = self.comm(name, c.u16()?)?;
+                let root = self.root(name, root, size)?;
+                let me = self.comm_rank(comm);
+                let ev = match name {
+                    "MPI_Reduce" => self.coll(12, root, n, if root == me { n } else { 0 }, comm, end),
+                    "MPI_Allreduce" => self.coll(11, 0, n, n, comm, end),
+                    "MPI_Scan" => self.coll(14, 0, n, n, comm, end),
+                    _ => self.coll(15, 0, n, n, comm, end),
+                };
+                self.emit(ev)?;
+            }
+            "MPI_Gather" | "MPI_Scatter" => {
+                let me = c.i32()?;
+                let mine = self.bytes(name, c)?;
+                let root = c.i32()?;
+                let (comm, size) = self.comm(name, c.u16()?)?;
+                let root = self.root(name, root, size)?;
+                let at_root = if me == root as i32 { self.bytes(name, c)? * u64::from(size) } else { 0 };
+                let ev = if name == "MPI_Gather" {
+                    self.coll(2, root, mine, at_root, comm, end)
+                } else {
+                    self.coll(4, root, at_root, mine, comm, end)
+                };
+                self.emit(ev)?;
+            }
+            "MPI_Gatherv" => {
+                let (me, _) = (c.i32()?, c.i32()?);
+                let sent = self.bytes(name, c)?;
+                let root = c.i32()?;
+                let (comm, size) = self.comm(name, c.u16()?)?;
+                let root = self.root(name, root, size)?;
+                let counts = if me == root as i32 {
+                    let counts = c.array()?;
+                    c.array()?; // displacements
+                    counts
+                } else {
+                    Vec::new()
+                };
+                let received = self.total(name, &counts, c.u16()?)?;
+                self.emit(self.coll(3, root, sent, received, comm, end))?;
+            }
+            "MPI_Scatterv" => {
+                let (me, _) = (c.i32()?, c.i32()?);
+                let send_type = c.u16()?;
+                let received = self.bytes(name, c)?;
+                let root = c.i32()?;
+                let (comm, size) = self.comm(name, c.u16()?)?;
+                let root = self.root(name, root, size)?;
+                let sent = if me == root as i32 {
+                    let counts = c.array()?;
+                    c.array()?; // displacements
+                    self.total(name, &counts, send_type)?
+                } else {
+                    0
+                };
+                self.emit(self.coll(5, root, sent, received, comm, end))?;
+            }
+            "MPI_Allgather" | "MPI_Alltoall" => {
+                let (sent, received) = (self.bytes(name, c)?, self.bytes(name, c)?);
+                let (comm, size) = self.comm(name, c.u16()?)?;
+                let p = u64::from(size);
+                let ev = if name == "MPI_Allgather" {
+                    self.coll(6, 0, sent, p * received, comm, end)
+                } else {
+                    self.coll(8, 0, p * sent, p * received, comm, end)
+                };
+                self.emit(ev)?;
+            }
+            "MPI_Allgatherv" => {
+                c.i32()?;
+                let sent = self.bytes(name, c)?;
+                let counts = c.array()?;
+                c.array()?; // displacements
+                let received = self.total(name, &counts, c.u16()?)?;
+                let (comm, _) = self.comm(name, c.u16()?)?;
+                self.emit(self.coll(7, 0, sent, received, comm, end))?;
+            }
+            "MPI_Alltoallv" => {
+                c.i32()?;
+                let send_counts = c.array()?;
+                c.array()?;
+                let sent = self.total(name, &send_counts, c.u16()?)?;
+                let recv_counts = c.array()?;
+                c.array()?;
+                let received = self.total(name, &recv_counts, c.u16()?)?;
+                let (comm, _) = self.comm(name, c.u16()?)?;
+                self.emit(self.coll(9, 0, sent, received, comm, end))?;
+            }
+            "MPI_Reduce_scatter" => {
+                c.i32()?;
+                let counts = c.array()?;
+                let handle = c.u16()?;
+                c.u8()?; // the operation
+                let (comm, _) = self.comm(name, c.u16()?)?;
+                let mine = counts.get(self.comm_rank(comm) as usize).copied().unwrap_or(0);
+                let size = self.type_size(name, handle)?;
+                self.emit(self.coll(13, 0, self.total(name, &counts, handle)?, mine.max(0) as u64 * size, comm, end))?;
+            }
+            "MPI_Comm_dup" => {
+                let (old, new) = (c.u16()?, c.u16()?);
+                if let Some(&mapped) = self.comms.get(&old) {
+                    self.comms.insert(new, mapped);
+                }
+            }
+            "MPI_Comm_split" => {
+                c.take(2 + 4 + 4)?;
+                let new = c.u16()?;
+                self.comms.remove(&new); // a handle reused for a communicator whose members are unknown
+            }
+            "MPI_Comm_free" => {
+                let handle = c.u16()?;
+                if handle != DUMPI_COMM_WORLD && handle != DUMPI_COMM_SELF {
+                    self.comms.remove(&handle);
+                }
+            }
+            "MPI_Comm_size" | "MPI_Comm_rank" => {
+                c.take(2 + 4)?;
+            }
+            "MPI_Get_count" => {
+                self.statuses(c, mask)?;
+                c.take(2 + 4)?;
+            }
+            "MPI_Type_contiguous" => {
+                c.take(4 + 2 + 2)?;
+            }
+            "MPI_Type_vector" | "MPI_Type_hvector" => {
+                c.take(4 * 3 + 2 + 2)?;
+            }
+            "MPI_Type_indexed" | "MPI_Type_hindexed" => {
+                c.i32()?;
+                c.array()?;
+                c.array()?;
+                c.take(2 + 2)?;
+            }
+            "MPI_Type_commit" | "MPI_Type_free" => {
+                c.u16()?;
+            }
+            "MPI_Type_size" => {
+                c.take(2 + 4)?;
+            }
+            "MPI_Op_create" => {
+                c.take(4 + 1)?;
+            }
+            "MPI_Op_free" => {
+                c.u8()?;
+            }
+            "MPI_Init" | "MPI_Init_thread" => {
+                let argc = c.u32()?;
+                for _ in 0..argc {
+                    c.chars()?;
+                }
+                if name == "MPI_Init_thread" {
+                    c.take(2)?; // required, provided
+                }
+            }
+            "MPI_Initialized" | "MPI_Finalized" => {
+                c.i32()?;
+            }
+            "MPI_Abort" => {
+                c.take(2 + 4)?;
+            }
+            "MPI_Get_processor_name" => {
+                c.chars()?;
+                c.i32()?;
+            }
+            "MPI_Finalize" | "MPI_Wtime" | "MPI_Wtick" => {}
+            other => {
+                return Err(self.err(
+                    other,
+                    "a call this reader does not know the record of: it cannot read on (DUMPI records carry no length)",
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// This rank's rank in the communicator with the sink's id `comm`.
+    fn comm_rank(&self, comm: u32) -> u32 {
+        if comm == SELF {
+            0
+        } else {
+            self.rank
+        }
+    }
+
+    fn root(&self, name: &str, root: i32, size: u32) -> Result<u32, String> {
+        self.peer(name, root, size)?.ok_or_else(|| self.err(name, format!("root {root} is not a rank")))
+    }
+}
+
+/// Read the DUMPI trace whose `.meta` file is `meta` into `sink`; with `events` false,
+/// only the definitions.
+pub fn read(meta: &Path, sink: &mut dyn Sink, events: bool) -> Result<(), String> {
+    let files = bin_files(meta)?;
+    let ranks = files.len() as u32;
+    sink.ranks(ranks, CREATOR, 1_000_000_000)?;
+    let world: Vec<u64> = (0..u64::from(ranks)).collect();
+    sink.comm(WORLD, Members::World(&world))?;
+    sink.comm(SELF, Members::OwnRank)?;
+    if !events {
+        return Ok(());
+    }
+    let bins: Vec<Bin> = files.iter().map(|f| Bin::open(f)).collect::<Result<_, _>>()?;
+    let base_s = bins.iter().map(|b| b.wall_offset_s).min().unwrap_or(0);
+    let mut regions = HashMap::new();
+    for (rank, bin) in bins.iter().enumerate() {
+        let comms = HashMap::from([(DUMPI_COMM_WORLD, (WORLD, ranks)), (DUMPI_COMM_SELF, (SELF, 1))]);
+        let mut reader = RankReader {
+            bin,
+            rank: rank as u32,
+
+            sink: &mut *sink,
+            regions: &mut regions,
+            base_s,
+            position: 0,
+            record: 0,
+            comms,
+            pending: HashMap::new(),
+            persistent: HashMap::new(),
+        };
+        reader.records()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,344 @@
+//! DUMPI traces written here, following the layout of sst-dumpi's `dumpi/common/io.c`
+//! and `dumpiio.c` (big-endian; magic, body, end-of-stream label, header, datatype
+//! sizes, index), replayed against times derived by hand, and bad ones refused in one
+//! line naming the file.
+//!
+//! The program is tests/allprof.rs's (the same hand derivation): L = 5 us, o = 1 us,
+//! g = 0, G = 6 ns/B; rank 0 sends 8 B to rank 1 and receives 8 B from it, then both
+//! allreduce 8 B. Rank 0 ends at 27 084 ns, rank 1 at 27 126 ns.
+
+use netsens_core::engine::RunOptions;
+use netsens_core::platform::Platform;
+use netsens_core::schedule::executor::run_schedule;
+use netsens_core::Error;
+use netsens_trace::{read_trace, trace_info};
+
+const NS: u64 = 1000;
+const MAGIC: u64 = 0xffaa_dd44_554d_5049;
+const WORLD: u16 = 2;
+const DOUBLE: u16 = 14;
+/// Function labels (`dumpi_function`).
+const SEND: u16 = 0;
+const RECV: u16 = 1;
+const BUFFER_ATTACH: u16 = 6;
+const ISEND: u16 = 8;
+const IRECV: u16 = 12;
+const WAIT: u16 = 13;
+const WAITANY: u16 = 16;
+const WAITALL: u16 = 18;
+const SEND_INIT: u16 = 26;
+const START: u16 = 31;
+const BARRIER: u16 = 52;
+const BCAST: u16 = 53;
+const GATHER: u16 = 54;
+const ALLTOALL: u16 = 60;
+const ALLREDUCE: u16 = 65;
+const INIT: u16 = 124;
+const FINALIZE: u16 = 125;
+const PUT: u16 = 143;
+const END_OF_STREAM: u16 = 293;
+
+/// One rank's `.bin`, written as libdumpi writes it.
+struct Bin {
+    buf: Vec<u8>,
+    body: u64,
+}
+
+/// An argument of a call record.
+enum A {
+    I(i32),
+    H(u16),
+    B(u8),
+    Arr(Vec<i32>),
+    /// One status: bytes, source, tag.
+    Status(u32, i32, i32),
+    Statuses(Vec<(u32, i32, i32)>),
+}
+
+impl Bin {
+    /// Wall-clock seconds start at 1 700 000 000 (the offset the body records).
+    const OFFSET_S: u32 = 1_700_000_000;
+
+    fn new() -> Bin {
+        let mut b = Bin { buf: MAGIC.to_be_bytes().to_vec(), body: 8 };
+        b.body = b.buf.len() as u64;
+        b.buf.extend(0u32.to_be_bytes()); // CPU offset
+        b.buf.extend(Bin::OFFSET_S.to_be_bytes());
+        b
+    }
+
+    fn time(&mut self, us: f64) {
+        let ns = (us * 1000.0).round() as u64;
+        self.buf.extend(((ns / 1_000_000_000) as u16).to_be_bytes());
+        self.buf.extend(((ns % 1_000_000_000) as u32).to_be_bytes());
+    }
+
+    /// A call from `start` to `end` µs past the offset: statuses, wall times, thread 0.
+    fn call(mut self, label: u16, start: f64, end: f64, args: &[A]) -> Bin {
+        self.buf.extend(label.to_be_bytes());
+        self.buf.push(0b0100_1001);
+        self.buf.extend(0u16.to_be_bytes());
+        self.time(start);
+        self.time(end);
+        for a in args {
+            match a {
+                A::I(v) => self.buf.extend(v.to_be_bytes()),
+                A::H(v) => self.buf.extend(v.to_be_bytes()),
+                A::B(v) => self.buf.push(*v),
+                A::Arr(v) => {
+                    self.buf.extend((v.len() as u32).to_be_bytes());
+                    v.iter().for_each(|x| self.buf.extend(x.to_be_bytes()));
+                }
+                A::Status(b, s, t) => self.statuses(&[(*b, *s, *t)]),
+                A::Statuses(v) => self.statuses(v),
+            }
+        }
+        self
+    }
+
+    fn statuses(&mut self, v: &[(u32, i32, i32)]) {
+        self.buf.extend((v.len() as u32).to_be_bytes());
+        for (bytes, source, tag) in v {
+            self.buf.extend(bytes.to_be_bytes());
+            self.buf.extend(source.to_be_bytes());
+            self.buf.extend([0, 0]);
+            self.buf.extend(tag.to_be_bytes());
+        }
+    }
+
+    /// The end-of-stream label, header (version 0.8.0), datatype sizes, index.
+    fn finish(mut self) -> Vec<u8> {
+        self.buf.extend(END_OF_STREAM.to_be_bytes());
+        let header = self.buf.len() as u64;
+        self.buf.extend([0, 8, 0]);
+        self.buf.extend(0u64.to_be_bytes());
+        for s in ["host", "user"] {
+            self.buf.extend((s.len() as u16).to_be_bytes());
+            self.buf.extend(s.as_bytes());
+        }
+        self.buf.extend([0u8; 8]); // mesh coordinates and sizes: none
+        let sizes = self.buf.len() as u64;
+        let table: Vec<u32> = (0..15).map(|t| if t == DOUBLE as u32 { 8 } else { 1 }).collect();
+        self.buf.extend((table.len() as u32).to_be_bytes());
+        table.iter().for_each(|s| self.buf.extend(s.to_be_bytes()));
+        for word in [MAGIC, sizes, 0, 0, header, self.body, 0, 0] {
+            self.buf.extend(word.to_be_bytes());
+        }
+        self.buf
+    }
+}
+
+fn init(t: f64) -> Bin {
+    Bin::new().call(INIT, t - 10.0, t, &[A::I(1), A::I(4), A::I(0x61626364)])
+}
+
+/// `count` doubles to or from `peer` with `tag` on MPI_COMM_WORLD.
+fn p2p(count: i32, peer: i32, tag: i32) -> Vec<A> {
+    vec![A::I(count), A::H(DOUBLE), A::I(peer), A::I(tag), A::H(WORLD)]
+}
+
+fn with(mut args: Vec<A>, more: A) -> Vec<A> {
+    args.push(more);
+    args
+}
+
+fn allreduce(b: Bin, start: f64, end: f64) -> Bin {
+    b.call(ALLREDUCE, start, end, &[A::I(1), A::H(DOUBLE), A::B(3), A::H(WORLD)])
+}
+
+/// The program with blocking calls and a wildcard receive, as tests/allprof.rs's.
+fn blocking() -> [Vec<u8>; 2] {
+    let r0 = init(1000.0)
+        .call(SEND, 1003.0, 1004.0, &p2p(1, 1, 7))
+        .call(IRECV, 1010.0, 1010.0, &with(p2p(1, -1, -1), A::I(5)))
+        .call(WAIT, 1012.0, 1040.0, &[A::I(5), A::Status(8, 1, 9)]);
+    let r0 = allreduce(r0, 1041.0, 1050.0).call(FINALIZE, 1050.0, 1050.0, &[]);
+    let r1 = init(2000.0).call(RECV, 2005.0, 2020.0, &with(p2p(1, 0, 7), A::Status(8, 0, 7))).call(
+        SEND,
+        2022.0,
+        2023.0,
+        &p2p(1, 0, 9),
+    );
+    let r1 = allreduce(r1, 2030.0, 2040.0).call(FINALIZE, 2040.0, 2040.0, &[]);
+    [r0.finish(), r1.finish()]
+}
+
+/// A trace directory: `run.meta` and `run-NNNN.bin` for each of `bins`.
+fn trace(bins: &[Vec<u8>]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let meta = format!(
+        "hostname=host\nnumprocs={}\nusername=user\nstartime=1700000000\nfileprefix=/scratch/user/run\nversion=0\nsubversion=8\nsubsubversion=0\n",
+        bins.len()
+    );
+    std::fs::write(dir.path().join("run.meta"), meta).unwrap();
+    for (r, bin) in bins.iter().enumerate() {
+        std::fs::write(dir.path().join(format!("run-{r:04}.bin")), bin).unwrap();
+    }
+    dir
+}
+
+fn meta(dir: &tempfile::TempDir) -> String {
+    dir.path().join("run.meta").to_str().unwrap().to_string()
+}
+
+fn platform() -> Platform {
+    let mut p = Platform::resolve("loggopsim").unwrap();
+    p.set_all(&[("L", "5us"), ("o", "1us"), ("g", "0us"), ("G", "6ns/B"), ("O", "0ns/B")]).unwrap();
+    p
+}
+
+fn ends(path: &str) -> Vec<u64> {
+    let r = read_trace(path).unwrap();
+    let run = run_schedule(&r.schedule, &platform(), &RunOptions::default()).unwrap();
+    run.ranks.iter().map(|s| s.end_ps / NS).collect()
+}
+
+fn error(path: &str) -> String {
+    let e = read_trace(path).err().unwrap();
+    assert!(matches!(e, Error::Input(_)), "{e:?}");
+    let text = e.to_string();
+    assert!(!text.contains('\n'), "{text}");
+    text
+}
+
+#[test]
+fn blocking_calls_replay_to_the_hand_derived_ends() {
+    let dir = trace(&blocking());
+    assert_eq!(ends(&meta(&dir)), [27084, 27126]);
+    // the directory holding the .meta stands for it
+    assert_eq!(ends(dir.path().to_str().unwrap()), [27084, 27126]);
+    // rank 0 computes 250 ns more before its send: everything after moves 250 ns
+    let [_, r1] = blocking();
+    let r0 = init(1000.0)
+        .call(SEND, 1003.25, 1004.0, &p2p(1, 1, 7))
+        .call(IRECV, 1010.0, 1010.0, &with(p2p(1, -1, -1), A::I(5)))
+        .call(WAIT, 1012.0, 1040.0, &[A::I(5), A::Status(8, 1, 9)]);
+    let r0 = allreduce(r0, 1041.0, 1050.0).call(FINALIZE, 1050.0, 1050.0, &[]);
+    assert_eq!(ends(&meta(&trace(&[r0.finish(), r1]))), [27334, 27376]);
+}
+
+#[test]
+fn non_blocking_and_persistent_calls_replay_as_their_blocking_forms() {
+    // an eager send is its isend and its wait (LOGGP.md): the same ends as blocking()
+    let r0 = init(1000.0)
+        .call(SEND_INIT, 1003.0, 1003.0, &with(p2p(1, 1, 7), A::I(3)))
+        .call(START, 1003.0, 1003.5, &[A::I(3)])
+        .call(WAIT, 1003.5, 1004.0, &[A::I(3), A::Status(0, 0, 0)])
+        .call(IRECV, 1010.0, 1010.0, &with(p2p(1, -1, -1), A::I(5)))
+        .call(WAITANY, 1012.0, 1040.0, &[A::I(2), A::Arr(vec![9, 5]), A::I(1), A::Status(8, 1, 9)]);
+    let r0 = allreduce(r0, 1041.0, 1050.0).call(FINALIZE, 1050.0, 1050.0, &[]);
+    let r1 = init(2000.0)
+        .call(IRECV, 2005.0, 2005.0, &with(p2p(1, 0, 7), A::I(1)))
+        .call(WAIT, 2005.0, 2020.0, &[A::I(1), A::Status(8, 0, 7)])
+        .call(ISEND, 2022.0, 2022.5, &with(p2p(1, 0, 9), A::I(2)))
+        .call(WAITALL, 2022.5, 2023.0, &[A::I(1), A::Arr(vec![2]), A::Statuses(vec![(0, 0, 0)])]);
+    let r1 = allreduce(r1, 2030.0, 2040.0).call(FINALIZE, 2040.0, 2040.0, &[]);
+    assert_eq!(ends(&meta(&trace(&[r0.finish(), r1.finish()]))), [27084, 27126]);
+}
+
+/// The same collectives as a liballprof trace, which tests/allprof.rs checks by hand.
+#[test]
+fn collectives_replay_as_the_same_calls_of_a_liballprof_trace() {
+    let coll = |rank: i32, t: f64| {
+        let me = rank;
+        init(t)
+            .call(BARRIER, t + 2.0, t + 3.0, &[A::H(WORLD)])
+            .call(BCAST, t + 5.0, t + 6.0, &[A::I(100), A::H(DOUBLE), A::I(1), A::H(WORLD)])
+            .call(GATHER, t + 8.0, t + 9.0, &{
+                let mut a = vec![A::I(me), A::I(4), A::H(DOUBLE), A::I(0), A::H(WORLD)];
+                if me == 0 {
+                    a.extend([A::I(4), A::H(DOUBLE)]);
+                }
+                a
+            })
+            .call(ALLTOALL, t + 10.0, t + 11.0, &[A::I(16), A::H(DOUBLE), A::I(16), A::H(DOUBLE), A::H(WORLD)])
+            .call(FINALIZE, t + 12.0, t + 12.0, &[])
+            .finish()
+    };
+    let dumpi = trace(&[coll(0, 1000.0), coll(1, 2000.0), coll(2, 3000.0)]);
+    let allprof = tempfile::tempdir().unwrap();
+    for (r, t) in [(0, 1000), (1, 2000), (2, 3000)] {
+        let text = format!(
+            "# htor's PMPI Tracer 1 Output File\nMPI_Init:-:1:2:{t}\nMPI_Barrier:{}:0,{r},3:{}\n\
+             MPI_Bcast:{}:7:100:11,8,8:1:0,{r},3:{}\nMPI_Gather:{}:7:4:11,8,8:8:4:11,8,8:0:0,{r},3:{}\n\
+             MPI_Alltoall:{}:7:16:11,8,8:8:16:11,8,8:0,{r},3:{}\nMPI_Finalize:{}:-\n",
+            t + 2,
+            t + 3,
+            t + 5,
+            t + 6,
+            t + 8,
+            t + 9,
+            t + 10,
+            t + 11,
+            t + 12
+        );
+        std::fs::write(allprof.path().join(format!("pmpi-trace-rank-{r}.txt")), text).unwrap();
+    }
+    let expected = ends(allprof.path().to_str().unwrap());
+    assert!(expected.iter().all(|&e| e > 12_000), "{expected:?}");
+    assert_eq!(ends(&meta(&dumpi)), expected);
+}
+
+#[test]
+fn trace_info_names_the_tracer_and_counts_the_calls() {
+    let dir = trace(&blocking());
+    let info = trace_info(&meta(&dir)).unwrap();
+    assert_eq!((info.tracer.as_str(), info.ranks, info.ticks_per_second), ("DUMPI", 2, 1_000_000_000));
+    // measured from MPI_Init's return to MPI_Finalize: 50 µs and 40 µs
+    let measured: Vec<u64> = info.measured.iter().map(|m| m.duration_ps() / NS).collect();
+    assert_eq!(measured, [50_000, 40_000]);
+    let count = |name: &str| info.calls.iter().find(|c| c.name == name).map(|c| c.count);
+    assert_eq!((count("MPI_Allreduce"), count("MPI_Send"), count("MPI_Recv")), (Some(2), Some(2), Some(1)));
+}
+
+#[test]
+fn bad_dumpi_traces_are_one_line_naming_the_file() {
+    let [r0, r1] = blocking();
+    // a .bin cut short: its index is gone
+    let dir = trace(&[r0.clone(), r1[..r1.len() - 30].to_vec()]);
+    let e = error(&meta(&dir));
+    assert!(e.contains("run-0001.bin: truncated"), "{e}");
+    // a rank's file missing
+    let dir = trace(&[r0.clone(), r1.clone()]);
+    std::fs::remove_file(dir.path().join("run-0001.bin")).unwrap();
+    let e = error(&meta(&dir));
+    assert!(e.contains("run-0001.bin: missing") && e.contains("2 ranks, 1 of"), "{e}");
+    // a .meta without its bins
+    let dir = trace(&[]);
+    std::fs::write(dir.path().join("run.meta"), "numprocs=4\nfileprefix=run\n").unwrap();
+    let e = error(&meta(&dir));
+    assert!(e.contains("run-0000.bin: missing") && e.contains("4 ranks, 0 of"), "{e}");
+    // a call whose record this reader does not know, and one replay does not model
+    let attach = init(1000.0).call(BUFFER_ATTACH, 1001.0, 1002.0, &[A::I(1)]);
+    let e = error(&meta(&trace(&[attach.finish(), r1.clone()])));
+    assert!(e.contains("run-0000.bin: record 2 (MPI_Buffer_attach)") && e.contains("does not know"), "{e}");
+    let put = init(1000.0).call(PUT, 1001.0, 1002.0, &[A::I(1)]);
+    let e = error(&meta(&trace(&[put.finish(), r1.clone()])));
+    assert!(e.contains("run.meta: rank 0, event 2: MPI_Put is an MPI call replay does not model"), "{e}");
+    // a record running past the calls
+    let short = init(1000.0).call(SEND, 1001.0, 1002.0, &[A::I(1), A::H(DOUBLE), A::I(1)]);
+    let e = error(&meta(&trace(&[short.finish(), r1.clone()])));
+    assert!(e.contains("run-0000.bin: truncated: a record at byte"), "{e}");
+    // a directory where the .meta or a .bin should be
+    let dir = trace(&[r0.clone(), r1.clone()]);
+    std::fs::create_dir(dir.path().join("x.meta")).unwrap();
+    let e = error(dir.path().join("x.meta").to_str().unwrap());
+    assert!(e.ends_with("x.meta: a directory, not a DUMPI .meta file"), "{e}");
+    std::fs::remove_file(dir.path().join("run-0001.bin")).unwrap();
+    std::fs::create_dir(dir.path().join("run-0001.bin")).unwrap();
+    let e = error(&meta(&dir));
+    assert!(e.contains("run-0001.bin: a directory, not a DUMPI .bin file"), "{e}");
+    // not DUMPI at all
+    let dir = trace(&[r0, b"hello, world, not a trace".to_vec()]);
+    let e = error(&meta(&dir));
+    assert!(e.contains("run-0001.bin: not a DUMPI file"), "{e}");
+    // a communicator made by a split: its members are not recorded
+    let split = init(1000.0).call(86, 1001.0, 1002.0, &[A::H(WORLD), A::I(0), A::I(0), A::H(4)]).call(
+        BARRIER,
+        1003.0,
+        1004.0,
+        &[A::H(4)],
+    );
+    let e = error(&meta(&trace(&[split.finish(), blocking()[1].clone()])));
+    assert!(e.contains("run-0000.bin: record 3 (MPI_Barrier): communicator 4"), "{e}");
+}
