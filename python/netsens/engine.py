@@ -56,7 +56,7 @@ def run_goal(
     """Replay the GOAL schedule at ``path`` on ``platform`` (a preset name or a TOML file).
 
     ``ranks``, if given, must equal the file's ``num_ranks``. A trace (:func:`is_trace`:
-    an OTF2 archive, as ``netsens trace`` or Score-P writes it, or a liballprof trace,
+    an OTF2 archive, as ``netsens trace`` or Score-P writes it, a liballprof or DUMPI trace,
     docs/guides/traces.md) is replayed from its records: its sends and receives, its
     collectives expanded (with MPICH's algorithms, or ``collectives``' choice, e.g.
     ``"bcast=linear,allreduce=reduce-bcast"``), the compute between its MPI calls
@@ -105,12 +105,13 @@ def run_goal_json(
 
 def is_trace(path: PathLike) -> bool:
     """Whether ``path`` names a trace rather than a GOAL file: an OTF2 archive (its
-    ``.otf2`` anchor file), a liballprof rank file (``pmpi-trace-rank-N.txt``) or a
-    directory (a liballprof trace's; the trace reader says what else it is)."""
+    ``.otf2`` anchor file), a liballprof rank file (``pmpi-trace-rank-N.txt``), a DUMPI
+    trace's ``.meta`` file or a directory (a liballprof or DUMPI trace's; the trace
+    reader says what else it is)."""
     text = os.fspath(path)
     name = os.path.basename(text)
     liballprof = name.startswith("pmpi-trace-rank-") and name.endswith(".txt")
-    return text.endswith(".otf2") or liballprof or os.path.isdir(text)
+    return text.endswith((".otf2", ".meta")) or liballprof or os.path.isdir(text)
 
 
 def trace_info(path: PathLike) -> dict[str, Any]:

@@ -134,7 +134,7 @@ def trace_command() -> click.Command:
         stuck in. MPI_Pcontrol(0) / MPI_Pcontrol(1) pause and resume the recording.
         Its GOAL form (collectives expanded), for LogGOPSim and LLAMP:
           netsens trace to-goal ring-trace/traces.otf2 ring.goal
-        What a trace holds (this one's, Score-P's, liballprof's): tracer, ranks, the
+        What a trace holds (this one's, Score-P's, liballprof's, DUMPI's): tracer, ranks, the
         time measured per rank, every MPI call with its count and whether replay
         models it:
           netsens trace info ring-trace/traces.otf2 [--json]
@@ -214,8 +214,9 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         """Replay an MPI run's trace under any network.
 
         \b
-        TRACE: an OTF2 archive's .otf2 file (netsens trace's, Score-P's), or a
-        liballprof trace's directory (docs/guides/traces.md).
+        TRACE: an OTF2 archive's .otf2 file (netsens trace's, Score-P's), a
+        liballprof trace's directory or a DUMPI trace's .meta file
+        (docs/guides/traces.md).
         The trace's sends and receives (wildcards as they matched), non-blocking
         operations and their waits, collectives expanded into messages, and the CPU
         time between MPI calls (scaled by the platform's cpu_speed):
