@@ -28,6 +28,9 @@ const WAITANY: u16 = 16;
 const WAITALL: u16 = 18;
 const SEND_INIT: u16 = 26;
 const START: u16 = 31;
+const COMM_DUP: u16 = 84;
+const COMM_CREATE: u16 = 85;
+const COMM_SPLIT: u16 = 86;
 const BARRIER: u16 = 52;
 const BCAST: u16 = 53;
 const GATHER: u16 = 54;
@@ -42,6 +45,8 @@ const END_OF_STREAM: u16 = 293;
 struct Bin {
     buf: Vec<u8>,
     body: u64,
+    /// Calls per function label, for the footer.
+    counts: Vec<u32>,
 }
 
 /// An argument of a call record.
@@ -60,7 +65,7 @@ impl Bin {
     const OFFSET_S: u32 = 1_700_000_000;
 
     fn new() -> Bin {
-        let mut b = Bin { buf: MAGIC.to_be_bytes().to_vec(), body: 8 };
+        let mut b = Bin { buf: MAGIC.to_be_bytes().to_vec(), body: 8, counts: vec![0; 291] };
         b.body = b.buf.len() as u64;
         b.buf.extend(0u32.to_be_bytes()); // CPU offset
         b.buf.extend(Bin::OFFSET_S.to_be_bytes());
@@ -74,10 +79,16 @@ impl Bin {
     }
 
     /// A call from `start` to `end` µs past the offset: statuses, wall times, thread 0.
-    fn call(mut self, label: u16, start: f64, end: f64, args: &[A]) -> Bin {
+    fn call(self, label: u16, start: f64, end: f64, args: &[A]) -> Bin {
+        self.call_by(0, label, start, end, args)
+    }
+
+    /// A call made by thread `thread`.
+    fn call_by(mut self, thread: u16, label: u16, start: f64, end: f64, args: &[A]) -> Bin {
+        self.counts[usize::from(label)] += 1;
         self.buf.extend(label.to_be_bytes());
         self.buf.push(0b0100_1001);
-        self.buf.extend(0u16.to_be_bytes());
+        self.buf.extend(thread.to_be_bytes());
         self.time(start);
         self.time(end);
         for a in args {
@@ -106,7 +117,8 @@ impl Bin {
         }
     }
 
-    /// The end-of-stream label, header (version 0.8.0), datatype sizes, index.
+    /// The end-of-stream label, header (version 0.8.0), footer (calls and ignored
+    /// calls per label), datatype sizes, index.
     fn finish(mut self) -> Vec<u8> {
         self.buf.extend(END_OF_STREAM.to_be_bytes());
         let header = self.buf.len() as u64;
@@ -117,11 +129,15 @@ impl Bin {
             self.buf.extend(s.as_bytes());
         }
         self.buf.extend([0u8; 8]); // mesh coordinates and sizes: none
+        let footer = self.buf.len() as u64;
+        self.buf.extend(0xf007_fee7u64.to_be_bytes());
+        let counts = std::mem::take(&mut self.counts);
+        counts.iter().chain(&[0; 291]).for_each(|n| self.buf.extend(n.to_be_bytes()));
         let sizes = self.buf.len() as u64;
         let table: Vec<u32> = (0..15).map(|t| if t == DOUBLE as u32 { 8 } else { 1 }).collect();
         self.buf.extend((table.len() as u32).to_be_bytes());
         table.iter().for_each(|s| self.buf.extend(s.to_be_bytes()));
-        for word in [MAGIC, sizes, 0, 0, header, self.body, 0, 0] {
+        for word in [MAGIC, sizes, 0, 0, header, self.body, footer, 0] {
             self.buf.extend(word.to_be_bytes());
         }
         self.buf
@@ -193,8 +209,9 @@ fn ends(path: &str) -> Vec<u64> {
     run.ranks.iter().map(|s| s.end_ps / NS).collect()
 }
 
+#[track_caller]
 fn error(path: &str) -> String {
-    let e = read_trace(path).err().unwrap();
+    let Some(e) = read_trace(path).err() else { panic!("{path} replays") };
     assert!(matches!(e, Error::Input(_)), "{e:?}");
     let text = e.to_string();
     assert!(!text.contains('\n'), "{text}");
@@ -332,13 +349,47 @@ fn bad_dumpi_traces_are_one_line_naming_the_file() {
     let dir = trace(&[r0, b"hello, world, not a trace".to_vec()]);
     let e = error(&meta(&dir));
     assert!(e.contains("run-0001.bin: not a DUMPI file"), "{e}");
-    // a communicator made by a split: its members are not recorded
-    let split = init(1000.0).call(86, 1001.0, 1002.0, &[A::H(WORLD), A::I(0), A::I(0), A::H(4)]).call(
+    // a call from a second thread
+    let threaded = init(1000.0).call_by(2, BARRIER, 1001.0, 1002.0, &[A::H(WORLD)]);
+    let e = error(&meta(&trace(&[threaded.finish(), blocking()[1].clone()])));
+    assert!(e.contains("run-0000.bin: record 2 (MPI_Barrier): called by thread 2"), "{e}");
+    // a communicator made from a group: its members are not recorded
+    let create = init(1000.0).call(COMM_CREATE, 1001.0, 1002.0, &[A::H(WORLD), A::H(5), A::H(4)]).call(
         BARRIER,
         1003.0,
         1004.0,
         &[A::H(4)],
     );
-    let e = error(&meta(&trace(&[split.finish(), blocking()[1].clone()])));
-    assert!(e.contains("run-0000.bin: record 3 (MPI_Barrier): communicator 4"), "{e}");
+    let e = error(&meta(&trace(&[create.finish(), blocking()[1].clone()])));
+    assert!(e.contains("run-0000.bin: record 3 (MPI_Barrier): communicator 4 is not"), "{e}");
+}
+
+/// Four ranks split MPI_COMM_WORLD by parity with keys reversing the order: {2, 0} and
+/// {3, 1}; rank 0 of each (world 2 and 3) sends 8 B to rank 1 (world 0 and 1) on the
+/// split communicator's duplicate. Each rank starts where MPI_Init returns; the split
+/// and the duplicate (1 µs each) are kept as compute, as every communicator creation.
+/// Senders: 2 µs of creation + 1 µs to the send, CPU 3000 to 4000 ns, arrival 9000;
+/// receivers: done at 9000 + o + 7·G = 10 042 ns. Read in the other order, world 0
+/// and 1 would send, to ranks that never receive.
+#[test]
+fn split_communicators_map_their_members_from_every_rank_records() {
+    let rank = |world: i32| {
+        let t = 1000.0 * f64::from(world + 1);
+        let b = init(t).call(COMM_SPLIT, t, t + 1.0, &[A::H(WORLD), A::I(world % 2), A::I(-world), A::H(4)]).call(
+            COMM_DUP,
+            t + 1.0,
+            t + 2.0,
+            &[A::H(4), A::H(5)],
+        );
+        let comm = |peer| vec![A::I(1), A::H(DOUBLE), A::I(peer), A::I(3), A::H(5)];
+        let b = if world >= 2 {
+            b.call(SEND, t + 3.0, t + 3.5, &comm(1)).call(FINALIZE, t + 3.5, t + 3.5, &[])
+        } else {
+            let b = b.call(RECV, t + 2.5, t + 20.0, &with(comm(0), A::Status(8, 0, 3)));
+            b.call(FINALIZE, t + 20.0, t + 20.0, &[])
+        };
+        b.finish()
+    };
+    let dir = trace(&[rank(0), rank(1), rank(2), rank(3)]);
+    assert_eq!(ends(&meta(&dir)), [10042, 10042, 4000, 4000]);
 }

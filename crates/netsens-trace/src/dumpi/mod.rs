@@ -14,14 +14,20 @@
 //! Records carry no length, so a call whose layout this reader does not know ends the
 //! reading: it is refused in one line naming the file, the record and the call.
 //!
-//! Communicators are per-process handles: `MPI_COMM_WORLD`, `MPI_COMM_SELF` and their
-//! duplicates map; one made by `MPI_Comm_split` or `create` is refused where it is used
-//! (DUMPI records the color and key, not the members).
+//! Communicators are per-process handles: `MPI_COMM_WORLD`, `MPI_COMM_SELF`, their
+//! duplicates and splits map (comms.rs); one made by `MPI_Comm_create` or from a group
+//! is refused where it is used (DUMPI records no group's members).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::ffi::{self, Event, Members, Sink};
+
+mod comms;
+mod labels;
+
+use comms::{Communicators, Local, SELF, WORLD};
+use labels::NAMES;
 
 /// The creator a DUMPI trace reports to the sink.
 pub const CREATOR: &str = "DUMPI";
@@ -32,6 +38,10 @@ const END_OF_STREAM: u16 = 293;
 /// Profiled user functions' entry and exit (`DUMPI_Function_enter`, `_exit`).
 const FUNCTION_ENTER: u16 = 291;
 const FUNCTION_EXIT: u16 = 292;
+/// `MPI_Comm_dup`'s and `MPI_Comm_split`'s labels: counted in a file's footer.
+const CREATIONS: [usize; 2] = [84, 86];
+/// The footer's magic number (`DUMPI_FOOT_MAGIC`).
+const FOOT_MAGIC: u64 = 0xf007_fee7;
 /// The record mask's bits (`dumpi/common/settings.h`).
 const STATUSES: u8 = 0b11;
 const CPU_TIME: u8 = 1 << 2;
@@ -41,305 +51,8 @@ const COUNTERS: u8 = 1 << 7;
 /// DUMPI's communicator handles for the predefined communicators.
 const DUMPI_COMM_WORLD: u16 = 2;
 const DUMPI_COMM_SELF: u16 = 3;
-/// The ids the reader gives the sink's communicators.
-const WORLD: u32 = 0;
-const SELF: u32 = 1;
 /// `DUMPI_ANY_SOURCE`, `DUMPI_ANY_TAG`.
 const DUMPI_ANY: i32 = -1;
-
-/// The calls by function label (`dumpi_function` in `dumpi/common/funclabels.h`).
-const NAMES: [&str; 290] = [
-    "MPI_Send",
-    "MPI_Recv",
-    "MPI_Get_count",
-    "MPI_Bsend",
-    "MPI_Ssend",
-    "MPI_Rsend",
-    "MPI_Buffer_attach",
-    "MPI_Buffer_detach",
-    "MPI_Isend",
-    "MPI_Ibsend",
-    "MPI_Issend",
-    "MPI_Irsend",
-    "MPI_Irecv",
-    "MPI_Wait",
-    "MPI_Test",
-    "MPI_Request_free",
-    "MPI_Waitany",
-    "MPI_Testany",
-    "MPI_Waitall",
-    "MPI_Testall",
-    "MPI_Waitsome",
-    "MPI_Testsome",
-    "MPI_Iprobe",
-    "MPI_Probe",
-    "MPI_Cancel",
-    "MPI_Test_cancelled",
-    "MPI_Send_init",
-    "MPI_Bsend_init",
-    "MPI_Ssend_init",
-    "MPI_Rsend_init",
-    "MPI_Recv_init",
-    "MPI_Start",
-    "MPI_Startall",
-    "MPI_Sendrecv",
-    "MPI_Sendrecv_replace",
-    "MPI_Type_contiguous",
-    "MPI_Type_vector",
-    "MPI_Type_hvector",
-    "MPI_Type_indexed",
-    "MPI_Type_hindexed",
-    "MPI_Type_struct",
-    "MPI_Address",
-    "MPI_Type_extent",
-    "MPI_Type_size",
-    "MPI_Type_lb",
-    "MPI_Type_ub",
-    "MPI_Type_commit",
-    "MPI_Type_free",
-    "MPI_Get_elements",
-    "MPI_Pack",
-    "MPI_Unpack",
-    "MPI_Pack_size",
-    "MPI_Barrier",
-    "MPI_Bcast",
-    "MPI_Gather",
-    "MPI_Gatherv",
-    "MPI_Scatter",
-    "MPI_Scatterv",
-    "MPI_Allgather",
-    "MPI_Allgatherv",
-    "MPI_Alltoall",
-    "MPI_Alltoallv",
-    "MPI_Reduce",
-    "MPI_Op_create",
-    "MPI_Op_free",
-    "MPI_Allreduce",
-    "MPI_Reduce_scatter",
-    "MPI_Scan",
-    "MPI_Group_size",
-    "MPI_Group_rank",
-    "MPI_Group_translate_ranks",
-    "MPI_Group_compare",
-    "MPI_Comm_group",
-    "MPI_Group_union",
-    "MPI_Group_intersection",
-    "MPI_Group_difference",
-    "MPI_Group_incl",
-    "MPI_Group_excl",
-    "MPI_Group_range_incl",
-    "MPI_Group_range_excl",
-    "MPI_Group_free",
-    "MPI_Comm_size",
-    "MPI_Comm_rank",
-    "MPI_Comm_compare",
-    "MPI_Comm_dup",
-    "MPI_Comm_create",
-    "MPI_Comm_split",
-    "MPI_Comm_free",
-    "MPI_Comm_test_inter",
-    "MPI_Comm_remote_size",
-    "MPI_Comm_remote_group",
-    "MPI_Intercomm_create",
-    "MPI_Intercomm_merge",
-    "MPI_Keyval_create",
-    "MPI_Keyval_free",
-    "MPI_Attr_put",
-    "MPI_Attr_get",
-    "MPI_Attr_delete",
-    "MPI_Topo_test",
-    "MPI_Cart_create",
-    "MPI_Dims_create",
-    "MPI_Graph_create",
-    "MPI_Graphdims_get",
-    "MPI_Graph_get",
-    "MPI_Cartdim_get",
-    "MPI_Cart_get",
-    "MPI_Cart_rank",
-    "MPI_Cart_coords",
-    "MPI_Graph_neighbors_count",
-    "MPI_Graph_neighbors",
-    "MPI_Cart_shift",
-    "MPI_Cart_sub",
-    "MPI_Cart_map",
-    "MPI_Graph_map",
-    "MPI_Get_processor_name",
-    "MPI_Get_version",
-    "MPI_Errhandler_create",
-    "MPI_Errhandler_set",
-    "MPI_Errhandler_get",
-    "MPI_Errhandler_free",
-    "MPI_Error_string",
-    "MPI_Error_class",
-    "MPI_Wtime",
-    "MPI_Wtick",
-    "MPI_Init",
-    "MPI_Finalize",
-    "MPI_Initialized",
-    "MPI_Abort",
-    "MPI_Pcontrol",
-    "MPI_Close_port",
-    "MPI_Comm_accept",
-    "MPI_Comm_connect",
-    "MPI_Comm_disconnect",
-    "MPI_Comm_get_parent",
-    "MPI_Comm_join",
-    "MPI_Comm_spawn",
-    "MPI_Comm_spawn_multiple",
-    "MPI_Lookup_name",
-    "MPI_Open_port",
-    "MPI_Publish_name",
-    "MPI_Unpublish_name",
-    "MPI_Accumulate",
-    "MPI_Get",
-    "MPI_Put",
-    "MPI_Win_complete",
-    "MPI_Win_create",
-    "MPI_Win_fence",
-    "MPI_Win_free",
-    "MPI_Win_get_group",
-    "MPI_Win_lock",
-    "MPI_Win_post",
-    "MPI_Win_start",
-    "MPI_Win_test",
-    "MPI_Win_unlock",
-    "MPI_Win_wait",
-    "MPI_Alltoallw",
-    "MPI_Exscan",
-    "MPI_Add_error_class",
-    "MPI_Add_error_code",
-    "MPI_Add_error_string",
-    "MPI_Comm_call_errhandler",
-    "MPI_Comm_create_keyval",
-    "MPI_Comm_delete_attr",
-    "MPI_Comm_free_keyval",
-    "MPI_Comm_get_attr",
-    "MPI_Comm_get_name",
-    "MPI_Comm_set_attr",
-    "MPI_Comm_set_name",
-    "MPI_File_call_errhandler",
-    "MPI_Grequest_complete",
-    "MPI_Grequest_start",
-    "MPI_Init_thread",
-    "MPI_Is_thread_main",
-    "MPI_Query_thread",
-    "MPI_Status_set_cancelled",
-    "MPI_Status_set_elements",
-    "MPI_Type_create_keyval",
-    "MPI_Type_delete_attr",
-    "MPI_Type_dup",
-    "MPI_Type_free_keyval",
-    "MPI_Type_get_attr",
-    "MPI_Type_get_contents",
-    "MPI_Type_get_envelope",
-    "MPI_Type_get_name",
-    "MPI_Type_set_attr",
-    "MPI_Type_set_name",
-    "MPI_Type_match_size",
-    "MPI_Win_call_errhandler",
-    "MPI_Win_create_keyval",
-    "MPI_Win_delete_attr",
-    "MPI_Win_free_keyval",
-    "MPI_Win_get_attr",
-    "MPI_Win_get_name",
-    "MPI_Win_set_attr",
-    "MPI_Win_set_name",
-    "MPI_Alloc_mem",
-    "MPI_Comm_create_errhandler",
-    "MPI_Comm_get_errhandler",
-    "MPI_Comm_set_errhandler",
-    "MPI_File_create_errhandler",
-    "MPI_File_get_errhandler",
-    "MPI_File_set_errhandler",
-    "MPI_Finalized",
-    "MPI_Free_mem",
-    "MPI_Get_address",
-    "MPI_Info_create",
-    "MPI_Info_delete",
-    "MPI_Info_dup",
-    "MPI_Info_free",
-    "MPI_Info_get",
-    "MPI_Info_get_nkeys",
-    "MPI_Info_get_nthkey",
-    "MPI_Info_get_valuelen",
-    "MPI_Info_set",
-    "MPI_Pack_external",
-    "MPI_Pack_external_size",
-    "MPI_Request_get_status",
-    "MPI_Type_create_darray",
-    "MPI_Type_create_hindexed",
-    "MPI_Type_create_hvector",
-    "MPI_Type_create_indexed_block",
-    "MPI_Type_create_resized",
-    "MPI_Type_create_struct",
-    "MPI_Type_create_subarray",
-    "MPI_Type_get_extent",
-    "MPI_Type_get_true_extent",
-    "MPI_Unpack_external",
-    "MPI_Win_create_errhandler",
-    "MPI_Win_get_errhandler",
-    "MPI_Win_set_errhandler",
-    "MPI_File_open",
-    "MPI_File_close",
-    "MPI_File_delete",
-    "MPI_File_set_size",
-    "MPI_File_preallocate",
-    "MPI_File_get_size",
-    "MPI_File_get_group",
-    "MPI_File_get_amode",
-    "MPI_File_set_info",
-    "MPI_File_get_info",
-    "MPI_File_set_view",
-    "MPI_File_get_view",
-    "MPI_File_read_at",
-    "MPI_File_read_at_all",
-    "MPI_File_write_at",
-    "MPI_File_write_at_all",
-    "MPI_File_iread_at",
-    "MPI_File_iwrite_at",
-    "MPI_File_read",
-    "MPI_File_read_all",
-    "MPI_File_write",
-    "MPI_File_write_all",
-    "MPI_File_iread",
-    "MPI_File_iwrite",
-    "MPI_File_seek",
-    "MPI_File_get_position",
-    "MPI_File_get_byte_offset",
-    "MPI_File_read_shared",
-    "MPI_File_write_shared",
-    "MPI_File_iread_shared",
-    "MPI_File_iwrite_shared",
-    "MPI_File_read_ordered",
-    "MPI_File_write_ordered",
-    "MPI_File_seek_shared",
-    "MPI_File_get_position_shared",
-    "MPI_File_read_at_all_begin",
-    "MPI_File_read_at_all_end",
-    "MPI_File_write_at_all_begin",
-    "MPI_File_write_at_all_end",
-    "MPI_File_read_all_begin",
-    "MPI_File_read_all_end",
-    "MPI_File_write_all_begin",
-    "MPI_File_write_all_end",
-    "MPI_File_read_ordered_begin",
-    "MPI_File_read_ordered_end",
-    "MPI_File_write_ordered_begin",
-    "MPI_File_write_ordered_end",
-    "MPI_File_get_type_extent",
-    "MPI_Register_datarep",
-    "MPI_File_set_atomicity",
-    "MPI_File_get_atomicity",
-    "MPI_File_sync",
-    "MPIO_Test",
-    "MPIO_Wait",
-    "MPIO_Testall",
-    "MPIO_Waitall",
-    "MPIO_Testany",
-    "MPIO_Waitany",
-    "MPIO_Waitsome",
-    "MPIO_Testsome",
-];
 
 /// The `.meta` file of the DUMPI trace at `path` (the file itself, or a directory
 /// holding exactly one); None when `path` is not a DUMPI trace.
@@ -408,6 +121,9 @@ struct Bin {
     status_tag: bool,
     /// Bytes per datatype handle (the file's datatype size table).
     type_sizes: Vec<u32>,
+    /// Whether the rank duplicates or splits a communicator (its footer's call counts
+    /// say so; without a footer, taken as yes).
+    creates_comms: bool,
 }
 
 /// A big-endian cursor over a file's bytes that names the file when they run out.
@@ -500,7 +216,13 @@ impl Bin {
         let _cpu_offset_s = c.u32()?;
         let wall_offset_s = c.u32()?;
         let status_tag = version >= [0, 6, 3];
-        Ok(Bin { body: c.pos, body_end: header, wall_offset_s, status_tag, type_sizes, file, data })
+        let footer = word(index + 48) as usize;
+        let mut f = Cursor { file: &file, data: &data, pos: footer, end: index };
+        let creates_comms = footer == 0 || f.u64() != Ok(FOOT_MAGIC) || {
+            let counts: Vec<u32> = (0..=CREATIONS[1]).map_while(|_| f.u32().ok()).collect();
+            CREATIONS.iter().any(|&l| counts.get(l).is_none_or(|&n| n > 0))
+        };
+        Ok(Bin { body: c.pos, body_end: header, wall_offset_s, status_tag, type_sizes, creates_comms, file, data })
     }
 }
 
@@ -528,13 +250,42 @@ struct RankReader<'a> {
     base_s: u32,
     position: u64,
     record: u64,
-    /// This process's communicator handles that map: to the sink's id and their size.
-    comms: HashMap<u16, (u32, u32)>,
+    /// This process's communicator handles that map.
+    comms: HashMap<u16, Local>,
+    communicators: &'a mut Communicators,
+    /// Communicators this rank created so far, per parent.
+    created: HashMap<u32, u32>,
     pending: HashMap<u32, Pending>,
     persistent: HashMap<u32, Pending>,
 }
 
-impl RankReader<'_> {
+impl<'a> RankReader<'a> {
+    fn new(
+        bin: &'a Bin,
+        rank: u32,
+        sink: &'a mut dyn Sink,
+        regions: &'a mut HashMap<&'static str, u32>,
+        base_s: u32,
+        communicators: &'a mut Communicators,
+    ) -> RankReader<'a> {
+        let comms =
+            HashMap::from([(DUMPI_COMM_WORLD, communicators.world(rank)), (DUMPI_COMM_SELF, Communicators::own())]);
+        RankReader {
+            bin,
+            rank,
+            sink,
+            regions,
+            base_s,
+            position: 0,
+            record: 0,
+            comms,
+            communicators,
+            created: HashMap::new(),
+            pending: HashMap::new(),
+            persistent: HashMap::new(),
+        }
+    }
+
     fn err(&self, name: &str, what: impl std::fmt::Display) -> String {
         format!("{}: record {} ({name}): {what}", self.bin.file, self.record)
     }
@@ -596,14 +347,13 @@ impl RankReader<'_> {
         Ok(counts.iter().map(|&n| n.max(0) as u64).sum::<u64>() * self.type_size(name, handle)?)
     }
 
-    /// A communicator handle: the sink's id and the communicator's size.
-    fn comm(&self, name: &str, handle: u16) -> Result<(u32, u32), String> {
+    fn comm(&self, name: &str, handle: u16) -> Result<Local, String> {
         self.comms.get(&handle).copied().ok_or_else(|| {
             self.err(
                 name,
                 format!(
-                    "communicator {handle} is not MPI_COMM_WORLD, MPI_COMM_SELF or a duplicate of them: DUMPI \
-                     records no communicator's members"
+                    "communicator {handle} is not MPI_COMM_WORLD, MPI_COMM_SELF or one split or duplicated from \
+                     them: DUMPI records no group's members"
                 ),
             )
         })
@@ -630,7 +380,7 @@ impl RankReader<'_> {
     fn send(&self, name: &str, c: &mut Cursor, kind: u8) -> Result<Option<Event>, String> {
         let bytes = self.bytes(name, c)?;
         let (dest, tag) = (c.i32()?, c.i32()?);
-        let (comm, size) = self.comm(name, c.u16()?)?;
+        let Local { id: comm, size, .. } = self.comm(name, c.u16()?)?;
         let Some(peer) = self.peer(name, dest, size)? else { return Ok(None) };
         Ok(Some(Event { kind, peer, tag: self.tag(name, tag)?, bytes, comm, ..Event::default() }))
     }
@@ -639,7 +389,7 @@ impl RankReader<'_> {
     fn recv(&self, name: &str, c: &mut Cursor) -> Result<Option<Event>, String> {
         let bytes = self.bytes(name, c)?;
         let (source, tag) = (c.i32()?, c.i32()?);
-        let (comm, size) = self.comm(name, c.u16()?)?;
+        let Local { id: comm, size, .. } = self.comm(name, c.u16()?)?;
         let peer = if source == DUMPI_ANY {
             ffi::ANY
         } else {
@@ -714,8 +464,10 @@ impl RankReader<'_> {
                 })?,
             };
             let mask = c.u8()?;
-            if mask & THREAD != 0 {
-                c.u16()?;
+            let thread = if mask & THREAD != 0 { c.u16()? } else { 0 };
+            if thread != 0 {
+                // MPI_THREAD_MULTIPLE: netsens maps one thread per rank
+                return Err(self.err(name, format!("called by thread {thread}: replay maps one thread per rank")));
             }
             if mask & CPU_TIME != 0 {
                 c.take(12)?;
@@ -866,7 +618,7 @@ impl RankReader<'_> {
                 let (dest, send_tag) = (c.i32()?, c.i32()?);
                 let received = if name == "MPI_Sendrecv" { self.bytes(name, c)? } else { sent };
                 let (source, recv_tag) = (c.i32()?, c.i32()?);
-                let (comm, size) = self.comm(name, c.u16()?)?;
+                let Local { id: comm, size, .. } = self.comm(name, c.u16()?)?;
                 let status = self.statuses(c, mask)?;
                 if let Some(peer) = self.peer(name, dest, size)? {
                     let tag = self.tag(name, send_tag)?;
@@ -881,13 +633,13 @@ impl RankReader<'_> {
                 }
             }
             "MPI_Barrier" => {
-                let (comm, _) = self.comm(name, c.u16()?)?;
+                let Local { id: comm, .. } = self.comm(name, c.u16()?)?;
                 self.emit(self.coll(0, 0, 0, 0, comm, end))?;
             }
             "MPI_Bcast" => {
                 let n = self.bytes(name, c)?;
                 let root = c.i32()?;
-                let (comm, size) = self.comm(name, c.u16()?)?;
+                let Local { id: comm, size, .. } = self.comm(name, c.u16()?)?;
                 let root = self.root(name, root, size)?;
                 self.emit(self.coll(1, root, n, n, comm, end))?;
             }
@@ -895,9 +647,8 @@ impl RankReader<'_> {
                 let n = self.bytes(name, c)?;
                 c.u8()?; // the operation
                 let root = if name == "MPI_Reduce" { c.i32()? } else { 0 };
-                let (comm, size) = self.comm(name, c.u16()?)?;
+                let Local { id: comm, size, me } = self.comm(name, c.u16()?)?;
                 let root = self.root(name, root, size)?;
-                let me = self.comm_rank(comm);
                 let ev = match name {
                     "MPI_Reduce" => self.coll(12, root, n, if root == me { n } else { 0 }, comm, end),
                     "MPI_Allreduce" => self.coll(11, 0, n, n, comm, end),
@@ -907,12 +658,12 @@ impl RankReader<'_> {
                 self.emit(ev)?;
             }
             "MPI_Gather" | "MPI_Scatter" => {
-                let me = c.i32()?;
+                let commrank = c.i32()?;
                 let mine = self.bytes(name, c)?;
                 let root = c.i32()?;
-                let (comm, size) = self.comm(name, c.u16()?)?;
+                let Local { id: comm, size, .. } = self.comm(name, c.u16()?)?;
                 let root = self.root(name, root, size)?;
-                let at_root = if me == root as i32 { self.bytes(name, c)? * u64::from(size) } else { 0 };
+                let at_root = if commrank == root as i32 { self.bytes(name, c)? * u64::from(size) } else { 0 };
                 let ev = if name == "MPI_Gather" {
                     self.coll(2, root, mine, at_root, comm, end)
                 } else {
@@ -921,12 +672,12 @@ impl RankReader<'_> {
                 self.emit(ev)?;
             }
             "MPI_Gatherv" => {
-                let (me, _) = (c.i32()?, c.i32()?);
+                let (commrank, _) = (c.i32()?, c.i32()?);
                 let sent = self.bytes(name, c)?;
                 let root = c.i32()?;
-                let (comm, size) = self.comm(name, c.u16()?)?;
+                let Local { id: comm, size, .. } = self.comm(name, c.u16()?)?;
                 let root = self.root(name, root, size)?;
-                let counts = if me == root as i32 {
+                let counts = if commrank == root as i32 {
                     let counts = c.array()?;
                     c.array()?; // displacements
                     counts
@@ -937,13 +688,13 @@ impl RankReader<'_> {
                 self.emit(self.coll(3, root, sent, received, comm, end))?;
             }
             "MPI_Scatterv" => {
-                let (me, _) = (c.i32()?, c.i32()?);
+                let (commrank, _) = (c.i32()?, c.i32()?);
                 let send_type = c.u16()?;
                 let received = self.bytes(name, c)?;
                 let root = c.i32()?;
-                let (comm, size) = self.comm(name, c.u16()?)?;
+                let Local { id: comm, size, .. } = self.comm(name, c.u16()?)?;
                 let root = self.root(name, root, size)?;
-                let sent = if me == root as i32 {
+                let sent = if commrank == root as i32 {
                     let counts = c.array()?;
                     c.array()?; // displacements
                     self.total(name, &counts, send_type)?
@@ -954,7 +705,7 @@ impl RankReader<'_> {
             }
             "MPI_Allgather" | "MPI_Alltoall" => {
                 let (sent, received) = (self.bytes(name, c)?, self.bytes(name, c)?);
-                let (comm, size) = self.comm(name, c.u16()?)?;
+                let Local { id: comm, size, .. } = self.comm(name, c.u16()?)?;
                 let p = u64::from(size);
                 let ev = if name == "MPI_Allgather" {
                     self.coll(6, 0, sent, p * received, comm, end)
@@ -969,7 +720,7 @@ impl RankReader<'_> {
                 let counts = c.array()?;
                 c.array()?; // displacements
                 let received = self.total(name, &counts, c.u16()?)?;
-                let (comm, _) = self.comm(name, c.u16()?)?;
+                let Local { id: comm, .. } = self.comm(name, c.u16()?)?;
                 self.emit(self.coll(7, 0, sent, received, comm, end))?;
             }
             "MPI_Alltoallv" => {
@@ -980,7 +731,7 @@ impl RankReader<'_> {
                 let recv_counts = c.array()?;
                 c.array()?;
                 let received = self.total(name, &recv_counts, c.u16()?)?;
-                let (comm, _) = self.comm(name, c.u16()?)?;
+                let Local { id: comm, .. } = self.comm(name, c.u16()?)?;
                 self.emit(self.coll(9, 0, sent, received, comm, end))?;
             }
             "MPI_Reduce_scatter" => {
@@ -988,21 +739,35 @@ impl RankReader<'_> {
                 let counts = c.array()?;
                 let handle = c.u16()?;
                 c.u8()?; // the operation
-                let (comm, _) = self.comm(name, c.u16()?)?;
-                let mine = counts.get(self.comm_rank(comm) as usize).copied().unwrap_or(0);
+                let Local { id: comm, me, .. } = self.comm(name, c.u16()?)?;
+                let mine = counts.get(me as usize).copied().unwrap_or(0);
                 let size = self.type_size(name, handle)?;
                 self.emit(self.coll(13, 0, self.total(name, &counts, handle)?, mine.max(0) as u64 * size, comm, end))?;
             }
-            "MPI_Comm_dup" => {
-                let (old, new) = (c.u16()?, c.u16()?);
-                if let Some(&mapped) = self.comms.get(&old) {
-                    self.comms.insert(new, mapped);
+            "MPI_Comm_dup" | "MPI_Comm_split" => {
+                let old = c.u16()?;
+                let (color, key) = if name == "MPI_Comm_split" { (c.i32()?, c.i32()?) } else { (0, 0) };
+                let new = c.u16()?;
+                self.comms.remove(&new); // a freed handle, reused
+                if let Some(&parent) = self.comms.get(&old) {
+                    let k = self.created.entry(parent.id).or_default();
+                    let local = self.communicators.create(parent, *k, color, key, self.rank);
+                    *k += 1;
+                    if let Some(local) = local {
+                        self.comms.insert(new, local);
+                    }
                 }
             }
-            "MPI_Comm_split" => {
-                c.take(2 + 4 + 4)?;
+            "MPI_Comm_create" => {
+                c.take(2 + 2)?; // the parent, the group
                 let new = c.u16()?;
-                self.comms.remove(&new); // a handle reused for a communicator whose members are unknown
+                self.comms.remove(&new); // from a group, whose members DUMPI does not record
+            }
+            "MPI_Comm_group" => {
+                c.take(2 + 2)?;
+            }
+            "MPI_Group_free" => {
+                c.u16()?;
             }
             "MPI_Comm_free" => {
                 let handle = c.u16()?;
@@ -1071,15 +836,6 @@ impl RankReader<'_> {
         Ok(())
     }
 
-    /// This rank's rank in the communicator with the sink's id `comm`.
-    fn comm_rank(&self, comm: u32) -> u32 {
-        if comm == SELF {
-            0
-        } else {
-            self.rank
-        }
-    }
-
     fn root(&self, name: &str, root: i32, size: u32) -> Result<u32, String> {
         self.peer(name, root, size)?.ok_or_else(|| self.err(name, format!("root {root} is not a rank")))
     }
@@ -1099,23 +855,40 @@ pub fn read(meta: &Path, sink: &mut dyn Sink, events: bool) -> Result<(), String
     }
     let bins: Vec<Bin> = files.iter().map(|f| Bin::open(f)).collect::<Result<_, _>>()?;
     let base_s = bins.iter().map(|b| b.wall_offset_s).min().unwrap_or(0);
+    let mut communicators = Communicators::new(ranks);
+    if bins.iter().any(|b| b.creates_comms) {
+        // a first pass collects the communicators' colors and keys from every rank
+        for (rank, bin) in bins.iter().enumerate() {
+            let mut regions = HashMap::new();
+            RankReader::new(bin, rank as u32, &mut Discard, &mut regions, base_s, &mut communicators).records()?;
+        }
+        communicators.resolve();
+        for (id, members) in communicators.created() {
+            let members: Vec<u64> = members.iter().map(|&w| u64::from(w)).collect();
+            sink.comm(id, Members::World(&members))?;
+        }
+    }
     let mut regions = HashMap::new();
     for (rank, bin) in bins.iter().enumerate() {
-        let comms = HashMap::from([(DUMPI_COMM_WORLD, (WORLD, ranks)), (DUMPI_COMM_SELF, (SELF, 1))]);
-        let mut reader = RankReader {
-            bin,
-            rank: rank as u32,
-
-            sink: &mut *sink,
-            regions: &mut regions,
-            base_s,
-            position: 0,
-            record: 0,
-            comms,
-            pending: HashMap::new(),
-            persistent: HashMap::new(),
-        };
-        reader.records()?;
+        RankReader::new(bin, rank as u32, sink, &mut regions, base_s, &mut communicators).records()?;
     }
     Ok(())
+}
+
+/// The first pass's sink: the records are read for their communicators only.
+struct Discard;
+
+impl Sink for Discard {
+    fn ranks(&mut self, _: u32, _: &str, _: u64) -> Result<(), String> {
+        Ok(())
+    }
+    fn region(&mut self, _: u32, _: &str, _: u8) -> Result<(), String> {
+        Ok(())
+    }
+    fn comm(&mut self, _: u32, _: Members) -> Result<(), String> {
+        Ok(())
+    }
+    fn event(&mut self, _: u32, _: u64, _: &Event) -> Result<(), String> {
+        Ok(())
+    }
 }
