@@ -3,12 +3,15 @@
 //! events per second into the engine's schedule, against a baseline measured in the
 //! same run, libotf2 reading the same archive and dropping every event; memory kept
 //! per operation, and the peak resident set against the archive's size. Then the same
-//! program as a liballprof trace (50 000 iterations): its events per second into a
-//! schedule against the OTF2 reader's, both measured here.
+//! program as a liballprof trace and as a DUMPI trace (50 000 iterations each): their
+//! events per second into a schedule against the OTF2 reader's, all measured here.
 
 use std::time::Instant;
 
 use netsens_trace::{count_events, read_trace, write_synthetic};
+
+#[path = "../tests/dumpi_writer/mod.rs"]
+mod dumpi_writer;
 
 fn peak_rss_bytes() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -105,6 +108,55 @@ fn main() {
         (allprof_events as f64 / a) / (events as f64 / f)
     );
     let _ = std::fs::remove_dir_all(&tmp);
+
+    let dumpi = write_dumpi(&tmp, ranks, 50_000);
+    let mut times = Vec::new();
+    let mut dumpi_events = 0;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let r = read_trace(dumpi.to_str().unwrap()).expect("the DUMPI trace replays");
+        times.push(t.elapsed().as_secs_f64());
+        dumpi_events = r.events;
+    }
+    let d = median(times);
+    println!("DUMPI reading: {lines} call records ({dumpi_events} events), {:.1} MB", dir_bytes(&tmp) as f64 / 1e6);
+    println!(
+        "  into a schedule: {:.2} s, {:.2} M records/s, {:.2} M events/s",
+        d,
+        lines as f64 / d / 1e6,
+        dumpi_events as f64 / d / 1e6
+    );
+    println!(
+        "  events/s against the OTF2 reader's into a schedule: {:.2}",
+        (dumpi_events as f64 / d) / (events as f64 / f)
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// The benchmark's program as a DUMPI trace, as write_allprof's.
+fn write_dumpi(dir: &std::path::Path, ranks: u32, iterations: u64) -> std::path::PathBuf {
+    use dumpi_writer::{Bin, A, DOUBLE};
+    const WORLD: u16 = 2;
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("bench.meta"), format!("numprocs={ranks}\nfileprefix=bench\n")).unwrap();
+    for r in 0..ranks as i32 {
+        let (right, left) = ((r + 1) % ranks as i32, (r + ranks as i32 - 1) % ranks as i32);
+        let mut b = Bin::new().call(124, 0.0, 0.0, &[A::I(0)]);
+        let mut t = 0.0;
+        for i in 0..iterations {
+            t += 1.0;
+            let args = [A::I(64), A::H(5), A::I(right), A::I(0), A::I(64), A::H(5), A::I(left), A::I(0), A::H(WORLD)];
+            b = b.call(33, t, t + 3.0, &[args.as_slice(), &[A::Status(64, left, 0)]].concat());
+            t += 3.0;
+            if (i + 1) % 100 == 0 {
+                b = b.call(65, t, t + 2.0, &[A::I(1), A::H(DOUBLE), A::B(3), A::H(WORLD)]);
+                t += 2.0;
+            }
+        }
+        let bytes = b.call(125, t, t, &[]).finish();
+        std::fs::write(dir.join(format!("bench-{r:04}.bin")), bytes).unwrap();
+    }
+    dir.join("bench.meta")
 }
 
 /// The benchmark's program as liballprof rank files (1 µs of compute, then
