@@ -860,7 +860,8 @@ pub fn read(meta: &Path, sink: &mut dyn Sink, events: bool) -> Result<(), String
         // a first pass collects the communicators' colors and keys from every rank
         for (rank, bin) in bins.iter().enumerate() {
             let mut regions = HashMap::new();
-            RankReader::new(bin, rank as u32, &mut Discard, &mut regions, base_s, &mut communicators).records()?;
+            RankReader::new(bin, rank as u32, &mut ffi::EventCount(0), &mut regions, base_s, &mut communicators)
+                .records()?;
         }
         communicators.resolve();
         for (id, members) in communicators.created() {
@@ -873,22 +874,4 @@ pub fn read(meta: &Path, sink: &mut dyn Sink, events: bool) -> Result<(), String
         RankReader::new(bin, rank as u32, sink, &mut regions, base_s, &mut communicators).records()?;
     }
     Ok(())
-}
-
-/// The first pass's sink: the records are read for their communicators only.
-struct Discard;
-
-impl Sink for Discard {
-    fn ranks(&mut self, _: u32, _: &str, _: u64) -> Result<(), String> {
-        Ok(())
-    }
-    fn region(&mut self, _: u32, _: &str, _: u8) -> Result<(), String> {
-        Ok(())
-    }
-    fn comm(&mut self, _: u32, _: Members) -> Result<(), String> {
-        Ok(())
-    }
-    fn event(&mut self, _: u32, _: u64, _: &Event) -> Result<(), String> {
-        Ok(())
-    }
 }
