@@ -11,7 +11,7 @@ use netsens_core::engine::RunOptions;
 use netsens_core::platform::Platform;
 use netsens_core::schedule::executor::run_schedule;
 use netsens_core::Error;
-use netsens_trace::{read_trace, trace_info};
+use netsens_trace::{read_trace, read_trace_compute, trace_info, Algorithms, Compute};
 
 mod dumpi_writer;
 use dumpi_writer::{Bin, A};
@@ -290,4 +290,25 @@ fn split_communicators_map_their_members_from_every_rank_records() {
     };
     let dir = trace(&[rank(0), rank(1), rank(2), rank(3)]);
     assert_eq!(ends(&meta(&dir)), [10042, 10042, 4000, 4000]);
+}
+
+/// With the process's CPU time recorded, compute is charged from it (the default), as
+/// for netsens's own traces: rank 0's 3 µs of wall time before its send are 2 µs of
+/// CPU, so everything after moves 1000 ns earlier; `--compute wall` gives the wall
+/// clock's ends.
+#[test]
+fn recorded_cpu_time_is_the_compute_unless_wall_is_asked() {
+    let [_, r1] = blocking();
+    let r0 = Bin::new()
+        .call_cpu((990.0, 1000.0), INIT, 990.0, 1000.0, &[A::I(0)])
+        .call_cpu((1002.0, 1004.0), SEND, 1003.0, 1004.0, &p2p(1, 1, 7))
+        .call_cpu((1010.0, 1010.0), IRECV, 1010.0, 1010.0, &with(p2p(1, -1, -1), A::I(5)))
+        .call_cpu((1012.0, 1040.0), WAIT, 1012.0, 1040.0, &[A::I(5), A::Status(8, 1, 9)])
+        .call_cpu((1041.0, 1050.0), ALLREDUCE, 1041.0, 1050.0, &[A::I(1), A::H(DOUBLE), A::B(3), A::H(WORLD)])
+        .call_cpu((1050.0, 1050.0), FINALIZE, 1050.0, 1050.0, &[]);
+    let dir = trace(&[r0.finish(), r1]);
+    assert_eq!(ends(&meta(&dir)), [26084, 26126]);
+    let wall = read_trace_compute(&meta(&dir), Algorithms::default(), Compute::Wall).unwrap();
+    let run = run_schedule(&wall.schedule, &platform(), &RunOptions::default()).unwrap();
+    assert_eq!(run.ranks.iter().map(|s| s.end_ps / NS).collect::<Vec<_>>(), [27084, 27126]);
 }

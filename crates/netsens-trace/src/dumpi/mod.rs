@@ -117,6 +117,7 @@ struct Bin {
     body: usize,
     body_end: usize,
     wall_offset_s: u32,
+    cpu_offset_s: u32,
     /// Status records hold the tag from DUMPI 0.6.3 on.
     status_tag: bool,
     /// Bytes per datatype handle (the file's datatype size table).
@@ -213,7 +214,7 @@ impl Bin {
             type_sizes = c.array()?.into_iter().map(|s| s.max(0) as u32).collect();
         }
         let mut c = Cursor { file: &file, data: &data, pos: body, end: header };
-        let _cpu_offset_s = c.u32()?;
+        let cpu_offset_s = c.u32()?;
         let wall_offset_s = c.u32()?;
         let status_tag = version >= [0, 6, 3];
         let footer = word(index + 48) as usize;
@@ -222,7 +223,17 @@ impl Bin {
             let counts: Vec<u32> = (0..=CREATIONS[1]).map_while(|_| f.u32().ok()).collect();
             CREATIONS.iter().any(|&l| counts.get(l).is_none_or(|&n| n > 0))
         };
-        Ok(Bin { body: c.pos, body_end: header, wall_offset_s, status_tag, type_sizes, creates_comms, file, data })
+        Ok(Bin {
+            body: c.pos,
+            body_end: header,
+            wall_offset_s,
+            cpu_offset_s,
+            status_tag,
+            type_sizes,
+            creates_comms,
+            file,
+            data,
+        })
     }
 }
 
@@ -469,9 +480,17 @@ impl<'a> RankReader<'a> {
                 // MPI_THREAD_MULTIPLE: netsens maps one thread per rank
                 return Err(self.err(name, format!("called by thread {thread}: replay maps one thread per rank")));
             }
-            if mask & CPU_TIME != 0 {
-                c.take(12)?;
-            }
+            // the process's CPU time: `--compute cpu` (the default) charges it between
+            // calls, as for netsens's own traces
+            let cpu = if mask & CPU_TIME != 0 {
+                let offset = u64::from(self.bin.cpu_offset_s);
+                let mut at = || -> Result<u64, String> {
+                    Ok(((u64::from(c.u16()?) + offset) * 1_000_000_000 + u64::from(c.u32()?)) * 1000)
+                };
+                (at()?, at()?)
+            } else {
+                (ffi::NO_CPU_TIME, ffi::NO_CPU_TIME)
+            };
             if mask & WALL_TIME == 0 {
                 return Err(self.err(name, "no wall-clock times: replay needs a trace recorded with wall times"));
             }
@@ -488,10 +507,9 @@ impl<'a> RankReader<'a> {
                 return Err(self.err(name, "it ends before it starts"));
             }
             let region = self.region(name)?;
-            let cpu_ps = ffi::NO_CPU_TIME;
-            self.emit(Event { kind: ffi::ENTER, region, time_ps: start, cpu_ps, ..Event::default() })?;
+            self.emit(Event { kind: ffi::ENTER, region, time_ps: start, cpu_ps: cpu.0, ..Event::default() })?;
             self.call(name, mask, &mut c, start, end)?;
-            self.emit(Event { kind: ffi::LEAVE, region, time_ps: end, cpu_ps, ..Event::default() })?;
+            self.emit(Event { kind: ffi::LEAVE, region, time_ps: end, cpu_ps: cpu.1, ..Event::default() })?;
         }
     }
 

@@ -54,11 +54,24 @@ impl Bin {
     }
 
     /// A call made by thread `thread`.
-    pub fn call_by(mut self, thread: u16, label: u16, start: f64, end: f64, args: &[A]) -> Bin {
+    pub fn call_by(self, thread: u16, label: u16, start: f64, end: f64, args: &[A]) -> Bin {
+        self.record(thread, None, label, start, end, args)
+    }
+
+    /// A call that also records the process's CPU time, µs, at its start and end.
+    pub fn call_cpu(self, cpu: (f64, f64), label: u16, start: f64, end: f64, args: &[A]) -> Bin {
+        self.record(0, Some(cpu), label, start, end, args)
+    }
+
+    fn record(mut self, thread: u16, cpu: Option<(f64, f64)>, label: u16, start: f64, end: f64, args: &[A]) -> Bin {
         self.counts[usize::from(label)] += 1;
         self.buf.extend(label.to_be_bytes());
-        self.buf.push(0b0100_1001);
+        self.buf.push(if cpu.is_some() { 0b0100_1101 } else { 0b0100_1001 });
         self.buf.extend(thread.to_be_bytes());
+        if let Some((cpu_start, cpu_end)) = cpu {
+            self.time(cpu_start);
+            self.time(cpu_end);
+        }
         self.time(start);
         self.time(end);
         for a in args {
