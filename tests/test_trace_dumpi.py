@@ -40,7 +40,8 @@ def rank_file(records: list[bytes]) -> bytes:
     header = len(data)
     data += bytes([0, 8, 0]) + struct.pack(">QH4sH4sII", 0, 4, b"host", 4, b"user", 0, 0)
     sizes = len(data)
-    data += struct.pack(">I", 15) + b"".join(struct.pack(">I", 8 if t == DOUBLE else 1) for t in range(15))
+    sizes_table = [8 if t == DOUBLE else 1 for t in range(15)]
+    data += struct.pack(">16I", 15, *sizes_table)
     return data + struct.pack(">8Q", MAGIC, sizes, 0, 0, header, 8, 0, 0)
 
 
@@ -70,7 +71,9 @@ RANKS = [
 def write_dumpi(directory: Path) -> Path:
     directory.mkdir()
     meta = directory / "run.meta"
-    meta.write_text("hostname=host\nnumprocs=2\nfileprefix=run\nversion=0\nsubversion=8\nsubsubversion=0\n")
+    meta.write_text(
+        "hostname=host\nnumprocs=2\nfileprefix=run\nversion=0\nsubversion=8\nsubsubversion=0\n"
+    )
     for rank, records in enumerate(RANKS):
         (directory / f"run-{rank:04}.bin").write_bytes(rank_file(records))
     return meta

@@ -507,7 +507,8 @@ COMPILED_MAGIC = b"NSGSCHED"
 def _looks_like_path(entry: Any) -> bool:
     text = os.fspath(entry)
     liballprof = os.path.basename(text).startswith("pmpi-trace-rank-")
-    return text.endswith((".goal", ".nsg", ".otf2", ".meta")) or liballprof or "/" in text or os.sep in text
+    named = text.endswith((".goal", ".nsg", ".otf2", ".meta"))
+    return named or liballprof or "/" in text or os.sep in text
 
 
 def _resolve(platform: str, overrides: dict[str, str], where: str) -> dict[str, Any]:
