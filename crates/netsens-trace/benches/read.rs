@@ -82,55 +82,35 @@ fn main() {
     );
     let _ = std::fs::remove_dir_all(&tmp);
 
-    let allprof = write_allprof(&tmp, ranks, 50_000);
-    let mut times = Vec::new();
-    let mut allprof_events = 0;
-    for _ in 0..3 {
-        let t = Instant::now();
-        let r = read_trace(allprof.to_str().unwrap()).expect("the liballprof trace replays");
-        times.push(t.elapsed().as_secs_f64());
-        allprof_events = r.events;
-    }
-    let a = median(times);
     let lines = u64::from(ranks) * (50_000 + 50_000 / 100 + 2);
-    println!(
-        "liballprof reading: {lines} call lines ({allprof_events} events), text {:.1} MB",
-        dir_bytes(&tmp) as f64 / 1e6
-    );
-    println!(
-        "  into a schedule: {:.2} s, {:.2} M call lines/s, {:.2} M events/s",
-        a,
-        lines as f64 / a / 1e6,
-        allprof_events as f64 / a / 1e6
-    );
-    println!(
-        "  events/s against the OTF2 reader's into a schedule: {:.2}",
-        (allprof_events as f64 / a) / (events as f64 / f)
-    );
+    let otf2_rate = events as f64 / f;
+    let allprof = write_allprof(&tmp, ranks, 50_000);
+    other_format("liballprof", "call lines", &allprof, &tmp, lines, otf2_rate);
     let _ = std::fs::remove_dir_all(&tmp);
-
     let dumpi = write_dumpi(&tmp, ranks, 50_000);
+    other_format("DUMPI", "call records", &dumpi, &tmp, lines, otf2_rate);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Read the trace `path` (in `dir`, `calls` calls) into a schedule 3 times and print
+/// the median's rates against the OTF2 reader's events per second.
+fn other_format(name: &str, unit: &str, path: &std::path::Path, dir: &std::path::Path, calls: u64, otf2_rate: f64) {
     let mut times = Vec::new();
-    let mut dumpi_events = 0;
+    let mut events = 0;
     for _ in 0..3 {
         let t = Instant::now();
-        let r = read_trace(dumpi.to_str().unwrap()).expect("the DUMPI trace replays");
+        let r = read_trace(path.to_str().unwrap()).expect("the trace replays");
         times.push(t.elapsed().as_secs_f64());
-        dumpi_events = r.events;
+        events = r.events;
     }
-    let d = median(times);
-    println!("DUMPI reading: {lines} call records ({dumpi_events} events), {:.1} MB", dir_bytes(&tmp) as f64 / 1e6);
+    let t = median(times);
+    println!("{name} reading: {calls} {unit} ({events} events), {:.1} MB", dir_bytes(dir) as f64 / 1e6);
     println!(
-        "  into a schedule: {:.2} s, {:.2} M records/s, {:.2} M events/s",
-        d,
-        lines as f64 / d / 1e6,
-        dumpi_events as f64 / d / 1e6
+        "  into a schedule: {t:.2} s, {:.2} M {unit}/s, {:.2} M events/s",
+        calls as f64 / t / 1e6,
+        events as f64 / t / 1e6
     );
-    println!(
-        "  events/s against the OTF2 reader's into a schedule: {:.2}",
-        (dumpi_events as f64 / d) / (events as f64 / f)
-    );
-    let _ = std::fs::remove_dir_all(&tmp);
+    println!("  events/s against the OTF2 reader's into a schedule: {:.2}", (events as f64 / t) / otf2_rate);
 }
 
 /// The benchmark's program as a DUMPI trace, as write_allprof's.
