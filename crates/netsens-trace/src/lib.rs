@@ -9,8 +9,10 @@ mod formats;
 pub mod goal_out;
 pub mod info;
 pub mod measure;
+mod polling;
 pub mod replay;
 mod scorep_bytes;
+pub mod write;
 
 pub use collectives::Algorithms;
 pub use info::{trace_info, TraceInfo};

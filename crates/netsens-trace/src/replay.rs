@@ -17,9 +17,9 @@
 //! - a collective is expanded into rounds of messages ([`crate::collectives`]) on a
 //!   tag of its own per communicator, so it never matches the program's messages; a
 //!   non-blocking one (`MPI_Ibarrier`) starts where it was called and the op after
-//!   its completion waits for it. While one is pending, the time after an
-//!   unsuccessful `MPI_Test*` or `MPI_Iprobe` is polling, not compute (a rank
-//!   waiting for the barrier spins in such a loop; the model waits instead).
+//!   its completion waits for it;
+//! - the time after an `MPI_Test*` or `MPI_Iprobe` that found nothing is waiting, not
+//!   compute (`polling.rs`).
 //!
 //! Communicator-creating calls (`MPI_Comm_dup`, `MPI_Comm_split`, ...) communicate
 //! inside the MPI library, out of the trace's sight: their duration is kept as a
@@ -36,6 +36,7 @@ use netsens_core::Error;
 use crate::collectives::{expand_with, Algorithms, Coll, Msg};
 use crate::ffi::{self, Event, Members, Sink};
 use crate::measure::{compute_warnings, Measured};
+use crate::polling::Polls;
 use crate::scorep_bytes::from_scorep;
 
 /// MPI calls replay cannot model: their effect on the network is not in the trace.
@@ -233,11 +234,10 @@ struct RankState {
     requests: HashMap<u64, Request>,
     /// Non-blocking collectives started and not yet completed.
     pending_collectives: u32,
-    /// The current call polls (a test or probe), and how many requests it completed.
-    call_polls: bool,
+    /// Requests the current call completed.
     call_completions: u32,
-    /// The last call was an unsuccessful poll while a collective was pending.
-    polling: bool,
+    /// Whether the gap after the last call is waiting (an unsuccessful poll).
+    polls: Polls,
     /// When the current call began, if it is an opaque one ([`OPAQUE`]).
     opaque_since: Option<u64>,
     /// Messages sent: the program's point-to-point ones, a collective's.
@@ -345,7 +345,7 @@ impl<'a> Builder<'a> {
         if st.depth == 0 && !st.measured.paused() {
             let (gap_ps, by_cpu) = compute_between(self.compute, st.last_leave, st.last_leave_cpu, ev);
             self.cpu_time_used |= by_cpu;
-            let charged = if st.polling { 0 } else { gap_ps / 1000 * 1000 };
+            let charged = if st.polls.gap_is_waiting(by_cpu) { 0 } else { gap_ps / 1000 * 1000 };
             if charged > 0 {
                 self.charge(rank, charged);
             }
@@ -565,9 +565,8 @@ impl Sink for Builder<'_> {
                 depth: 0,
                 requests: HashMap::new(),
                 pending_collectives: 0,
-                call_polls: false,
                 call_completions: 0,
-                polling: false,
+                polls: Polls::default(),
                 opaque_since: None,
                 sends: 0,
                 coll_sends: 0,
@@ -635,7 +634,6 @@ impl Sink for Builder<'_> {
                             self.path
                         ));
                     }
-                    let polls = name.starts_with("MPI_Test") || name == "MPI_Iprobe";
                     let compute = self.compute;
                     let st = &mut self.ranks[r];
                     st.depth += 1;
@@ -643,8 +641,7 @@ impl Sink for Builder<'_> {
                         let (gap_ps, by_cpu) = compute_between(compute, st.last_leave, st.last_leave_cpu, ev);
                         self.cpu_time_used |= by_cpu;
                         let gap_ns = if st.measured.paused() { 0 } else { gap_ps / 1000 };
-                        let polling = st.polling;
-                        st.call_polls = polls;
+                        let polling = st.polls.enter(name, by_cpu);
                         st.call_completions = 0;
                         st.call_collective_requests = 0;
                         st.opaque_since = OPAQUE.contains(&name).then_some(ev.time_ps);
@@ -680,7 +677,7 @@ impl Sink for Builder<'_> {
                         }
                         st.last_leave = ev.time_ps;
                         st.last_leave_cpu = ev.cpu_ps;
-                        st.polling = st.pending_collectives > 0 && st.call_polls && st.call_completions == 0;
+                        st.polls.leave(st.call_completions, st.pending_collectives);
                         if std::mem::take(&mut st.in_init) {
                             st.measured.start_ps = ev.time_ps;
                         }
