@@ -280,7 +280,7 @@ pub struct Replay {
     pub warnings: Vec<String>,
 }
 
-struct Builder<'a> {
+pub(crate) struct Builder<'a> {
     path: &'a str,
     algorithms: Algorithms,
     compute: Compute,
@@ -301,7 +301,7 @@ struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     /// Nothing read yet from the archive `anchor`.
-    fn new(anchor: &'a str, algorithms: Algorithms, compute: Compute) -> Builder<'a> {
+    pub(crate) fn new(anchor: &'a str, algorithms: Algorithms, compute: Compute) -> Builder<'a> {
         Builder {
             path: anchor,
             algorithms,
@@ -821,22 +821,30 @@ pub fn read_trace_with(anchor: &str, algorithms: Algorithms) -> Result<Replay, E
 pub fn read_trace_compute(anchor: &str, algorithms: Algorithms, compute: Compute) -> Result<Replay, Error> {
     let mut builder = Builder::new(anchor, algorithms, compute);
     crate::formats::read(anchor, &mut builder, true).map_err(Error::Input)?;
-    builder.check_finished()?;
-    builder.check_communicates()?;
-    let ranks = builder.ranks.len() as u32;
-    let events = builder.events;
-    let primitives = builder
-        .ranks
-        .iter()
-        .zip(0..)
-        .flat_map(|(st, rank)| [(rank, "send", st.sends), (rank, "coll_send", st.coll_sends)])
-        .filter(|&(_, _, n)| n > 0)
-        .collect();
-    let schedule = builder.b.build().map_err(|e| Error::Input(format!("{anchor}: {e}")))?;
-    let compute_clock = if builder.cpu_time_used { "cpu" } else { "wall" };
-    let measured: Vec<Measured> = builder.ranks.iter().map(|st| st.measured).collect();
-    let warnings = compute_warnings(anchor, &measured, builder.tick_ps);
-    Ok(Replay { schedule, events, ranks, primitives, compute_clock, tracer: builder.tracer, measured, warnings })
+    builder.into_replay()
+}
+
+impl Builder<'_> {
+    /// The schedule and counts of everything read, once every rank's calls ended.
+    pub(crate) fn into_replay(self) -> Result<Replay, Error> {
+        self.check_finished()?;
+        self.check_communicates()?;
+        let ranks = self.ranks.len() as u32;
+        let events = self.events;
+        let primitives = self
+            .ranks
+            .iter()
+            .zip(0..)
+            .flat_map(|(st, rank)| [(rank, "send", st.sends), (rank, "coll_send", st.coll_sends)])
+            .filter(|&(_, _, n)| n > 0)
+            .collect();
+        let anchor = self.path;
+        let compute_clock = if self.cpu_time_used { "cpu" } else { "wall" };
+        let measured: Vec<Measured> = self.ranks.iter().map(|st| st.measured).collect();
+        let warnings = compute_warnings(anchor, &measured, self.tick_ps);
+        let schedule = self.b.build().map_err(|e| Error::Input(format!("{anchor}: {e}")))?;
+        Ok(Replay { schedule, events, ranks, primitives, compute_clock, tracer: self.tracer, measured, warnings })
+    }
 }
 
 /// The number of ranks of the archive `anchor`, from its definitions only.
