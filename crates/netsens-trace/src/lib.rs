@@ -20,7 +20,7 @@ pub use info::{trace_info, TraceInfo};
 pub use replay::{
     call_support, count_events, read_trace, read_trace_compute, read_trace_with, trace_ranks, Compute, Replay, Support,
 };
-pub use runs::{read_trace_run, trace_runs};
+pub use runs::{median_index, read_trace_run, trace_runs, RunChoice};
 
 /// Write a synthetic archive (native/otf2read/otf2_synth.c) in the new directory
 /// `dir`: every rank `iterations` times computes `compute_ns`, then exchanges

@@ -37,6 +37,7 @@ use crate::collectives::{expand_with, Algorithms, Coll, Msg};
 use crate::ffi::{self, Event, Members, Sink};
 use crate::measure::{compute_warnings, Measured};
 use crate::polling::Polls;
+use crate::runs::{agreed_runs, RunCount};
 use crate::scorep_bytes::from_scorep;
 
 /// MPI calls replay cannot model: their effect on the network is not in the trace.
@@ -238,6 +239,8 @@ struct RankState {
     call_completions: u32,
     /// Whether the gap after the last call is waiting (an unsuccessful poll).
     polls: Polls,
+    /// The runs the rank recorded between pauses ([`crate::runs`]).
+    runs: RunCount,
     /// When the current call began, if it is an opaque one ([`OPAQUE`]).
     opaque_since: Option<u64>,
     /// Messages sent: the program's point-to-point ones, a collective's.
@@ -278,6 +281,10 @@ pub struct Replay {
     pub measured: Vec<Measured>,
     /// One line each for what replay charges differently from what the trace measured.
     pub warnings: Vec<String>,
+    /// The runs the archive records, each between pauses of the recording
+    /// ([`crate::read_trace_run`] reads one); 1 when it never pauses, or when its ranks
+    /// disagree (then it is read whole).
+    pub runs: u32,
 }
 
 pub(crate) struct Builder<'a> {
@@ -567,6 +574,7 @@ impl Sink for Builder<'_> {
                 pending_collectives: 0,
                 call_completions: 0,
                 polls: Polls::default(),
+                runs: RunCount::default(),
                 opaque_since: None,
                 sends: 0,
                 coll_sends: 0,
@@ -642,6 +650,7 @@ impl Sink for Builder<'_> {
                         self.cpu_time_used |= by_cpu;
                         let gap_ns = if st.measured.paused() { 0 } else { gap_ps / 1000 };
                         let polling = st.polls.enter(name, by_cpu);
+                        st.runs.call(name);
                         st.call_completions = 0;
                         st.call_collective_requests = 0;
                         st.opaque_since = OPAQUE.contains(&name).then_some(ev.time_ps);
@@ -842,8 +851,11 @@ impl Builder<'_> {
         let compute_clock = if self.cpu_time_used { "cpu" } else { "wall" };
         let measured: Vec<Measured> = self.ranks.iter().map(|st| st.measured).collect();
         let warnings = compute_warnings(anchor, &measured, self.tick_ps);
+        let counts: Vec<u32> = self.ranks.iter().map(|st| st.runs.runs).collect();
+        let runs = agreed_runs(anchor, &counts).unwrap_or(1);
         let schedule = self.b.build().map_err(|e| Error::Input(format!("{anchor}: {e}")))?;
-        Ok(Replay { schedule, events, ranks, primitives, compute_clock, tracer: self.tracer, measured, warnings })
+        let tracer = self.tracer;
+        Ok(Replay { schedule, events, ranks, primitives, compute_clock, tracer, measured, warnings, runs })
     }
 }
 

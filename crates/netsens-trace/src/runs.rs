@@ -49,13 +49,33 @@ enum Dest {
     Drop,
 }
 
+/// One rank's runs so far, from its outermost calls in order.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RunCount {
+    /// The current stretch has begun a run.
+    in_run: bool,
+    pub runs: u32,
+}
+
+impl RunCount {
+    /// The outermost call `call` begins: the index of the run it begins, if it does.
+    pub fn call(&mut self, call: &str) -> Option<u32> {
+        if call == PAUSE {
+            self.in_run = false;
+        } else if !self.in_run && !starts_no_run(call) {
+            self.in_run = true;
+            self.runs += 1;
+            return Some(self.runs - 1);
+        }
+        None
+    }
+}
+
 struct RankRuns {
     stage: Stage,
     depth: u32,
     dest: Dest,
-    /// The current stretch has begun a run.
-    in_run: bool,
-    runs: u32,
+    count: RunCount,
     /// The last pause seen before the wanted run: passed on when the run begins.
     held: Vec<(u64, Event)>,
 }
@@ -77,15 +97,15 @@ impl<'a> OneRun<'a> {
 
     /// The runs each rank recorded.
     pub fn runs(&self) -> Vec<u32> {
-        self.ranks.iter().map(|r| r.runs).collect()
+        self.ranks.iter().map(|r| r.count.runs).collect()
     }
 
     /// Where the events of the outermost call `call`, beginning now, go.
     fn begin_call(&mut self, rank: usize, call: &str) -> Dest {
         let wanted = self.wanted;
         let st = &mut self.ranks[rank];
+        let begun = st.count.call(call);
         if call == PAUSE {
-            st.in_run = false;
             return match st.stage {
                 Stage::Forwarding => {
                     st.stage = Stage::Closing;
@@ -98,10 +118,7 @@ impl<'a> OneRun<'a> {
                 Stage::Closing | Stage::Done => Dest::Drop,
             };
         }
-        if !st.in_run && !starts_no_run(call) {
-            st.in_run = true;
-            let run = st.runs;
-            st.runs += 1;
+        if let Some(run) = begun {
             st.stage = match run.cmp(&wanted) {
                 std::cmp::Ordering::Less => Stage::Skipping,
                 std::cmp::Ordering::Equal => Stage::Forwarding,
@@ -130,8 +147,7 @@ impl Sink for OneRun<'_> {
                 stage: Stage::Before,
                 depth: 0,
                 dest: Dest::Pass,
-                in_run: false,
-                runs: 0,
+                count: RunCount::default(),
                 held: Vec::new(),
             })
             .collect();
@@ -226,4 +242,36 @@ impl Sink for Discard {
     fn event(&mut self, _: u32, _: u64, _: &Event) -> Result<(), String> {
         Ok(())
     }
+}
+
+/// Which run of an archive that records several a replay reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunChoice {
+    /// Every run replayed; the one whose end time is the median (the lower of the two
+    /// middle ones for an even count), as `live --repeat` reports its median run.
+    Median,
+    /// The archive as one recording, pauses and all.
+    Whole,
+    /// Run k (1-based).
+    Run(u32),
+}
+
+impl RunChoice {
+    pub fn parse(text: &str) -> Result<RunChoice, String> {
+        match text.trim() {
+            "median" => Ok(RunChoice::Median),
+            "whole" => Ok(RunChoice::Whole),
+            n => match n.parse::<u32>() {
+                Ok(k) if k >= 1 => Ok(RunChoice::Run(k)),
+                _ => Err(format!("run: \"{n}\" is not a run; write median, whole or a run number from 1, e.g. 2")),
+            },
+        }
+    }
+}
+
+/// The index of the median of `ends` (the lower middle one for an even count).
+pub fn median_index(ends: &[u64]) -> usize {
+    let mut order: Vec<usize> = (0..ends.len()).collect();
+    order.sort_by_key(|&i| (ends[i], i));
+    order[(ends.len().max(1) - 1) / 2]
 }

@@ -71,6 +71,7 @@ fn each_run_replays_alone() {
     let computes = [20, 5, 12];
     let (_d, anchor) = archive(&computes, 3);
     assert_eq!(trace_runs(&anchor).unwrap(), 3);
+    assert_eq!(read_trace(&anchor).unwrap().runs, 3, "counted while the whole archive is read");
     for (run, c) in computes.iter().enumerate() {
         let r = read_trace_run(&anchor, Algorithms::default(), Compute::Cpu, run as u32).unwrap();
         assert_eq!(end_ps(&r), (c + 7) * US, "run {run}");
@@ -95,4 +96,6 @@ fn ranks_that_recorded_different_runs_are_one_line_of_error() {
     let e = trace_runs(&anchor).unwrap_err().to_string();
     assert!(e.contains("the ranks recorded different numbers of runs (rank 0: 3, rank 1: 1)"), "{e}");
     assert!(!e.contains('\n'));
+    // Read whole, as before runs were told apart.
+    assert_eq!(read_trace(&anchor).unwrap().runs, 1);
 }
