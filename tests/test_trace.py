@@ -21,7 +21,15 @@ def programs(tmp_path_factory) -> dict[str, Path]:
     subprocess.run(["apt-get", "install", "-y", "-qq", "otf2-tools"], check=False)
     subprocess.run(["make", "-s", "-C", str(ROOT / "native" / "pmpi")], check=True)
     out = tmp_path_factory.mktemp("trace-programs")
-    for name in ["mix", "collectives", "pcontrol", "deadlock", "pingpong", "sleeper"]:
+    for name in [
+        "mix",
+        "collectives",
+        "pcontrol",
+        "deadlock",
+        "deadlock_big",
+        "pingpong",
+        "sleeper",
+    ]:
         subprocess.run(["mpicc.openmpi", "-O2", "-o", out / name, PMPI / f"{name}.c"], check=True)
     subprocess.run(
         ["mpif90.openmpi", "-O2", "-o", out / "pingpong_f", PMPI / "pingpong.f90"],
@@ -235,6 +243,28 @@ def test_a_deadlocked_run_stopped_by_the_timeout_replays_as_one_line_naming_the_
     line = one_error_line(netsens("replay", out / "traces.otf2", timeout=60))
     assert "never finished" in line
     assert "rank 0 in MPI_Recv (event 5)" in line and "rank 1 in MPI_Recv (event 5)" in line
+
+
+def test_a_large_trace_stopped_by_the_timeout_is_written_whole(programs, tmp_path):
+    # deadlock_big.c at 2 ranks: a million polls each (2 million records, 128 MB a rank
+    # to write on SIGTERM), then deadlock.c's head-to-head MPI_Recv. The ranks get the
+    # time to write all of it before their launcher is stopped: the archive holds every
+    # poll, and each rank is stuck in the MPI_Recv after them, its event 2 + 2 000 000
+    # (MPI_Init's enter and leave, then an enter and a leave per poll). Killed while
+    # writing, a rank would leave a half-written file and no archive.
+    out = tmp_path / "stuck"
+    polls = 1_000_000
+    proc = netsens(
+        "trace", "--ranks", 2, "--no-cpu-time", "--timeout", "20s", "--out", out, "--",
+        programs["deadlock_big"], polls,
+    )  # fmt: skip
+    line = one_error_line(proc)
+    assert "timed out after 20 s" in line and f"{out / 'traces.otf2'}" in line
+    assert not list(out.glob("*.partial*"))
+    line = one_error_line(netsens("replay", out / "traces.otf2", timeout=120))
+    stuck = 2 + 2 * polls
+    assert f"rank 0 in MPI_Recv (event {stuck})" in line, line
+    assert f"rank 1 in MPI_Recv (event {stuck})" in line, line
 
 
 def test_replay_charges_each_ranks_cpu_time_between_calls(programs, tmp_path):
