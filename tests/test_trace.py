@@ -27,6 +27,7 @@ def programs(tmp_path_factory) -> dict[str, Path]:
         "pcontrol",
         "deadlock",
         "deadlock_big",
+        "repeat",
         "pingpong",
         "sleeper",
     ]:
@@ -224,6 +225,44 @@ def test_time_paused_by_pcontrol_is_not_replayed(programs, tmp_path):
     assert printed_events(anchor)["MPI_COLLECTIVE_END"] == 2  # the second barrier only
     result = json.loads(netsens("replay", anchor, "--json", "--compute", "cpu").stdout)
     assert 15_000_000_000 <= result["makespan_ps"] < 100_000_000_000
+
+
+def test_a_program_of_several_runs_replays_its_median_run(programs, tmp_path):
+    # repeat.c at 2 ranks: three runs of 30, 10 and 20 ms of CPU time and a barrier, the
+    # recording paused between them. Replay reports the median run, the third (20 ms
+    # and a barrier of microseconds); --run 1 the first (30 ms); --run whole all three
+    # (60 ms). The busy loops count CPU time, which replay charges: load cannot
+    # shorten them, and the 10 ms between the runs' lengths dwarfs what it adds.
+    anchor = trace(tmp_path, 2, programs["repeat"])
+
+    def replay(*args: object) -> dict:
+        proc = netsens("replay", anchor, "--json", *args)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    median = replay()
+    assert median["workload"]["runs"] == 3 and median["workload"]["run"] == 3
+    assert len(median["workload"]["run_makespans_ps"]) == 3
+    assert 20_000_000_000 <= median["makespan_ps"] < 30_000_000_000
+    first = replay("--run", "1")
+    assert first["workload"]["run"] == 1 and 30_000_000_000 <= first["makespan_ps"] < 40e9
+    whole = replay("--run", "whole")
+    assert "runs" not in whole["workload"] and whole["makespan_ps"] >= 60_000_000_000
+    line = one_error_line(netsens("replay", anchor, "--run", "4"))
+    assert "run: 4 asked for, but the trace" in line and "records 3 run(s)" in line
+
+
+def test_trace_repeat_records_the_runs_of_a_suite_application(programs, tmp_path):
+    # netsens trace --repeat 3: three runs of radb in one job, each replayed on its own.
+    out = tmp_path / "radb"
+    proc = netsens("trace", "--app", "radb", "--size", "tiny", "--ranks", 2, "--repeat", 3,
+                   "--out", out)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "3 runs, median run time" in proc.stdout
+    result = json.loads(netsens("replay", out / "traces.otf2", "--json").stdout)
+    assert result["workload"]["runs"] == 3 and len(result["workload"]["run_makespans_ps"]) == 3
+    line = one_error_line(netsens("trace", "--ranks", 2, "--repeat", 2, "--", programs["repeat"]))
+    assert "--repeat: netsens repeats a suite application" in line
 
 
 def test_a_deadlocked_run_stopped_by_the_timeout_replays_as_one_line_naming_the_stuck(
