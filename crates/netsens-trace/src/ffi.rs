@@ -76,6 +76,25 @@ pub trait Sink {
     fn event(&mut self, rank: u32, position: u64, ev: &Event) -> Result<(), String>;
 }
 
+/// A sink that keeps nothing of an archive but the number of its events.
+pub struct Count(pub u64);
+
+impl Sink for Count {
+    fn ranks(&mut self, _: u32, _: &str, _: u64) -> Result<(), String> {
+        Ok(())
+    }
+    fn region(&mut self, _: u32, _: &str, _: u8) -> Result<(), String> {
+        Ok(())
+    }
+    fn comm(&mut self, _: u32, _: Members) -> Result<(), String> {
+        Ok(())
+    }
+    fn event(&mut self, _: u32, _: u64, _: &Event) -> Result<(), String> {
+        self.0 += 1;
+        Ok(())
+    }
+}
+
 struct Ctx<'a> {
     sink: &'a mut dyn Sink,
     error: Option<String>,

@@ -869,23 +869,7 @@ pub fn trace_ranks(anchor: &str) -> Result<u32, Error> {
 /// Events in the archive `anchor`, read through libotf2 and dropped: the reading
 /// benchmark's baseline (the library's own cost, before any schedule is built).
 pub fn count_events(anchor: &str) -> Result<u64, Error> {
-    struct Count(u64);
-    impl Sink for Count {
-        fn ranks(&mut self, _: u32, _: &str, _: u64) -> Result<(), String> {
-            Ok(())
-        }
-        fn region(&mut self, _: u32, _: &str, _: u8) -> Result<(), String> {
-            Ok(())
-        }
-        fn comm(&mut self, _: u32, _: Members) -> Result<(), String> {
-            Ok(())
-        }
-        fn event(&mut self, _: u32, _: u64, _: &Event) -> Result<(), String> {
-            self.0 += 1;
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
+    let mut count = ffi::Count(0);
     crate::formats::read(anchor, &mut count, true).map_err(Error::Input)?;
     Ok(count.0)
 }

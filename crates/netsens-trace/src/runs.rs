@@ -208,8 +208,8 @@ pub(crate) fn agreed_runs(path: &str, runs: &[u32]) -> Result<u32, String> {
 
 /// The number of runs the archive `anchor` records (1 when it never pauses).
 pub fn trace_runs(anchor: &str) -> Result<u32, Error> {
-    let mut nothing = Discard;
-    let mut counter = OneRun::new(&mut nothing, u32::MAX);
+    let mut events = ffi::Count(0);
+    let mut counter = OneRun::new(&mut events, u32::MAX);
     crate::formats::read(anchor, &mut counter, true).map_err(Error::Input)?;
     agreed_runs(anchor, &counter.runs()).map_err(Error::Input)
 }
@@ -224,24 +224,6 @@ pub fn read_trace_run(anchor: &str, algorithms: Algorithms, compute: Compute, ru
         return Err(Error::Input(format!("{anchor}: run {} asked for, but the archive records {runs}", run + 1)));
     }
     builder.into_replay()
-}
-
-/// A sink that keeps nothing (the counting pass).
-struct Discard;
-
-impl Sink for Discard {
-    fn ranks(&mut self, _: u32, _: &str, _: u64) -> Result<(), String> {
-        Ok(())
-    }
-    fn region(&mut self, _: u32, _: &str, _: u8) -> Result<(), String> {
-        Ok(())
-    }
-    fn comm(&mut self, _: u32, _: Members) -> Result<(), String> {
-        Ok(())
-    }
-    fn event(&mut self, _: u32, _: u64, _: &Event) -> Result<(), String> {
-        Ok(())
-    }
 }
 
 /// Which run of an archive that records several a replay reports.

@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from netsens.cli.console import stdout_console
-from netsens.cli.options import overrides_from, platform_options, seed_option
+from netsens.cli.options import overrides_from, platform_options, repeat_option, seed_option
 from netsens.cli.run import phase_table, rank_table, summary_table
 from netsens.live.mpi import IMPLEMENTATIONS
 from netsens.live.run import run_live
@@ -134,14 +134,9 @@ def live_command(platform_options: Any, overrides_from: Any) -> click.Command:
     @platform_options
     @mpi_options
     @result_options("Seed of the --app application's data.")
-    @click.option(
-        "--repeat",
-        type=click.IntRange(min=1),
-        default=1,
-        show_default=True,
-        metavar="K",
-        help="Run the --app application K times in one job and report its median run "
-        "(a run of a few ms varies from one run to the next).",
+    @repeat_option(
+        "Run the --app application K times in one job and report its median run "
+        "(a run of a few ms varies from one run to the next)."
     )
     def live(
         program: tuple[str, ...],

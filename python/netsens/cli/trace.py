@@ -20,7 +20,7 @@ import click
 
 from netsens.cli.console import stdout_console
 from netsens.cli.live import CONTEXT, mpi_options, result_options, timeout_seconds
-from netsens.cli.options import overrides_from, platform_options
+from netsens.cli.options import overrides_from, platform_options, repeat_option
 from netsens.cli.run import print_run, warn_trace
 from netsens.cli.trace_info import info_command
 from netsens.engine import run_goal, run_goal_json, trace_to_goal
@@ -109,14 +109,9 @@ def trace_command() -> click.Command:
         "[default: only with more ranks than this machine's cores]",
     )
     @click.option("--json", "as_json", is_flag=True, help="trace info: its description as JSON.")
-    @click.option(
-        "--repeat",
-        type=click.IntRange(min=1),
-        default=1,
-        show_default=True,
-        metavar="K",
-        help="Record K runs of the --app application in one job (the recording paused "
-        "between them): replay reports the median run, as live --repeat K does.",
+    @repeat_option(
+        "Record K runs of the --app application in one job (the recording paused "
+        "between them): replay reports the median run, as live --repeat K does."
     )
     @mpi_options
     def trace(
