@@ -1,6 +1,9 @@
 //! Trace replay: an OTF2 archive of an MPI run (written by netsens's PMPI library in
 //! trace mode, or by Score-P) read natively through libotf2 and turned into an engine
-//! schedule, replayed under any platform; and its GOAL form.
+//! schedule, replayed under any platform; and its GOAL form. A rank's unsuccessful
+//! polls are waiting (`polling.rs`); an archive of several runs replays
+//! one run at a time ([`read_trace_run`]); [`write::write_archive`] writes archives
+//! of any shape for tests.
 
 mod allprof;
 pub mod collectives;
