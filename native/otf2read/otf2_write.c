@@ -72,8 +72,16 @@ int ns_otf2_write(const char *dir, uint32_t ranks, uint32_t nnames, const char *
     OTF2_GlobalDefWriter_WriteString(d, 0, "");
     OTF2_GlobalDefWriter_WriteString(d, 1, "rank");
     OTF2_GlobalDefWriter_WriteString(d, 2, "MPI_COMM_WORLD");
-    OTF2_GlobalDefWriter_WriteString(d, 3, NS_OTF2_CPU_TIME);
-    OTF2_GlobalDefWriter_WriteAttribute(d, 0, 3, 0, OTF2_TYPE_UINT64);
+    /* The attribute only where some event carries it (libotf2 reports every event of
+     * a defined attribute that lacks it). */
+    bool with_cpu = false;
+    for (uint64_t i = 0; i < n; i++)
+        with_cpu |= (events[i].kind == NS_ENTER || events[i].kind == NS_LEAVE) &&
+                    events[i].cpu_ps != NS_NO_CPU_TIME;
+    if (with_cpu) {
+        OTF2_GlobalDefWriter_WriteString(d, 3, NS_OTF2_CPU_TIME);
+        OTF2_GlobalDefWriter_WriteAttribute(d, 0, 3, 0, OTF2_TYPE_UINT64);
+    }
     for (uint32_t k = 0; k < nnames; k++) {
         OTF2_GlobalDefWriter_WriteString(d, 4 + k, names[k]);
         OTF2_GlobalDefWriter_WriteRegion(d, k, 4 + k, 4 + k, 0, OTF2_REGION_ROLE_FUNCTION,
