@@ -48,6 +48,8 @@ EOF
   local warm='$( [[ " ${DEVKIT_WARM_APPS:-radb mg ft} " == *" $app "* ]] \&\& echo --repeat "${DEVKIT_TRACE_REPEAT:-3}" )'
   sed -i "s|--out \"\$t/live\"\$|--out \"\$t/live\" $warm|" "$KIT/run.sh"
   grep -q 'DEVKIT_WARM_APPS' "$KIT/run.sh" || { echo "error: run.sh's trace step was not found" >&2; exit 2; }
+  # The kit's analysis imports the module by its place before python/netsens was split.
+  sed -i 's/from netsens.validate import/from netsens.live.validate import/' "$KIT/analyze.py"
   NETSENS_MAIN=$ROOT bash "$KIT/build_bundle.sh"
   echo "ready: $(du -sh "$KIT" | cut -f1) in $KIT; on the device: bash scripts/fidelity16_rerun.sh device"
 }
