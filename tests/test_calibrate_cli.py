@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PARAMETERS = ["L", "o_s", "o_r", "g", "G", "O", "S"]
+PARAMETERS = ["L", "o_s", "o_r", "g", "G", "O", "S", "o_s_stream", "o_r_stream"]
 
 
 def netsens(*args: object) -> subprocess.CompletedProcess[str]:
@@ -48,6 +48,7 @@ def test_overrides_are_what_is_measured():
     params = by_name(calibrate_json("--L", "7us", "--o", "100ns", "--S", "4KiB"))
     assert params["L"]["measured"] == params["L"]["dialled"] == 7_000_000
     assert params["o_s"]["measured"] == params["o_r"]["measured"] == 100_000
+    assert params["o_s_stream"]["measured"] == params["o_r_stream"]["measured"] == 100_000
     assert params["S"]["measured"] == 4096
 
 
@@ -87,3 +88,22 @@ def test_bad_input_is_one_line_and_exit_2(args, says):
     lines = proc.stderr.splitlines()
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith("netsens: error: ") and says in lines[0]
+
+
+def test_the_saved_o_is_the_streaming_one_when_measured():
+    # A calibration as `calibrate --live` returns it (ps): the saved o is the mean of
+    # the streaming o_s and o_r, (1.6 + 1.8) / 2 = 1.7 us, the single message's mean
+    # (2.4 + 2.0) / 2 = 2.2 us beside it; an older calibration without the streaming
+    # pair saves the single message's. Negative L (noise around 0) is saved as 0.
+    from netsens.live.validate import machine_toml, saved_values
+
+    def param(name, measured):
+        return {"name": name, "measured": measured, "bound": None}
+
+    single = [param("L", -2e6), param("o_s", 2.4e6), param("o_r", 2.0e6), param("g", 1.5e6)]
+    single += [param("G", 100.0), param("O", 0.0), param("S", 256.0)]
+    streaming = single + [param("o_s_stream", 1.6e6), param("o_r_stream", 1.8e6)]
+    saved = saved_values({"parameters": streaming})
+    assert saved["o"] == 1.7e6 and saved["o_ping_pong"] == 2.2e6 and saved["L"] == 0
+    assert 'o = "1700000ps"' in machine_toml({"parameters": streaming})
+    assert saved_values({"parameters": single})["o"] == 2.2e6

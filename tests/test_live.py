@@ -258,7 +258,7 @@ def test_calibrate_live_recovers_the_injected_parameter(flags):
     # floors). A per-byte cost's 2 us is spread over the largest eager message.
     rows = {r["name"]: r for r in _calibrate(*flags)["rows"]}
     name = flags[0].removeprefix("--")
-    checked = ["o_s", "o_r"] if name == "o" else [name]
+    checked = ["o_s", "o_r", "o_s_stream", "o_r_stream"] if name == "o" else [name]
     for key in checked:
         row = rows[key]
         assert row["measured"] is not None, row
@@ -277,13 +277,16 @@ def test_calibrate_live_save_writes_a_platform(tmp_path):
     assert shown.returncode == 0, shown.stderr
     assert 'name = "machine"' in shown.stdout
     # What the result says was saved is what the file holds, derived from the measured
-    # rows: o the mean of o_s and o_r, negative noise clamped to 0.
+    # rows: o the mean of the streaming o_s and o_r (the single message's mean beside
+    # it), negative noise clamped to 0.
     result = json.loads(proc.stdout)
     measured = {r["name"]: r["machine"] for r in result["rows"]}
     saved = result["saved"]
     file = tomllib.loads(path.read_text())["cluster"]
     clamp = {k: max(v, 0.0) if v is not None else None for k, v in measured.items()}
-    assert round(saved["o"]) == round((clamp["o_s"] + clamp["o_r"]) / 2)
+    assert round(saved["o"]) == round((clamp["o_s_stream"] + clamp["o_r_stream"]) / 2)
+    assert round(saved["o_ping_pong"]) == round((clamp["o_s"] + clamp["o_r"]) / 2)
+    assert saved["o_from"] == "stream"
     assert file["o"] == f"{round(saved['o'])}ps" and file["L"] == f"{round(saved['L'])}ps"
     assert file["G"] == f"{saved['G']:.3f}ps/B" and file["O"] == f"{saved['O']:.3f}ps/B"
     assert min(saved[k] for k in ("L", "o", "g", "G", "O")) >= 0
@@ -293,6 +296,7 @@ def test_calibrate_live_save_writes_a_platform(tmp_path):
     table = netsens("calibrate", "--live", "--reps", 10, "--save", tmp_path / "again.toml")
     assert table.returncode == 0, table.stderr
     assert "saved" in table.stdout and "all eager" in table.stdout
+    assert "a single message's (ping-pong) o" in table.stdout
 
 
 def test_more_ranks_than_cores_put_o_on_the_cpu_clock(monkeypatch):

@@ -21,7 +21,16 @@ def programs(tmp_path_factory) -> dict[str, Path]:
     subprocess.run(["apt-get", "install", "-y", "-qq", "otf2-tools"], check=False)
     subprocess.run(["make", "-s", "-C", str(ROOT / "native" / "pmpi")], check=True)
     out = tmp_path_factory.mktemp("trace-programs")
-    for name in ["mix", "collectives", "pcontrol", "deadlock", "pingpong", "sleeper"]:
+    for name in [
+        "mix",
+        "collectives",
+        "pcontrol",
+        "deadlock",
+        "deadlock_big",
+        "repeat",
+        "pingpong",
+        "sleeper",
+    ]:
         subprocess.run(["mpicc.openmpi", "-O2", "-o", out / name, PMPI / f"{name}.c"], check=True)
     subprocess.run(
         ["mpif90.openmpi", "-O2", "-o", out / "pingpong_f", PMPI / "pingpong.f90"],
@@ -218,6 +227,44 @@ def test_time_paused_by_pcontrol_is_not_replayed(programs, tmp_path):
     assert 15_000_000_000 <= result["makespan_ps"] < 100_000_000_000
 
 
+def test_a_program_of_several_runs_replays_its_median_run(programs, tmp_path):
+    # repeat.c at 2 ranks: three runs of 30, 10 and 20 ms of CPU time and a barrier, the
+    # recording paused between them. Replay reports the median run, the third (20 ms
+    # and a barrier of microseconds); --run 1 the first (30 ms); --run whole all three
+    # (60 ms). The busy loops count CPU time, which replay charges: load cannot
+    # shorten them, and the 10 ms between the runs' lengths dwarfs what it adds.
+    anchor = trace(tmp_path, 2, programs["repeat"])
+
+    def replay(*args: object) -> dict:
+        proc = netsens("replay", anchor, "--json", *args)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    median = replay()
+    assert median["workload"]["runs"] == 3 and median["workload"]["run"] == 3
+    assert len(median["workload"]["run_makespans_ps"]) == 3
+    assert 20_000_000_000 <= median["makespan_ps"] < 30_000_000_000
+    first = replay("--run", "1")
+    assert first["workload"]["run"] == 1 and 30_000_000_000 <= first["makespan_ps"] < 40e9
+    whole = replay("--run", "whole")
+    assert "runs" not in whole["workload"] and whole["makespan_ps"] >= 60_000_000_000
+    line = one_error_line(netsens("replay", anchor, "--run", "4"))
+    assert "run: 4 asked for, but the trace" in line and "records 3 run(s)" in line
+
+
+def test_trace_repeat_records_the_runs_of_a_suite_application(programs, tmp_path):
+    # netsens trace --repeat 3: three runs of radb in one job, each replayed on its own.
+    out = tmp_path / "radb"
+    proc = netsens("trace", "--app", "radb", "--size", "tiny", "--ranks", 2, "--repeat", 3,
+                   "--out", out)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "3 runs, median run time" in proc.stdout
+    result = json.loads(netsens("replay", out / "traces.otf2", "--json").stdout)
+    assert result["workload"]["runs"] == 3 and len(result["workload"]["run_makespans_ps"]) == 3
+    line = one_error_line(netsens("trace", "--ranks", 2, "--repeat", 2, "--", programs["repeat"]))
+    assert "--repeat: netsens repeats a suite application" in line
+
+
 def test_a_deadlocked_run_stopped_by_the_timeout_replays_as_one_line_naming_the_stuck(
     programs, tmp_path
 ):
@@ -235,6 +282,28 @@ def test_a_deadlocked_run_stopped_by_the_timeout_replays_as_one_line_naming_the_
     line = one_error_line(netsens("replay", out / "traces.otf2", timeout=60))
     assert "never finished" in line
     assert "rank 0 in MPI_Recv (event 5)" in line and "rank 1 in MPI_Recv (event 5)" in line
+
+
+def test_a_large_trace_stopped_by_the_timeout_is_written_whole(programs, tmp_path):
+    # deadlock_big.c at 2 ranks: a million polls each (2 million records, 128 MB a rank
+    # to write on SIGTERM), then deadlock.c's head-to-head MPI_Recv. The ranks get the
+    # time to write all of it before their launcher is stopped: the archive holds every
+    # poll, and each rank is stuck in the MPI_Recv after them, its event 2 + 2 000 000
+    # (MPI_Init's enter and leave, then an enter and a leave per poll). Killed while
+    # writing, a rank would leave a half-written file and no archive.
+    out = tmp_path / "stuck"
+    polls = 1_000_000
+    proc = netsens(
+        "trace", "--ranks", 2, "--no-cpu-time", "--timeout", "20s", "--out", out, "--",
+        programs["deadlock_big"], polls,
+    )  # fmt: skip
+    line = one_error_line(proc)
+    assert "timed out after 20 s" in line and f"{out / 'traces.otf2'}" in line
+    assert not list(out.glob("*.partial*"))
+    line = one_error_line(netsens("replay", out / "traces.otf2", timeout=120))
+    stuck = 2 + 2 * polls
+    assert f"rank 0 in MPI_Recv (event {stuck})" in line, line
+    assert f"rank 1 in MPI_Recv (event {stuck})" in line, line
 
 
 def test_replay_charges_each_ranks_cpu_time_between_calls(programs, tmp_path):

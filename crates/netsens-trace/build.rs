@@ -5,6 +5,7 @@ fn main() {
         .file(dir.join("otf2_reader.c"))
         .file(dir.join("otf2_synth.c"))
         .file(dir.join("otf2_scorep_synth.c"))
+        .file(dir.join("otf2_write.c"))
         .include(&dir)
         .flag("-std=c11")
         .warnings_into_errors(true)
@@ -14,5 +15,6 @@ fn main() {
     println!("cargo:rerun-if-changed={}", dir.join("otf2_synth.c").display());
     println!("cargo:rerun-if-changed={}", dir.join("otf2_scorep_synth.c").display());
     println!("cargo:rerun-if-changed={}", dir.join("otf2_synth.h").display());
+    println!("cargo:rerun-if-changed={}", dir.join("otf2_write.c").display());
     println!("cargo:rustc-link-lib=otf2");
 }

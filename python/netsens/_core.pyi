@@ -131,9 +131,11 @@ def run_trace(
     ranks: int | None = None,
     collectives: str | None = None,
     compute: str | None = None,
+    run: str | None = None,
 ) -> str:
     """Replay the trace at ``path`` (an OTF2 archive's ``.otf2`` anchor file, or a
-    liballprof trace's directory or rank file); JSON result."""
+    liballprof trace's directory or rank file); JSON result. ``run``: of a trace of
+    several runs, "median" (the default), "whole" or "N"."""
 
 def trace_to_goal(path: str, out: str, collectives: str | None = None) -> tuple[int, int]:
     """Write the trace's GOAL form to ``out``; returns (ranks, operations)."""

@@ -52,6 +52,7 @@ def run_goal(
     compute: str | None = None,
     parsing: ParseFn | None = None,
     summary_over: int | None = None,
+    run: str | None = None,
 ) -> dict[str, Any]:
     """Replay the GOAL schedule at ``path`` on ``platform`` (a preset name or a TOML file).
 
@@ -65,7 +66,13 @@ def run_goal(
     ``"cpu"``, the default), or the wall time between the calls (``"wall"``);
     ``workload.compute_clock`` says which was used, ``workload.tracer`` what wrote the
     trace, and ``workload.warnings`` where the compute charged exceeds what the trace
-    measured.
+    measured. A trace that records several runs (its recording paused between them,
+    as ``netsens trace --repeat K`` or a program's own ``MPI_Pcontrol`` pauses leave
+    it) reports its median run: every run replayed on
+    its own, the one with the median end time (the lower middle one for an even count)
+    reported, as ``live --repeat`` reports its median run; ``run`` asks for another:
+    ``"whole"`` (the archive as one recording) or a run number from 1 (``"2"``).
+    ``workload`` then holds ``runs``, the ``run`` reported and ``run_makespans_ps``.
 
     ``parsing(bytes, total)`` is called as a GOAL file's text is parsed. With more
     ranks than ``summary_over`` (a GOAL file only), ``ranks`` is empty and
@@ -73,7 +80,7 @@ def run_goal(
     middle) and ``max`` of each rank time (a run of millions of ranks reads back in
     a moment).
     """
-    extra = (collectives, compute, parsing, summary_over)
+    extra = (collectives, compute, parsing, summary_over, run)
     text = run_goal_json(path, platform, overrides, seed, matrix, progress, ranks, *extra)
     return json.loads(text)
 
@@ -90,16 +97,19 @@ def run_goal_json(
     compute: str | None = None,
     parsing: ParseFn | None = None,
     summary_over: int | None = None,
+    run: str | None = None,
 ) -> str:
     """``run_goal``'s result as the engine's JSON text, unparsed."""
     check_memory_limit()
     args = (os.fspath(path), os.fspath(platform), dict(overrides or {}), seed, matrix, progress)
     if is_trace(path):
-        return _core.run_trace(*args, ranks, collectives, compute)
+        return _core.run_trace(*args, ranks, collectives, compute, run)
     if collectives:
         raise InputError(f"collectives: {collectives!r} applies to traces, not GOAL files")
     if compute:
         raise InputError(f"compute: {compute!r} applies to traces, not GOAL files")
+    if run:
+        raise InputError(f"run: {run!r} applies to traces, not GOAL files")
     return _core.run_goal(*args, ranks, parsing, summary_over)
 
 

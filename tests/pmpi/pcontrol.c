@@ -3,17 +3,7 @@
  * (10 ms busy), 200 ms paused, 5 ms busy, a barrier; and paused for the 200 ms from
  * there to its end. */
 #include <mpi.h>
-#include <time.h>
-
-/* Busy for `ms` of the thread's own CPU time, which is what replay charges: a
- * preemption on a loaded machine stretches the loop, not the CPU time it counts. */
-static void busy_ms(int ms)
-{
-    struct timespec t0, t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-    do clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    while ((t.tv_sec - t0.tv_sec) * 1000.0 + (t.tv_nsec - t0.tv_nsec) / 1e6 < ms);
-}
+#include "busy.h"
 
 int main(int argc, char **argv)
 {

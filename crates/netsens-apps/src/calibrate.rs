@@ -26,6 +26,16 @@
 //! the CPU (LOGGP.md: a busy CPU delays an arrival). The round, minus `C`, is
 //! **o_r**. `C = RTT(1) + P₀` covers the go's and the reply's trips and frees the NIC.
 //!
+//! **Streaming.** What a rank pays per message when messages stream (Martin's burst
+//! microbenchmark, read for the CPU): a back-to-back burst issues a message every `P₀`,
+//! so **o_s (stream)** `= min(P₀, o_s)`; rank 1 computes until a burst of `n` messages
+//! has arrived, then receives them back to back, a message every `R = max(o, g)`, so
+//! **o_r (stream)** `= min(R, o_r)`. In the model both equal o (the minimum keeps a
+//! NIC-bound burst from passing for the CPU's cost); on a real machine a rank that
+//! streams pays less per message than the spaced burst and the single receive show
+//! (caches and the MPI library's fast path stay warm), which is what an application
+//! sending many small messages pays.
+//!
 //! **Ping-pong.** Rank 0 pauses `P₀` (so that `g` never delays a send), then times a
 //! round trip of `s` bytes, for `s` = 1, 2, 4, … up to `s_e`. Half a round trip is
 //! `T(s) = o_s + L + o_r + k·max(G, O)` (the receiver's CPU pays `o + max(k·O, k·G)`), so
@@ -124,7 +134,7 @@ impl Estimate {
 /// A dialled parameter next to its estimate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
-    /// `L`, `o_s`, `o_r`, `g`, `G`, `O` or `S`.
+    /// `L`, `o_s`, `o_r`, `g`, `G`, `O`, `S`, `o_s_stream` or `o_r_stream`.
     pub name: &'static str,
     pub unit: Unit,
     /// The platform's value (both o_s and o_r are its o).
@@ -168,7 +178,7 @@ pub struct Line {
 pub struct Calibration {
     /// The platform's name.
     pub platform: String,
-    /// L, o_s, o_r, g, G, O, S in that order.
+    /// L, o_s, o_r, g, G, O, S, o_s_stream, o_r_stream in that order.
     pub params: Vec<Param>,
     pub line: Line,
 }
@@ -189,6 +199,9 @@ pub struct Measurements {
     pub spaced: (f64, f64),
     /// Mean receive round minus its compute: o_r.
     pub receive: f64,
+    /// Interval between the ends of receives of a burst that arrived while the
+    /// receiver computed: `R`.
+    pub receive_burst: f64,
     /// (size, half round trip) for each eager size of the ping-pong, from 1 byte up.
     pub half_rtt: Vec<(u64, f64)>,
     /// The largest eager size found, or `None` when every probed size was eager.
@@ -274,6 +287,24 @@ async fn receive_rounds<R: Rank>(r: R, n: u32, compute: Time, log: Log) -> std::
         } else {
             r.recv(&w, 1, TAG).await;
             r.send(&w, 1, TAG, vec![0]).await;
+        }
+    }
+    Ok(())
+}
+
+/// Rank 0 sends `n` 1-byte messages back to back; rank 1 computes `compute` (until
+/// all have arrived), then receives them and logs the end of each receive.
+async fn receive_burst<R: Rank>(r: R, n: u32, compute: Time, log: Log) -> std::result::Result<(), String> {
+    let w = r.world();
+    if r.rank() == 0 {
+        for _ in 0..n {
+            r.send(&w, 1, TAG, vec![0]).await;
+        }
+    } else {
+        r.compute(compute).await;
+        for _ in 0..n {
+            r.recv(&w, 0, TAG).await;
+            log.borrow_mut().push(r.now());
         }
     }
     Ok(())
@@ -365,6 +396,13 @@ impl<B: BenchRunner> Bench<'_, B> {
         Ok(median(&t))
     }
 
+    /// Steady-state interval between the receives of a burst that waited for the CPU.
+    fn receive_burst(&self, compute: Time) -> Result<f64> {
+        let t = self.run(|r, log| receive_burst(r, self.reps, compute, log))?;
+        let intervals: Vec<Time> = t.windows(2).map(|w| w[1] - w[0]).collect();
+        Ok(median(&intervals))
+    }
+
     /// Whether a message of `size` bytes is sent eagerly (see the module doc).
     fn eager(&self, size: u64, wait: Time) -> Result<bool> {
         let first = self.run(|r, log| eager_probe(r, size as usize, wait, log))?[0];
@@ -451,6 +489,8 @@ pub fn measure_with<B: BenchRunner>(runner: &B, options: &Options) -> Result<Mea
     let rtt1 = 2.0 * bench.half_rtts(&[1], pause)?[0].1;
     let wait = rtt1.ceil() as Time + pause;
     let receive = bench.receive(wait)?;
+    // Long enough for the whole burst to arrive: its issue, then a trip.
+    let receive_burst = bench.receive_burst(wait + options.reps as Time * pause)?;
 
     if !bench.eager(2, wait)? {
         return Err(input_err!(
@@ -486,7 +526,7 @@ pub fn measure_with<B: BenchRunner>(runner: &B, options: &Options) -> Result<Mea
         back_to_back: bench.burst(largest, 0)?,
         spaced: (big_delta as f64, bench.burst(largest, big_delta)?),
     };
-    Ok(Measurements { p0, spaced, receive, half_rtt, eager_limit, max_size: options.max_size, big })
+    Ok(Measurements { p0, spaced, receive, receive_burst, half_rtt, eager_limit, max_size: options.max_size, big })
 }
 
 /// The median of repeated timings: in a noiseless run every repetition of a steady
@@ -574,6 +614,8 @@ pub fn analyse(m: &Measurements, level: &LevelParams, platform: &str) -> Calibra
             param("G", Unit::PerByte, big_g, gap_per_byte),
             param("O", Unit::PerByte, big_o, Estimate::Measured(per_byte_cpu)),
             param("S", Unit::Bytes, level.eager_limit as f64, eager_limit),
+            param("o_s_stream", Unit::Time, o, Estimate::Measured(m.p0.min(o_s))),
+            param("o_r_stream", Unit::Time, o, Estimate::Measured(m.receive_burst.min(o_r))),
         ],
         line: Line { alpha, beta, model_alpha: level.latency as f64 + 2.0 * o - model_beta, model_beta },
     }

@@ -30,8 +30,8 @@ fn check(p: &Platform, hidden: &[&str]) -> Calibration {
             Estimate::Measured(m) => {
                 assert!(!hidden.contains(&param.name), "{what}: {} should not be observable, got {m}", param.name);
                 assert!((m - d).abs() <= 0.01 * d, "{what}: {} measured {m}, dialled {d}", param.name);
-                let exact =
-                    matches!(param.name, "L" | "o_s" | "o_r" | "S") || (param.name == "g" && d > c.params[1].dialled);
+                let exact = matches!(param.name, "L" | "o_s" | "o_r" | "S" | "o_s_stream" | "o_r_stream")
+                    || (param.name == "g" && d > c.params[1].dialled);
                 if exact {
                     assert_eq!(*m, d, "{what}: {} is exact in the model", param.name);
                 }
@@ -120,5 +120,20 @@ fn without_eager_messages_it_is_an_input_error() {
     match calibrate(&platform("loggopsim", &[("S", "1B")]), &RunOptions::default(), &Options::default()) {
         Err(Error::Input(m)) => assert!(m.contains("rendezvous"), "{m}"),
         other => panic!("expected an input error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_receive_burst_is_bound_by_the_cpu_or_the_nic() {
+    // Received back to back, messages that waited for the CPU end every max(o, g):
+    // o = 1.5 us against g = 1 us (the CPU binds), then g = 4 us (the NIC binds, where
+    // the streaming o_r keeps the single receive's o_r instead).
+    use netsens_apps::calibrate::measure;
+    for (g, interval) in [("1us", 1_500_000.0), ("4us", 4_000_000.0)] {
+        let p = platform("loggopsim", &[("g", g)]);
+        let m = measure(&p, &RunOptions::default(), &Options::default()).expect("runs");
+        assert_eq!(m.receive_burst, interval, "g = {g}");
+        let c = run(&p);
+        assert_eq!(c.param("o_r_stream").and_then(|x| x.measured()), Some(1_500_000.0), "g = {g}");
     }
 }

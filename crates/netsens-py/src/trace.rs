@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use netsens_core::schedule::executor::run_schedule_with_progress;
+use netsens_trace::RunChoice;
 use pyo3::prelude::*;
 use serde_json::json;
 
@@ -12,10 +13,14 @@ use super::{opts, platform_with, result_json, to_py, with_progress, InputError};
 /// Replay the OTF2 archive whose anchor file is `path`; returns the result as a JSON
 /// string (the schema of `run_goal`, with workload kind "trace"). `ranks`, if given,
 /// must equal the trace's. `collectives` picks algorithms ("bcast=linear,..."); `compute`
-/// the clock of the compute between calls ("cpu", the default, or "wall").
+/// the clock of the compute between calls ("cpu", the default, or "wall"). An archive
+/// that records several runs (the recording paused between them) reports the run
+/// `run` names: "median" (the default: every run replayed, the median one reported),
+/// "whole" (the archive as one recording) or a run number from 1; the workload then
+/// says `runs`, the `run` reported and every run's `run_makespans_ps`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None, collectives=None, compute=None))]
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None, collectives=None, compute=None, run=None))]
 pub fn run_trace(
     py: Python<'_>,
     path: &str,
@@ -27,10 +32,12 @@ pub fn run_trace(
     ranks: Option<i64>,
     collectives: Option<&str>,
     compute: Option<&str>,
+    run: Option<&str>,
 ) -> PyResult<String> {
     let algorithms = algorithms(collectives)?;
     let compute = compute.map_or(Ok(netsens_trace::Compute::default()), netsens_trace::Compute::parse);
     let compute = compute.map_err(InputError::new_err)?;
+    let choice = run.map_or(Ok(RunChoice::Median), RunChoice::parse).map_err(InputError::new_err)?;
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
         let t = netsens_trace::read_trace_compute(path, algorithms, compute).map_err(to_py)?;
@@ -42,16 +49,56 @@ pub fn run_trace(
                 )));
             }
         }
-        let s = &t.schedule;
-        let r = with_progress(progress, |hook| run_schedule_with_progress(s, &p, &opts(seed, matrix), hook))?;
-        let workload = json!({
-            "kind": "trace", "file": path, "events": t.events, "ops": s.num_ops(), "ranks": t.ranks,
-            "compute_clock": t.compute_clock, "tracer": t.tracer, "warnings": t.warnings,
-        });
-        let primitives: Vec<_> =
-            t.primitives.iter().map(|&(rank, p, n)| json!({"rank": rank, "primitive": p, "count": n})).collect();
-        Ok(result_json(r, &p, workload, &[("primitives", primitives.into())], None))
+        let wanted: Vec<u32> = match choice {
+            RunChoice::Whole => Vec::new(),
+            RunChoice::Median if t.runs == 1 => Vec::new(),
+            RunChoice::Median => (0..t.runs).collect(),
+            RunChoice::Run(k) if k <= t.runs && t.runs == 1 => Vec::new(),
+            RunChoice::Run(k) if k <= t.runs => vec![k - 1],
+            RunChoice::Run(k) => {
+                return Err(InputError::new_err(format!(
+                    "run: {k} asked for, but the trace \"{path}\" records {} run(s)",
+                    t.runs
+                )))
+            }
+        };
+        if wanted.is_empty() {
+            let s = &t.schedule;
+            let r = with_progress(progress, |hook| run_schedule_with_progress(s, &p, &opts(seed, matrix), hook))?;
+            return Ok(result_json(r, &p, workload(path, &t, None), &[("primitives", primitives(&t))], None));
+        }
+        // Each run read and replayed on its own; the one asked for (or the median) reported.
+        let mut replays = Vec::with_capacity(wanted.len());
+        for &k in &wanted {
+            let one = netsens_trace::read_trace_run(path, algorithms, compute, k).map_err(to_py)?;
+            let s = &one.schedule;
+            let r = with_progress(None, |hook| run_schedule_with_progress(s, &p, &opts(seed, matrix), hook))?;
+            replays.push((k, one, r));
+        }
+        let ends: Vec<u64> = replays.iter().map(|(_, _, r)| r.makespan_ps).collect();
+        let (k, one, r) = replays.swap_remove(netsens_trace::median_index(&ends));
+        let runs = (t.runs, k + 1, ends);
+        Ok(result_json(r, &p, workload(path, &one, Some(runs)), &[("primitives", primitives(&one))], None))
     })
+}
+
+/// The workload of a replayed trace; with `runs` (the archive's runs, the run
+/// reported from 1, the end time of each run replayed) for an archive of several.
+fn workload(path: &str, t: &netsens_trace::Replay, runs: Option<(u32, u32, Vec<u64>)>) -> serde_json::Value {
+    let mut w = json!({
+        "kind": "trace", "file": path, "events": t.events, "ops": t.schedule.num_ops(), "ranks": t.ranks,
+        "compute_clock": t.compute_clock, "tracer": t.tracer, "warnings": t.warnings,
+    });
+    if let Some((count, reported, ends)) = runs {
+        w["runs"] = count.into();
+        w["run"] = reported.into();
+        w["run_makespans_ps"] = ends.into();
+    }
+    w
+}
+
+fn primitives(t: &netsens_trace::Replay) -> serde_json::Value {
+    t.primitives.iter().map(|&(rank, p, n)| json!({"rank": rank, "primitive": p, "count": n})).collect()
 }
 
 fn algorithms(collectives: Option<&str>) -> PyResult<netsens_trace::Algorithms> {

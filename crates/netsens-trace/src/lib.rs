@@ -1,7 +1,9 @@
 //! Trace replay: an OTF2 archive of an MPI run (written by netsens's PMPI library in
 //! trace mode, or by Score-P) read natively through libotf2, a liballprof or DUMPI
-//! trace read by netsens's own readers, and turned into an engine
-//! schedule, replayed under any platform; and its GOAL form.
+//! trace read by netsens's own readers, and turned into an engine schedule, replayed
+//! under any platform; and its GOAL form. A rank's unsuccessful polls are waiting
+//! (`polling.rs`); an archive of several runs replays one run at a time
+//! ([`read_trace_run`]); [`write::write_archive`] writes archives of any shape for tests.
 
 mod allprof;
 pub mod collectives;
@@ -11,14 +13,18 @@ mod formats;
 pub mod goal_out;
 pub mod info;
 pub mod measure;
+mod polling;
 pub mod replay;
+mod runs;
 mod scorep_bytes;
+pub mod write;
 
 pub use collectives::Algorithms;
 pub use info::{trace_info, TraceInfo};
 pub use replay::{
     call_support, count_events, read_trace, read_trace_compute, read_trace_with, trace_ranks, Compute, Replay, Support,
 };
+pub use runs::{median_index, read_trace_run, trace_runs, RunChoice};
 
 /// Write a synthetic archive (native/otf2read/otf2_synth.c) in the new directory
 /// `dir`: every rank `iterations` times computes `compute_ns`, then exchanges

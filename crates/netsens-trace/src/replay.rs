@@ -17,9 +17,9 @@
 //! - a collective is expanded into rounds of messages ([`crate::collectives`]) on a
 //!   tag of its own per communicator, so it never matches the program's messages; a
 //!   non-blocking one (`MPI_Ibarrier`) starts where it was called and the op after
-//!   its completion waits for it. While one is pending, the time after an
-//!   unsuccessful `MPI_Test*` or `MPI_Iprobe` is polling, not compute (a rank
-//!   waiting for the barrier spins in such a loop; the model waits instead).
+//!   its completion waits for it;
+//! - the time after an `MPI_Test*` or `MPI_Iprobe` that found nothing is waiting, not
+//!   compute (`polling.rs`).
 //!
 //! Communicator-creating calls (`MPI_Comm_dup`, `MPI_Comm_split`, ...) communicate
 //! inside the MPI library, out of the trace's sight: their duration is kept as a
@@ -36,6 +36,8 @@ use netsens_core::Error;
 use crate::collectives::{expand_with, Algorithms, Coll, Msg};
 use crate::ffi::{self, Event, Members, Sink};
 use crate::measure::{compute_warnings, Measured};
+use crate::polling::Polls;
+use crate::runs::{agreed_runs, RunCount};
 use crate::scorep_bytes::from_scorep;
 
 /// MPI calls replay cannot model: their effect on the network is not in the trace.
@@ -233,11 +235,12 @@ struct RankState {
     requests: HashMap<u64, Request>,
     /// Non-blocking collectives started and not yet completed.
     pending_collectives: u32,
-    /// The current call polls (a test or probe), and how many requests it completed.
-    call_polls: bool,
+    /// Requests the current call completed.
     call_completions: u32,
-    /// The last call was an unsuccessful poll while a collective was pending.
-    polling: bool,
+    /// Whether the gap after the last call is waiting (an unsuccessful poll).
+    polls: Polls,
+    /// The runs the rank recorded between pauses ([`crate::runs`]).
+    runs: RunCount,
     /// When the current call began, if it is an opaque one ([`OPAQUE`]).
     opaque_since: Option<u64>,
     /// Messages sent: the program's point-to-point ones, a collective's.
@@ -278,9 +281,13 @@ pub struct Replay {
     pub measured: Vec<Measured>,
     /// One line each for what replay charges differently from what the trace measured.
     pub warnings: Vec<String>,
+    /// The runs the archive records, each between pauses of the recording
+    /// ([`crate::read_trace_run`] reads one); 1 when it never pauses, or when its ranks
+    /// disagree (then it is read whole).
+    pub runs: u32,
 }
 
-struct Builder<'a> {
+pub(crate) struct Builder<'a> {
     path: &'a str,
     algorithms: Algorithms,
     compute: Compute,
@@ -301,7 +308,7 @@ struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     /// Nothing read yet from the archive `anchor`.
-    fn new(anchor: &'a str, algorithms: Algorithms, compute: Compute) -> Builder<'a> {
+    pub(crate) fn new(anchor: &'a str, algorithms: Algorithms, compute: Compute) -> Builder<'a> {
         Builder {
             path: anchor,
             algorithms,
@@ -346,7 +353,7 @@ impl<'a> Builder<'a> {
         if st.depth == 0 && !st.measured.paused() {
             let (gap_ps, by_cpu) = compute_between(self.compute, st.last_leave, st.last_leave_cpu, ev);
             self.cpu_time_used |= by_cpu;
-            let charged = if st.polling { 0 } else { gap_ps / 1000 * 1000 };
+            let charged = if st.polls.gap_is_waiting(by_cpu) { 0 } else { gap_ps / 1000 * 1000 };
             if charged > 0 {
                 self.charge(rank, charged);
             }
@@ -566,9 +573,9 @@ impl Sink for Builder<'_> {
                 depth: 0,
                 requests: HashMap::new(),
                 pending_collectives: 0,
-                call_polls: false,
                 call_completions: 0,
-                polling: false,
+                polls: Polls::default(),
+                runs: RunCount::default(),
                 opaque_since: None,
                 sends: 0,
                 coll_sends: 0,
@@ -636,7 +643,6 @@ impl Sink for Builder<'_> {
                             self.path
                         ));
                     }
-                    let polls = name.starts_with("MPI_Test") || name == "MPI_Iprobe";
                     let compute = self.compute;
                     let st = &mut self.ranks[r];
                     st.depth += 1;
@@ -644,8 +650,8 @@ impl Sink for Builder<'_> {
                         let (gap_ps, by_cpu) = compute_between(compute, st.last_leave, st.last_leave_cpu, ev);
                         self.cpu_time_used |= by_cpu;
                         let gap_ns = if st.measured.paused() { 0 } else { gap_ps / 1000 };
-                        let polling = st.polling;
-                        st.call_polls = polls;
+                        let polling = st.polls.enter(name, by_cpu);
+                        st.runs.call(name);
                         st.call_completions = 0;
                         st.call_collective_requests = 0;
                         st.opaque_since = OPAQUE.contains(&name).then_some(ev.time_ps);
@@ -681,7 +687,7 @@ impl Sink for Builder<'_> {
                         }
                         st.last_leave = ev.time_ps;
                         st.last_leave_cpu = ev.cpu_ps;
-                        st.polling = st.pending_collectives > 0 && st.call_polls && st.call_completions == 0;
+                        st.polls.leave(st.call_completions, st.pending_collectives);
                         if std::mem::take(&mut st.in_init) {
                             st.measured.start_ps = ev.time_ps;
                         }
@@ -825,22 +831,33 @@ pub fn read_trace_with(anchor: &str, algorithms: Algorithms) -> Result<Replay, E
 pub fn read_trace_compute(anchor: &str, algorithms: Algorithms, compute: Compute) -> Result<Replay, Error> {
     let mut builder = Builder::new(anchor, algorithms, compute);
     crate::formats::read(anchor, &mut builder, true).map_err(Error::Input)?;
-    builder.check_finished()?;
-    builder.check_communicates()?;
-    let ranks = builder.ranks.len() as u32;
-    let events = builder.events;
-    let primitives = builder
-        .ranks
-        .iter()
-        .zip(0..)
-        .flat_map(|(st, rank)| [(rank, "send", st.sends), (rank, "coll_send", st.coll_sends)])
-        .filter(|&(_, _, n)| n > 0)
-        .collect();
-    let schedule = builder.b.build().map_err(|e| Error::Input(format!("{anchor}: {e}")))?;
-    let compute_clock = if builder.cpu_time_used { "cpu" } else { "wall" };
-    let measured: Vec<Measured> = builder.ranks.iter().map(|st| st.measured).collect();
-    let warnings = compute_warnings(anchor, &measured, builder.tick_ps);
-    Ok(Replay { schedule, events, ranks, primitives, compute_clock, tracer: builder.tracer, measured, warnings })
+    builder.into_replay()
+}
+
+impl Builder<'_> {
+    /// The schedule and counts of everything read, once every rank's calls ended.
+    pub(crate) fn into_replay(self) -> Result<Replay, Error> {
+        self.check_finished()?;
+        self.check_communicates()?;
+        let ranks = self.ranks.len() as u32;
+        let events = self.events;
+        let primitives = self
+            .ranks
+            .iter()
+            .zip(0..)
+            .flat_map(|(st, rank)| [(rank, "send", st.sends), (rank, "coll_send", st.coll_sends)])
+            .filter(|&(_, _, n)| n > 0)
+            .collect();
+        let anchor = self.path;
+        let compute_clock = if self.cpu_time_used { "cpu" } else { "wall" };
+        let measured: Vec<Measured> = self.ranks.iter().map(|st| st.measured).collect();
+        let warnings = compute_warnings(anchor, &measured, self.tick_ps);
+        let counts: Vec<u32> = self.ranks.iter().map(|st| st.runs.runs).collect();
+        let runs = agreed_runs(anchor, &counts).unwrap_or(1);
+        let schedule = self.b.build().map_err(|e| Error::Input(format!("{anchor}: {e}")))?;
+        let tracer = self.tracer;
+        Ok(Replay { schedule, events, ranks, primitives, compute_clock, tracer, measured, warnings, runs })
+    }
 }
 
 /// The number of ranks of the archive `anchor`, from its definitions only.

@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from netsens.cli.console import stdout_console
-from netsens.cli.options import overrides_from, platform_options, seed_option
+from netsens.cli.options import overrides_from, platform_options, repeat_option, seed_option
 from netsens.cli.run import phase_table, rank_table, summary_table
 from netsens.live.mpi import IMPLEMENTATIONS
 from netsens.live.run import run_live
@@ -134,14 +134,9 @@ def live_command(platform_options: Any, overrides_from: Any) -> click.Command:
     @platform_options
     @mpi_options
     @result_options("Seed of the --app application's data.")
-    @click.option(
-        "--repeat",
-        type=click.IntRange(min=1),
-        default=1,
-        show_default=True,
-        metavar="K",
-        help="Run the --app application K times in one job and report its median run "
-        "(a run of a few ms varies from one run to the next).",
+    @repeat_option(
+        "Run the --app application K times in one job and report its median run "
+        "(a run of a few ms varies from one run to the next)."
     )
     def live(
         program: tuple[str, ...],
@@ -266,7 +261,9 @@ def calibrate_live_cli(
         tmp = save.with_name(save.name + ".tmp")
         tmp.write_text(machine_toml(result["machine"], cores=result["cores"]))
         tmp.replace(save)
-        result["saved"] = {"file": str(save), **saved_values(result["machine"])}
+        names = {p["name"] for p in result["machine"]["parameters"]}
+        o_from = "stream" if "o_s_stream" in names else "ping_pong"
+        result["saved"] = {"file": str(save), "o_from": o_from, **saved_values(result["machine"])}
     if as_json:
         click.echo(json.dumps(result))
         return
@@ -311,17 +308,35 @@ def calibrate_live_cli(
     if save is not None:
         console.print(
             f"machine platform written to {save} ({result['cores']} cores: ranks beyond "
-            "them share cores); it holds the saved column: o is the mean of o_s and "
-            "o_r, a value below 0 (noise around 0) is 0, and every message is eager "
+            "them share cores); it holds the saved column: o is the mean of the "
+            "streaming o_s and o_r (what a rank pays per message when messages stream), "
+            "a value below 0 (noise around 0) is 0, and every message is eager "
             "(the MPI's own protocol is inside the measured costs)"
         )
+        saved = result["saved"]
+        if saved_from_stream(saved) and saved["o_ping_pong"] > 0:
+            change = 100 * (saved["o"] / saved["o_ping_pong"] - 1)
+            console.print(
+                f"o = {_unit_value(saved['o'], 'ps')}; a single message's (ping-pong) o, "
+                f"the mean of o_s and o_r, is {_unit_value(saved['o_ping_pong'], 'ps')} "
+                f"(streaming: {change:+.1f} %)"
+            )
 
 
 def _saved_cell(name: str, saved: dict[str, Any], unit: str) -> str:
     """A parameter's value in the saved platform file, as the table shows it."""
     if name == "S":
         return "all eager"
-    return _unit_value(saved["o" if name in ("o_s", "o_r") else name], unit)
+    if name in ("o_s", "o_r", "o_s_stream", "o_r_stream"):
+        # o is saved from the streaming pair when measured, else from the single one.
+        stream = name.endswith("_stream")
+        return _unit_value(saved["o"], unit) if stream == saved_from_stream(saved) else "-"
+    return _unit_value(saved[name], unit)
+
+
+def saved_from_stream(saved: dict[str, Any]) -> bool:
+    """Whether the saved o is the streaming one (the calibration measured it)."""
+    return saved.get("o_from") == "stream"
 
 
 # --- netsens validate -------------------------------------------------------------------

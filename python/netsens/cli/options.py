@@ -105,3 +105,15 @@ def seed_option(help_text: str) -> Callable[..., Any]:
         callback=lambda _ctx, _param, value: check_seed(value),
         help=help_text,
     )
+
+
+def repeat_option(help_text: str) -> Callable[..., Any]:
+    """``--repeat K`` (at least 1): runs of a suite application in one MPI job."""
+    return click.option(
+        "--repeat",
+        type=click.IntRange(min=1),
+        default=1,
+        show_default=True,
+        metavar="K",
+        help=help_text,
+    )

@@ -174,7 +174,11 @@ def print_run(result: dict[str, Any]) -> None:
         (result["platform_name"], "bold"),
         (f", seed {result['seed']}", None),
     )
-    blocks = [headline, summary_table(result, [("events", f"{result['events']:,}")])]
+    extra = [("events", f"{result['events']:,}")]
+    if "runs" in workload:
+        median = ", the median" if len(workload["run_makespans_ps"]) > 1 else ""
+        extra.append(("run", f"{workload['run']} of {workload['runs']}{median}"))
+    blocks = [headline, summary_table(result, extra)]
     blocks.append(rank_table(ranks, summary))
     if result.get("phases"):
         blocks.append(phase_table(result["phases"]))

@@ -20,7 +20,7 @@ import click
 
 from netsens.cli.console import stdout_console
 from netsens.cli.live import CONTEXT, mpi_options, result_options, timeout_seconds
-from netsens.cli.options import overrides_from, platform_options
+from netsens.cli.options import overrides_from, platform_options, repeat_option
 from netsens.cli.run import print_run, warn_trace
 from netsens.cli.trace_info import info_command
 from netsens.engine import run_goal, run_goal_json, trace_to_goal
@@ -109,6 +109,10 @@ def trace_command() -> click.Command:
         "[default: only with more ranks than this machine's cores]",
     )
     @click.option("--json", "as_json", is_flag=True, help="trace info: its description as JSON.")
+    @repeat_option(
+        "Record K runs of the --app application in one job (the recording paused "
+        "between them): replay reports the median run, as live --repeat K does."
+    )
     @mpi_options
     def trace(
         program: tuple[str, ...],
@@ -118,6 +122,7 @@ def trace_command() -> click.Command:
         out: str,
         cpu_time: bool | None,
         as_json: bool,
+        repeat: int,
         mpi: str,
         mpirun_args: str,
         timeout: str | None,
@@ -132,6 +137,11 @@ def trace_command() -> click.Command:
         otf2-print, Vampir and Pipit read the archive. A run stopped by --timeout (a
         deadlock) keeps its trace up to there; replay names the calls each rank was
         stuck in. MPI_Pcontrol(0) / MPI_Pcontrol(1) pause and resume the recording.
+        The first run of an MPI job is the slow one (caches, connections); with
+        --repeat K an application runs K times in the job, and replay reports the
+        median run (a program that repeats its work pauses the recording between
+        repetitions itself, and replay does the same):
+          netsens trace --app mg --size tiny --ranks 4 --repeat 5 --out mg-trace
         Its GOAL form (collectives expanded), for LogGOPSim and LLAMP:
           netsens trace to-goal ring-trace/traces.otf2 ring.goal
         What a trace holds (this one's, Score-P's, liballprof's, DUMPI's): tracer, ranks, the
@@ -152,6 +162,12 @@ def trace_command() -> click.Command:
             return
         if ranks is None:
             raise click.UsageError("Missing option '--ranks'")
+        if repeat > 1 and app is None:
+            raise InputError(
+                "--repeat: netsens repeats a suite application (--app); a program that "
+                "runs its work K times pauses the recording between the runs itself "
+                "(MPI_Pcontrol(0) ... MPI_Pcontrol(1)), and replay reports its median run"
+            )
         anchor, result = trace_run(
             out,
             ranks,
@@ -163,9 +179,11 @@ def trace_command() -> click.Command:
             timeout=timeout_seconds(timeout),
             matrix=False,
             trace_cpu_time=cpu_time,
+            repeat=repeat,
         )
+        runs = f"{repeat} runs, median run time" if repeat > 1 else "run time"
         stdout_console().print(
-            f"{anchor}: {ranks} ranks, run time {format_time(result['makespan_ps'])}, "
+            f"{anchor}: {ranks} ranks, {runs} {format_time(result['makespan_ps'])}, "
             f"{result['messages']:,} messages"
         )
 
@@ -201,6 +219,15 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         help="Compute between calls: the ranks' thread CPU time recorded in the trace "
         "(wall time where it is not), or the wall time.",
     )
+    @click.option(
+        "--run",
+        default="median",
+        show_default=True,
+        metavar="median|whole|N",
+        help="Of a trace of several runs (trace --repeat K, or a program's own pauses "
+        "of the recording): the median run (every run replayed), the archive whole, or "
+        "run N (from 1).",
+    )
     def replay(
         trace: str,
         platform: str,
@@ -209,6 +236,7 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         matrix: bool,
         collectives: str | None,
         compute: str,
+        run: str,
         **params: Any,
     ) -> None:
         """Replay an MPI run's trace under any network.
@@ -223,17 +251,20 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
           netsens replay radb-trace/traces.otf2 --platform machine.toml
           netsens replay radb-trace/traces.otf2 --platform machine.toml --o 50us
         With more ranks than cores, the platform's cores_per_node (calibrate --live
-        --save records it) makes ranks on one core compute in turn.
+        --save records it) makes ranks on one core compute in turn. A rank that polls
+        (MPI_Test, MPI_Iprobe) and finds nothing is waiting, not computing. A trace of
+        several runs reports its median run (--run picks another).
         The result has the schema of netsens run.
         """
         overrides = overrides_from(params)
         args = (trace, platform, overrides, seed)
+        chosen = {"collectives": collectives, "compute": compute, "run": run}
         if as_json:
-            text = run_goal_json(*args, matrix, collectives=collectives, compute=compute)
+            text = run_goal_json(*args, matrix, **chosen)
             warn_trace(json.loads(text))
             click.echo(text)
         else:
-            print_run(run_goal(*args, matrix=False, collectives=collectives, compute=compute))
+            print_run(run_goal(*args, matrix=False, **chosen))
 
     return replay
 

@@ -37,6 +37,8 @@ PARAMETER_KEYS = {
     "L": ("latency", "floor after o_s"),
     "o_s": ("overhead", "add"),
     "o_r": ("overhead", "add"),
+    "o_s_stream": ("overhead", "add"),
+    "o_r_stream": ("overhead", "add"),
     "g": ("gap", "floor"),
     "G": ("gap_per_byte", "floor"),
     "O": ("overhead_per_byte", "add"),

@@ -21,7 +21,7 @@ import signal
 import subprocess
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -180,8 +180,21 @@ def launch(command: Sequence[str], job: str, timeout: float | None, stdout: int 
         raise
 
 
+# How long the ranks get to end on SIGTERM while their launcher is held, seconds: a
+# tracing rank writes every record it made first (hundreds of MB take seconds); a rank
+# that does not trace ends at once.
+RANK_WRITE_GRACE_S = 60.0
+
+
 def stop(proc: subprocess.Popen[str], job: str) -> None:
-    """End the launcher, its process group, then any straggler carrying the job mark."""
+    """End the ranks, then the launcher, its process group, then any straggler carrying
+    the job mark.
+
+    The ranks (the marked processes that load the PMPI library) get SIGTERM first while
+    every other marked process, the launcher and its helpers, is held (SIGSTOP): a
+    launcher that saw a rank end would kill the others (Open MPI's mpirun sends SIGKILL
+    soon after), cutting short a rank still writing its trace records."""
+    stop_ranks_first(proc, job)
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(proc.pid, sig)
@@ -194,6 +207,39 @@ def stop(proc: subprocess.Popen[str], job: str) -> None:
             continue
     terminate_marked(job)
     kill_marked(job)
+
+
+def stop_ranks_first(proc: subprocess.Popen[str], job: str) -> None:
+    """SIGTERM to the job's ranks, its launcher and helpers held, until the ranks have
+    ended or ``RANK_WRITE_GRACE_S`` passed."""
+    marked = marked_processes(job)
+    helpers = {proc.pid} | {pid for pid in marked if not _loads_library(pid)}
+    signal_each(helpers, signal.SIGSTOP)
+    try:
+        ranks = [pid for pid in marked if pid not in helpers]
+        signal_each(ranks, signal.SIGTERM)
+        deadline = time.monotonic() + RANK_WRITE_GRACE_S
+        while ranks and time.monotonic() < deadline:
+            time.sleep(0.05)
+            ranks = [pid for pid in marked_processes(job) if pid not in helpers]
+    finally:
+        signal_each(helpers, signal.SIGCONT)
+
+
+def _loads_library(pid: int) -> bool:
+    """Whether process ``pid`` has the PMPI library loaded (an MPI rank, preloaded)."""
+    try:
+        return b"libnetsens-pmpi" in Path(f"/proc/{pid}/maps").read_bytes()
+    except OSError:
+        return False
+
+
+def signal_each(pids: Iterable[int], sig: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
 
 
 def marked_processes(job: str) -> list[int]:
@@ -220,11 +266,7 @@ TERMINATE_GRACE_S = 2.0
 def terminate_marked(job: str) -> None:
     """SIGTERM to the processes carrying the job mark, then wait (a little) for them."""
     pids = marked_processes(job)
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
+    signal_each(pids, signal.SIGTERM)
     deadline = time.monotonic() + TERMINATE_GRACE_S
     while pids and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -236,9 +278,5 @@ def kill_marked(job: str) -> None:
         pids = marked_processes(job)
         if not pids:
             return
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        signal_each(pids, signal.SIGKILL)
         time.sleep(0.05)

@@ -318,14 +318,19 @@ def saved_values(calibration: dict[str, Any]) -> dict[str, float]:
     """What ``machine_toml`` writes of a calibration (ps, ps/B): L, g, G and O as
     measured, a value the method could not observe as its proven bound (0 for a
     per-byte cost it showed to be hidden), a negative one (noise around 0) as 0, and
-    o the mean of o_s and o_r."""
+    o the mean of the streaming o_s and o_r (what a rank pays per message when messages
+    stream; a calibration without them: the mean of o_s and o_r), with ``o_ping_pong``
+    the mean of the single message's o_s and o_r beside it."""
     values: dict[str, float] = {}
     for p in calibration["parameters"]:
         v = p["measured"]
         if v is None:
             v = p["bound"]["value"] if p["name"] != "G" else 0.0
         values[p["name"]] = max(float(v), 0.0)
-    values["o"] = (values.pop("o_s") + values.pop("o_r")) / 2
+    single = (values.pop("o_s") + values.pop("o_r")) / 2
+    stream = [values.pop(k) for k in ("o_s_stream", "o_r_stream") if k in values]
+    values["o"] = sum(stream) / 2 if len(stream) == 2 else single
+    values["o_ping_pong"] = single
     values.pop("S", None)
     return values
 
@@ -334,10 +339,11 @@ def machine_toml(
     calibration: dict[str, Any], name: str = "machine", cores: int | None = None
 ) -> str:
     """A platform file of the measured machine (``calibrate --live --save``): L, o (the
-    mean of o_s and o_r), g, G and O as measured; a value the method could not observe
-    is its proven bound (or 0 for a per-byte cost it showed to be hidden). The measured
-    S is left out: every message is eager (see below). With ``cores``, the machine is
-    one node of every rank with that many cores (ranks on one core compute in turn)."""
+    mean of the streaming o_s and o_r, see ``saved_values``), g, G and O as measured;
+    a value the method could not observe is its proven bound (or 0 for a per-byte cost
+    it showed to be hidden). The measured S is left out: every message is eager (see
+    below). With ``cores``, the machine is one node of every rank with that many cores
+    (ranks on one core compute in turn)."""
     values = saved_values(calibration)
     lines = [
         f'name = "{name}"',

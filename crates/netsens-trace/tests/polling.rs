@@ -1,0 +1,142 @@
+//! Replay of programs that poll (`MPI_Test*`, `MPI_Iprobe` in a loop), from archives
+//! written event by event, against end times derived by hand from LOGGP.md's rules.
+//!
+//! Both programs: rank 1 computes 10 µs, sends rank 0 one byte and receives one back;
+//! rank 0 polls for the message for a long while (the traced run's network was slow),
+//! then computes 3 µs and answers. On L = 5 µs, o = 1 µs, g = 0 the message leaves
+//! rank 1 at 10 µs, reaches rank 0 at 10 + o + L = 16 µs, which receives it at
+//! 16 + o = 17 µs; the answer after 3 µs of compute is sent at 20 µs (o to 21 µs) and
+//! received by rank 1 at 21 + L + o = 27 µs: the end, when the polls are waiting.
+
+use netsens_core::engine::RunOptions;
+use netsens_core::platform::Platform;
+use netsens_core::schedule::executor::run_schedule;
+use netsens_trace::write::{self, write_archive, Event};
+use netsens_trace::{read_trace_compute, Algorithms, Compute};
+
+const US: u64 = 1_000_000;
+
+fn platform() -> Platform {
+    let mut p = Platform::resolve("loggopsim").unwrap();
+    p.set_all(&[("L", "5us"), ("o", "1us"), ("g", "0us"), ("G", "6ns/B"), ("O", "0ns/B")]).unwrap();
+    p
+}
+
+/// Events of one rank; times in µs; `cpu` makes every Enter and Leave carry the
+/// thread CPU time, equal to the wall time.
+struct Rank {
+    rank: u32,
+    cpu: bool,
+    events: Vec<(u32, Event)>,
+}
+
+impl Rank {
+    fn new(rank: u32, cpu: bool) -> Rank {
+        Rank { rank, cpu, events: Vec::new() }
+    }
+
+    fn push(&mut self, kind: u8, at_us: u64, f: impl FnOnce(&mut Event)) -> &mut Rank {
+        let mut e = Event { kind, time_ps: at_us * US, cpu_ps: write::NO_CPU_TIME, ..Event::default() };
+        if self.cpu && (kind == write::ENTER || kind == write::LEAVE) {
+            e.cpu_ps = e.time_ps;
+        }
+        f(&mut e);
+        self.events.push((self.rank, e));
+        self
+    }
+
+    /// A call of region `region` from `at` to `at + 1` µs holding `inner` (at `at`).
+    fn call(&mut self, region: u32, at: u64, inner: &[(u8, u32, u64)]) -> &mut Rank {
+        self.push(write::ENTER, at, |e| e.region = region);
+        for &(kind, peer, req) in inner {
+            self.push(kind, at, |e| {
+                (e.peer, e.req, e.bytes) = (peer, req, 1);
+            });
+        }
+        self.push(write::LEAVE, at + 1, |e| e.region = region)
+    }
+}
+
+const IRECV: u32 = 0;
+const SEND: u32 = 1;
+const RECV: u32 = 2;
+const IPROBE: u32 = 3;
+/// Region 4 is the test call under study.
+const TEST: u32 = 4;
+
+/// Rank 1 of both programs: 10 µs of compute, a send to rank 0, a receive from it.
+fn partner(cpu: bool) -> Rank {
+    let mut r = Rank::new(1, cpu);
+    r.call(SEND, 10, &[(write::SEND, 0, 0)]).call(RECV, 11, &[(write::RECV, 0, 0)]);
+    r
+}
+
+fn end_ps(ranks: [Rank; 2], test: &str, compute: Compute) -> u64 {
+    let dir = tempfile::tempdir().unwrap();
+    let regions = ["MPI_Irecv", "MPI_Send", "MPI_Recv", "MPI_Iprobe", test];
+    let events: Vec<(u32, Event)> = ranks.into_iter().flat_map(|r| r.events).collect();
+    let anchor = write_archive(&dir.path().join("t"), 2, &regions, &events).unwrap();
+    let replay = read_trace_compute(&anchor, Algorithms::default(), compute).unwrap();
+    run_schedule(&replay.schedule, &platform(), &RunOptions::default()).unwrap().makespan_ps
+}
+
+/// Rank 0 posts an `MPI_Irecv` at 0, computes 2 µs, then tests it 40 times without
+/// success (a call every 5 µs: 4 µs between them), completes it at 203 µs, computes
+/// 3 µs and sends.
+fn tester(cpu: bool) -> Rank {
+    let mut r = Rank::new(0, cpu);
+    r.call(IRECV, 0, &[(write::IRECV_POST, 0, 1)]);
+    for i in 0..40 {
+        r.call(TEST, 3 + 5 * i, &[]);
+    }
+    r.call(TEST, 203, &[(write::IRECV_DONE, 1, 1)]).call(SEND, 207, &[(write::SEND, 1, 0)]);
+    r
+}
+
+#[test]
+fn a_rank_testing_its_receive_waits_for_the_message() {
+    // The 2 µs before the first test are compute (rank 0 is idle by 2 µs); the 160 µs
+    // between the unsuccessful tests are waiting: the end is 27 µs, as if rank 0 had
+    // called MPI_Wait. Each form of test alike.
+    for test in ["MPI_Test", "MPI_Testany", "MPI_Testsome"] {
+        assert_eq!(end_ps([tester(false), partner(false)], test, Compute::Cpu), 27 * US, "{test}");
+    }
+}
+
+#[test]
+fn with_cpu_times_the_polls_stay_compute() {
+    // Ranks sharing cores: the archive's CPU time between the polls is the CPU they took
+    // from the core, charged as today: rank 0 computes 2 + 40 · 4 = 162 µs, receives the
+    // waiting message then (o to 163 µs), computes 3 µs, sends at 166 µs (o to 167), and
+    // rank 1 receives at 167 + L + o = 173 µs.
+    assert_eq!(end_ps([tester(true), partner(true)], "MPI_Test", Compute::Cpu), 173 * US);
+    // The same archive measured by the wall clock: the polls are waiting again.
+    assert_eq!(end_ps([tester(true), partner(true)], "MPI_Test", Compute::Wall), 27 * US);
+}
+
+#[test]
+fn a_rank_probing_for_a_message_waits_for_it() {
+    // Rank 0 computes 2 µs, probes 30 times without success (4 µs between probes), then
+    // the probe at 152 µs finds the message, 2 µs of compute (its buffer) before the
+    // MPI_Recv at 155 µs, 3 µs after it, and the answer at 159 µs. The probes' gaps are
+    // waiting; the 2 µs after the successful probe are compute: the receive is posted at
+    // 4 µs, done at 17 µs, the answer sent at 20 µs, received at 27 µs.
+    let mut r = Rank::new(0, false);
+    for i in 0..31 {
+        r.call(IPROBE, 2 + 5 * i, &[]);
+    }
+    r.call(RECV, 155, &[(write::RECV, 1, 0)]).call(SEND, 159, &[(write::SEND, 1, 0)]);
+    assert_eq!(end_ps([r, partner(false)], "MPI_Test", Compute::Cpu), 27 * US);
+}
+
+#[test]
+fn a_program_without_polls_replays_as_before() {
+    // Rank 0 waits in MPI_Recv from 2 µs to 150 µs, computes 3 µs and answers: the
+    // receive is posted at 2 µs and done at 17 µs; 3 µs; the answer ends rank 1 at 27 µs.
+    let mut r = Rank::new(0, false);
+    r.push(write::ENTER, 2, |e| e.region = RECV)
+        .push(write::RECV, 150, |e| (e.peer, e.bytes) = (1, 1))
+        .push(write::LEAVE, 150, |e| e.region = RECV)
+        .call(SEND, 153, &[(write::SEND, 1, 0)]);
+    assert_eq!(end_ps([r, partner(false)], "MPI_Test", Compute::Cpu), 27 * US);
+}

@@ -1,0 +1,74 @@
+#!/bin/bash
+# The 16-core experiment of ../shared/fidelity16 re-run on the current code, with warm
+# traces (docs/measurements/fidelity.md says what it measured before).
+#
+#   bash scripts/fidelity16_rerun.sh prepare [DEVKIT]  here, on the build machine: builds
+#        netsens-mpi-run and the PMPI library from this tree, copies DEVKIT (default
+#        ../shared/fidelity16/devkit) to fidelity16-kit/ (git-ignored), packs its
+#        bundle there (build_bundle.sh) and writes the two platforms its run.sh uses
+#   bash scripts/fidelity16_rerun.sh device            on the 16-core machine, from the
+#        repository root with fidelity16-kit/ beside it: the kit's run.sh (calibration
+#        x3, live at 16 and 8 ranks, then traces), writing to $OUT
+#   bash scripts/fidelity16_rerun.sh analyze DIR       here: DIR holds what $OUT returned;
+#        the kit's analyze.py, then scripts/fidelity_table.py on the returned data
+#
+# What differs from the first run: the traces of DEVKIT_WARM_APPS (default "radb mg ft")
+# record DEVKIT_TRACE_REPEAT (default 3) runs in one job (netsens-mpi-run --repeat, the
+# recording paused between runs), so `netsens replay` reports their median run, as
+# `live --repeat` does; em3d-write stays one run (three would pass the 64 MiB that
+# comes back). The calibrations record o_s_stream and o_r_stream (the streaming
+# overheads) beside the ping-pong's o_s and o_r.
+#
+# Time on 16 free cores: the kit's budget (DEVKIT_BUDGET_S, 280 s) plus packing, about
+# 5 to 6 minutes in all; give the device command 540 s.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+KIT=$ROOT/fidelity16-kit
+
+prepare() {
+  local devkit=${1:-$ROOT/../shared/fidelity16/devkit}
+  [[ -f $devkit/run.sh ]] || { echo "error: no devkit at $devkit" >&2; exit 2; }
+  make -s -C "$ROOT/native/pmpi"
+  (cd "$ROOT" && MPICC=mpicc.openmpi cargo build --release -q -p netsens-mpi --bin netsens-mpi-run)
+  rm -rf "$KIT"
+  cp -r "$devkit" "$KIT"
+  chmod -R u+w "$KIT"
+  # The ranks' platforms (compute costs; what is injected comes from NETSENS_*).
+  mkdir -p "$KIT/platforms"
+  "$ROOT/.venv/bin/python" - "$KIT/platforms" <<'EOF'
+import sys
+from pathlib import Path
+from netsens import _core
+zero = {"L": "0ps", "o": "0ps", "g": "0ps", "G": "0ps/B", "O": "0ps/B"}
+out = Path(sys.argv[1])
+(out / "base.toml").write_text(_core.platform_toml("loggopsim", zero))
+(out / "o50us.toml").write_text(_core.platform_toml("loggopsim", zero | {"o": "50us"}))
+EOF
+  # Warm traces: the traced job runs the application several times (one archive).
+  local warm='$( [[ " ${DEVKIT_WARM_APPS:-radb mg ft} " == *" $app "* ]] \&\& echo --repeat "${DEVKIT_TRACE_REPEAT:-3}" )'
+  sed -i "s|--out \"\$t/live\"\$|--out \"\$t/live\" $warm|" "$KIT/run.sh"
+  grep -q 'DEVKIT_WARM_APPS' "$KIT/run.sh" || { echo "error: run.sh's trace step was not found" >&2; exit 2; }
+  # The kit's analysis imports the module by its place before python/netsens was split.
+  sed -i 's/from netsens.validate import/from netsens.live.validate import/' "$KIT/analyze.py"
+  NETSENS_MAIN=$ROOT bash "$KIT/build_bundle.sh"
+  echo "ready: $(du -sh "$KIT" | cut -f1) in $KIT; on the device: bash scripts/fidelity16_rerun.sh device"
+}
+
+device() {
+  [[ -f $KIT/root.tar.gz ]] || { echo "error: $KIT has no bundle; run prepare first" >&2; exit 2; }
+  OUT=${OUT:-$ROOT/fidelity16-out} bash "$KIT/run.sh"
+}
+
+analyze() {
+  local dir=${1:?usage: fidelity16_rerun.sh analyze DIR}
+  "$ROOT/.venv/bin/python" "$KIT/analyze.py" "$dir"
+  "$ROOT/.venv/bin/python" "$ROOT/scripts/fidelity_table.py" "$dir" \
+    --platform "calibrated=$dir/analysis/machine.toml" --apps "${APPS:-radb-small,em3d-write-small,mg-tiny,ft-tiny}"
+}
+
+case ${1:-} in
+  prepare) shift; prepare "$@" ;;
+  device) device ;;
+  analyze) shift; analyze "$@" ;;
+  *) sed -n '2,22p' "$0"; exit 2 ;;
+esac

@@ -1,0 +1,86 @@
+"""Replay against live at 8 and 16 ranks: the table of docs/measurements/fidelity.md.
+
+    python scripts/fidelity_table.py DATA --platform NAME=FILE.toml [--platform ...]
+        [--apps radb-small,em3d-write-small] [--o-extra 50us] [--work DIR]
+
+DATA is a folder as the 16-core experiment left it (../shared/fidelity16/data:
+summary.json with the live medians, traces-8.tar.xz and traces-16.tar.xz with one OTF2
+archive per application). Each archive is replayed with `netsens replay` on each
+platform, at its o and at o + 50 us (the live runs injected 50 us of o on top of the
+machine's own), and compared with the median of the live runs (`live --repeat 5`,
+three jobs pooled). Printed: a markdown table, times in ms, errors in % of live.
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+import tarfile
+import tempfile
+import tomllib
+from pathlib import Path
+
+NETSENS = Path(sys.executable).parent / "netsens"
+
+
+def replay_ms(anchor: Path, platform: Path, o: str | None) -> float:
+    command = [str(NETSENS), "replay", str(anchor), "--platform", str(platform), "--json"]
+    if o is not None:
+        command += ["--o", o]
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["makespan_ps"] / 1e9
+
+
+def o_plus(platform: Path, extra_ps: int) -> str:
+    """The platform's cluster o plus ``extra_ps``, as a --o value."""
+    text = tomllib.loads(platform.read_text())["cluster"]["o"]
+    if not text.endswith("ps"):
+        raise SystemExit(f"{platform}: o must be written in ps (as calibrate --save does)")
+    return f"{round(float(text[:-2])) + extra_ps}ps"
+
+
+def error(replayed: float, live: float) -> str:
+    return f"{100 * (replayed / live - 1):+.1f} %"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--platform", action="append", required=True, help="NAME=FILE.toml")
+    parser.add_argument("--apps", default="radb-small,em3d-write-small")
+    parser.add_argument("--o-extra-ps", type=int, default=50_000_000)
+    parser.add_argument("--work", type=Path)
+    args = parser.parse_args()
+    platforms = [tuple(p.split("=", 1)) for p in args.platform]
+    summary = json.loads((args.data / "summary.json").read_text())
+    work = args.work or Path(tempfile.mkdtemp(prefix="netsens-fidelity-"))
+    header = "| P | app | live base | live o+50 µs |"
+    rule = "|---|---|---|---|"
+    for name, _ in platforms:
+        header += f" {name} base | err | {name} o+50 µs | err |"
+        rule += "---|---|---|---|"
+    print(header)
+    print(rule)
+    for ranks in sorted(summary["live"], key=int):
+        folder = work / ranks
+        if not folder.is_dir():
+            with tarfile.open(args.data / f"traces-{ranks}.tar.xz") as tar:
+                tar.extractall(folder, filter="data")
+        for app_size in args.apps.split(","):
+            app = app_size.rsplit("-", 1)[0]
+            live = summary["live"][ranks].get(app)
+            if live is None:
+                continue
+            base, slow = live["base"]["median_ms"], live["o50us"]["median_ms"]
+            row = f"| {ranks} | {app_size} | {base:.2f} | {slow:.1f} |"
+            anchor = folder / app_size / "traces.otf2"
+            for _, file in platforms:
+                platform = Path(file)
+                r0 = replay_ms(anchor, platform, None)
+                r1 = replay_ms(anchor, platform, o_plus(platform, args.o_extra_ps))
+                row += f" {r0:.2f} | {error(r0, base)} | {r1:.1f} | {error(r1, slow)} |"
+            print(row, flush=True)
+
+
+if __name__ == "__main__":
+    main()
