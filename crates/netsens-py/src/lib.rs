@@ -3,6 +3,7 @@
 //! carrying the engine's one-line message.
 
 mod ace;
+mod jobs;
 mod result_out;
 
 use netsens_apps::calibrate::Options;
@@ -367,6 +368,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sensitivity::register(m)?;
     m.add_function(wrap_pyfunction!(run_goal_text, m)?)?;
     m.add_function(wrap_pyfunction!(run_app, m)?)?;
+    m.add_function(wrap_pyfunction!(jobs::run_jobs, m)?)?;
     m.add_function(wrap_pyfunction!(apps, m)?)?;
     m.add_function(wrap_pyfunction!(app_variants, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate, m)?)?;

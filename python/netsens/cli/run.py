@@ -42,6 +42,20 @@ MAX_RANK_ROWS = 16
 )
 @click.option("--ranks", type=int, metavar="P", help="Number of ranks of the --app program.")
 @click.option(
+    "--job",
+    "jobs",
+    multiple=True,
+    metavar="FILE[@HOSTS]",
+    help="A job of a multi-job run (give it twice or more, on a platform with a [topology]): "
+    "a GOAL file or trace, on HOSTS (e.g. @0-15 or @0-7,16-23) or else on the next "
+    "free hosts in the topology's placement order.",
+)
+@click.option(
+    "--alone",
+    is_flag=True,
+    help="With --job: also run each job by itself on the same hosts and show the slowdown.",
+)
+@click.option(
     "--size",
     metavar="tiny|small|paper",
     help="Size preset of the --app program's input  [default: small]",
@@ -77,6 +91,8 @@ def run(
     goal: str | None,
     app: str | None,
     ranks: int | None,
+    jobs: tuple[str, ...],
+    alone: bool,
     size: str | None,
     variant: str | None,
     platform: str,
@@ -88,9 +104,10 @@ def run(
     """Replay a GOAL schedule or run a rank program; report where the time went.
 
     \b
-    Give exactly one of --goal and --app:
+    Give exactly one of --goal, --app and --job:
       netsens run --goal FILE.goal
       netsens run --app stencil --ranks 16 [--size tiny|small|paper]
+      netsens run --platform fat-tree.toml --job ft.goal@0-15 --job a2a.goal@16-31 --alone
 
     \b
     A GOAL file (LogGOPSim's schedule format) lists each rank's operations;
@@ -111,10 +128,20 @@ def run(
     The flags below override the platform's values; for example
     `netsens run --goal ping.goal --L 5us --G 1ns/B` reruns with a slower network.
     """
+    if jobs:
+        for flag, value in (("--goal", goal), ("--app", app), ("--ranks", ranks), ("--size", size)):
+            if value is not None:
+                raise click.UsageError(
+                    f"{flag} cannot be combined with --job; give each job as --job"
+                )
+        run_jobs_command(jobs, alone, platform, overrides_from(params), seed, as_json, matrix)
+        return
+    if alone:
+        raise click.UsageError("--alone is for --job runs")
     if goal is not None and app is not None:
         raise click.UsageError("give either --goal or --app, not both")
     if goal is None and app is None:
-        raise click.UsageError("Missing option '--goal' or '--app'")
+        raise click.UsageError("Missing option '--goal', '--app' or '--job'")
     if goal is not None:
         for flag, value in (("--ranks", ranks), ("--size", size), ("--variant", variant)):
             if value is not None:
@@ -149,6 +176,61 @@ def run(
         click.echo(output)
     else:
         print_run(result)
+
+
+def run_jobs_command(
+    jobs: Sequence[str],
+    alone: bool,
+    platform: str,
+    overrides: dict[str, str],
+    seed: int,
+    as_json: bool,
+    matrix: bool,
+) -> None:
+    """``run --job ... --job ...``: the jobs side by side, per job its makespan."""
+    import json
+
+    from netsens.errors import InputError
+    from netsens.jobs import parse_job, run_jobs
+
+    try:
+        specs = [dict(zip(("workload", "hosts"), parse_job(j), strict=True)) for j in jobs]
+    except InputError as e:
+        raise click.UsageError(str(e)) from None
+    with run_progress() as (progress, _):
+        result = run_jobs(specs, platform, overrides, seed, matrix and as_json, progress, alone)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    headline = TextLine(
+        (f"{len(result['jobs'])} jobs, {len(result['ranks'])} ranks on platform ", None),
+        (result["platform_name"], "bold"),
+        (f", seed {result['seed']}", None),
+    )
+    blocks = [headline, summary_table(result, [("events", f"{result['events']:,}")])]
+    blocks.append(jobs_table(result["jobs"]))
+    blocks.append(rank_table(result["ranks"]))
+    print_blocks(blocks)
+
+
+def jobs_table(jobs: Sequence[dict[str, Any]]) -> TextTable:
+    """Each job's workload, ranks, hosts and makespan (and alone, its makespan by itself)."""
+    from netsens.jobs import format_hosts
+
+    alone = "alone_makespan_ps" in jobs[0]
+    table = TextTable(title="per job (ranks numbered job after job)")
+    table.add_column("job", justify="right")
+    table.add_column("workload")
+    for column in ("ranks", "hosts", "makespan") + (("alone", "slowdown") if alone else ()):
+        table.add_column(column, justify="right")
+    for j in jobs:
+        ranks = f"{j['first_rank']}-{j['first_rank'] + j['ranks'] - 1}"
+        row = [str(j["job"]), os.path.basename(j["workload"]["file"]), ranks]
+        row += [format_hosts(j["hosts"]), format_time(j["makespan_ps"])]
+        if alone:
+            row += [format_time(j["alone_makespan_ps"]), f"{j['slowdown']:.3f}x"]
+        table.add_row(*row)
+    return table
 
 
 def warn_trace(result: dict[str, Any]) -> None:

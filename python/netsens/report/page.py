@@ -302,6 +302,7 @@ def write_report(
     ``progress(message)`` is told about each group of figures as it is made."""
     say = progress or (lambda _msg: None)
     src = read_source(source)
+    from netsens.report.jobs import section_html as jobs_section
     from netsens.report.links import section_html as links_section
     from netsens.report.live import section_html as live_section
     from netsens.report.live import validations
@@ -330,6 +331,7 @@ def write_report(
     # ran on a topology, and the live one, when validations were written into the
     # study, close the page.
     extra = wan_section(src.frame, out) + links_section(src.frame, figure_dir)
+    extra += jobs_section(src.frame)
     extra += live_section(found, figure_dir)
     page = out / "report.html"
     _write_atomic(page, render_html(report).replace("</body>", extra + "</body>", 1))

@@ -26,6 +26,7 @@ from typing import Any
 from netsens import _core
 from netsens.engine import app_variants, apps, is_trace, platform_toml, presets
 from netsens.errors import InputError, NetsensError
+from netsens.jobs import format_hosts, parse_job
 from netsens.parameters import OTHER_TOML, PARAMETERS
 from netsens.study.values import (
     StudyError,
@@ -52,6 +53,7 @@ KEYS = (
     "mpi",
     "variants",
     "slurm",
+    "beside",
 )
 # A study runs simulated (default) or live on real MPI (netsens.live.run), one point at a time.
 MODES = ("simulate", "live")
@@ -69,6 +71,7 @@ def point_id(
     seed: int,
     overrides: dict[str, str],
     mode: str = "simulate",
+    beside: list[str] | None = None,
 ) -> str:
     """First 16 hex digits of the SHA-256 of the point's canonical JSON (a live point's
     names its mode; a simulated point's is unchanged from before live mode existed)."""
@@ -82,6 +85,8 @@ def point_id(
     }
     if mode != "simulate":
         key["mode"] = mode
+    if beside:
+        key["beside"] = beside
     text = json.dumps(key, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -108,6 +113,11 @@ class Point:
     mpi: str = "openmpi"  # a live point's MPI implementation
     # A wide-area application's variant; its workload is then labelled "water:original".
     variant: str | None = None
+    # The workload's hosts on the topology (None: the first free ones) and the jobs
+    # beside it, (kind, absolute path, hosts) as netsens.jobs gives them to the engine.
+    hosts: list[int] | None = None
+    beside: list[tuple[str, str, list[int] | None]] = field(default_factory=list)
+    beside_labels: list[str] = field(default_factory=list)
 
     @property
     def app(self) -> str:
@@ -128,6 +138,7 @@ class Point:
             self.seed,
             self.overrides,
             self.mode,
+            self.beside_labels,
         )
 
     def describe(self) -> str:
@@ -142,6 +153,7 @@ class Workload:
     kind: str  # "app" | "goal"
     path: str | None = None  # absolute GOAL path
     ranks: int | None = None  # a GOAL file's num_ranks
+    hosts: tuple[int, ...] | None = None  # its hosts on the topology ("file.goal@0-31")
 
 
 @dataclass
@@ -174,6 +186,8 @@ class Study:
     variants: list[str] = field(default_factory=list)
     # The Slurm executor's options (netsens.slurm.executor.SlurmOptions), checked when it runs.
     slurm: dict[str, Any] = field(default_factory=dict)
+    # Jobs ("FILE[@HOSTS]") that run beside every workload on the platform's topology.
+    beside: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._source: str | None = None  # the study file, to name it in errors
@@ -188,6 +202,7 @@ class Study:
         self.ranks = _ranks(self.ranks)
         self.seeds = _seeds(self.seeds)
         self._workloads = self._resolve_workloads()
+        self._beside = self._resolve_beside()
         if any(w.kind == "app" for w in self._workloads) and not self.ranks:
             raise StudyError("ranks: required for applications, e.g. ranks = [32]")
         self.deterministic = self._check_deterministic()
@@ -276,6 +291,9 @@ class Study:
                 out |= {name: Workload(name, "app") for name in known if name not in out}
             elif entry in known:
                 out.setdefault(entry, Workload(entry, "app"))
+            elif "@" in entry:
+                goal = self._placed(entry)
+                out.setdefault(goal.label, goal)
             elif _looks_like_path(entry):
                 goal = self._goal(entry)
                 out.setdefault(goal.label, goal)
@@ -285,6 +303,39 @@ class Study:
                     "end in .goal"
                 )
         return list(out.values())
+
+    def _placed(self, entry: str) -> Workload:
+        """A GOAL file or trace on named hosts, ``"ft.goal@0-31"``."""
+        path, hosts = _parse_job(entry, "workloads:")
+        if not _looks_like_path(path):
+            raise StudyError(f'workloads: "{entry}": only a GOAL file or trace names its hosts')
+        goal = self._goal(path)
+        return Workload(
+            f"{goal.label}@{format_hosts(hosts or [])}",
+            "goal",
+            goal.path,
+            goal.ranks,
+            tuple(hosts or []),
+        )
+
+    def _resolve_beside(self) -> list[tuple[str, str, list[int] | None]]:
+        """The jobs beside every workload, as the engine takes them."""
+        jobs = []
+        for entry in _as_list(self.beside):
+            if not isinstance(entry, str):
+                raise StudyError(f'beside: a list of "FILE[@HOSTS]" jobs, got {entry!r}')
+            path, hosts = _parse_job(entry, "beside:")
+            if not (self.base_dir / path).exists():
+                raise StudyError(
+                    f'beside: GOAL file or trace "{path}" not found (in {self.base_dir})'
+                )
+            full = str((self.base_dir / path).resolve())
+            jobs.append(("trace" if is_trace(full) else "goal", full, hosts))
+        if jobs and (self.mode == "live" or any(w.kind == "app" for w in self._workloads)):
+            raise StudyError(
+                "beside: jobs run beside simulated GOAL files and traces, not applications"
+            )
+        return jobs
 
     def _goal(self, entry: str) -> Workload:
         path = (self.base_dir / entry).resolve()
@@ -457,6 +508,9 @@ class Study:
             mode=self.mode,
             mpi=self.mpi,
             variant=variant,
+            hosts=list(w.hosts) if w.hosts is not None else None,
+            beside=self._beside,
+            beside_labels=[os.fspath(b) for b in _as_list(self.beside)],
         )
         known = points.setdefault(point.point_id, point)
         known.axes += [a for a in axes if a not in known.axes]
@@ -471,6 +525,13 @@ class Study:
 
 
 # --- helpers ---------------------------------------------------------------------------
+
+
+def _parse_job(entry: str, what: str) -> tuple[str, list[int] | None]:
+    try:
+        return parse_job(entry, what)
+    except InputError as e:
+        raise StudyError(str(e)) from None
 
 
 def _variants(value: Any) -> list[str]:

@@ -24,6 +24,7 @@ from typing import IO, Any
 import polars as pl
 
 from netsens.errors import InputError
+from netsens.jobs import format_hosts
 from netsens.parameters import PARAMETERS, columns
 
 MANIFEST = "study.json"
@@ -48,6 +49,17 @@ LINK_CLASS = pl.Struct(
         "busy_ps": _I,
         "max_utilization": _F,
         "peak_flows": _I,
+    }
+)
+# Each job of a run with jobs beside the workload (job 1 is the workload itself).
+JOB = pl.Struct(
+    {
+        "job": _I,
+        "workload": _S,
+        "ranks": _I,
+        "hosts": _S,
+        "makespan_ps": _I,
+        "alone_makespan_ps": _I,
     }
 )
 SCHEMA: dict[str, Any] = {
@@ -81,9 +93,20 @@ SCHEMA: dict[str, Any] = {
     "wan_links": pl.List(WAN_LINK),
     # A topology's links per class (empty without a [topology]; docs/guides/topology.md).
     "link_classes": pl.List(LINK_CLASS),
+    # With jobs beside it (`beside`): the workload's makespan alone on its hosts, and
+    # every job's; null and empty otherwise.
+    "alone_makespan_ps": _I,
+    "jobs": pl.List(JOB),
 }
 # Columns a point stored before they existed lacks: read back as null, not damage.
-OPTIONAL = {"wan_links", "link_classes", "taper", "global_bandwidth_Bps"}
+OPTIONAL = {
+    "wan_links",
+    "link_classes",
+    "taper",
+    "global_bandwidth_Bps",
+    "alone_makespan_ps",
+    "jobs",
+}
 # Columns load() adds.
 DERIVED: dict[str, Any] = {
     "value": _F,
@@ -139,6 +162,18 @@ def point_row(
         "netsens_version": version,
         "wan_links": result.get("wan_links") or [],
         "link_classes": (result.get("links") or {}).get("classes") or [],
+        "alone_makespan_ps": result.get("alone_makespan_ps"),
+        "jobs": [
+            {
+                "job": j["job"],
+                "workload": j["workload"]["file"],
+                "ranks": j["ranks"],
+                "hosts": format_hosts(j["hosts"]),
+                "makespan_ps": j["makespan_ps"],
+                "alone_makespan_ps": j.get("alone_makespan_ps"),
+            }
+            for j in result.get("jobs") or []
+        ],
     }
 
 

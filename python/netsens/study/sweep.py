@@ -257,6 +257,8 @@ def _compute_point(point: Point, name: str, results_dir: str) -> tuple[str | Non
                 point.seed,
                 variant=point.variant,
             )
+        elif point.beside or point.hosts is not None:
+            result = _run_beside(point)
         else:
             assert point.goal_path is not None
             result = run_goal(
@@ -267,6 +269,25 @@ def _compute_point(point: Point, name: str, results_dir: str) -> tuple[str | Non
     wall_s = time.perf_counter() - start
     store.write_point(results_dir, store.point_row(point, name, result, wall_s, __version__))
     return None, None
+
+
+def _run_beside(point: Point) -> dict[str, Any]:
+    """A workload on its hosts beside the study's other jobs: the result of the whole
+    run with the workload's own ranks and makespan, its makespan alone on the same hosts
+    (``alone_makespan_ps``) and every job's (``jobs``)."""
+    from netsens.jobs import run_jobs  # noqa: PLC0415 (studies with jobs only)
+
+    assert point.goal_path is not None
+    own = {"workload": point.goal_path, "hosts": point.hosts}
+    jobs = [own] + [{"workload": path, "hosts": hosts} for _, path, hosts in point.beside]
+    result = run_jobs(
+        jobs, point.platform_path, point.overrides, point.seed, alone=bool(point.beside)
+    )
+    first = result["jobs"][0]
+    result["ranks"] = result["ranks"][: first["ranks"]]
+    result["makespan_ps"] = first["makespan_ps"]
+    result["alone_makespan_ps"] = first.get("alone_makespan_ps")
+    return result
 
 
 class _Reporter:

@@ -24,6 +24,7 @@ mod dragonfly;
 mod fat_tree;
 mod graph;
 pub mod network;
+pub mod job_hosts;
 pub mod placement;
 mod sharing;
 mod stats;

@@ -5,6 +5,9 @@
 
 use super::{OpKind, Schedule, ScheduleBuilder, ANY};
 use crate::error::{Error, Result};
+use crate::fabric::job_hosts::{job_hosts, JobHosts};
+use crate::platform::topology::Placement;
+use crate::platform::Platform;
 
 /// One schedule running `jobs` side by side; also returns the first rank of each job.
 pub fn side_by_side(jobs: &[&Schedule]) -> Result<(Schedule, Vec<u32>)> {
@@ -43,4 +46,33 @@ pub fn side_by_side(jobs: &[&Schedule]) -> Result<(Schedule, Vec<u32>)> {
         b.seal();
     }
     Ok((b.build()?, first))
+}
+
+/// `platform` with its `[topology]` placing each of the jobs (of `ranks[j]` ranks, side
+/// by side) on its own hosts, and those hosts per job, one per node. A job is a whole
+/// number of nodes: two jobs never share a node (nor its CPU and memory).
+pub fn place_jobs(platform: &Platform, ranks: &[u32], asked: &[JobHosts]) -> Result<(Platform, Vec<Vec<u32>>)> {
+    let Some(t) = &platform.topology else {
+        return Err(Error::Input(format!(
+            "jobs: platform \"{}\" has no [topology]; jobs share a network only on a topology",
+            platform.name
+        )));
+    };
+    let rpn = platform.shape.ranks_per_node.max(1);
+    let mut nodes = Vec::with_capacity(ranks.len());
+    for (j, &r) in ranks.iter().enumerate() {
+        if r % rpn != 0 {
+            return Err(Error::Input(format!(
+                "job {}: {r} ranks are not whole nodes of {rpn} ranks (ranks_per_node); jobs cannot share a node",
+                j + 1
+            )));
+        }
+        nodes.push(r / rpn);
+    }
+    let hosts = job_hosts(t, &nodes, asked)?;
+    let mut placed = platform.clone();
+    let mut topology = t.clone();
+    topology.placement = Placement::List(hosts.concat());
+    placed.topology = Some(topology);
+    Ok((placed, hosts))
 }
