@@ -123,7 +123,7 @@ def test_jobs_need_a_topology_and_whole_nodes(tmp_path):
     proc = cli("run", "--platform", plain, "--job", a, "--job", a)
     assert proc.returncode == 2
     assert one_error_line(proc).endswith(
-        'jobs: platform "p" has no [topology]; jobs share a network only on a topology'
+        'p.toml" has no [topology]; jobs share a network only on a topology'
     )
     shaped = write(
         tmp_path, "s.toml", TAPERED.replace("[topology]", "[shape]\nranks_per_node = 4\n[topology]")
