@@ -6,6 +6,7 @@ the guide), the next-free-host placement, and bad input as one line with exit 2.
 import json
 from pathlib import Path
 
+import polars as pl
 import pytest
 from cli_run import netsens as cli
 from cli_run import one_error_line
@@ -13,6 +14,9 @@ from test_topology import FREE_ENDS, all_to_all, write
 
 import netsens.jobs
 from netsens.errors import InputError
+from netsens.study.definition import Study, StudyError
+from netsens.study.store import results
+from netsens.study.sweep import run_study
 
 # Leaves of 4 hosts with one up link each (4:1), two leaves, 1 GB/s links.
 TAPERED = (
@@ -137,3 +141,42 @@ def test_jobs_need_a_topology_and_whole_nodes(tmp_path):
         netsens.jobs.run_jobs([{"hosts": "0-1"}], shaped)
     proc = cli("run", "--platform", plain, "--job", a, "--goal", a)
     assert proc.returncode == 2 and "--goal cannot be combined with --job" in proc.stderr
+
+
+def jobs_study(tmp_path: Path, beside: str) -> Study:
+    platform = write(tmp_path, "t.toml", TAPERED)
+    a, b = across(tmp_path), all_to_all(tmp_path)
+    text = (
+        f'name = "beside"\nresults = "{tmp_path / "results"}"\nplatform = "{platform}"\n'
+        f'workloads = ["{a}@0,4"]\nbeside = [{beside.format(b=b)}]\nseeds = 1\n'
+        '[axes]\n"topology.taper" = ["2:1", "1:1"]\n'
+    )
+    return Study.from_toml(write(tmp_path, "beside.toml", text))
+
+
+def test_a_study_runs_a_job_beside_an_all_to_all_and_reports_the_interference(tmp_path):
+    study = jobs_study(tmp_path, '"{b}@1-2,5-6"')
+    summary = run_study(study, jobs=1, progress=False)
+    assert summary.ok, summary
+    df = results(study).filter(pl.col("axis") == "topology.taper").sort("taper", descending=True)
+    # 4:1 (the platform's): 5000 ns (as above). 2:1: leaf 0's two up links are chosen by
+    # destination (host mod 2): A's flow to host 4 shares link 0 with B's two to host 6,
+    # 1/3 B/ns: 3000 ns. 1:1: host 4's up link (4 mod 4) is A's alone: 1000 ns.
+    assert df["makespan_ps"].to_list() == [5000 * NS, 3000 * NS, 1000 * NS]
+    assert df["alone_makespan_ps"].to_list() == [1000 * NS] * 3
+    assert df["messages"].to_list() == [1, 1, 1]  # job 1's own
+    assert df["workload"].unique().to_list() == ["a.goal@0,4"]
+    jobs = df["jobs"][0].to_list()
+    assert [(j["job"], j["hosts"], j["ranks"]) for j in jobs] == [(1, "0,4", 2), (2, "1-2,5-6", 4)]
+    assert jobs[1]["makespan_ps"] == 5000 * NS
+    from netsens.report.page import write_report
+
+    page = write_report(study.results_dir).read_text()
+    assert "<h2>Jobs on one network</h2>" in page and "5.000x" in page and "3.000x" in page
+
+
+def test_a_study_job_that_is_not_there_is_one_line(tmp_path):
+    with pytest.raises(StudyError, match='beside: GOAL file or trace "nothing.goal" not found'):
+        jobs_study(tmp_path, '"nothing.goal@1-4"')
+    with pytest.raises(StudyError, match='beside: "@1-4": give a GOAL file or trace before'):
+        jobs_study(tmp_path, '"@1-4"')

@@ -430,6 +430,7 @@ class Study:
             "baseline": dict(self.baseline),
             **({"mode": "live", "mpi": self.mpi} if self.mode == "live" else {}),
             **({"variants": list(self.variants)} if self.variants else {}),
+            **({"beside": [os.fspath(b) for b in _as_list(self.beside)]} if self.beside else {}),
         }
 
     # --- points --------------------------------------------------------------------------

@@ -283,8 +283,13 @@ def _run_beside(point: Point) -> dict[str, Any]:
     result = run_jobs(
         jobs, point.platform_path, point.overrides, point.seed, alone=bool(point.beside)
     )
+    # Job 1's ranks are the run's first; its own traffic is theirs (the links' and the
+    # size histogram's are the whole network's).
     first = result["jobs"][0]
-    result["ranks"] = result["ranks"][: first["ranks"]]
+    own_ranks = result["ranks"] = result["ranks"][: first["ranks"]]
+    result["matrix"] = [m for m in result.get("matrix") or [] if m["src"] < first["ranks"]]
+    result["messages"] = sum(r["sent_messages"] for r in own_ranks)
+    result["bytes"] = sum(r["sent_bytes"] for r in own_ranks)
     result["makespan_ps"] = first["makespan_ps"]
     result["alone_makespan_ps"] = first.get("alone_makespan_ps")
     return result
