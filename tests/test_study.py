@@ -250,7 +250,7 @@ BAD = {
         'name = "x"\nworkloads = ["radix"]\nrank = [4]\n' + AXES,
         'unknown key "rank"; did you mean "ranks"? (known: name, description, results, '
         "platform, workloads, size, ranks, seeds, combine, deterministic, axes, baseline, "
-        "mode, mpi, variants, slurm)",
+        "mode, mpi, variants, slurm, beside)",
     ),
     "unknown range key": (
         HEAD + '[axes]\nL = { from = "2us", to = "16us", point = 4 }\n',
