@@ -12,6 +12,7 @@ from cli_run import netsens as cli
 from cli_run import one_error_line
 from test_topology import FREE_ENDS, all_to_all, write
 
+import netsens
 import netsens.jobs
 from netsens.errors import InputError
 from netsens.study.definition import Study, StudyError
@@ -180,3 +181,55 @@ def test_a_study_job_that_is_not_there_is_one_line(tmp_path):
         jobs_study(tmp_path, '"nothing.goal@1-4"')
     with pytest.raises(StudyError, match='beside: "@1-4": give a GOAL file or trace before'):
         jobs_study(tmp_path, '"@1-4"')
+
+
+def test_placement_is_a_categorical_study_axis(tmp_path):
+    # Leaves of 2 hosts with one up link (2:1); rank pairs 0 → 1 and 2 → 3, 1000 B each.
+    platform = write(tmp_path, "t.toml", TAPERED.replace("[4, 2]", "[2, 2]"))
+    pairs = "num_ranks 4\n" + "".join(
+        f"rank {s} {{\nl0: send 1000b to {d}\n}}\nrank {d} {{\nl0: recv 1000b from {s}\n}}\n"
+        for s, d in ((0, 1), (2, 3))
+    )
+    goal = write(tmp_path, "pairs.goal", pairs)
+    text = (
+        f'name = "placement"\nresults = "{tmp_path / "results"}"\nplatform = "{platform}"\n'
+        f'workloads = ["{goal}"]\nseeds = 1\n'
+        '[axes]\n"topology.placement" = ["linear", "round-robin", "random:3"]\n'
+    )
+    study = Study.from_toml(write(tmp_path, "placement.toml", text))
+    assert run_study(study, jobs=1, progress=False).ok
+    df = results(study).filter(pl.col("axis") == "topology.placement")
+    by = dict(zip(df["placement"].to_list(), df["makespan_ps"].to_list(), strict=True))
+    # Linear: each pair within a leaf, 1000 ns. Round-robin deals nodes 0, 1, 2, 3 to
+    # hosts 0, 2, 1, 3: both pairs cross leaf 0's one up link at 1/2 B/ns, 2000 ns.
+    assert (by["linear"], by["round-robin"]) == (1000 * NS, 2000 * NS)
+    # The random point is the run of that placement by itself.
+    alone = netsens.run(str(goal), platform, overrides={"topology.placement": "random:3"})
+    assert by["random:3"] == alone.makespan_ps
+    assert df["value"].null_count() == len(df)  # a category has no number
+    from netsens.report.page import write_report
+
+    page = write_report(study.results_dir).read_text()
+    assert "rank placement" in page
+    assert (study.results_dir / "report" / "figures" / "slowdown_topology.placement.png").is_file()
+    # A new placement drops the platform's seed: random with seed 3 made linear runs.
+    seeded = write(tmp_path, "s.toml", platform.read_text() + 'placement = "random"\nseed = 3\n')
+    assert netsens.run(str(goal), seeded).makespan_ps == alone.makespan_ps
+    linear = netsens.run(str(goal), seeded, overrides={"topology.placement": "linear"})
+    assert linear.makespan_ps == 1000 * NS
+
+
+def test_a_bad_placement_on_the_axis_is_one_line(tmp_path):
+    platform = write(tmp_path, "t.toml", TAPERED)
+    goal = across(tmp_path)
+    for value, message in (
+        ('"spiral"', 'unknown placement "spiral"'),
+        ('"random:x"', '"random:x": the seed after random: is a whole number'),
+        ("3", "3 is not a placement"),
+    ):
+        text = (
+            f'name = "p"\nresults = "{tmp_path / "r"}"\nplatform = "{platform}"\n'
+            f'workloads = ["{goal}"]\n[axes]\n"topology.placement" = [{value}]\n'
+        )
+        with pytest.raises(StudyError, match=message):
+            Study.from_toml(write(tmp_path, "p.toml", text)).points()

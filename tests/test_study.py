@@ -215,13 +215,13 @@ BAD = {
     "unknown parameter": (
         HEAD + '[axes]\nX = ["5us"]\n',
         'axes: unknown parameter "X" (known: L, o, g, G, O, S, wan_latency, wan_bandwidth, '
-        "cpu_speed, clusters, topology.taper, topology.global_bandwidth)",
+        "cpu_speed, clusters, topology.taper, topology.global_bandwidth, topology.placement)",
     ),
     "parameter in the wrong case": (
         HEAD + '[axes]\nl = ["5us"]\n',
         'axes: unknown parameter "l"; did you mean "L"? (known: L, o, g, G, O, S, '
         "wan_latency, wan_bandwidth, cpu_speed, clusters, topology.taper, "
-        "topology.global_bandwidth)",
+        "topology.global_bandwidth, topology.placement)",
     ),
     "range without units": (
         HEAD + "[axes]\nL = { from = 2, to = 16, points = 4 }\n",

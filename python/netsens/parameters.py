@@ -2,10 +2,10 @@
 
 This table is the one place that knows them. Each parameter is an engine override key
 (``L o g G O S wan_latency wan_bandwidth cpu_speed clusters``, and of a platform's
-``[topology]``: ``topology.taper topology.global_bandwidth``) with the kinds of value
-it takes, the stored column that holds its resolved value in a canonical unit, where
-the resolved platform (TOML from ``netsens.engine.platform_toml``, JSON in a run
-result) keeps it, its name for people (figures and tables of ``netsens report``) and
+``[topology]``: ``topology.taper topology.global_bandwidth topology.placement``) with
+the kinds of value it takes, the stored column that holds its resolved value in a
+canonical unit, where the resolved platform (TOML from ``netsens.engine.platform_toml``,
+JSON in a run result) keeps it, its name for people (figures and tables of ``netsens report``) and
 the variable its curve is fitted against (``netsens.models.fit``, ``netsens explain``).
 """
 
@@ -35,6 +35,8 @@ class Parameter:
     fit_unit: str | None = None
     fit_scale: float = 1.0
     fit_inverse: bool = False
+    # Stored as text, not a number: a categorical axis (drawn by category, not fitted).
+    text: bool = False
 
     @property
     def fit_name(self) -> str:
@@ -73,7 +75,7 @@ PARAMETERS: dict[str, Parameter] = {
         # Stored as the shape ("4x8"); store.load's value is the number of clusters. Not
         # fitted.
         Parameter("clusters", (), "clusters", "clusters", ("shape", "clusters"),
-                  "cluster shape"),
+                  "cluster shape", text=True),
         # A fat-tree's taper ("2:1"), stored as the leaves' down ports per up port.
         Parameter("topology.taper", (), "taper", "ratio", ("topology", "taper"),
                   "fat-tree taper", fit_unit="x"),
@@ -81,6 +83,9 @@ PARAMETERS: dict[str, Parameter] = {
         Parameter("topology.global_bandwidth", ("per_byte",), "global_bandwidth_Bps", "B/s",
                   ("topology", "global_bandwidth"), "dragonfly global-link bandwidth",
                   fit_unit="ns/B", fit_scale=1e9, fit_inverse=True),
+        # Which hosts the ranks sit on: linear, round-robin, random:SEED (a category).
+        Parameter("topology.placement", (), "placement", "placement", ("topology", "placement"),
+                  "rank placement", text=True),
     )
 }  # fmt: skip
 
@@ -129,7 +134,18 @@ def columns(platform: dict[str, Any]) -> dict[str, float | str | None]:
         "cpu_speed": float(platform["cpu_speed"]),
         "clusters": clusters_text((platform.get("shape") or {}).get("clusters")),
         **_topology_columns((platform.get("topology") or {}).get("shape") or {}),
+        "placement": placement_text((platform.get("topology") or {}).get("placement")),
     }
+
+
+def placement_text(placement: Any) -> str | None:
+    """The stored placement of a resolved topology (``linear``, ``round-robin``,
+    ``random:7``, ``list``); None without a topology."""
+    if placement is None or isinstance(placement, str):
+        return placement
+    if "random" in placement:
+        return f"random:{placement['random']}"
+    return "list"
 
 
 def _topology_columns(shape: dict[str, Any]) -> dict[str, float | None]:

@@ -57,6 +57,11 @@ def to_plotly(fig: Figure) -> Any:
                     "thickness": 1,
                     "width": 3,
                 }
+            if fig.bars:
+                hover = f"{s.label}<br>%{{x}}: %{{y:.3f}}×<extra></extra>"
+                bar = go.Bar(x=s.x, y=s.y, name=s.label, marker_color=s.colour, error_y=error)
+                out.add_trace(bar.update(hovertemplate=hover))
+                continue
             out.add_trace(
                 go.Scatter(
                     x=s.x,
@@ -75,7 +80,7 @@ def to_plotly(fig: Figure) -> Any:
             type="log" if fig.x_log else ("category" if fig.categorical else "linear"),
         )
         out.update_yaxes(title_text=fig.y_title, rangemode="tozero")
-        out.update_layout(legend_title_text="workload", height=460)
+        out.update_layout(legend_title_text="workload", height=460, barmode="group")
     elif isinstance(fig, HeatmapFigure):
         n = fig.messages.shape[0]
         ranks = list(range(n))
@@ -225,8 +230,19 @@ def _mpl_lines(plt: Any, fig: LineFigure) -> Any:
     if fig.categorical:
         for s in fig.series:
             categories += [x for x in s.x if x not in categories]
-    for s in fig.series:
+    width = 0.8 / max(len(fig.series), 1)
+    for k, s in enumerate(fig.series):
         x = [categories.index(v) for v in s.x] if fig.categorical else s.x
+        if fig.bars:
+            shift = [i - 0.4 + (k + 0.5) * width for i in x]
+            yerr = None
+            if s.y_lo is not None and s.y_hi is not None:
+                yerr = [
+                    [y - lo for lo, y in zip(s.y_lo, s.y, strict=True)],
+                    [hi - y for hi, y in zip(s.y_hi, s.y, strict=True)],
+                ]
+            ax.bar(shift, s.y, width, yerr=yerr, color=s.colour, label=s.label, capsize=2)
+            continue
         style = {
             "color": s.colour,
             "marker": s.marker if s.show_markers else None,

@@ -118,6 +118,8 @@ class LineFigure:
     caption: str = ""
     x_log: bool = False
     categorical: bool = False
+    # Unordered categories (placements): grouped bars, since a line between them means nothing.
+    bars: bool = False
     kind: str = "line"
 
 
@@ -325,6 +327,8 @@ def slowdown_figure(df: pl.DataFrame, axis: str, style: dict[str, tuple[str, str
         caption=caption,
         x_log=x_log,
         categorical=categorical,
+        # Cluster shapes are ordered (more, smaller clusters); placements are not.
+        bars=categorical and p.text and p.name != "clusters",
     )
 
 

@@ -286,8 +286,6 @@ def _manifest(results_dir: Path | None) -> dict[str, Any]:
 def _values_text(values: list[Any], unit: str) -> str:
     if not values:
         return "—"
-    if unit == "clusters":  # the stored shapes
-        return ", ".join(str(v) for v in values)
     name, divisor = F.display_unit(unit, values)
     if unit == "ratio":
         return ", ".join(f"{F.number(v)}×" for v in values)
@@ -321,11 +319,14 @@ def study_table(
         shown = []
         for p in PARAMETERS.values():
             v = first[p.column]
-            if v is None or p.name == "clusters":
+            if v is None or p.text:
                 continue
             shown.append(f"{p.name} = {F.quantity(v, p.unit)}")
-        if first["clusters"]:
-            shown.append(f"clusters = {first['clusters']}")
+        shown += [
+            f"{p.name} = {first[p.column]}"
+            for p in PARAMETERS.values()
+            if p.text and first[p.column]
+        ]
         add("baseline parameters", ", ".join(shown))
     workloads = df.select("workload", "workload_kind", "size").unique().sort("workload")
     add(
@@ -342,7 +343,8 @@ def study_table(
         p = PARAMETERS[axis]
         on_axis = df.filter(pl.col("axis") == ("product" if product else axis))
         values = sorted(set(on_axis[p.column].drop_nulls().to_list()))
-        add(f"axis {axis}: {p.label}", f"{len(values)} values: {_values_text(values, p.unit)}")
+        shown = ", ".join(map(str, values)) if p.text else _values_text(values, p.unit)
+        add(f"axis {axis}: {p.label}", f"{len(values)} values: {shown}")
     seeds = df.group_by("workload").agg(pl.col("seed").unique().sort()).sort("workload")
     seed_sets = {tuple(s) for s in seeds["seed"].to_list()}
     if len(seed_sets) == 1:

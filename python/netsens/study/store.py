@@ -73,7 +73,7 @@ SCHEMA: dict[str, Any] = {
     "seed": _I,
     "overrides": _S,
     "axis": _S,
-    **{p.column: _S if p.name == "clusters" else _F for p in PARAMETERS.values()},
+    **{p.column: _S if p.text else _F for p in PARAMETERS.values()},
     "makespan_ps": _I,
     "verified": pl.Boolean,
     "messages": _I,
@@ -104,6 +104,7 @@ OPTIONAL = {
     "link_classes",
     "taper",
     "global_bandwidth_Bps",
+    "placement",
     "alone_makespan_ps",
     "jobs",
 }
@@ -339,7 +340,14 @@ def _clusters_count() -> pl.Expr:
 def _value_columns() -> list[pl.Expr]:
     value, unit = pl.lit(None, dtype=_F), pl.lit(None, dtype=_S)
     for name, p in PARAMETERS.items():
-        column = _clusters_count() if name == "clusters" else pl.col(p.column)
+        # A categorical axis other than clusters (a count) has no numeric value.
+        column = (
+            _clusters_count()
+            if name == "clusters"
+            else pl.lit(None, dtype=_F)
+            if p.text
+            else pl.col(p.column)
+        )
         value = pl.when(pl.col("axis") == name).then(column).otherwise(value)
         unit = pl.when(pl.col("axis") == name).then(pl.lit(p.unit)).otherwise(unit)
     return [value.alias("value"), unit.alias("value_unit")]

@@ -92,6 +92,11 @@ def _value(where: str, param: Parameter, value: Any) -> str:
         if isinstance(value, str):
             return value
         raise StudyError(f'{where}: {value!r} is not a cluster shape; write e.g. "4x8"')
+    if param.name == "topology.placement":
+        # The engine checks the name (and a random placement's seed) when it resolves.
+        if isinstance(value, str):
+            return value
+        raise StudyError(f'{where}: {value!r} is not a placement; write e.g. "round-robin"')
     if param.name == "topology.taper":
         # The engine checks the ratio against the tree when the platform resolves.
         if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
@@ -121,6 +126,8 @@ def _range(where: str, param: Parameter, spec: dict[str, Any]) -> list[str]:
             raise StudyError(f"{where}: {_unknown('range key', key, RANGE_KEYS)}")
     if param.name == "topology.taper":
         raise StudyError(f'{where}: tapers take a list, e.g. ["1:1", "2:1", "4:1"]')
+    if param.name == "topology.placement":
+        raise StudyError(f'{where}: placements take a list, e.g. ["linear", "random:1"]')
     if not param.kinds:
         raise StudyError(f'{where}: cluster shapes take a list, e.g. ["1x32", "2x16", "4x8"]')
     example = RANGE_EXAMPLE[param.kinds[0]]

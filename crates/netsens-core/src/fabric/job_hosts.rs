@@ -52,7 +52,9 @@ pub fn job_hosts(t: &Topology, nodes: &[u32], asked: &[JobHosts]) -> Result<Vec<
             }
             match owner[h as usize] {
                 Some(k) if k == j => return Err(input_err!("job {}: host {h} is listed twice", j + 1)),
-                Some(k) => return Err(input_err!("job {}: host {h} is also job {}'s; jobs cannot share a host", j + 1, k + 1)),
+                Some(k) => {
+                    return Err(input_err!("job {}: host {h} is also job {}'s; jobs cannot share a host", j + 1, k + 1))
+                }
                 None => owner[h as usize] = Some(j),
             }
             hosts[j].push(h);

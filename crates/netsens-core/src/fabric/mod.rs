@@ -23,8 +23,8 @@
 mod dragonfly;
 mod fat_tree;
 mod graph;
-pub mod network;
 pub mod job_hosts;
+pub mod network;
 pub mod placement;
 mod sharing;
 mod stats;

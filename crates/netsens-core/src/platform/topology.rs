@@ -495,11 +495,21 @@ fn placement(t: &Table) -> Result<Placement> {
             "linear" => Placement::Linear,
             "round-robin" => Placement::RoundRobin,
             "random" => Placement::Random(seed.unwrap_or(1)),
-            other => {
-                return Err(input_err!(
-                    "{p}: unknown placement \"{other}\"; write linear, round-robin, random or a list of hosts"
-                ))
+            // "random:7": the seed in the name, so that a study axis can vary it.
+            other if other.starts_with("random:") => {
+                if seed.is_some() {
+                    return Err(input_err!("{p}: \"{other}\" names its seed; leave {} out", field("seed")));
+                }
+                let given = other["random:".len()..].parse::<u64>();
+                Placement::Random(
+                    given.map_err(|_| {
+                        input_err!("{p}: \"{other}\": the seed after random: is a whole number such as 7")
+                    })?,
+                )
             }
+            other => return Err(input_err!(
+                "{p}: unknown placement \"{other}\"; write linear, round-robin, random, random:SEED or a list of hosts"
+            )),
         },
         Some(Value::Array(a)) => Placement::List(
             a.iter()

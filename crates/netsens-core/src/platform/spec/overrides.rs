@@ -209,6 +209,10 @@ impl Platform {
         if let Some(other) = alternative {
             table.remove(other);
         }
+        // A new placement brings its own seed ("random:7"), or none.
+        if key == "placement" {
+            table.remove("seed");
+        }
         table.insert(key.to_string(), parsed.unwrap_or_else(|| toml::Value::String(value.to_string())));
         self.topology = Some(crate::platform::topology::Topology::from_table(&table, &t.origin)?);
         Ok(())
