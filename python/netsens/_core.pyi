@@ -62,6 +62,19 @@ def run_goal_text(
 ) -> str:
     """Run GOAL ``text``; ``name`` labels it in error messages."""
 
+def run_jobs(
+    jobs: list[tuple[str, str, list[int] | None]],
+    platform: str = "loggopsim",
+    overrides: dict[str, str] | None = None,
+    seed: int = 0,
+    matrix: bool = True,
+    progress: ProgressFn | None = None,
+) -> str:
+    """Run ``jobs`` — (``"goal"`` or ``"trace"``, path, hosts or None for the next free
+    ones in placement order) — side by side on the platform's topology; the JSON is a
+    GOAL run's (ranks job after job) with ``jobs``: per job its workload, first rank,
+    ranks, hosts and makespan."""
+
 def run_app(
     name: str,
     ranks: int,
