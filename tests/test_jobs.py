@@ -76,6 +76,7 @@ def test_a_job_beside_an_all_to_all_on_a_shared_tapered_link_slows_down(tmp_path
     )
     assert text.returncode == 0, text.stderr
     assert "5.000x" in text.stdout and "1.250x" in text.stdout
+    assert "peak 5 flows" in text.stdout  # the shared links, level 2
 
 
 def test_jobs_without_hosts_take_the_next_free_ones_in_placement_order(tmp_path):

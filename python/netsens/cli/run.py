@@ -122,6 +122,13 @@ def run(
       l1: recv 8b from 0 tag 0
       }
 
+    Each --job (twice or more) is a GOAL file or trace run at the same time as
+    the others on one network (a platform with a [topology]), on its own hosts:
+    ft.goal@0-15 on hosts 0 to 15, or the next free hosts in the topology's
+    placement order without @. Ranks are numbered job after job; the table
+    gives each job's makespan, and with --alone its makespan by itself on the
+    same hosts, so the interference shows as the slowdown.
+
     An --app program (see `netsens apps`) computes a real answer on data generated
     from --seed and checks it; a wrong answer fails the run.
 
@@ -207,7 +214,14 @@ def run_jobs_command(
         (result["platform_name"], "bold"),
         (f", seed {result['seed']}", None),
     )
-    blocks = [headline, summary_table(result, [("events", f"{result['events']:,}")])]
+    from netsens.cli.profile import link_rows
+
+    # The shared links' load per class, as `netsens profile` gives it.
+    rows = [
+        ("events", f"{result['events']:,}"),
+        *link_rows(result.get("links"), len(result["ranks"])),
+    ]
+    blocks = [headline, summary_table(result, rows)]
     blocks.append(jobs_table(result["jobs"]))
     blocks.append(rank_table(result["ranks"]))
     print_blocks(blocks)
