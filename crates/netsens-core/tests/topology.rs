@@ -395,3 +395,29 @@ fn a_message_to_itself_crosses_no_link() {
     // Sent at 0 (o = 1 µs), arrives at o + L = 2 µs, received at + o = 3 µs.
     assert_eq!(ends_ns(&r), vec![3000; 4]);
 }
+
+#[test]
+fn jobs_take_named_hosts_first_then_the_free_ones_in_placement_order() {
+    use netsens_core::fabric::job_hosts::JobHosts::{List, Next};
+    use netsens_core::schedule::jobs::place_jobs;
+    // Round-robin deals the hosts over the two leaves: 0, 4, 1, 5, 2, 6, 3, 7. Job 1 names
+    // host 1; job 2 (4 nodes) takes the free ones in that order, 0, 4, 5, 2; job 3 then 6, 3.
+    let tree = "kind = \"fat-tree\"\ndown = [4, 2]\nup = [1]\nbandwidth = \"1GB/s\"\nplacement = \"round-robin\"";
+    let p = platform(FREE_ENDS, tree);
+    let (placed, hosts) = place_jobs(&p, &[1, 4, 2], &[List(vec![1]), Next, Next]).unwrap();
+    assert_eq!(hosts, vec![vec![1], vec![0, 4, 5, 2], vec![6, 3]]);
+    let list = netsens_core::platform::topology::Placement::List(vec![1, 0, 4, 5, 2, 6, 3]);
+    assert_eq!(placed.topology.unwrap().placement, list);
+    // "random:7" is placement = "random" with seed = 7.
+    let named = platform(FREE_ENDS, "kind = \"torus\"\ndims = [8]\nbandwidth = \"1GB/s\"\nplacement = \"random:7\"");
+    let keyed =
+        platform(FREE_ENDS, "kind = \"torus\"\ndims = [8]\nbandwidth = \"1GB/s\"\nplacement = \"random\"\nseed = 7");
+    assert_eq!(named.topology, keyed.topology);
+    let e = Platform::from_toml(
+        &format!("{FREE_ENDS}\n[topology]\nkind = \"torus\"\ndims = [8]\nbandwidth = \"1GB/s\"\nplacement = \"random:7\"\nseed = 7"),
+        "t.toml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("topology.placement: \"random:7\" names its seed; leave topology.seed out"), "{e}");
+}

@@ -482,6 +482,20 @@ fn graph(t: &Table) -> Result<Shape> {
     Ok(Shape::Graph { hosts, switches, links })
 }
 
+/// The placements a `[topology]` takes, for errors.
+const PLACEMENTS: &str = "linear, round-robin, random, random:SEED or a list of hosts";
+
+/// `"random:7"`: a random placement with its seed in the name, so that a study axis
+/// can vary it (without a `seed` key beside it).
+fn seeded_random(p: &str, name: &str, seed: Option<u64>) -> Result<Placement> {
+    if seed.is_some() {
+        return Err(input_err!("{p}: \"{name}\" names its seed; leave {} out", field("seed")));
+    }
+    let given = name["random:".len()..].parse::<u64>();
+    let bad = |_| input_err!("{p}: \"{name}\": the seed after random: is a whole number such as 7");
+    Ok(Placement::Random(given.map_err(bad)?))
+}
+
 fn placement(t: &Table) -> Result<Placement> {
     let p = field("placement");
     let seed = match t.get("seed") {
@@ -495,21 +509,8 @@ fn placement(t: &Table) -> Result<Placement> {
             "linear" => Placement::Linear,
             "round-robin" => Placement::RoundRobin,
             "random" => Placement::Random(seed.unwrap_or(1)),
-            // "random:7": the seed in the name, so that a study axis can vary it.
-            other if other.starts_with("random:") => {
-                if seed.is_some() {
-                    return Err(input_err!("{p}: \"{other}\" names its seed; leave {} out", field("seed")));
-                }
-                let given = other["random:".len()..].parse::<u64>();
-                Placement::Random(
-                    given.map_err(|_| {
-                        input_err!("{p}: \"{other}\": the seed after random: is a whole number such as 7")
-                    })?,
-                )
-            }
-            other => return Err(input_err!(
-                "{p}: unknown placement \"{other}\"; write linear, round-robin, random, random:SEED or a list of hosts"
-            )),
+            other if other.starts_with("random:") => seeded_random(&p, other, seed)?,
+            other => return Err(input_err!("{p}: unknown placement \"{other}\"; write {PLACEMENTS}")),
         },
         Some(Value::Array(a)) => Placement::List(
             a.iter()
