@@ -421,3 +421,34 @@ fn jobs_take_named_hosts_first_then_the_free_ones_in_placement_order() {
     .to_string();
     assert!(e.contains("topology.placement: \"random:7\" names its seed; leave topology.seed out"), "{e}");
 }
+
+#[test]
+fn valiant_routing_spreads_adversarial_traffic_over_other_groups() {
+    // 5 groups of 1 router, 2 hosts each (group g: hosts 2g, 2g + 1), 1 GB/s links.
+    // Hosts 0, 1 (group 0) send 1000 B to hosts 2, 3 (group 1).
+    let df = |routing: &str| {
+        platform(
+            FREE_ENDS,
+            &format!(
+                "kind = \"dragonfly\"\ngroups = 5\nrouters = 1\nhosts = 2\nlocal_bandwidth = \"1GB/s\"\n\
+                 global_bandwidth = \"1GB/s\"\nrouting = \"{routing}\""
+            ),
+        )
+    };
+    let pairs = [(0, 2, 1000), (1, 3, 1000)];
+    // Minimal: both cross the one global link 0 → 1 at 1/2 B/ns: 2000 ns.
+    let minimal = messages(4, &pairs, &df("minimal"));
+    assert_eq!(ends_ns(&minimal), vec![0, 0, 2000, 2000]);
+    // Valiant: pair (0, 2) takes the ((0 + 2) mod 3) = 2nd group after 0 with 1 skipped,
+    // group 4; pair (1, 3) the 1st, group 3. Routes 0 → 4 → 1 and 0 → 3 → 1 share no
+    // link: 1000 ns each, over four global links instead of one.
+    let valiant = messages(4, &pairs, &df("valiant"));
+    assert_eq!(ends_ns(&valiant), vec![0, 0, 1000, 1000]);
+    let global = |r: &RunResult| {
+        let links = r.links.as_ref().expect("a topology reports its links");
+        let c = links.classes.iter().find(|c| c.class == "global").unwrap();
+        (c.links_used, c.peak_flows, c.bytes)
+    };
+    assert_eq!(global(&minimal), (1, 2, 2000));
+    assert_eq!(global(&valiant), (4, 1, 4000));
+}

@@ -3,7 +3,12 @@
 //! global link, which group g keeps on its router `k mod routers` for the k-th other
 //! group after it (`k = (h − g − 1) mod groups`). Minimal routing: host link up, a
 //! local hop to the router holding the global link (if another), the global link, a
-//! local hop to the destination's router (if another), host link down.
+//! local hop to the destination's router (if another), host link down. Valiant routing
+//! (oblivious, as a static route per pair): a message between two groups goes first
+//! minimally to an intermediate group, then minimally on to its destination, so that
+//! adversarial traffic between two groups spreads over the other groups' global links.
+//! A pair's intermediate is the `((src + dst) mod (groups − 2))`-th group counted after
+//! the source's, the destination's skipped; with 2 groups there is none (minimal).
 
 use super::network::{link, Network, Router};
 use crate::platform::topology::LinkSpec;
@@ -14,11 +19,12 @@ pub(super) struct Dragonfly {
     hosts: u32,
     local_base: u32,
     global_base: u32,
+    valiant: bool,
 }
 
 impl Dragonfly {
     /// `specs`: host, local and global links (classes 0, 1, 2).
-    pub(super) fn build(groups: u32, routers: u32, hosts: u32, specs: [LinkSpec; 3]) -> Network {
+    pub(super) fn build(groups: u32, routers: u32, hosts: u32, specs: [LinkSpec; 3], valiant: bool) -> Network {
         let nrouters = groups * routers;
         let nhosts = nrouters * hosts;
         let local_base = 2 * nhosts;
@@ -28,7 +34,7 @@ impl Dragonfly {
         links.extend(std::iter::repeat_n(link(specs[2], 2), (groups * groups) as usize));
         let classes = vec!["host".into(), "local".into(), "global".into()];
         let attach = (0..nhosts).map(|h| h / hosts).collect();
-        let d = Dragonfly { groups, routers, hosts, local_base, global_base };
+        let d = Dragonfly { groups, routers, hosts, local_base, global_base, valiant };
         Network::new(links, classes, attach, Router::Dragonfly(d))
     }
 
@@ -50,7 +56,20 @@ impl Dragonfly {
         out.push(2 * src);
         if gs == gd {
             self.local(gs, is, id, out);
-        } else if rs != rd {
+        } else if self.valiant && self.groups > 2 {
+            // The k-th group after gs, gd skipped; u64: src + dst may pass 2^32.
+            let k = ((u64::from(src) + u64::from(dst)) % u64::from(self.groups - 2)) as u32;
+            let mut gi = (gs + 1 + k) % self.groups;
+            if (gd + self.groups - gs) % self.groups <= k + 1 {
+                gi = (gi + 1) % self.groups;
+            }
+            let (enter, leave) = (self.gateway(gi, gs), self.gateway(gi, gd));
+            self.local(gs, is, self.gateway(gs, gi), out);
+            out.push(self.global_base + gs * self.groups + gi);
+            self.local(gi, enter, leave, out);
+            out.push(self.global_base + gi * self.groups + gd);
+            self.local(gd, self.gateway(gd, gi), id, out);
+        } else {
             self.local(gs, is, self.gateway(gs, gd), out);
             out.push(self.global_base + gs * self.groups + gd);
             self.local(gd, self.gateway(gd, gs), id, out);
@@ -68,7 +87,7 @@ mod tests {
     fn minimal_routes_take_local_global_local() {
         let spec = LinkSpec { per_byte: PerByte::from_ps(1), latency: 0 };
         // 3 groups of 2 routers, 1 host each: hosts 0..6; local links from 12, global from 24.
-        let d = Dragonfly::build(3, 2, 1, [spec; 3]);
+        let d = Dragonfly::build(3, 2, 1, [spec; 3], false);
         assert_eq!(d.hosts, 6);
         let mut r = Vec::new();
         // Host 0 (group 0, router 0) → host 5 (group 2, router 1): group 0 keeps the

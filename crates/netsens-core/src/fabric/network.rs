@@ -37,8 +37,9 @@ impl Network {
         match &t.shape {
             Shape::FatTree { down, up, links } => Ok(fat_tree::FatTree::build(down, up, links)),
             Shape::Torus { dims, wrap, link } => Ok(torus::Torus::build(dims, wrap, *link)),
-            Shape::Dragonfly { groups, routers, hosts, host, local, global } => {
-                Ok(dragonfly::Dragonfly::build(*groups, *routers, *hosts, [*host, *local, *global]))
+            Shape::Dragonfly { groups, routers, hosts, host, local, global, valiant } => {
+                let specs = [*host, *local, *global];
+                Ok(dragonfly::Dragonfly::build(*groups, *routers, *hosts, specs, *valiant))
             }
             Shape::Graph { hosts, switches, links } => graph::Graph::build(t, *hosts, switches, links),
         }

@@ -51,8 +51,17 @@ pub enum Shape {
     /// dimension-order routing, the shorter way round a ring (ties upward).
     Torus { dims: Vec<u32>, wrap: Vec<bool>, link: LinkSpec },
     /// Groups of routers, all-to-all inside a group, one global link between every two
-    /// groups; minimal routing (local, global, local).
-    Dragonfly { groups: u32, routers: u32, hosts: u32, host: LinkSpec, local: LinkSpec, global: LinkSpec },
+    /// groups; minimal routing (local, global, local), or Valiant's through an
+    /// intermediate group (`valiant`).
+    Dragonfly {
+        groups: u32,
+        routers: u32,
+        hosts: u32,
+        host: LinkSpec,
+        local: LinkSpec,
+        global: LinkSpec,
+        valiant: bool,
+    },
     /// Hosts `h0..h{hosts-1}`, switches and links as listed; shortest paths (hops),
     /// equal-cost paths spread by (source, destination).
     Graph { hosts: u32, switches: Vec<String>, links: Vec<GraphLink> },
@@ -393,7 +402,17 @@ fn torus(t: &Table) -> Result<Shape> {
 
 fn dragonfly(t: &Table) -> Result<Shape> {
     check_keys(t, DRAGONFLY_KEYS, "dragonfly")?;
-    only_minimal(t, "minimal")?;
+    let valiant = match t.get("routing") {
+        None => false,
+        Some(v) => match as_str(&field("routing"), v, "\"minimal\" or \"valiant\"")? {
+            "minimal" => false,
+            "valiant" => true,
+            r => {
+                let p = field("routing");
+                return Err(input_err!("{p}: unknown routing \"{r}\"; a dragonfly routes minimal or valiant"));
+            }
+        },
+    };
     let num = |key: &str, ex: &str| -> Result<u32> {
         Ok(u32::try_from(whole(&field(key), need(t, key, ex)?, ex)?).unwrap_or(u32::MAX))
     };
@@ -413,7 +432,7 @@ fn dragonfly(t: &Table) -> Result<Shape> {
         per_byte: t.get("host_bandwidth").map_or(Ok(local.per_byte), |v| bandwidth(&field("host_bandwidth"), v))?,
         latency: t.get("host_latency").map_or(Ok(local.latency), |v| latency(&field("host_latency"), v))?,
     };
-    Ok(Shape::Dragonfly { groups, routers, hosts, host, local, global })
+    Ok(Shape::Dragonfly { groups, routers, hosts, host, local, global, valiant })
 }
 
 fn graph(t: &Table) -> Result<Shape> {
