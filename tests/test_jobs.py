@@ -83,7 +83,7 @@ def test_jobs_without_hosts_take_the_next_free_ones_in_placement_order(tmp_path)
     # Linear: A on hosts 0, 1 (one leaf: no shared up link), B on 2-5.
     platform = write(tmp_path, "t.toml", TAPERED)
     a, b = across(tmp_path), all_to_all(tmp_path)
-    out = netsens.jobs.run_jobs([str(a), {"workload": b}], platform)
+    out = netsens.run_jobs([str(a), {"workload": b}], platform)
     assert [j["hosts"] for j in out["jobs"]] == [[0, 1], [2, 3, 4, 5]]
     assert out["jobs"][0]["makespan_ps"] == 1000 * NS
     # A named host is kept from the others: B fills in around A on hosts 0 and 4.

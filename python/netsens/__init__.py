@@ -35,6 +35,7 @@ from netsens.errors import DeadlockError, InputError, NetsensError, ProgramError
 
 if TYPE_CHECKING:
     from netsens.api import RunResult, run
+    from netsens.jobs import run_jobs
     from netsens.study.definition import Study, StudyError
     from netsens.study.store import results
     from netsens.study.sweep import SweepSummary, run_study
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "RunResult": "netsens.api",
     "run": "netsens.api",
+    "run_jobs": "netsens.jobs",
     "results": "netsens.study.store",
     "Study": "netsens.study.definition",
     "StudyError": "netsens.study.definition",
@@ -89,5 +91,6 @@ __all__ = [
     "run_app",
     "run_goal",
     "run_goal_text",
+    "run_jobs",
     "run_study",
 ]
