@@ -41,6 +41,10 @@ def test_the_run_result_counts_wildcard_receives(study_file):
     assert gather["timing_dependence"] == {"wildcard_receives": 2, "tests": 0}
     # Absent where there is none: such a run's output is as before.
     assert "timing_dependence" not in netsens.run_goal(PINGPONG, "loggopsim")
+    # The API's result reads zero counts for the ping-pong, the gather's two receives.
+    assert netsens.run(PINGPONG).timing_dependence == {"wildcard_receives": 0, "tests": 0}
+    api_gather = netsens.run(study_file.parent / "gather.goal")
+    assert api_gather.timing_dependence["wildcard_receives"] == 2
 
 
 def test_dependence_in_words():
