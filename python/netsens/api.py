@@ -70,8 +70,9 @@ class RunResult:
     ``events``, ``seed``, ``platform`` (the resolved platform, a dict, times in ps),
     ``platform_name``, ``workload`` (a dict: ``kind`` is ``"app"`` or ``"goal"``),
     ``num_ranks``, and for an application ``app``, ``size`` and ``verified`` (``None``
-    for a GOAL file). Frames: ``ranks``, ``matrix``, ``histogram``, ``phases``,
-    ``primitives``, ``wan_links``.
+    for a GOAL file), ``timing_dependence`` (counts of wildcard receives and tests, zero
+    when the program alone decides its messages). Frames: ``ranks``, ``matrix``,
+    ``histogram``, ``phases``, ``primitives``, ``wan_links``.
     """
 
     def __init__(self, data: Mapping[str, Any]) -> None:
@@ -89,6 +90,11 @@ class RunResult:
         self.app: str | None = data.get("app")
         self.size: str | None = data.get("size")
         self.verified: bool | None = data.get("verified")
+        # Wildcard receives and tests: operations whose outcome can depend on timing.
+        self.timing_dependence: dict[str, int] = data.get("timing_dependence") or {
+            "wildcard_receives": 0,
+            "tests": 0,
+        }
 
     @classmethod
     def from_json(cls, text: str) -> "RunResult":

@@ -71,6 +71,23 @@ pub struct PrimitiveCount {
     pub count: u64,
 }
 
+/// The operations of a run whose outcome can depend on timing: a receive with a
+/// wildcard source or tag matches whichever message comes first, and a test answers
+/// whether a request is done yet. A run with none of them sends the same messages at
+/// any parameters (its program decides them alone); one with any may not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TimingDependence {
+    pub wildcard_receives: u64,
+    pub tests: u64,
+}
+
+impl TimingDependence {
+    /// No operation whose outcome can depend on timing.
+    pub fn is_none(&self) -> bool {
+        self.wildcard_receives == 0 && self.tests == 0
+    }
+}
+
 /// Everything a run reports. Times are picoseconds.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunResult {
@@ -96,6 +113,9 @@ pub struct RunResult {
     /// What a topology's links carried (`[topology]` runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub links: Option<crate::fabric::LinkReport>,
+    /// Operations whose outcome can depend on timing (absent when there were none).
+    #[serde(skip_serializing_if = "TimingDependence::is_none")]
+    pub timing_dependence: TimingDependence,
 }
 
 enum Matrix {
@@ -115,6 +135,8 @@ pub(crate) struct Recorder {
     nclusters: usize,
     /// A byte total passed 2^64 − 1 (it saturated): the run must not report it.
     pub bytes_overflowed: bool,
+    /// Receives posted with a wildcard source or tag.
+    pub wildcard_receives: u64,
 }
 
 /// Add `bytes` to the byte total `total`; a sum past 2^64 − 1 saturates and sets
@@ -147,6 +169,7 @@ impl Recorder {
             wan: if nclusters > 1 { vec![(0, 0, 0); nclusters * nclusters] } else { Vec::new() },
             nclusters,
             bytes_overflowed: false,
+            wildcard_receives: 0,
         }
     }
 
@@ -248,6 +271,7 @@ impl Recorder {
             primitives: Vec::new(),
             measured_work: Vec::new(),
             links: None,
+            timing_dependence: TimingDependence { wildcard_receives: self.wildcard_receives, tests: 0 },
         }
     }
 }

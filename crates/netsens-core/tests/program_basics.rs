@@ -6,7 +6,7 @@ use common::*;
 use netsens_core::engine::RunOptions;
 use netsens_core::error::Error;
 use netsens_core::platform::{Platform, Rendezvous};
-use netsens_core::profile::RunResult;
+use netsens_core::profile::{RunResult, TimingDependence};
 use netsens_core::program::{run_program, Rank, SimRank, ANY_SOURCE, ANY_TAG};
 use netsens_core::time::NS;
 use std::cell::Cell;
@@ -40,6 +40,8 @@ fn ping_pong_matches_the_goal_schedule() {
         r.ranks.iter().map(|x| x.end_ps).collect::<Vec<_>>(),
         sched.ranks.iter().map(|x| x.end_ps).collect::<Vec<_>>()
     );
+    // Every source and tag named, no test: the messages are the program's alone.
+    assert!(r.timing_dependence.is_none() && sched.timing_dependence.is_none());
 }
 
 #[test]
@@ -135,7 +137,7 @@ fn active_message_handler_charges_the_target() {
 
 #[test]
 fn wildcard_receive_reports_source_and_tag() {
-    go(3, |r| async move {
+    let r = go(3, |r| async move {
         let w = r.world();
         match r.rank() {
             0 => {
@@ -152,6 +154,32 @@ fn wildcard_receive_reports_source_and_tag() {
         }
         Ok(())
     });
+    // Rank 0's two receives name neither source nor tag: which message each one
+    // matches can depend on timing, and the run says so.
+    assert_eq!(r.timing_dependence, TimingDependence { wildcard_receives: 2, tests: 0 });
+}
+
+#[test]
+fn tests_and_wildcard_tags_are_counted_as_timing_dependent() {
+    // Rank 1 tests its receive three times before it waits, then receives with a
+    // wildcard tag: 3 tests, 1 wildcard receive; rank 0's fixed receives count nothing.
+    let r = go(2, |r| async move {
+        let w = r.world();
+        if r.rank() == 0 {
+            r.send(&w, 1, 4, vec![1]).await;
+            r.send(&w, 1, 5, vec![2]).await;
+            r.recv(&w, 1, 6).await;
+        } else {
+            let req = r.irecv(&w, 0, 4);
+            let _ = (0..3).map(|_| r.test(&req)).filter(|&done| done).count();
+            r.wait(req).await;
+            r.recv(&w, 0, ANY_TAG).await;
+            r.send(&w, 0, 6, vec![3]).await;
+        }
+        Ok(())
+    });
+    assert_eq!(r.timing_dependence, TimingDependence { wildcard_receives: 1, tests: 3 });
+    assert!(!r.timing_dependence.is_none());
 }
 
 #[test]

@@ -140,6 +140,8 @@ def sweep_command(
         return
     summary = run_study(study, jobs=jobs, progress=True)
     click.echo(summary.line())
+    if matching := summary.matching_line():
+        click.echo(matching)
     if summary.failed:
         for failure in summary.failures[:MAX_FAILURE_LINES]:
             click.echo(f"sweep: failed: {failure['point']}: {failure['message']}", err=True)

@@ -25,7 +25,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from netsens.engine import run_app, run_goal
 from netsens.errors import NetsensError
-from netsens.study import claims, store, store_verify
+from netsens.study import claims, store, store_verify, timing
 from netsens.study.definition import Point, Study
 
 # Plain progress lines (stderr not a terminal) come at most this often, in s.
@@ -48,6 +48,8 @@ class SweepSummary:
     wall_s: float
     failures: list[dict[str, Any]] = field(default_factory=list)
     elsewhere: int = 0  # claimed or stored by another sweep meanwhile (not run here)
+    # Per workload run by this sweep: why its matching can depend on timing, or None.
+    matching: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -63,6 +65,11 @@ class SweepSummary:
             f"stored, {self.failed} failed{other}; {self.stored + self.done}/{self.total} "
             f"points in {self.results_dir}"
         )
+
+    def matching_line(self) -> str | None:
+        """Which workloads run by this sweep can match messages by timing (None when
+        it ran none)."""
+        return timing.summary_line(self.matching) if self.matching else None
 
 
 def default_jobs() -> int:
@@ -133,7 +140,9 @@ def _run(
             futures = {pool.submit(_run_point, p, name, str(root)): p for p in todo}
         for future in as_completed(futures):
             point = futures[future]
-            error, message = future.result()
+            error, message, why = future.result()
+            if error is None and (why or point.workload not in summary.matching):
+                summary.matching[point.workload] = why  # one run that can, if any
             if error == ELSEWHERE:
                 summary.elsewhere += 1
             elif error is None:
@@ -199,17 +208,23 @@ def _stop(pool: ProcessPoolExecutor) -> None:
 ELSEWHERE = "elsewhere"
 
 
-def _run_point(point: Point, name: str, results_dir: str) -> tuple[str | None, str | None]:
-    """Claim, run and store one point (in a worker): ``(None, None)``, the netsens
-    error's class name and message, or ``(ELSEWHERE, who)`` when another sweep has it."""
+# What a worker answers: the error's class name (None when stored) and message, and
+# for a stored point why its matching can depend on timing (None: it cannot).
+Outcome = tuple[str | None, str | None, str | None]
+
+
+def _run_point(point: Point, name: str, results_dir: str) -> Outcome:
+    """Claim, run and store one point (in a worker): ``(None, None, why)``, the netsens
+    error's class name and message, or ``(ELSEWHERE, who, None)`` when another sweep
+    has it."""
     holder = claims.Holder.current()
     if not claims.try_claim(results_dir, point.point_id, holder):
         other = claims.holder_of(results_dir, point.point_id)
-        return ELSEWHERE, other.describe() if other else "another sweep"
+        return ELSEWHERE, other.describe() if other else "another sweep", None
     try:
         # Stored by another sweep after this one started: nothing left to do.
         if (Path(results_dir) / store.POINTS / f"{point.point_id}.parquet").exists():
-            return ELSEWHERE, "stored"
+            return ELSEWHERE, "stored", None
         with claims.Heartbeat(results_dir, point.point_id, holder):
             return _compute_point(point, name, results_dir)
     finally:
@@ -220,7 +235,7 @@ def run_and_record(point: Point, name: str, results_dir: str) -> str | None:
     """Run one point as a sweep's worker does and record a failure as the sweep does
     (the point runner of the other executors, e.g. a Slurm task): None when stored,
     ``ELSEWHERE`` when another sweep has it, else the failure's message."""
-    error, message = _run_point(point, name, results_dir)
+    error, message, _ = _run_point(point, name, results_dir)
     if error is None:
         store.clear_failure(results_dir, point.point_id)
     elif error != ELSEWHERE:
@@ -229,7 +244,7 @@ def run_and_record(point: Point, name: str, results_dir: str) -> str | None:
     return error
 
 
-def _compute_point(point: Point, name: str, results_dir: str) -> tuple[str | None, str | None]:
+def _compute_point(point: Point, name: str, results_dir: str) -> Outcome:
     from netsens import __version__
 
     start = time.perf_counter()
@@ -265,10 +280,10 @@ def _compute_point(point: Point, name: str, results_dir: str) -> tuple[str | Non
                 point.goal_path, point.platform_path, point.overrides, point.seed, ranks=point.ranks
             )
     except NetsensError as e:
-        return type(e).__name__, str(e)
+        return type(e).__name__, str(e), None
     wall_s = time.perf_counter() - start
     store.write_point(results_dir, store.point_row(point, name, result, wall_s, __version__))
-    return None, None
+    return None, None, timing.dependence(result)
 
 
 def _run_beside(point: Point) -> dict[str, Any]:

@@ -14,6 +14,7 @@ impl Core {
         let host = d.rank;
         self.observe_begin(&ev, ev.id, None, None);
         if d.peer == ANY || d.tag < 0 {
+            self.rec.wildcard_receives += 1;
             tell!(self.wildcard());
         }
         self.started(front, ev.id, ev.time, At::Begin);

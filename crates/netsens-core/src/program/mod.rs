@@ -399,6 +399,7 @@ where
             }
         }
         result.measured_work = std::mem::take(&mut s.measured_work);
+        result.timing_dependence.tests = s.tests;
     }
     // Close every open phase at the rank's end.
     for r in 0..ranks {

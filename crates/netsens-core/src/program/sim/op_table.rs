@@ -132,6 +132,8 @@ pub(crate) struct Shared {
     /// how many of them were used.
     pub recorded_work: Option<Arc<[Vec<Time>]>>,
     pub recorded_used: Vec<usize>,
+    /// `test` calls, by any rank: their answers can depend on timing.
+    pub tests: u64,
     pub eager_limit: u64,
     /// Ranks per cluster, in rank order (the platform's shape).
     pub cluster_sizes: Vec<u32>,
@@ -172,6 +174,7 @@ impl Shared {
             measured_work: if measured { vec![Vec::new(); ranks as usize] } else { Vec::new() },
             recorded_work: None,
             recorded_used: vec![0; ranks as usize],
+            tests: 0,
             eager_limit,
             cluster_sizes: vec![ranks],
             windows: vec![Vec::new(); ranks as usize],

@@ -106,7 +106,9 @@ impl Rank for SimRank {
     }
 
     fn test(&self, req: &Request) -> bool {
-        self.shared.borrow().slots[req.0 as usize].done
+        let mut s = self.shared.borrow_mut();
+        s.tests += 1;
+        s.slots[req.0 as usize].done
     }
 
     async fn compute(&self, cost: Time) {
