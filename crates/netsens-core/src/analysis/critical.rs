@@ -19,7 +19,13 @@ pub enum Part {
     /// A wide-area link's latency, and its time for the message's own bytes.
     WanLatency,
     WanBytes,
-    /// Waiting behind earlier messages on a busy link (a wide-area link today).
+    /// A topology route's link latencies.
+    RouteLatency,
+    /// A topology route's links moving the message's bytes alone, beyond its NIC's
+    /// `w·G` (a link slower than the NIC).
+    LinkTransmit,
+    /// Waiting behind earlier messages on a busy link: a wide-area link, or a
+    /// topology's links shared with other messages.
     LinkQueue,
     Disk,
     /// CPU detours and latency jitter.
@@ -38,6 +44,8 @@ impl Part {
             Part::Latency(l) => format!("{}L", level(l)),
             Part::WanLatency => "wan.L".into(),
             Part::WanBytes => "wan.G".into(),
+            Part::RouteLatency => "route latency".into(),
+            Part::LinkTransmit => "link transmission".into(),
             Part::LinkQueue => "link queueing".into(),
             Part::Disk => "disk".into(),
             Part::Noise => "noise".into(),
@@ -137,6 +145,9 @@ impl ExecGraph {
             }
             kind::LINK_LATENCY => add(Part::WanLatency, p.wan_latency),
             kind::FIXED => add(Part::Disk, b),
+            kind::ROUTE => add(Part::RouteLatency, b),
+            kind::LINK_TRANSMIT => add(Part::LinkTransmit, b),
+            kind::LINK_WAIT => add(Part::LinkQueue, b),
             _ => {}
         }
         if let Some(&e) = self.extra.get(&(v as u32)) {
