@@ -398,3 +398,27 @@ fn a_fat_tree_all_to_all_splits_its_links_time_into_transmission_and_queueing() 
         assert_eq!(make_up_ns(&g, &p), parts(&[("link transmission", 1000.0), ("link queueing", queueing)]));
     }
 }
+
+#[test]
+fn per_byte_costs_off_the_whole_ps_are_rounded_as_the_engine_rounds_them() {
+    // now1997's G is 26315.789 ps/B (38 MB/s): the engine charges a message's bytes
+    // (k·G_fs + 500) / 1000 ps, rounded per message; so does the record. At every G
+    // on the fs/B grid near it and at CPU speed 3 (rounded per computation) the
+    // record is the full run to the ps.
+    let mut p = loggopsim_defaults(Rendezvous::Handshake);
+    let s = example("calc_recv.goal");
+    for fs in [26_315_789u64, 26_315_500, 333_333, 6_000_001] {
+        p.cluster.gap_per_byte = PerByte(fs);
+        p.cluster.overhead_per_byte = PerByte(fs / 3);
+        p.cpu_speed = 3.0;
+        for s in [&s, &ping_pong(1001), &one_message(100_000)] {
+            let g = record(s, &p);
+            let base = Point::of(&p);
+            assert_eq!(g.makespan(&base, &mut Vec::new()), makespan(s, &p) as f64, "G = {fs} fs/B");
+            let mut q = p.clone();
+            q.cluster.gap_per_byte = PerByte(fs + 7);
+            let at = base.with(Param::GapPerByte(1), (fs + 7) as f64 / 1000.0);
+            assert_eq!(g.makespan(&at, &mut Vec::new()), makespan(s, &q) as f64, "G = {} fs/B", fs + 7);
+        }
+    }
+}

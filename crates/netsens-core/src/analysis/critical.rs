@@ -1,6 +1,7 @@
 //! The critical path of a recorded run: the chain of times that sets its end, from
 //! the end back to the start, and what its time was spent on.
 
+use super::eval::{bytes_time, compute_time};
 use super::graph::{kind, Edge, ExecGraph};
 use super::params::Point;
 use crate::engine::{OpId, OpKind};
@@ -115,24 +116,25 @@ impl ExecGraph {
             }
         };
         match n.kind {
-            kind::COMPUTE => add(Part::Compute, b * p.cpu_time),
+            kind::COMPUTE => add(Part::Compute, compute_time(b, p.cpu_time)),
             kind::SEND_CPU | kind::RECV_CPU_NO_G => {
                 add(Part::Overhead(lv), l.overhead);
-                add(Part::OverheadPerByte(lv), b * l.overhead_per_byte);
+                add(Part::OverheadPerByte(lv), bytes_time(b, l.overhead_per_byte));
             }
             kind::RECV_CPU => {
                 add(Part::Overhead(lv), l.overhead);
-                if b * l.overhead_per_byte >= b * l.gap_per_byte {
-                    add(Part::OverheadPerByte(lv), b * l.overhead_per_byte);
+                let (o, g) = (bytes_time(b, l.overhead_per_byte), bytes_time(b, l.gap_per_byte));
+                if o >= g {
+                    add(Part::OverheadPerByte(lv), o);
                 } else {
-                    add(Part::GapPerByte(lv), b * l.gap_per_byte);
+                    add(Part::GapPerByte(lv), g);
                 }
             }
             kind::GAP => {
                 add(Part::Gap(lv), l.gap);
-                add(Part::GapPerByte(lv), b * l.gap_per_byte);
+                add(Part::GapPerByte(lv), bytes_time(b, l.gap_per_byte));
                 if via == Edge::Nic {
-                    cp.nic_wait += l.gap + b * l.gap_per_byte;
+                    cp.nic_wait += l.gap + bytes_time(b, l.gap_per_byte);
                 }
             }
             kind::WIRE => {
@@ -141,7 +143,7 @@ impl ExecGraph {
             }
             kind::TO_LINK => add(Part::Overhead(lv), l.overhead),
             kind::LINK_BYTES => {
-                add(if via == Edge::Link { Part::LinkQueue } else { Part::WanBytes }, b * p.wan_per_byte)
+                add(if via == Edge::Link { Part::LinkQueue } else { Part::WanBytes }, bytes_time(b, p.wan_per_byte))
             }
             kind::LINK_LATENCY => add(Part::WanLatency, p.wan_latency),
             kind::FIXED => add(Part::Disk, b),
