@@ -18,14 +18,7 @@ US = 1_000_000  # ps per µs
 # docs/guides/sensitivity.md's swap (tests/test_sensitivity.py): rank 3 receives from 0
 # after one L and from 1 after three; at L = 2.5 us rank 1's message comes first, and
 # from L = 7 us on rank 0's does: the record keeps the first order.
-SWAP = (
-    "num_ranks 4\n"
-    "rank 0 {\nl1: calc 20000\nl2: send 1b to 3 tag 0\nl2 requires l1\n}\n"
-    "rank 1 {\nl1: send 1b to 2 tag 0\nl2: recv 1b from 2 tag 0\nl3: send 1b to 3 tag 1\n"
-    "l2 requires l1\nl3 requires l2\n}\n"
-    "rank 2 {\nl1: recv 1b from 1 tag 0\nl2: send 1b to 1 tag 0\nl2 requires l1\n}\n"
-    "rank 3 {\nl1: recv 1b from 0 tag 0\nl2: recv 1b from 1 tag 1\n}\n"
-)
+SWAP = Path(__file__).resolve().parent / "data" / "arrival_swap.goal"
 SWAP_L = ["2.5us", "4us", "6us", "9us", "12us"]
 
 
@@ -35,7 +28,7 @@ def test_a_small_study_agrees_near_its_baseline_and_says_where_it_does_not(
     # Swept by full runs: at and below the swap the one-run curve is the run to the ps;
     # beyond it, the section gives the order of events as the reason.
     goal = tmp_path / "swap.goal"
-    goal.write_text(SWAP)
+    goal.write_text(SWAP.read_text())
     rows = []
     for i, value in enumerate(SWAP_L):
         over = {} if i == 0 else {"L": value}

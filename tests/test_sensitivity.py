@@ -166,21 +166,13 @@ def test_the_timeline_holds_each_ranks_compute_and_overhead(tmp_path: Path) -> N
     )
 
 
-def test_where_the_order_of_arrivals_changes_full_runs_find_the_tolerance(tmp_path: Path) -> None:
+def test_where_the_order_of_arrivals_changes_full_runs_find_the_tolerance() -> None:
     # Rank 3 receives from 0 (after 20 us of compute: one L) and from 1 (after a
     # ping-pong with 2: three L's). At L = 2.5 us rank 1's message arrives first
     # (15 us against 24 us); 4.5 us more L and rank 0's does. The record keeps the
     # first order, so at eps = 50 % (beyond the swap) its tolerance is off and full
     # runs find the real one.
-    goal = tmp_path / "swap.goal"
-    goal.write_text(
-        "num_ranks 4\n"
-        "rank 0 {\nl1: calc 20000\nl2: send 1b to 3 tag 0\nl2 requires l1\n}\n"
-        "rank 1 {\nl1: send 1b to 2 tag 0\nl2: recv 1b from 2 tag 0\nl3: send 1b to 3 tag 1\n"
-        "l2 requires l1\nl3 requires l2\n}\n"
-        "rank 2 {\nl1: recv 1b from 1 tag 0\nl2: send 1b to 1 tag 0\nl2 requires l1\n}\n"
-        "rank 3 {\nl1: recv 1b from 0 tag 0\nl2: recv 1b from 1 tag 1\n}\n"
-    )
+    goal = ROOT / "tests" / "data" / "arrival_swap.goal"
     out = analyze(goal, params=["L"], epsilons=[0.01, 0.5])
     small, large = by_param(out)["L"]["tolerance"]
     assert small["confirmed"] is True
