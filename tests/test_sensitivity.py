@@ -268,7 +268,7 @@ def test_on_a_topology_the_critical_path_holds_the_links_time(tmp_path: Path) ->
         "rank 1 {\nl1: send 1001b to 3 tag 0\n}\n"
         "rank 2 {\nl1: recv 1001b from 0 tag 0\n}\nrank 3 {\nl1: recv 1001b from 1 tag 0\n}\n"
     )
-    out = analyze(goal, platform=platform, params=["L", "G"])
+    out = analyze(goal, platform=platform, params=["L"], confirm=False)
     assert out["makespan_ps"] == 5_401_000 == run_goal(goal, platform)["makespan_ps"]
     assert out["link_waits_held_fixed"] is True
     parts = {q["part"]: q["ps"] for q in out["critical_path"]["parts"]}
@@ -279,12 +279,9 @@ def test_on_a_topology_the_critical_path_holds_the_links_time(tmp_path: Path) ->
         "link queueing": 1_001_000,
         "G": 1_000_000,
     }
-    # L shifts both flows alike: its 1 % tolerance (54.01 ns) is confirmed by full runs.
+    # L shifts both flows alike: its 1 % tolerance is 1 % of 5401 ns, 54.01 ns.
     (tol,) = [t for t in by_param(out)["L"]["tolerance"] if t["epsilon"] == 0.01]
-    assert tol["delta"] == pytest.approx(54_010) and tol["confirmed"] is True
-    text = netsens("sensitivity", goal, "--platform", platform)
-    assert text.returncode == 0, text.stderr
-    assert "hold each message's link time" in text.stdout and "link queueing" in text.stdout
+    assert tol["delta"] == pytest.approx(54_010)
 
 
 def test_an_app_on_the_example_fat_tree_is_analysed_from_one_run() -> None:
