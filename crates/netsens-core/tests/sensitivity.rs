@@ -302,3 +302,123 @@ fn random_rounds(rng: &mut XorShift) -> Schedule {
     }
     b.build().unwrap()
 }
+
+/// Two leaves of two hosts on a fat-tree (`up` parents per leaf: 2 = 1:1, 1 = 2:1),
+/// links of `bandwidth` and `latency` each, under end points `ends`.
+fn fat_tree(ends: &str, up: u32, bandwidth: &str, latency: &str) -> Platform {
+    let toml = format!(
+        "{ends}\n[topology]\nkind = \"fat-tree\"\ndown = [2, 2]\nup = [{up}]\n\
+         bandwidth = \"{bandwidth}\"\nlatency = \"{latency}\"\n"
+    );
+    Platform::from_toml(&toml, "t.toml").expect("the platform reads")
+}
+
+/// Every (src, dst, bytes) message sent and received at time 0.
+fn messages(ranks: u32, list: &[(u32, u32, u64)]) -> Schedule {
+    let mut b = ScheduleBuilder::new(ranks);
+    for &(s, d, bytes) in list {
+        b.send(s, d, bytes, 0, 0, 0);
+        b.recv(d, s as i32, bytes, 0, 0, 0);
+    }
+    b.build().unwrap()
+}
+
+/// The critical path's make-up at the platform's values, in ns per part name (by name).
+fn make_up_ns(g: &ExecGraph, p: &Platform) -> Vec<(String, f64)> {
+    let base = Point::of(p);
+    let mut times = Vec::new();
+    g.times(&base, &mut times);
+    let cp = g.critical_path(&base, &times);
+    parts(&cp.parts.iter().map(|(k, &ps)| (k.name(), ps / 1000.0)).collect::<Vec<_>>())
+}
+
+fn parts<S: ToString>(list: &[(S, f64)]) -> Vec<(String, f64)> {
+    let mut v: Vec<(String, f64)> = list.iter().map(|(k, t)| (k.to_string(), *t)).collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+const ENDS_1US: &str = "[cluster]\nL = \"1us\"\no = \"1us\"\ng = \"0ns\"\nG = \"1ns/B\"\nS = \"1MiB\"\n";
+
+#[test]
+fn two_messages_sharing_a_link_put_the_hand_computed_wait_on_the_critical_path() {
+    // docs/guides/topology.md's pair: 0 → 2 and 1 → 3 at once, 1001 B, on the 2:1
+    // tree share leaf 0's one up link at 0.5 B/ns: 2002 ns instead of 1001, so each
+    // waits δ = 1001 ns. Receiver 2 ends at o + L + 4 × 100 ns + δ + o + 1000·G = 5401 ns.
+    let list = [(0, 2, 1001), (1, 3, 1001)];
+    let s = messages(4, &list);
+    let p = fat_tree(ENDS_1US, 1, "1GB/s", "100ns");
+    let g = record(&s, &p);
+    assert_eq!(g.makespan(&Point::of(&p), &mut Vec::new()), 5_401_000.0);
+    let want = [("o", 2000.0), ("L", 1000.0), ("route latency", 400.0), ("link queueing", 1001.0), ("G", 1000.0)];
+    assert_eq!(make_up_ns(&g, &p), parts(&want));
+    // Untapered, they take different up links: no wait, no queueing row.
+    let p1 = fat_tree(ENDS_1US, 2, "1GB/s", "100ns");
+    let want = [("o", 2000.0), ("L", 1000.0), ("route latency", 400.0), ("G", 1000.0)];
+    assert_eq!(make_up_ns(&record(&s, &p1), &p1), parts(&want));
+    // L, o and g move both flows alike, so their sharing and the held waits stay
+    // exact: the record equals full runs at other values of them.
+    let base = Point::of(&p);
+    for x in [Param::Latency(1), Param::Overhead(1), Param::Gap(1)] {
+        for v in [0, 1, 250_000, 3_000_000] {
+            let graph = g.makespan(&base.with(x, v as f64), &mut Vec::new());
+            assert_eq!(graph, makespan(&s, &with(&p, x, v)) as f64, "{} = {v} ps", x.name());
+        }
+    }
+    assert_eq!(g.eval(&base, Param::Latency(1), &mut Buffers::default()).slope_up, 1.0);
+}
+
+#[test]
+fn a_link_slower_than_the_nic_is_transmission_not_queueing() {
+    // One 1001 B message across the tree on links of 0.5 GB/s: alone it moves at the
+    // link's 0.5 B/ns, 2002 ns where its NIC's G takes 1001: 1001 ns of link
+    // transmission, nothing shared.
+    let s = messages(4, &[(0, 2, 1001)]);
+    let p = fat_tree(ENDS_1US, 2, "0.5GB/s", "100ns");
+    let g = record(&s, &p);
+    let want = [("o", 2000.0), ("L", 1000.0), ("route latency", 400.0), ("link transmission", 1001.0), ("G", 1000.0)];
+    assert_eq!(make_up_ns(&g, &p), parts(&want));
+    assert_eq!(g.makespan(&Point::of(&p), &mut Vec::new()), makespan(&s, &p) as f64);
+}
+
+#[test]
+fn a_fat_tree_all_to_all_splits_its_links_time_into_transmission_and_queueing() {
+    // 1000 B among 4 hosts, all at 0, end points free (o = L = g = G = 0), links of
+    // 1 B/ns and no latency (tests/topology.rs derives the ends: 3000 ns untapered,
+    // 4000 ns tapered 2:1). Alone, a flow would take 1000 ns on its links; the rest
+    // of the latest arrival is queueing: 2000 ns untapered, 3000 ns tapered.
+    let ends = "[cluster]\nL = \"0ns\"\no = \"0ns\"\ng = \"0ns\"\nG = \"0ns/B\"\nS = \"1MiB\"\n";
+    let list: Vec<(u32, u32, u64)> =
+        (0..4).flat_map(|s| (0..4).filter(move |&d| d != s).map(move |d| (s, d, 1000))).collect();
+    let s = messages(4, &list);
+    for (up, queueing) in [(2, 2000.0), (1, 3000.0)] {
+        let p = fat_tree(ends, up, "1GB/s", "0ns");
+        let g = record(&s, &p);
+        assert_eq!(g.makespan(&Point::of(&p), &mut Vec::new()), makespan(&s, &p) as f64);
+        assert_eq!(make_up_ns(&g, &p), parts(&[("link transmission", 1000.0), ("link queueing", queueing)]));
+    }
+}
+
+#[test]
+fn per_byte_costs_off_the_whole_ps_are_rounded_as_the_engine_rounds_them() {
+    // now1997's G is 26315.789 ps/B (38 MB/s): the engine charges a message's bytes
+    // (k·G_fs + 500) / 1000 ps, rounded per message; so does the record. At every G
+    // on the fs/B grid near it and at CPU speed 3 (rounded per computation) the
+    // record is the full run to the ps.
+    let mut p = loggopsim_defaults(Rendezvous::Handshake);
+    let s = example("calc_recv.goal");
+    for fs in [26_315_789u64, 26_315_500, 333_333, 6_000_001] {
+        p.cluster.gap_per_byte = PerByte(fs);
+        p.cluster.overhead_per_byte = PerByte(fs / 3);
+        p.cpu_speed = 3.0;
+        for s in [&s, &ping_pong(1001), &one_message(100_000)] {
+            let g = record(s, &p);
+            let base = Point::of(&p);
+            assert_eq!(g.makespan(&base, &mut Vec::new()), makespan(s, &p) as f64, "G = {fs} fs/B");
+            let mut q = p.clone();
+            q.cluster.gap_per_byte = PerByte(fs + 7);
+            let at = base.with(Param::GapPerByte(1), (fs + 7) as f64 / 1000.0);
+            assert_eq!(g.makespan(&at, &mut Vec::new()), makespan(s, &q) as f64, "G = {} fs/B", fs + 7);
+        }
+    }
+}

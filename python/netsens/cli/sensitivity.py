@@ -203,6 +203,12 @@ def blocks(out: dict[str, Any], chain: int) -> list[Any]:
     if out["timing_dependent"]:
         note = "matching can depend on timing (a wildcard receive): check with full runs"
         result.append(TextLine((note, None)))
+    if out.get("link_waits_held_fixed"):
+        note = (
+            "on a topology: slopes and curves hold each message's link time (route latency, "
+            "transmission, queueing) fixed; the tolerances are confirmed by full runs"
+        )
+        result.append(TextLine((note, None)))
     parts = TextTable(title="critical path: where its time goes")
     parts.add_column("part")
     parts.add_column("time", justify="right")

@@ -20,7 +20,7 @@ import html
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from netsens.models.fit import fit_table
 from netsens.models.martin import model_table
 from netsens.report import draw as D
 from netsens.report import figures as F
+from netsens.report.one_run import build as build_one_run
 from netsens.report.tables import (
     Table,
     communication_rows,
@@ -142,13 +143,17 @@ class Report:
     comm_figures: list[tuple[F.HeatmapFigure, F.HistogramFigure]]
     fits: list[tuple[str, Table]]
     fits_note: str | None
+    # One recorded run's curves beside the swept ones (netsens.report.one_run).
+    one_run: list[F.LineFigure] = field(default_factory=list)
+    one_run_table: Table | None = None
+    one_run_notes: list[str] = field(default_factory=list)
 
     @property
     def figures(self) -> list[F.Figure]:
         out: list[F.Figure] = [*self.slowdown, *self.models]
         for pair in self.comm_figures:
             out += list(pair)
-        return out
+        return out + list(self.one_run)
 
 
 def _models(
@@ -175,8 +180,9 @@ def _fits(
     return fit_tables(table, labels, axes), None
 
 
-def build_report(source: Source, progress: Progress | None = None) -> Report:
-    """Every table and figure description of the report (nothing is drawn yet)."""
+def build_report(source: Source, progress: Progress | None = None, one_run: bool = False) -> Report:
+    """Every table and figure description of the report (nothing is drawn yet);
+    ``one_run`` adds each workload's one-run curves (one recorded run per workload)."""
     say = progress or (lambda _msg: None)
     df = F.with_series(source.frame)
     base = F.baseline_rows(df)
@@ -210,6 +216,11 @@ def build_report(source: Source, progress: Progress | None = None) -> Report:
     say("fitted models")
     fits, fits_note = _fits(df, labels, axes)
     title = ", ".join(sorted(set(df["study"].drop_nulls().to_list())))
+    one_run_parts: tuple[list[F.LineFigure], Table | None, list[str]] = ([], None, [])
+    if one_run:
+        say("one run against the sweep (a recorded run per workload)")
+        study_dir = source.study_file.parent if source.study_file else source.results_dir
+        one_run_parts = build_one_run(source.frame, study_dir)
     return Report(
         title=title or "study",
         study=study_table(source, df, base, generated),
@@ -221,6 +232,9 @@ def build_report(source: Source, progress: Progress | None = None) -> Report:
         comm_figures=comm_figures,
         fits=fits,
         fits_note=fits_note,
+        one_run=one_run_parts[0],
+        one_run_table=one_run_parts[1],
+        one_run_notes=one_run_parts[2],
     )
 
 
@@ -260,17 +274,29 @@ def render_html(report: Report) -> str:
     for title, table in report.fits:
         parts.append(f"<h3>{html.escape(title)}</h3>{table.to_html()}")
     parts.append("</section>")
-    manifest = json.dumps([f"fig-{f.name}" for f in report.figures])
-    toc = "".join(
-        f'<li><a href="#{i}">{t}</a></li>'
-        for i, t in (
-            ("study", "The study"),
-            ("slowdown", "Slowdown against each parameter"),
-            ("models", "Models against measurement"),
-            ("communication", "How each workload communicates"),
-            ("fits", "Fitted models"),
+    sections = [
+        ("study", "The study"),
+        ("slowdown", "Slowdown against each parameter"),
+        ("models", "Models against measurement"),
+        ("communication", "How each workload communicates"),
+        ("fits", "Fitted models"),
+    ]
+    if report.one_run_table is not None or report.one_run_notes:
+        sections.append(("one-run", "One run against the sweep"))
+        parts.append('<section id="one-run"><h2>6. One run against the sweep</h2>')
+        parts.append(
+            '<p class="lead">Each workload recorded once at its baseline '
+            "(docs/guides/sensitivity.md): the curve that record gives for every swept "
+            "parameter, beside the study's full runs, and their difference; where they "
+            "differ, why.</p>"
         )
-    )
+        parts += [_note(n) for n in report.one_run_notes]
+        parts += [_figure_html(f) for f in report.one_run]
+        if report.one_run_table is not None:
+            parts.append(report.one_run_table.to_html())
+        parts.append("</section>")
+    manifest = json.dumps([f"fig-{f.name}" for f in report.figures])
+    toc = "".join(f'<li><a href="#{i}">{t}</a></li>' for i, t in sections)
     title = html.escape(report.title)
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -316,7 +342,7 @@ def write_report(
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: exists and is not a directory")
-    report = build_report(src, say)
+    report = build_report(src, say, one_run=True)
     figure_dir = out / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)
     say(f"PNG and PDF figures ({len(report.figures)}) in {figure_dir}")

@@ -114,7 +114,10 @@ def analyze(
     increase ``delta`` in the unit, ``None`` when T never passes (1 + ε)·T0);
     ``curves``: per curve asked for (``"L"``, ``"L=0us:20us"`` or ``("L", (lo, hi))``)
     its corners as ``[x, T]``; ``timing_dependent``: a receive had a wildcard, so the
-    matching can change with timing; ``run``: the run's own result.
+    matching can change with timing; ``link_waits_held_fixed``: the platform has a
+    ``[topology]``, whose links' time (route latency, transmission alone, queueing behind
+    shared flows: their own parts of the critical path) slopes and curves hold at the
+    run's values; ``run``: the run's own result.
 
     ``confirm`` (the default) runs the workload in full at each tolerance and a step
     beyond it (1 ps, or 1 fs/B) for the parameters a run can set alone, adding

@@ -1,6 +1,7 @@
 //! The critical path of a recorded run: the chain of times that sets its end, from
 //! the end back to the start, and what its time was spent on.
 
+use super::eval::{bytes_time, compute_time};
 use super::graph::{kind, Edge, ExecGraph};
 use super::params::Point;
 use crate::engine::{OpId, OpKind};
@@ -19,7 +20,13 @@ pub enum Part {
     /// A wide-area link's latency, and its time for the message's own bytes.
     WanLatency,
     WanBytes,
-    /// Waiting behind earlier messages on a busy link (a wide-area link today).
+    /// A topology route's link latencies.
+    RouteLatency,
+    /// A topology route's links moving the message's bytes alone, beyond its NIC's
+    /// `w·G` (a link slower than the NIC).
+    LinkTransmit,
+    /// Waiting behind earlier messages on a busy link: a wide-area link, or a
+    /// topology's links shared with other messages.
     LinkQueue,
     Disk,
     /// CPU detours and latency jitter.
@@ -38,6 +45,8 @@ impl Part {
             Part::Latency(l) => format!("{}L", level(l)),
             Part::WanLatency => "wan.L".into(),
             Part::WanBytes => "wan.G".into(),
+            Part::RouteLatency => "route latency".into(),
+            Part::LinkTransmit => "link transmission".into(),
             Part::LinkQueue => "link queueing".into(),
             Part::Disk => "disk".into(),
             Part::Noise => "noise".into(),
@@ -107,24 +116,25 @@ impl ExecGraph {
             }
         };
         match n.kind {
-            kind::COMPUTE => add(Part::Compute, b * p.cpu_time),
+            kind::COMPUTE => add(Part::Compute, compute_time(b, p.cpu_time)),
             kind::SEND_CPU | kind::RECV_CPU_NO_G => {
                 add(Part::Overhead(lv), l.overhead);
-                add(Part::OverheadPerByte(lv), b * l.overhead_per_byte);
+                add(Part::OverheadPerByte(lv), bytes_time(b, l.overhead_per_byte));
             }
             kind::RECV_CPU => {
                 add(Part::Overhead(lv), l.overhead);
-                if b * l.overhead_per_byte >= b * l.gap_per_byte {
-                    add(Part::OverheadPerByte(lv), b * l.overhead_per_byte);
+                let (o, g) = (bytes_time(b, l.overhead_per_byte), bytes_time(b, l.gap_per_byte));
+                if o >= g {
+                    add(Part::OverheadPerByte(lv), o);
                 } else {
-                    add(Part::GapPerByte(lv), b * l.gap_per_byte);
+                    add(Part::GapPerByte(lv), g);
                 }
             }
             kind::GAP => {
                 add(Part::Gap(lv), l.gap);
-                add(Part::GapPerByte(lv), b * l.gap_per_byte);
+                add(Part::GapPerByte(lv), bytes_time(b, l.gap_per_byte));
                 if via == Edge::Nic {
-                    cp.nic_wait += l.gap + b * l.gap_per_byte;
+                    cp.nic_wait += l.gap + bytes_time(b, l.gap_per_byte);
                 }
             }
             kind::WIRE => {
@@ -133,10 +143,13 @@ impl ExecGraph {
             }
             kind::TO_LINK => add(Part::Overhead(lv), l.overhead),
             kind::LINK_BYTES => {
-                add(if via == Edge::Link { Part::LinkQueue } else { Part::WanBytes }, b * p.wan_per_byte)
+                add(if via == Edge::Link { Part::LinkQueue } else { Part::WanBytes }, bytes_time(b, p.wan_per_byte))
             }
             kind::LINK_LATENCY => add(Part::WanLatency, p.wan_latency),
             kind::FIXED => add(Part::Disk, b),
+            kind::ROUTE => add(Part::RouteLatency, b),
+            kind::LINK_TRANSMIT => add(Part::LinkTransmit, b),
+            kind::LINK_WAIT => add(Part::LinkQueue, b),
             _ => {}
         }
         if let Some(&e) = self.extra.get(&(v as u32)) {

@@ -16,6 +16,33 @@ pub struct Eval {
     pub slope_up: f64,
 }
 
+/// `bytes · per_byte` ps as the engine charges it (`PerByte::cost`): exact for whole
+/// ps per byte, else rounded half up to the ps on its fs/B grid, so that the record
+/// gives the run's own times where G or O is not a whole number of ps per byte.
+#[inline]
+pub(crate) fn bytes_time(bytes: f64, per_byte: f64) -> f64 {
+    if per_byte.fract() == 0.0 {
+        return bytes * per_byte;
+    }
+    let fs = (per_byte * 1000.0).round();
+    if (per_byte * 1000.0 - fs).abs() < 1e-6 && bytes < 1e18 {
+        ((bytes as u128 * fs as u128 + 500) / 1000) as f64
+    } else {
+        (bytes * per_byte + 0.5).floor()
+    }
+}
+
+/// A computation of `ps` at CPU speed 1 taking `cpu_time` (1/cpu_speed) per ps, rounded
+/// to the ps as the engine does.
+#[inline]
+pub(crate) fn compute_time(ps: f64, cpu_time: f64) -> f64 {
+    if cpu_time == 1.0 {
+        ps
+    } else {
+        (ps * cpu_time).round()
+    }
+}
+
 impl ExecGraph {
     #[inline]
     fn level_of(&self, n: &Node) -> usize {
@@ -34,14 +61,14 @@ impl ExecGraph {
         let b = n.bytes as f64;
         let c = match n.kind {
             kind::ZERO => 0.0,
-            kind::COMPUTE => b * p.cpu_time,
-            kind::SEND_CPU => l.overhead + b * l.overhead_per_byte,
-            kind::RECV_CPU => l.overhead + (b * l.overhead_per_byte).max(b * l.gap_per_byte),
-            kind::RECV_CPU_NO_G => l.overhead + b * l.overhead_per_byte,
-            kind::GAP => l.gap + b * l.gap_per_byte,
+            kind::COMPUTE => compute_time(b, p.cpu_time),
+            kind::SEND_CPU => l.overhead + bytes_time(b, l.overhead_per_byte),
+            kind::RECV_CPU => l.overhead + bytes_time(b, l.overhead_per_byte).max(bytes_time(b, l.gap_per_byte)),
+            kind::RECV_CPU_NO_G => l.overhead + bytes_time(b, l.overhead_per_byte),
+            kind::GAP => l.gap + bytes_time(b, l.gap_per_byte),
             kind::WIRE => l.overhead + l.latency,
             kind::TO_LINK => l.overhead,
-            kind::LINK_BYTES => b * p.wan_per_byte,
+            kind::LINK_BYTES => bytes_time(b, p.wan_per_byte),
             kind::LINK_LATENCY => p.wan_latency,
             _ => b,
         };

@@ -45,6 +45,11 @@ pub(crate) mod kind {
     pub const LINK_BYTES: u8 = 8;
     pub const LINK_LATENCY: u8 = 9;
     pub const FIXED: u8 = 10;
+    /// A topology's route latency, its links' time alone beyond `w·G`, and its wait
+    /// on links shared with other messages: constants of the run (held fixed).
+    pub const ROUTE: u8 = 11;
+    pub const LINK_TRANSMIT: u8 = 12;
+    pub const LINK_WAIT: u8 = 13;
 }
 
 /// One node: `cost` of kind `kind` at `level` (0 node, 1 cluster) with `bytes`
@@ -200,7 +205,13 @@ impl ExecGraph {
             Cost::LinkBytes(b) => (kind::LINK_BYTES, 1, b),
             Cost::LinkLatency => (kind::LINK_LATENCY, 1, 0),
             Cost::Fixed(ps) => (kind::FIXED, 1, ps),
+            Cost::Route(ps) => (kind::ROUTE, 1, ps),
+            Cost::LinkTransmit(ps) => (kind::LINK_TRANSMIT, 1, ps),
+            Cost::LinkWait(ps) => (kind::LINK_WAIT, 1, ps),
         };
+        if matches!(k, kind::ROUTE | kind::LINK_TRANSMIT | kind::LINK_WAIT) && bytes == 0 && extra == 0 {
+            return from;
+        }
         if k == kind::ZERO && extra == 0 {
             return from;
         }
@@ -322,6 +333,21 @@ impl Observer for ExecGraph {
 
     fn release(&mut self, at: At) {
         self.release = self.at(at);
+    }
+
+    fn delayed(&mut self, key: Key, op: OpId, cost: Cost) {
+        // Told between events: the nodes belong to the message's operation.
+        self.op = op;
+        (self.host, self.arrival) = (self.ops.get(op as usize).map_or(0, |o| o.0), false);
+        let from = *self.event_slot(key);
+        let node = self.step(from, cost, 0);
+        *self.event_slot(key) = node;
+    }
+
+    fn after(&mut self, key: Key, earlier: Key) {
+        let (own, before) = (*self.event_slot(key), *self.event_slot(earlier));
+        let node = self.push(kind::ZERO, 1, 0, &[(own, Edge::Event), (before, Edge::Dependency)], 0);
+        *self.event_slot(key) = node;
     }
 
     fn posted(&mut self, recv: OpId) {

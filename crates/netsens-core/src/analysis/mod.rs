@@ -37,13 +37,6 @@ pub fn check_platform(platform: &Platform) -> Result<()> {
                 .into(),
         ));
     }
-    if platform.topology.is_some() {
-        return Err(Error::Input(
-            "sensitivity does not follow a [topology] fabric yet (its links' sharing is not in the record); \
-             remove the [topology] section for this analysis"
-                .into(),
-        ));
-    }
     Ok(())
 }
 

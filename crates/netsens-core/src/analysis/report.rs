@@ -147,6 +147,9 @@ pub fn report(
         "graph": graph,
         "makespan_ps": t0,
         "timing_dependent": g.wildcards,
+        // On a topology the links' time (route latency, transmission, sharing) is
+        // recorded as constants: slopes and curves hold it fixed.
+        "link_waits_held_fixed": platform.topology.is_some(),
         "record": {"nodes": g.nodes.len(), "predecessors": g.preds.len(), "bytes": g.bytes()},
         "critical_path": {
             "parts": parts, "nic_wait_ps": cp.nic_wait, "steps": cp.ops.len(), "chain": chain,

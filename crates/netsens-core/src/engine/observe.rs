@@ -65,6 +65,13 @@ pub enum Cost {
     LinkLatency,
     /// A time no parameter sets (a disk request's transfer).
     Fixed(Time),
+    /// A topology route's link latencies (ps): the fabric's, held fixed.
+    Route(Time),
+    /// What a message's bytes took on its route's links alone beyond its NIC's
+    /// `w·G` (a slower link), ps: held fixed.
+    LinkTransmit(Time),
+    /// What it waited on links shared with other messages, ps: held fixed.
+    LinkWait(Time),
 }
 
 /// Which pending event a time belongs to: an operation's (ready, disk done) or a
@@ -103,6 +110,12 @@ pub trait Observer: Any {
     fn set(&mut self, clock: Clock, at: At, max: bool);
     /// Operations enabled next are ready no earlier than `at`.
     fn release(&mut self, at: At);
+    /// The pending event for `key` (of operation `op`) comes `cost` later than told
+    /// so far: the fabric adds a route's latency and its links' time as it learns them.
+    fn delayed(&mut self, key: Key, op: OpId, cost: Cost);
+    /// The pending event for `key` comes no earlier than that of `earlier` (messages
+    /// of one pair arrive in their sending order).
+    fn after(&mut self, key: Key, earlier: Key);
     /// The event being handled matched a message to receive `recv`: it happens no
     /// earlier than `recv` was posted (whichever of the two came first this time).
     fn posted(&mut self, recv: OpId);

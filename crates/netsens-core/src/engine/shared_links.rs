@@ -4,9 +4,10 @@
 //! when its bytes are through; the end points' rules stay as they are.
 
 use super::message::Phase;
+use super::observe::{At, Cost, Key};
 use super::queue::{Event, EventKind};
-use super::Core;
-use crate::platform::LevelParams;
+use super::{tell, Core};
+use crate::platform::{Level, LevelParams};
 use crate::time::Time;
 
 /// A message's trip through the fabric, in its pair's sending order; `at` is its
@@ -40,6 +41,9 @@ impl Core {
         let nodes = (self.layout.node(from), self.layout.node(to));
         let fabric = self.fabric.as_mut().expect("a topology run has a fabric");
         let (flow, start) = fabric.open(t1, id, phase as u8, nodes, to, wire, p.gap_per_byte, tail);
+        // LogGP's o + L, then the route's latency (the link time comes at arrival).
+        tell!(self.queued(Key::Msg(id), At::Begin, Cost::Wire { level: Level::Cluster }, jitter));
+        tell!(self.delayed(Key::Msg(id), op, Cost::Route(start - t1)));
         self.queue.push(start, EventKind::FlowEnter, flow, 0, 0);
         self.in_flight.entry(pair(from, to)).or_default().push_back(Trip { msg: id, phase, at: None });
     }
@@ -58,6 +62,12 @@ impl Core {
         if let Some(d) = fabric.arrive(ev.time, ev.id, ev.aux) {
             let phase = Phase::from_u8(d.phase);
             self.msgs[d.msg as usize].link_wait = d.link_wait;
+            if self.obs.is_some() {
+                let op = self.msg_op(d.msg, phase);
+                let transmit = d.link_wait.min(d.slow_link);
+                tell!(self.delayed(Key::Msg(d.msg), op, Cost::LinkTransmit(transmit)));
+                tell!(self.delayed(Key::Msg(d.msg), op, Cost::LinkWait(d.link_wait - transmit)));
+            }
             let (from, to) = self.ends(d.msg, phase);
             // Arrivals of one pair in sending order (MPI's non-overtaking rule): a trip
             // that arrives first waits for the earlier trips of its pair, and arrives
@@ -74,7 +84,12 @@ impl Core {
             if trips.is_empty() {
                 self.in_flight.remove(&key);
             }
+            let mut earlier = None;
             for (msg, phase, at) in ready {
+                if let Some(e) = earlier {
+                    tell!(self.after(Key::Msg(msg), Key::Msg(e)));
+                }
+                earlier = Some(msg);
                 self.arrive_at(msg, phase, from, to, at);
             }
         }

@@ -55,6 +55,9 @@ pub struct Delivery {
     pub phase: u8,
     pub at: Time,
     pub link_wait: Time,
+    /// Of `link_wait`, what its bytes would take beyond `w·G` alone on its route (a
+    /// link slower than its NIC); the rest is sharing.
+    pub slow_link: Time,
 }
 
 struct Flow {
@@ -82,6 +85,8 @@ struct Flow {
     alone: Time,
     /// Added to the arrival: L (and latency jitter).
     tail: Time,
+    /// Its bytes' time alone on its route beyond `alone` (a link slower than the NIC).
+    slow_link: Time,
     version: u16,
 }
 
@@ -198,6 +203,9 @@ impl Fabric {
             1.0
         };
         let start = t1.saturating_add(round_ps(latency as f64 * s.latency_factor));
+        let alone = nic.checked_cost(bytes).unwrap_or(Time::MAX);
+        let slowest = links.iter().map(|&l| self.capacity[l as usize]).fold(bound, f64::min);
+        let slow_link = if slowest > 0.0 { round_ps(bytes as f64 / slowest).saturating_sub(alone) } else { Time::MAX };
         let flow = Flow {
             msg,
             phase,
@@ -213,8 +221,9 @@ impl Fabric {
             arrive: Time::MAX,
             delivered: false,
             through: false,
-            alone: nic.checked_cost(bytes).unwrap_or(Time::MAX),
+            alone,
             tail,
+            slow_link,
             version: 0,
         };
         let id = match self.free.pop() {
@@ -252,7 +261,7 @@ impl Fabric {
         }
         f.delivered = true;
         let wait = now.saturating_sub(f.start.saturating_add(f.tail));
-        let d = Delivery { msg: f.msg, phase: f.phase, at: now, link_wait: wait };
+        let d = Delivery { msg: f.msg, phase: f.phase, at: now, link_wait: wait, slow_link: f.slow_link };
         self.wait_of_rank[f.rank as usize] = self.wait_of_rank[f.rank as usize].saturating_add(wait);
         if f.through {
             self.release(id);

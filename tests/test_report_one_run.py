@@ -1,0 +1,76 @@
+"""The report's one-run section (netsens.report.one_run): each workload's curves from
+one recorded run beside the study's full runs, their difference, and why they differ.
+The swept points are full runs (netsens.run), so where the section says the two agree
+the record equals the engine; where they differ, the reason is the one the workload
+was built to show."""
+
+from pathlib import Path
+
+from frames import loaded_frame, stored_row
+from report_study import REAL_AXES, REAL_WORKLOADS, real_points, synthetic_points
+
+import netsens
+from netsens.report.one_run import Comparison, compare
+from netsens.report.page import build_report, read_source, render_html
+
+US = 1_000_000  # ps per µs
+
+# docs/guides/sensitivity.md's swap (tests/test_sensitivity.py): rank 3 receives from 0
+# after one L and from 1 after three; at L = 2.5 us rank 1's message comes first, and
+# from L = 7 us on rank 0's does: the record keeps the first order.
+SWAP = Path(__file__).resolve().parent / "data" / "arrival_swap.goal"
+SWAP_L = ["2.5us", "4us", "6us", "9us", "12us"]
+
+
+def test_a_small_study_agrees_near_its_baseline_and_says_where_it_does_not(
+    tmp_path: Path,
+) -> None:
+    # Swept by full runs: at and below the swap the one-run curve is the run to the ps;
+    # beyond it, the section gives the order of events as the reason.
+    goal = tmp_path / "swap.goal"
+    goal.write_text(SWAP.read_text())
+    rows = []
+    for i, value in enumerate(SWAP_L):
+        over = {} if i == 0 else {"L": value}
+        result = netsens.run(goal, "loggopsim", overrides=over)
+        rows.append(stored_row(result, axis="L" if over else "baseline", overrides=over))
+    (c,) = compare(loaded_frame(rows), tmp_path)
+    assert isinstance(c, Comparison) and c.axis == "L"
+    assert c.x == [2.5 * US, 4 * US, 6 * US, 9 * US, 12 * US]
+    for x, swept, mine in zip(c.x, c.swept_ps, c.one_run_ps, strict=True):
+        if x <= 6 * US:
+            assert mine == swept, x
+    beyond = zip(c.one_run_ps[3:], c.swept_ps[3:], strict=True)
+    assert any(mine != swept for mine, swept in beyond)
+    assert "order of events" in c.why and "from L = 9e+06 ps on" in c.why
+
+
+def test_the_report_of_a_real_study_has_the_section_per_workload_and_axis(
+    tmp_path: Path,
+) -> None:
+    from report_study import write_points
+
+    results = write_points(real_points(), tmp_path / "results")
+    report = build_report(read_source(results), one_run=True)
+    assert [f.name for f in report.one_run] == [f"one_run_{a}" for a in ("o", "L")]
+    for fig in report.one_run:
+        labels = {s.label for s in fig.series}
+        assert labels == {f"{w}: {k}" for w in REAL_WORKLOADS for k in ("swept", "one run")}
+    table = report.one_run_table
+    assert table is not None
+    # A row per workload, axis and swept value (the baseline is on both curves), seed 0.
+    assert len(table.rows) == len(REAL_WORKLOADS) * sum(len(v) for v in REAL_AXES.values())
+    for row in table.rows:
+        same = row[4] in ("+0.000", "-0.000")
+        assert same == (row[6] == ""), row  # a reason exactly where they differ
+        if "2.9" in row[1] or "5e+06" in row[1]:
+            assert same, row  # the platform's own values: the recorded run itself
+    assert "One run against the sweep" in render_html(report)
+
+
+def test_results_that_are_not_this_engines_are_named_as_such() -> None:
+    # The synthetic study's run times follow a formula, not the engine: the record
+    # differs already at the baseline, and the section says the stored run is another.
+    found = compare(loaded_frame(synthetic_points(), keep_baseline_rows=True))
+    rows = [c for c in found if isinstance(c, Comparison)]
+    assert rows and all("stored baseline run is not" in c.why for c in rows)
