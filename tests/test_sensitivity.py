@@ -296,3 +296,22 @@ def test_an_app_on_the_example_fat_tree_is_analysed_from_one_run() -> None:
     for p in out["params"]:
         for t in p["tolerance"]:
             assert t["confirmed"] or "delta_by_runs" in t, (p["param"], t)
+
+
+def test_a_search_by_runs_that_never_leaves_the_limit_ends_unbounded() -> None:
+    # A run whose time stops growing: the search doubles at most MAX_DOUBLINGS times
+    # and calls the tolerance unbounded instead of running forever.
+    import importlib
+
+    A = importlib.import_module("netsens.sensitivity.analyze")
+
+    calls = []
+
+    def fits(x: float) -> bool:
+        calls.append(x)
+        return True
+
+    assert A._search(fits, 0.0, 10.0, 1.0) == float("inf")
+    assert len(calls) == A.MAX_DOUBLINGS
+    # A breakpoint at 1000: found to the grid step.
+    assert A._search(lambda x: x <= 1000, 0.0, 10.0, 1.0) == 1000

@@ -223,18 +223,39 @@ def _confirm(
                 # The run's order of events changed before the tolerance: full runs
                 # find it instead (the largest value on the grid with T <= limit).
                 found = _search(
-                    lambda x, n=p["param"], lim=limit: makespan(n, x) <= lim, p["value"], at, grid
+                    lambda x, n=p["param"], lim=limit: makespan(n, x) <= lim,
+                    p["value"],
+                    at,
+                    grid,
+                    APP_SEARCH_PRECISION if workload["app"] is not None else 0.0,
                 )
                 tol["delta_by_runs"] = found - p["value"]
 
 
-def _search(fits: Callable[[float], bool], x0: float, guess: float, grid: float) -> float:
+# The search by full runs doubles its step at most this often (2^40 times the first
+# step: beyond any value a network takes) before it calls a tolerance unbounded; a
+# run whose time stops growing with the parameter would otherwise double forever.
+MAX_DOUBLINGS = 40
+# A rank program's full run costs far more than a schedule's: its search stops within
+# this fraction of the increase (about 14 halvings) instead of at the exact grid step.
+APP_SEARCH_PRECISION = 1e-4
+
+
+def _search(
+    fits: Callable[[float], bool], x0: float, guess: float, grid: float, precision: float = 0.0
+) -> float:
     """The largest x >= x0 on the grid with ``fits(x)``, from ``guess``, assuming
-    ``fits`` holds up to some x and not beyond (T grows with each parameter)."""
+    ``fits`` holds up to some x and not beyond (T grows with each parameter); infinity
+    when it still holds after MAX_DOUBLINGS. With ``precision``, the answer is within
+    that fraction of x - x0 rather than exact to the grid step."""
     lo, hi = x0, max(guess, x0 + grid)
-    while fits(hi):
+    for _ in range(MAX_DOUBLINGS):
+        if not fits(hi):
+            break
         lo, hi = hi, x0 + 2 * (hi - x0)
-    while hi - lo > grid * 1.5:
+    else:
+        return math.inf
+    while hi - lo > max(grid * 1.5, precision * (hi - x0)):
         mid = lo + math.floor((hi - lo) / 2 / grid) * grid
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)
     return lo
