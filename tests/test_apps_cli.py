@@ -143,7 +143,7 @@ BAD = {
         ["--goal", PING, "--app", "stencil", "--ranks", "2"],
         "give either --goal or --app, not both",
     ),
-    "neither goal nor app": ([], "Missing option '--goal' or '--app'"),
+    "neither goal nor app": ([], "Missing option '--goal', '--app' or '--job'"),
     "app without ranks": (["--app", "stencil"], "--ranks is required with --app"),
     "ranks with goal": (["--goal", PING, "--ranks", "2"], "--ranks is for --app"),
     "size with goal": (["--goal", PING, "--size", "tiny"], "--size is for --app"),
