@@ -234,29 +234,23 @@ def validate(
         if ranks > cores
         else {"cores_per_node": str(ranks)}
     )
+
+    def sim_run(over: dict[str, str], **how: Any) -> dict[str, Any]:
+        """One simulated run on the live ranks' cores (``how``: measured or recorded work)."""
+        result = _core.run_app(
+            app, ranks, size, machine, {**own_cores, **over}, seed, False, None, **how
+        )
+        return json.loads(result)
+
     say(f"measuring {app}'s computation ({repeats} runs; every simulation charges their median)")
-    record = _recorded_work(
-        [
-            json.loads(
-                _core.run_app(
-                    app, ranks, size, machine, own_cores, seed, False, None, measured_compute=True
-                )
-            )
-            for _ in range(repeats)
-        ]
-    )
+    record = _recorded_work([sim_run({}, measured_compute=True) for _ in range(repeats)])
 
     def simulated(over: dict[str, str], cpu: float | None = None) -> int:
         """The simulated makespan (ps): deterministic, as the computation is the record."""
-        over = {"cpu_speed": f"{cpu or speed:.6g}", **own_cores, **over}
-        result = _core.run_app(
-            app, ranks, size, machine, over, seed, False, None, recorded_work=record
-        )
-        return json.loads(result)["makespan_ps"]
+        over = {"cpu_speed": f"{cpu or speed:.6g}", **over}
+        return sim_run(over, recorded_work=record)["makespan_ps"]
 
-    probe = json.loads(
-        _core.run_app(app, ranks, size, machine, own_cores, seed, False, None, recorded_work=record)
-    )
+    probe = sim_run({}, recorded_work=record)
     speed = _mean_compute(probe) / max(_mean_compute(live_base), 1.0)
 
     # The calibration runs one process per core; with more ranks than cores every
