@@ -12,6 +12,7 @@ three jobs pooled). Printed: a markdown table, times in ms, errors in % of live.
 """
 
 import argparse
+import io
 import json
 import subprocess
 import sys
@@ -43,6 +44,18 @@ def error(replayed: float, live: float) -> str:
     return f"{100 * (replayed / live - 1):+.1f} %"
 
 
+def traces_archive(data: Path, ranks: str) -> io.BytesIO:
+    """The rank count's trace archive, whole or in the pieces the device's 16 MB limit
+    cut it into (traces-P.tar.xz.part00, .part01, ...)."""
+    whole = data / f"traces-{ranks}.tar.xz"
+    if whole.exists():
+        return io.BytesIO(whole.read_bytes())
+    parts = sorted(data.glob(f"traces-{ranks}.tar.xz.part*"))
+    if not parts:
+        raise SystemExit(f"error: no traces-{ranks}.tar.xz (or .partNN pieces) in {data}")
+    return io.BytesIO(b"".join(p.read_bytes() for p in parts))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", type=Path)
@@ -64,7 +77,7 @@ def main() -> None:
     for ranks in sorted(summary["live"], key=int):
         folder = work / ranks
         if not folder.is_dir():
-            with tarfile.open(args.data / f"traces-{ranks}.tar.xz") as tar:
+            with tarfile.open(fileobj=traces_archive(args.data, ranks)) as tar:
                 tar.extractall(folder, filter="data")
         for app_size in args.apps.split(","):
             app = app_size.rsplit("-", 1)[0]
