@@ -249,6 +249,32 @@ fn tsp_optimized_crosses_the_wide_area_only_to_steal() {
     assert!(wan_messages(&orig) >= 54 && opt <= 42);
 }
 
+#[test]
+fn tsp_runs_of_one_thread_share_searches_without_changing_a_time() {
+    // A job's search is kept per thread for its map; a run after runs of other maps
+    // (other seeds) and of the same map at another latency must end exactly as a run
+    // on a fresh thread does.
+    let run_at = |latency: &str, seed: u64| {
+        let p = platform("das1998", &[("clusters", "4x8"), ("wan_latency", latency)]);
+        let (r, info) =
+            run_app_variant("tsp", Some("original"), 32, "small", seed, &p, &RunOptions::default(), &mut |_| true)
+                .expect("tsp runs");
+        assert!(info.verified);
+        (r.makespan_ps, r.ranks.iter().map(|x| x.end_ps).collect::<Vec<_>>())
+    };
+    let fresh = |latency: &'static str, seed| std::thread::spawn(move || run_at(latency, seed)).join().unwrap();
+    let (a, b) = (fresh("3ms", 0), fresh("3ms", 1));
+    let after_others = std::thread::spawn(move || {
+        run_at("30ms", 0);
+        run_at("30ms", 1);
+        (run_at("3ms", 0), run_at("3ms", 1))
+    })
+    .join()
+    .unwrap();
+    assert_eq!(after_others, (a.clone(), b.clone()));
+    assert_ne!(a.0, b.0, "the two seeds' maps differ");
+}
+
 // --- bh -------------------------------------------------------------------------------
 
 #[test]
