@@ -120,9 +120,18 @@ def test_structures_are_relative_to_the_one_cluster_baseline():
 def test_the_report_adds_traffic_tables_and_structures_from_companions(tmp_path):
     from netsens.report.page import write_report
 
-    main = grid_study(tmp_path, ["asp"])
-    main.axes["wan_bandwidth"] = ["3MB/s", "1MB/s"]
-    main.axes["wan_latency"] = ["0.3ms", "3ms"]
+    main = study(
+        tmp_path,
+        "w",
+        workloads=["asp"],
+        variants=["original"],
+        baseline={"clusters": "8"},
+        axes={
+            "clusters": ["2x4"],
+            "wan_bandwidth": ["3MB/s", "1MB/s"],
+            "wan_latency": ["0.3ms", "3ms"],
+        },
+    )
     assert run_study(main, jobs=1, progress=False).ok
     companion = study(
         tmp_path,
@@ -137,6 +146,8 @@ def test_the_report_adds_traffic_tables_and_structures_from_companions(tmp_path)
     assert run_study(companion, jobs=1, progress=False).ok
     page = write_report(main.results_dir).read_text()
     assert "Table 1" in page and "Table 2" in page
+    # The seed's Table 2 beside netsens's: asp's original 6.37, its optimized 24.0.
+    assert "(6.37)" in page and "— (24.00)" in page
     figures = main.results_dir / "report" / "figures"
     for suffix in (".png", ".pdf"):
         assert (figures / f"wan-traffic{suffix}").stat().st_size > 0
