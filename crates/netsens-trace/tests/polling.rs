@@ -7,6 +7,7 @@
 //! rank 1 at 10 µs, reaches rank 0 at 10 + o + L = 16 µs, which receives it at
 //! 16 + o = 17 µs; the answer after 3 µs of compute is sent at 20 µs (o to 21 µs) and
 //! received by rank 1 at 21 + L + o = 27 µs: the end, when the polls are waiting.
+//! A third program, on 3 ranks, serves requests as they come (`ReadOptions::served`).
 
 use netsens_core::engine::RunOptions;
 use netsens_core::platform::Platform;
