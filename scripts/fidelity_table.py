@@ -1,14 +1,17 @@
 """Replay against live at 8 and 16 ranks: the table of docs/measurements/fidelity.md.
 
     python scripts/fidelity_table.py DATA --platform NAME=FILE.toml [--platform ...]
-        [--apps radb-small,em3d-write-small] [--o-extra 50us] [--work DIR]
+        [--apps radb-small,em3d-write-small] [--served APP=COMM,...] [--o-extra-ps PS]
+        [--work DIR]
 
 DATA is a folder as the 16-core experiment left it (../shared/fidelity16/data:
 summary.json with the live medians, traces-8.tar.xz and traces-16.tar.xz with one OTF2
 archive per application). Each archive is replayed with `netsens replay` on each
 platform, at its o and at o + 50 us (the live runs injected 50 us of o on top of the
 machine's own), and compared with the median of the live runs (`live --repeat 5`,
-three jobs pooled). Printed: a markdown table, times in ms, errors in % of live.
+three jobs pooled). ``--served em3d-write-small=1`` replays that application with
+``netsens replay --served 1`` (the suite's one-sided requests travel on the archive's
+communicator 1). Printed: a markdown table, times in ms, errors in % of live.
 """
 
 import argparse
@@ -24,10 +27,12 @@ from pathlib import Path
 NETSENS = Path(sys.executable).parent / "netsens"
 
 
-def replay_ms(anchor: Path, platform: Path, o: str | None) -> float:
+def replay_ms(anchor: Path, platform: Path, o: str | None, served: str | None) -> float:
     command = [str(NETSENS), "replay", str(anchor), "--platform", str(platform), "--json"]
     if o is not None:
         command += ["--o", o]
+    if served is not None:
+        command += ["--served", served]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     return json.loads(out)["makespan_ps"] / 1e9
 
@@ -62,9 +67,11 @@ def main() -> None:
     parser.add_argument("--platform", action="append", required=True, help="NAME=FILE.toml")
     parser.add_argument("--apps", default="radb-small,em3d-write-small")
     parser.add_argument("--o-extra-ps", type=int, default=50_000_000)
+    parser.add_argument("--served", action="append", default=[], help="APP=COMM,...")
     parser.add_argument("--work", type=Path)
     args = parser.parse_args()
     platforms = [tuple(p.split("=", 1)) for p in args.platform]
+    served = dict(p.split("=", 1) for p in args.served)
     summary = json.loads((args.data / "summary.json").read_text())
     work = args.work or Path(tempfile.mkdtemp(prefix="netsens-fidelity-"))
     header = "| P | app | live base | live o+50 µs |"
@@ -89,8 +96,9 @@ def main() -> None:
             anchor = folder / app_size / "traces.otf2"
             for _, file in platforms:
                 platform = Path(file)
-                r0 = replay_ms(anchor, platform, None)
-                r1 = replay_ms(anchor, platform, o_plus(platform, args.o_extra_ps))
+                comms = served.get(app_size)
+                r0 = replay_ms(anchor, platform, None, comms)
+                r1 = replay_ms(anchor, platform, o_plus(platform, args.o_extra_ps), comms)
                 row += f" {r0:.2f} | {error(r0, base)} | {r1:.1f} | {error(r1, slow)} |"
             print(row, flush=True)
 

@@ -145,3 +145,14 @@ def test_schedgens_any_tag_reads_as_loggopsim_reads_it(tmp_path):
     assert json.loads(proc.stdout)["makespan_ps"] == 5_500_000
     goal.write_text("num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 3000000000\n}\nrank 1 {\n}\n")
     assert "tag 3000000000 is too large" in one_error_line(netsens("run", "--goal", goal))
+
+
+def test_served_communicators_change_only_receives_a_test_completes(tmp_path):
+    # The synthetic archive's ranks exchange in blocking MPI_Sendrecv calls: nothing is
+    # completed by a test, so serving the world changes nothing; 2 ranks, 3 iterations
+    # of 1000 ns of compute and 1 byte: 3 * (1 + o + L + o) = 24 us (the Rust side's
+    # crates/netsens-trace/tests/polling.rs derives a served program's replay by hand).
+    anchor = _core.write_synthetic_trace(str(tmp_path / "t"), 2, 3, 1000, 1, 0, 0)
+    assert replay(anchor)["makespan_ps"] == replay(anchor, "--served", "0")["makespan_ps"] == 24e6
+    line = one_error_line(netsens("replay", anchor, "--served", "world"))
+    assert 'served: "world" is not a communicator reference' in line

@@ -53,6 +53,7 @@ def run_goal(
     parsing: ParseFn | None = None,
     summary_over: int | None = None,
     run: str | None = None,
+    served: str | None = None,
 ) -> dict[str, Any]:
     """Replay the GOAL schedule at ``path`` on ``platform`` (a preset name or a TOML file).
 
@@ -73,6 +74,9 @@ def run_goal(
     reported, as ``live --repeat`` reports its median run; ``run`` asks for another:
     ``"whole"`` (the archive as one recording) or a run number from 1 (``"2"``).
     ``workload`` then holds ``runs``, the ``run`` reported and ``run_makespans_ps``.
+    ``served`` names communicators whose messages the program serves as they come
+    (``"1,3"``: their OTF2 references): a receive on one that a test completes orders
+    nothing after it (docs/guides/replay-fidelity.md).
 
     ``parsing(bytes, total)`` is called as a GOAL file's text is parsed. With more
     ranks than ``summary_over`` (a GOAL file only), ``ranks`` is empty and
@@ -80,7 +84,7 @@ def run_goal(
     middle) and ``max`` of each rank time (a run of millions of ranks reads back in
     a moment).
     """
-    extra = (collectives, compute, parsing, summary_over, run)
+    extra = (collectives, compute, parsing, summary_over, run, served)
     text = run_goal_json(path, platform, overrides, seed, matrix, progress, ranks, *extra)
     return json.loads(text)
 
@@ -98,18 +102,21 @@ def run_goal_json(
     parsing: ParseFn | None = None,
     summary_over: int | None = None,
     run: str | None = None,
+    served: str | None = None,
 ) -> str:
     """``run_goal``'s result as the engine's JSON text, unparsed."""
     check_memory_limit()
     args = (os.fspath(path), os.fspath(platform), dict(overrides or {}), seed, matrix, progress)
     if is_trace(path):
-        return _core.run_trace(*args, ranks, collectives, compute, run)
+        return _core.run_trace(*args, ranks, collectives, compute, run, served)
     if collectives:
         raise InputError(f"collectives: {collectives!r} applies to traces, not GOAL files")
     if compute:
         raise InputError(f"compute: {compute!r} applies to traces, not GOAL files")
     if run:
         raise InputError(f"run: {run!r} applies to traces, not GOAL files")
+    if served:
+        raise InputError(f"served: {served!r} applies to traces, not GOAL files")
     return _core.run_goal(*args, ranks, parsing, summary_over)
 
 

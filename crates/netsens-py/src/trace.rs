@@ -17,10 +17,11 @@ use super::{opts, platform_with, result_json, to_py, with_progress, InputError};
 /// that records several runs (the recording paused between them) reports the run
 /// `run` names: "median" (the default: every run replayed, the median one reported),
 /// "whole" (the archive as one recording) or a run number from 1; the workload then
-/// says `runs`, the `run` reported and every run's `run_makespans_ps`.
+/// says `runs`, the `run` reported and every run's `run_makespans_ps`. `served` names
+/// the served communicators ("1,3": OTF2 references; [`netsens_trace::ReadOptions`]).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None, collectives=None, compute=None, run=None))]
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None, collectives=None, compute=None, run=None, served=None))]
 pub fn run_trace(
     py: Python<'_>,
     path: &str,
@@ -33,14 +34,17 @@ pub fn run_trace(
     collectives: Option<&str>,
     compute: Option<&str>,
     run: Option<&str>,
+    served: Option<&str>,
 ) -> PyResult<String> {
     let algorithms = algorithms(collectives)?;
     let compute = compute.map_or(Ok(netsens_trace::Compute::default()), netsens_trace::Compute::parse);
     let compute = compute.map_err(InputError::new_err)?;
+    let served = netsens_trace::ReadOptions::parse_served(served.unwrap_or("")).map_err(InputError::new_err)?;
+    let options = netsens_trace::ReadOptions { algorithms, compute, served };
     let choice = run.map_or(Ok(RunChoice::Median), RunChoice::parse).map_err(InputError::new_err)?;
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
-        let t = netsens_trace::read_trace_compute(path, algorithms, compute).map_err(to_py)?;
+        let t = netsens_trace::read_trace_options(path, options.clone()).map_err(to_py)?;
         if let Some(asked) = ranks {
             if asked != i64::from(t.ranks) {
                 return Err(InputError::new_err(format!(
@@ -70,7 +74,7 @@ pub fn run_trace(
         // Each run read and replayed on its own; the one asked for (or the median) reported.
         let mut replays = Vec::with_capacity(wanted.len());
         for &k in &wanted {
-            let one = netsens_trace::read_trace_run(path, algorithms, compute, k).map_err(to_py)?;
+            let one = netsens_trace::read_trace_run_options(path, options.clone(), k).map_err(to_py)?;
             let s = &one.schedule;
             let r = with_progress(None, |hook| run_schedule_with_progress(s, &p, &opts(seed, matrix), hook))?;
             replays.push((k, one, r));

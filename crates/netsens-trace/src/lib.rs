@@ -22,9 +22,10 @@ pub mod write;
 pub use collectives::Algorithms;
 pub use info::{trace_info, TraceInfo};
 pub use replay::{
-    call_support, count_events, read_trace, read_trace_compute, read_trace_with, trace_ranks, Compute, Replay, Support,
+    call_support, count_events, read_trace, read_trace_compute, read_trace_options, read_trace_with, trace_ranks,
+    Compute, ReadOptions, Replay, Support,
 };
-pub use runs::{median_index, read_trace_run, trace_runs, RunChoice};
+pub use runs::{median_index, read_trace_run, read_trace_run_options, trace_runs, RunChoice};
 
 /// Write a synthetic archive (native/otf2read/otf2_synth.c) in the new directory
 /// `dir`: every rank `iterations` times computes `compute_ns`, then exchanges

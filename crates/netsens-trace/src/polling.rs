@@ -59,6 +59,11 @@ impl Polls {
         self.waiting(by_cpu, RECEIVES.contains(&call))
     }
 
+    /// Whether the outermost call in progress is a test (`MPI_Test*`).
+    pub fn in_test(&self) -> bool {
+        self.call == Some(false)
+    }
+
     /// Whether the gap since the last call, ending in something other than a call
     /// (measurement paused), was waiting.
     pub fn gap_is_waiting(&self, by_cpu: bool) -> bool {

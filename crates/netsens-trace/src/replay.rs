@@ -19,7 +19,11 @@
 //!   non-blocking one (`MPI_Ibarrier`) starts where it was called and the op after
 //!   its completion waits for it;
 //! - the time after an `MPI_Test*` or `MPI_Iprobe` that found nothing is waiting, not
-//!   compute (`polling.rs`).
+//!   compute (`polling.rs`);
+//! - a receive on a *served* communicator ([`ReadOptions::served`]) that a test
+//!   completes orders nothing after it: the rank serves such messages as they come
+//!   (requests to a server, one-sided operations over messages), so its own work never
+//!   waits for one; it still pays the receive's o when the message arrives.
 //!
 //! Communicator-creating calls (`MPI_Comm_dup`, `MPI_Comm_split`, ...) communicate
 //! inside the MPI library, out of the trace's sight: their duration is kept as a
@@ -202,6 +206,36 @@ impl Compute {
     }
 }
 
+/// How a trace is read into a schedule.
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// Collective algorithms (MPICH's by default).
+    pub algorithms: Algorithms,
+    /// The clock of the compute between calls.
+    pub compute: Compute,
+    /// Served communicators, by their OTF2 reference (what `otf2-print` shows in angle
+    /// brackets): a receive on one that an `MPI_Test*` completes orders nothing after
+    /// it. The traced run fixes the order in which a server found its requests; on
+    /// another network they arrive in another order, and the server would have gone
+    /// on with its own work and served each when it came.
+    pub served: Vec<u32>,
+}
+
+impl ReadOptions {
+    /// `"1,3"`: the served communicators' OTF2 references, comma-separated.
+    pub fn parse_served(text: &str) -> Result<Vec<u32>, String> {
+        text.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                s.parse::<u32>().map_err(|_| {
+                    format!("served: \"{s}\" is not a communicator reference; write the numbers otf2-print shows in <>, e.g. 1 or 1,3")
+                })
+            })
+            .collect()
+    }
+}
+
 /// The op the next op of a rank depends on, and how.
 #[derive(Clone, Copy)]
 enum After {
@@ -291,6 +325,8 @@ pub(crate) struct Builder<'a> {
     path: &'a str,
     algorithms: Algorithms,
     compute: Compute,
+    /// See [`ReadOptions::served`].
+    served: Vec<u32>,
     b: ScheduleBuilder,
     ranks: Vec<RankState>,
     regions: HashMap<u32, (Box<str>, RegionKind)>,
@@ -309,10 +345,16 @@ pub(crate) struct Builder<'a> {
 impl<'a> Builder<'a> {
     /// Nothing read yet from the archive `anchor`.
     pub(crate) fn new(anchor: &'a str, algorithms: Algorithms, compute: Compute) -> Builder<'a> {
+        Builder::with(anchor, ReadOptions { algorithms, compute, served: Vec::new() })
+    }
+
+    /// Nothing read yet from the archive `anchor`, to be read as `options` say.
+    pub(crate) fn with(anchor: &'a str, options: ReadOptions) -> Builder<'a> {
         Builder {
             path: anchor,
-            algorithms,
-            compute,
+            algorithms: options.algorithms,
+            compute: options.compute,
+            served: options.served,
             b: ScheduleBuilder::new(1),
             ranks: Vec::new(),
             regions: HashMap::new(),
@@ -761,7 +803,12 @@ impl Sink for Builder<'_> {
                         ))
                     }
                 };
-                self.ranks[r].completed.push(op);
+                // A served request, found by a poll: the rank's own work goes on without it.
+                let served =
+                    ev.kind == ffi::IRECV_DONE && self.ranks[r].polls.in_test() && self.served.contains(&ev.comm);
+                if !served {
+                    self.ranks[r].completed.push(op);
+                }
                 self.ranks[r].call_completions += 1;
             }
             ffi::COLL => {
@@ -829,7 +876,12 @@ pub fn read_trace_with(anchor: &str, algorithms: Algorithms) -> Result<Replay, E
 
 /// [`read_trace_with`], the compute between calls measured by `compute`.
 pub fn read_trace_compute(anchor: &str, algorithms: Algorithms, compute: Compute) -> Result<Replay, Error> {
-    let mut builder = Builder::new(anchor, algorithms, compute);
+    read_trace_options(anchor, ReadOptions { algorithms, compute, served: Vec::new() })
+}
+
+/// Read the archive `anchor` into a schedule as `options` say.
+pub fn read_trace_options(anchor: &str, options: ReadOptions) -> Result<Replay, Error> {
+    let mut builder = Builder::with(anchor, options);
     crate::formats::read(anchor, &mut builder, true).map_err(Error::Input)?;
     builder.into_replay()
 }

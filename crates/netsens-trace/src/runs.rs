@@ -16,7 +16,7 @@ use netsens_core::Error;
 
 use crate::collectives::Algorithms;
 use crate::ffi::{self, Event, Members, Sink};
-use crate::replay::{Builder, Compute, Replay};
+use crate::replay::{Builder, Compute, ReadOptions, Replay};
 
 /// The call that pauses the recording, recorded as one call spanning the pause.
 const PAUSE: &str = "MPI_Pcontrol";
@@ -216,7 +216,12 @@ pub fn trace_runs(anchor: &str) -> Result<u32, Error> {
 
 /// [`crate::read_trace_compute`] of run `run` (0-based) of the archive `anchor` alone.
 pub fn read_trace_run(anchor: &str, algorithms: Algorithms, compute: Compute, run: u32) -> Result<Replay, Error> {
-    let mut builder = Builder::new(anchor, algorithms, compute);
+    read_trace_run_options(anchor, ReadOptions { algorithms, compute, served: Vec::new() }, run)
+}
+
+/// [`read_trace_run`], read as `options` say.
+pub fn read_trace_run_options(anchor: &str, options: ReadOptions, run: u32) -> Result<Replay, Error> {
+    let mut builder = Builder::with(anchor, options);
     let mut one = OneRun::new(&mut builder, run);
     crate::formats::read(anchor, &mut one, true).map_err(Error::Input)?;
     let runs = agreed_runs(anchor, &one.runs()).map_err(Error::Input)?;

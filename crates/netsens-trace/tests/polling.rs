@@ -7,12 +7,13 @@
 //! rank 1 at 10 µs, reaches rank 0 at 10 + o + L = 16 µs, which receives it at
 //! 16 + o = 17 µs; the answer after 3 µs of compute is sent at 20 µs (o to 21 µs) and
 //! received by rank 1 at 21 + L + o = 27 µs: the end, when the polls are waiting.
+//! A third program, on 3 ranks, serves requests as they come (`ReadOptions::served`).
 
 use netsens_core::engine::RunOptions;
 use netsens_core::platform::Platform;
 use netsens_core::schedule::executor::run_schedule;
 use netsens_trace::write::{self, write_archive, Event};
-use netsens_trace::{read_trace_compute, Algorithms, Compute};
+use netsens_trace::{read_trace_compute, read_trace_options, Algorithms, Compute, ReadOptions};
 
 const US: u64 = 1_000_000;
 
@@ -139,4 +140,61 @@ fn a_program_without_polls_replays_as_before() {
         .push(write::LEAVE, 150, |e| e.region = RECV)
         .call(SEND, 153, &[(write::SEND, 1, 0)]);
     assert_eq!(end_ps([r, partner(false)], "MPI_Test", Compute::Cpu), 27 * US);
+}
+
+/// The served-requests program, on 3 ranks: rank 1 computes 30 µs and sends rank 0
+/// a request; rank 2 computes 2 µs, sends rank 0 a request and waits in `MPI_Recv` for
+/// rank 0's answer. Rank 0 posts a receive at 0, tests it without success 20 times
+/// (the traced network delivered rank 1's request first, at 41 µs), completes it,
+/// posts a second receive, which the next test completes with rank 2's request, and
+/// sends rank 2 its answer: its own work, which needs neither request. `wait` completes
+/// the first request in an `MPI_Wait` (region 5) instead of the last test.
+fn server(wait: bool) -> Vec<Rank> {
+    let mut r0 = Rank::new(0, false);
+    r0.call(IRECV, 0, &[(write::IRECV_POST, 0, 1)]);
+    for i in 0..20 {
+        r0.call(TEST, 1 + 2 * i, &[]);
+    }
+    r0.call(if wait { 5 } else { TEST }, 41, &[(write::IRECV_DONE, 1, 1)])
+        .call(IRECV, 42, &[(write::IRECV_POST, 0, 2)])
+        .call(TEST, 43, &[(write::IRECV_DONE, 2, 2)])
+        .call(SEND, 44, &[(write::SEND, 2, 0)]);
+    let mut r1 = Rank::new(1, false);
+    r1.call(SEND, 30, &[(write::SEND, 0, 0)]);
+    let mut r2 = Rank::new(2, false);
+    r2.call(SEND, 2, &[(write::SEND, 0, 0)]).call(RECV, 3, &[(write::RECV, 0, 0)]);
+    vec![r0, r1, r2]
+}
+
+fn served_end_ps(ranks: Vec<Rank>, served: &[u32]) -> u64 {
+    let dir = tempfile::tempdir().unwrap();
+    let regions = ["MPI_Irecv", "MPI_Send", "MPI_Recv", "MPI_Iprobe", "MPI_Test", "MPI_Wait"];
+    let events: Vec<(u32, Event)> = ranks.into_iter().flat_map(|r| r.events).collect();
+    let anchor = write_archive(&dir.path().join("t"), 3, &regions, &events).unwrap();
+    let options = ReadOptions { served: served.to_vec(), ..ReadOptions::default() };
+    let replay = read_trace_options(&anchor, options).unwrap();
+    run_schedule(&replay.schedule, &platform(), &RunOptions::default()).unwrap().makespan_ps
+}
+
+#[test]
+fn a_server_goes_on_with_its_work_and_serves_requests_as_they_come() {
+    // Served (communicator 0): rank 0's receives order nothing, and its answer leaves at
+    // 0 (o to 1 µs), reaches rank 2 at 6 µs and is received at 7 µs (rank 2 sent its
+    // request at 2-3 µs). The requests still cost rank 0 a receive's o each: rank 2's
+    // arrives at 3 + L = 8 µs (received 8-9), rank 1's leaves at 30 µs and arrives at
+    // 31 + L = 36 µs, received at 37 µs: the end.
+    assert_eq!(served_end_ps(server(false), &[0]), 37 * US);
+    // Not served: the answer waits for both requests, in the traced order: sent at
+    // 37-38 µs, received by rank 2 at 38 + L + o = 44 µs.
+    assert_eq!(served_end_ps(server(false), &[]), 44 * US);
+    // A request the rank waited for (MPI_Wait) orders what follows, served or not.
+    assert_eq!(served_end_ps(server(true), &[0]), 44 * US);
+}
+
+#[test]
+fn served_communicators_are_numbers() {
+    assert_eq!(ReadOptions::parse_served(" 1, 3 ").unwrap(), vec![1, 3]);
+    assert_eq!(ReadOptions::parse_served("").unwrap(), Vec::<u32>::new());
+    let err = ReadOptions::parse_served("1,world").unwrap_err();
+    assert!(err.contains("\"world\" is not a communicator reference"), "{err}");
 }

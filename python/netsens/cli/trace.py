@@ -228,6 +228,13 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         "of the recording): the median run (every run replayed), the archive whole, or "
         "run N (from 1).",
     )
+    @click.option(
+        "--served",
+        metavar="COMM,...",
+        help="Communicators whose messages the program serves as they come (a server's "
+        "requests, one-sided operations over messages), by the OTF2 reference otf2-print "
+        "shows in <>, e.g. 1: a receive on one that a test completes orders nothing after it.",
+    )
     def replay(
         trace: str,
         platform: str,
@@ -237,6 +244,7 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         collectives: str | None,
         compute: str,
         run: str,
+        served: str | None,
         **params: Any,
     ) -> None:
         """Replay an MPI run's trace under any network.
@@ -258,7 +266,7 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         """
         overrides = overrides_from(params)
         args = (trace, platform, overrides, seed)
-        chosen = {"collectives": collectives, "compute": compute, "run": run}
+        chosen = {"collectives": collectives, "compute": compute, "run": run, "served": served}
         if as_json:
             text = run_goal_json(*args, matrix, **chosen)
             warn_trace(json.loads(text))
