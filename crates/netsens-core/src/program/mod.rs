@@ -329,6 +329,9 @@ where
     Ok((result, schedule))
 }
 
+/// A run's result, its observer given back, and its recorded schedule.
+type Outcome = (RunResult, Option<Box<dyn Observer>>, Option<RecordedSchedule>);
+
 fn run_inner<P, F>(
     platform: &Platform,
     ranks: u32,
@@ -337,7 +340,7 @@ fn run_inner<P, F>(
     progress: &mut dyn FnMut(Progress) -> bool,
     observer: Option<Box<dyn Observer>>,
     record: bool,
-) -> Result<(RunResult, Option<Box<dyn Observer>>, Option<RecordedSchedule>)>
+) -> Result<Outcome>
 where
     P: Fn(SimRank) -> F,
     F: Future<Output = std::result::Result<(), String>> + 'static,
