@@ -165,9 +165,6 @@ impl Frontend for ProgramFrontend {
                 };
                 let f = f.unwrap_or_else(|| panic!("rank {target} has no active-message handler {h}"));
                 cost = f(origin, &data);
-                if let Some(log) = self.shared.borrow_mut().log.as_deref_mut() {
-                    log.handler_cost(origin, op, cost);
-                }
             }
             (OpKind::Store | OpKind::Put, _) => {
                 let mut s = self.shared.borrow_mut();
@@ -312,8 +309,8 @@ where
 
 /// As [`run_program_with_progress`], also recording the schedule the program issued
 /// (see [`recorded`]): `None` when its ops can depend on timing (a wildcard receive,
-/// a test, a read of its clock, measured compute), so that no replay can stand in
-/// for running it.
+/// a test, a read of its clock, an active message, measured compute), so that no
+/// replay can stand in for running it.
 pub fn record_program_schedule<P, F>(
     platform: &Platform,
     ranks: u32,
@@ -426,7 +423,12 @@ where
         })
         .collect();
     let schedule = match s.log.take() {
-        Some(log) if log.clock_reads == 0 && !opts.measured_compute && result.timing_dependence.is_none() => {
+        Some(log)
+            if log.clock_reads == 0
+                && log.active_messages == 0
+                && !opts.measured_compute
+                && result.timing_dependence.is_none() =>
+        {
             Some(log.finish(result.primitives.clone(), s.eager_limit, s.cluster_sizes.clone()))
         }
         _ => None,

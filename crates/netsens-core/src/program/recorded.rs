@@ -7,8 +7,6 @@
 
 use crate::engine::{OpDesc, OpId, OpKind};
 use crate::profile::PrimitiveCount;
-use crate::time::Time;
-use std::collections::HashMap;
 
 /// One step of a rank's program, in program order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,8 +39,6 @@ pub struct RecordedSchedule {
     pub(crate) ops: Vec<OpDesc>,
     pub(crate) base: Vec<OpId>,
     pub(crate) names: Vec<String>,
-    /// Compute charged by the active-message handler of each op that has one, ps.
-    pub(crate) handler_costs: HashMap<OpId, Time>,
     pub(crate) primitives: Vec<PrimitiveCount>,
     /// What the program could read of its platform: the eager limit, ranks per cluster.
     pub(crate) eager_limit: u64,
@@ -63,7 +59,7 @@ impl RecordedSchedule {
     pub fn bytes(&self) -> u64 {
         let ranks: usize =
             self.ranks.iter().map(|r| r.steps.len() * std::mem::size_of::<Step>() + r.awaited.len() * 4).sum();
-        (ranks + self.ops.len() * std::mem::size_of::<OpDesc>() + self.handler_costs.len() * 16) as u64
+        (ranks + self.ops.len() * std::mem::size_of::<OpDesc>()) as u64
     }
 
     /// Whether a program that read `eager_limit` and `cluster_sizes` from its platform
@@ -80,9 +76,12 @@ pub(crate) struct IssueLog {
     names: Vec<String>,
     /// Rank-local index of the op each slot holds now (slots are recycled).
     local: Vec<u32>,
-    handler_costs: HashMap<(u32, u32), Time>,
     /// Times a rank read its clock: a program that does can act on timing.
     pub clock_reads: u64,
+    /// Active messages sent: their handlers run in arrival order, and a handler that
+    /// changes what its rank does next (murphi's next frontier, in arrival order)
+    /// makes the program's ops depend on timing.
+    pub active_messages: u64,
 }
 
 impl IssueLog {
@@ -129,11 +128,6 @@ impl IssueLog {
         self.ranks[rank as usize].steps.push(Step::Mark(i as u32));
     }
 
-    /// The handler of the active message in slot `id` (issued by `origin`) charged `cost`.
-    pub fn handler_cost(&mut self, origin: u32, id: OpId, cost: Time) {
-        self.handler_costs.insert((origin, self.local[id as usize]), cost);
-    }
-
     pub fn finish(
         mut self,
         primitives: Vec<PrimitiveCount>,
@@ -146,18 +140,7 @@ impl IssueLog {
             base.push(ops.len() as OpId);
             ops.append(&mut r.ops);
         }
-        let handler_costs =
-            self.handler_costs.into_iter().map(|((rank, i), cost)| (base[rank as usize] + i, cost)).collect();
-        RecordedSchedule {
-            ranks: self.ranks,
-            ops,
-            base,
-            names: self.names,
-            handler_costs,
-            primitives,
-            eager_limit,
-            cluster_sizes,
-        }
+        RecordedSchedule { ranks: self.ranks, ops, base, names: self.names, primitives, eager_limit, cluster_sizes }
     }
 }
 

@@ -227,6 +227,9 @@ impl Rank for SimRank {
         s.slots[id as usize].am = true;
         s.slots[id as usize].source = handler.0;
         s.unsynced[self.me() as usize] += 1;
+        if let Some(log) = s.log.as_deref_mut() {
+            log.active_messages += 1;
+        }
         s.bump(self.me(), Prim::Am);
     }
 
