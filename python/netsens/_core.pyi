@@ -117,7 +117,8 @@ def record_app_schedule(
     variant: str | None = None,
 ) -> tuple[str, AppSchedule | None]:
     """``run_app``'s JSON and the schedule its program issued (None when the program's
-    ops can depend on timing: a wildcard receive, a test, a read of its clock)."""
+    ops can depend on timing: a wildcard receive, a test, a read of its clock, an
+    active message)."""
 
 def replay_app_schedule(
     schedule: AppSchedule,

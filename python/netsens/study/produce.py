@@ -2,7 +2,7 @@
 the schedule the program issued at another point of the same sweep.
 
 A program whose ops cannot depend on timing (no wildcard receive, no test, no read of
-its clock) issues the same ops, waiting for the same completions, at any network
+its clock, no active message) issues the same ops, waiting for the same completions, at any network
 parameters. The first point a worker process runs for a (workload, size, ranks, seed,
 platform) runs the program and records that schedule; the worker's later points of the
 same key run the schedule instead, and the engine decides every queue order again at
