@@ -265,10 +265,7 @@ fn run_app(
     measured_compute: bool,
     recorded_work: Option<Vec<Vec<u64>>>,
 ) -> PyResult<String> {
-    // The name and size are checked before the platform, so a bad one is reported first.
-    let app = netsens_apps::registry::find(name).map_err(to_py)?;
-    let chosen = netsens_apps::registry::find_variant(app, variant).map_err(to_py)?;
-    let ranks = check_ranks(ranks)?;
+    let (app, chosen, ranks) = checked_app(name, variant, ranks)?;
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
         let (r, info) = with_progress(progress, |hook| {
@@ -278,6 +275,18 @@ fn run_app(
         })?;
         Ok(app_result_json(r, &p, app, chosen, &info, ranks))
     })
+}
+
+/// The application `name`, its variant and the rank count, checked before the
+/// platform, so that a bad one is reported first.
+fn checked_app(
+    name: &str,
+    variant: Option<&str>,
+    ranks: i64,
+) -> PyResult<(&'static netsens_apps::app::App, netsens_apps::app::Variant, u32)> {
+    let app = netsens_apps::registry::find(name).map_err(to_py)?;
+    let chosen = netsens_apps::registry::find_variant(app, variant).map_err(to_py)?;
+    Ok((app, chosen, check_ranks(ranks)?))
 }
 
 /// A run of `app` as JSON: its result with `app`, `size`, `verified` and, for a

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use netsens_core::program::recorded::RecordedSchedule;
 use pyo3::prelude::*;
 
-use super::{app_result_json, check_ranks, opts, platform_with, to_py, with_progress};
+use super::{app_result_json, checked_app, opts, platform_with, to_py, with_progress};
 
 /// The schedule an application's program issued in one run (opaque).
 #[pyclass(module = "netsens._core", frozen)]
@@ -53,9 +53,7 @@ fn record_app_schedule(
     progress: Option<Py<PyAny>>,
     variant: Option<&str>,
 ) -> PyResult<(String, Option<AppSchedule>)> {
-    let app = netsens_apps::registry::find(name).map_err(to_py)?;
-    let chosen = netsens_apps::registry::find_variant(app, variant).map_err(to_py)?;
-    let ranks = check_ranks(ranks)?;
+    let (app, chosen, ranks) = checked_app(name, variant, ranks)?;
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
         let (r, schedule, info) = with_progress(progress, |hook| {
