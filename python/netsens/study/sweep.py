@@ -276,7 +276,8 @@ def run_and_record(point: Point, name: str, results_dir: str) -> str | None:
     """Run one point as a sweep's worker does and record a failure as the sweep does
     (the point runner of the other executors, e.g. a Slurm task): None when stored,
     ``ELSEWHERE`` when another sweep has it, else the failure's message."""
-    error, message, _, _ = _run_point(point, name, results_dir)
+    # One point per task: no later point could use a recorded schedule.
+    error, message, _, _ = _run_point(point, name, results_dir, full=True)
     if error is None:
         store.clear_failure(results_dir, point.point_id)
     elif error != ELSEWHERE:
