@@ -13,8 +13,14 @@ study das1998.toml's is 15 minutes).
 study's, and counts its time in (the wide-area study's references and cluster
 structures, which its report's tables read).
 
+The study is swept twice in the same invocation: first with every point's program run
+in full (`netsens sweep --full`, the baseline), then as a sweep runs by default (each
+timing-independent program once per worker and key, its recorded schedule at the
+other points); the script prints both sweeps' wall times and their ratio, and checks
+that both stored the same results. `--fast-only` skips the full sweep.
+
     .venv/bin/python scripts/bench_study.py [--study studies/isca97.toml] [--jobs N]
-        [--with studies/das1998-reference.toml ...]
+        [--with studies/das1998-reference.toml ...] [--fast-only]
 """
 
 import argparse
@@ -42,7 +48,9 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--target", type=float, default=TARGET_S, help="the target time in seconds")
     parser.add_argument("--with", dest="companions", type=Path, action="append", default=[])
+    parser.add_argument("--fast-only", action="store_true", help="skip the full sweep")
     args = parser.parse_args()
+    full_s: float | None = None
     with tempfile.TemporaryDirectory(prefix="netsens-bench-") as tmp:
         try:
             companions_s = 0.0
@@ -52,6 +60,10 @@ def main() -> int:
                 companions_s += run_study(companion, jobs=args.jobs, progress=True).wall_s
             study = Study.from_toml(args.study)
             results = Path(tmp) / study.name
+            if not args.fast_only:
+                full_dir = Path(tmp) / "full" / study.name
+                baseline = Study.from_toml(args.study, results=full_dir)
+                full_s = run_study(baseline, jobs=args.jobs, progress=True, full=True).wall_s
             study = Study.from_toml(args.study, results=results)
             summary = run_study(study, jobs=args.jobs, progress=True)
             start = time.perf_counter()
@@ -62,6 +74,7 @@ def main() -> int:
             write_report(results, results / "report")
             report_s = time.perf_counter() - start
             frame = load(results).unique("point_id")
+            same = None if args.fast_only else _same_results(results, full_dir)
         except (NetsensError, subprocess.CalledProcessError) as e:
             print(f"bench_study: error: {e}", file=sys.stderr)
             return 2
@@ -78,6 +91,14 @@ def main() -> int:
     )
     print(f"default study {study.name}: {summary.total} points, {summary.failed} failed")
     print(f"  sweep   {summary.wall_s:8.1f} s   {ran / summary.wall_s:6.2f} points/s")
+    if produced := summary.produced_line():
+        print(f"          {produced}")
+    if full_s is not None:
+        print(
+            f"  full    {full_s:8.1f} s   every program run in full: the sweep took "
+            f"{summary.wall_s / full_s:.3f}x its time ({full_s / summary.wall_s:.2f}x faster); "
+            f"results {'identical' if same else 'DIFFERENT'}"
+        )
     if args.companions:
         print(f"  companion studies {companions_s:8.1f} s ({len(args.companions)})")
     print(f"  explain {explain_s:8.1f} s")
@@ -96,7 +117,18 @@ def main() -> int:
     )
     for row in per_workload.iter_rows(named=True):
         print(f"    {row['workload']:<12} {row['points']:4d} points  {row['mean_s']:6.2f} s/point")
-    return 0 if summary.ok else 2
+    return 0 if summary.ok and same is not False else 2
+
+
+def _same_results(fast: Path, full: Path) -> bool:
+    """Whether both sweeps stored the same points, but for their wall times and how
+    each was produced."""
+
+    def table(root: Path) -> pl.DataFrame:
+        frame = pl.read_parquet(root / "points" / "*.parquet")
+        return frame.drop("wall_s", "produced").sort("point_id")
+
+    return table(fast).equals(table(full))
 
 
 if __name__ == "__main__":

@@ -96,6 +96,41 @@ def run_app(
     a record instead, deterministically (a program whose work differs from the record's
     is an error)."""
 
+class AppSchedule:
+    """The schedule an application's program issued in one run (opaque; it stays in
+    the process that recorded it)."""
+
+    @property
+    def ops(self) -> int: ...
+    @property
+    def nbytes(self) -> int: ...
+
+def record_app_schedule(
+    name: str,
+    ranks: int,
+    size: str = "small",
+    platform: str = "loggopsim",
+    overrides: dict[str, str] | None = None,
+    seed: int = 0,
+    matrix: bool = True,
+    progress: ProgressFn | None = None,
+    variant: str | None = None,
+) -> tuple[str, AppSchedule | None]:
+    """``run_app``'s JSON and the schedule its program issued (None when the program's
+    ops can depend on timing: a wildcard receive, a test, a read of its clock, an
+    active message)."""
+
+def replay_app_schedule(
+    schedule: AppSchedule,
+    platform: str = "loggopsim",
+    overrides: dict[str, str] | None = None,
+    matrix: bool = True,
+    progress: ProgressFn | None = None,
+) -> str | None:
+    """``run_app``'s JSON for the recorded run's application, ranks, size, variant and
+    seed on this platform, from the schedule instead of the program; None when the
+    platform shows the program something else (its eager limit, its clusters)."""
+
 def calibrate(platform: str = "loggopsim", overrides: dict[str, str] | None = None) -> str:
     """The seeds' LogP calibration on the platform's cluster level, as JSON: per parameter
     (L, o_s, o_r, g, G, O, S) ``unit``, ``dialled``, ``measured``, ``relative_error``, or

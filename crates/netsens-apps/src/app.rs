@@ -8,7 +8,9 @@ use netsens_core::analysis::{record_program, ExecGraph};
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::Platform;
 use netsens_core::profile::RunResult;
-use netsens_core::program::{run_program_with_progress, Rank, SimRank};
+use netsens_core::program::recorded::RecordedSchedule;
+use netsens_core::program::replay::replay_schedule;
+use netsens_core::program::{record_program_schedule, run_program_with_progress, Rank, SimRank};
 use netsens_core::Result;
 use std::fmt;
 use std::future::Future;
@@ -131,6 +133,50 @@ impl Backend for Recording<'_> {
         F: Future<Output = std::result::Result<(), String>> + 'static,
     {
         record_program(platform, self.ranks, self.opts, program, self.progress)
+    }
+}
+
+/// The simulator recording the schedule the program issues, for running it again at
+/// other network parameters without the program (`None` when its ops can depend on
+/// timing).
+pub struct ScheduleRecording<'a> {
+    pub ranks: u32,
+    pub opts: &'a RunOptions,
+    pub progress: &'a mut dyn FnMut(Progress) -> bool,
+}
+
+impl Backend for ScheduleRecording<'_> {
+    type Rank = SimRank;
+    type Output = (RunResult, Option<RecordedSchedule>);
+
+    fn run<P, F>(self, platform: &Platform, program: P) -> Result<Self::Output>
+    where
+        P: Fn(SimRank) -> F,
+        F: Future<Output = std::result::Result<(), String>> + 'static,
+    {
+        record_program_schedule(platform, self.ranks, self.opts, program, self.progress)
+    }
+}
+
+/// A recorded schedule standing in for the program: the application prepares its
+/// platform as for a run, and the schedule runs on it (`None` when that platform
+/// shows the program something its recording did not see).
+pub struct ScheduleReplay<'a> {
+    pub schedule: &'a RecordedSchedule,
+    pub opts: &'a RunOptions,
+    pub progress: &'a mut dyn FnMut(Progress) -> bool,
+}
+
+impl Backend for ScheduleReplay<'_> {
+    type Rank = SimRank;
+    type Output = Option<RunResult>;
+
+    fn run<P, F>(self, platform: &Platform, _program: P) -> Result<Self::Output>
+    where
+        P: Fn(SimRank) -> F,
+        F: Future<Output = std::result::Result<(), String>> + 'static,
+    {
+        replay_schedule(platform, self.schedule, self.opts, self.progress)
     }
 }
 

@@ -4,7 +4,7 @@
 //! on both. The suite of `APPS.md` adds its applications to the [`suite!`] list at
 //! the end, one line each.
 
-use crate::app::{App, Backend, Job, Recording, Simulator, Size, Variant};
+use crate::app::{App, Backend, Job, Recording, ScheduleRecording, ScheduleReplay, Simulator, Size, Variant};
 use crate::examples::{faults, pingpong, stencil};
 use crate::suite::{
     asp, awari, barnes, bh, connect, em3d_read, em3d_write, fft1d, ft, is, mg, murphi, nowsort, pray, radb, radix,
@@ -14,6 +14,7 @@ use netsens_core::analysis::ExecGraph;
 use netsens_core::engine::{Progress, RunOptions};
 use netsens_core::platform::Platform;
 use netsens_core::profile::RunResult;
+use netsens_core::program::recorded::RecordedSchedule;
 use netsens_core::{input_err, Result};
 
 /// Lists every application once (its description and its runner): gives [`APPS`]
@@ -185,4 +186,46 @@ pub fn record_app(
     let job = Job { ranks, size, variant, seed, platform, opts };
     let (result, graph) = run_on(app, &job, Recording { ranks, opts, progress })?;
     Ok((result, graph, AppInfo { app: app.name.into(), size: size.name().into(), verified: app.verifies }))
+}
+
+/// As [`run_app_variant`], recording the schedule the program issued (`None` when its
+/// ops can depend on timing: see `netsens_core::program::recorded`).
+#[allow(clippy::too_many_arguments)] // run_app_variant's arguments
+pub fn record_app_schedule(
+    name: &str,
+    variant: Option<&str>,
+    ranks: u32,
+    size: &str,
+    seed: u64,
+    platform: &Platform,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<(RunResult, Option<RecordedSchedule>, AppInfo)> {
+    let (app, size, variant) = checked(name, variant, ranks, size)?;
+    let job = Job { ranks, size, variant, seed, platform, opts };
+    let (result, schedule) = run_on(app, &job, ScheduleRecording { ranks, opts, progress })?;
+    Ok((result, schedule, AppInfo { app: app.name.into(), size: size.name().into(), verified: app.verifies }))
+}
+
+/// The result of [`run_app_variant`] for the same application, variant, ranks, size
+/// and seed as `schedule`'s recording, got by running the schedule on `platform`
+/// instead of the program; `None` when the platform shows the program something its
+/// recording did not see (run it instead).
+#[allow(clippy::too_many_arguments)] // run_app_variant's arguments and the schedule
+pub fn replay_app_schedule(
+    schedule: &RecordedSchedule,
+    name: &str,
+    variant: Option<&str>,
+    size: &str,
+    seed: u64,
+    platform: &Platform,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<Option<(RunResult, AppInfo)>> {
+    let ranks = schedule.num_ranks();
+    let (app, size, variant) = checked(name, variant, ranks, size)?;
+    let job = Job { ranks, size, variant, seed, platform, opts };
+    let result = run_on(app, &job, ScheduleReplay { schedule, opts, progress })?;
+    let info = AppInfo { app: app.name.into(), size: size.name().into(), verified: app.verifies };
+    Ok(result.map(|r| (r, info)))
 }

@@ -28,6 +28,7 @@ mod alloc_guard;
 #[global_allocator]
 static ALLOCATOR: alloc_guard::ExitOnFailure = alloc_guard::ExitOnFailure;
 
+mod schedule;
 mod sensitivity;
 mod trace;
 
@@ -264,10 +265,7 @@ fn run_app(
     measured_compute: bool,
     recorded_work: Option<Vec<Vec<u64>>>,
 ) -> PyResult<String> {
-    // The name and size are checked before the platform, so a bad one is reported first.
-    let app = netsens_apps::registry::find(name).map_err(to_py)?;
-    let chosen = netsens_apps::registry::find_variant(app, variant).map_err(to_py)?;
-    let ranks = check_ranks(ranks)?;
+    let (app, chosen, ranks) = checked_app(name, variant, ranks)?;
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
         let (r, info) = with_progress(progress, |hook| {
@@ -275,19 +273,41 @@ fn run_app(
             let run_opts = RunOptions { measured_compute, recorded_work, ..opts(seed, matrix) };
             netsens_apps::registry::run_app_variant(app.name, variant, ranks, size, seed, &p, &run_opts, hook)
         })?;
-        let mut workload = json!({"kind": "app", "app": info.app, "size": info.size, "ranks": ranks});
-        let mut extra = vec![
-            ("app", info.app.clone().into()),
-            ("size", info.size.clone().into()),
-            ("verified", info.verified.into()),
-        ];
-        // Only the wide-area applications have variants; the others' results stay as they were.
-        if !netsens_apps::registry::variants(app).is_empty() {
-            workload["variant"] = chosen.name().into();
-            extra.push(("variant", chosen.name().into()));
-        }
-        Ok(result_json(r, &p, workload, &extra, None))
+        Ok(app_result_json(r, &p, app, chosen, &info, ranks))
     })
+}
+
+/// The application `name`, its variant and the rank count, checked before the
+/// platform, so that a bad one is reported first.
+fn checked_app(
+    name: &str,
+    variant: Option<&str>,
+    ranks: i64,
+) -> PyResult<(&'static netsens_apps::app::App, netsens_apps::app::Variant, u32)> {
+    let app = netsens_apps::registry::find(name).map_err(to_py)?;
+    let chosen = netsens_apps::registry::find_variant(app, variant).map_err(to_py)?;
+    Ok((app, chosen, check_ranks(ranks)?))
+}
+
+/// A run of `app` as JSON: its result with `app`, `size`, `verified` and, for a
+/// wide-area application, `variant` added.
+fn app_result_json(
+    r: netsens_core::profile::RunResult,
+    p: &Platform,
+    app: &netsens_apps::app::App,
+    chosen: netsens_apps::app::Variant,
+    info: &netsens_apps::AppInfo,
+    ranks: u32,
+) -> String {
+    let mut workload = json!({"kind": "app", "app": info.app, "size": info.size, "ranks": ranks});
+    let mut extra =
+        vec![("app", info.app.clone().into()), ("size", info.size.clone().into()), ("verified", info.verified.into())];
+    // Only the wide-area applications have variants; the others' results stay as they were.
+    if !netsens_apps::registry::variants(app).is_empty() {
+        workload["variant"] = chosen.name().into();
+        extra.push(("variant", chosen.name().into()));
+    }
+    result_json(r, p, workload, &extra, None)
 }
 
 /// The seeds' LogP calibration on the cluster level of the platform (see
@@ -366,6 +386,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(memory_limit_bytes, m)?)?;
     trace::register(m)?;
     sensitivity::register(m)?;
+    schedule::register(m)?;
     m.add_function(wrap_pyfunction!(run_goal_text, m)?)?;
     m.add_function(wrap_pyfunction!(run_app, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::run_jobs, m)?)?;

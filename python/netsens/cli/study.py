@@ -82,6 +82,12 @@ def _ranks(values: tuple[str, ...]) -> list[int]:
 )
 @click.option("--size", metavar="tiny|small|paper", help="Size preset instead of the study's.")
 @click.option(
+    "--full",
+    is_flag=True,
+    help="Run every application point's program in full, not the schedule it recorded "
+    "at another point (the results are the same; docs/guides/studies.md).",
+)
+@click.option(
     "--workload",
     "workloads",
     multiple=True,
@@ -97,6 +103,7 @@ def sweep_command(
     ranks: tuple[str, ...],
     seeds: int | None,
     size: str | None,
+    full: bool,
     workloads: tuple[str, ...],
     **executor: Any,
 ) -> None:
@@ -109,6 +116,10 @@ def sweep_command(
     a stored point twice. A point whose run fails (a deadlock, a wrong answer) is
     recorded in RESULTS/failures/ and the sweep goes on; the exit code is then 2.
     Flags override the study file.
+
+    An application whose messages cannot depend on timing runs its program once per
+    worker, workload, ranks and seed, and the schedule it issued produces the other
+    points, exactly; --full runs the program at every point instead.
 
     \b
     Example:
@@ -138,10 +149,12 @@ def sweep_command(
     if on_slurm:
         slurm_sweep(study, str(study_file), executor)
         return
-    summary = run_study(study, jobs=jobs, progress=True)
+    summary = run_study(study, jobs=jobs, progress=True, full=full)
     click.echo(summary.line())
     if matching := summary.matching_line():
         click.echo(matching)
+    if produced := summary.produced_line():
+        click.echo(produced)
     if summary.failed:
         for failure in summary.failures[:MAX_FAILURE_LINES]:
             click.echo(f"sweep: failed: {failure['point']}: {failure['message']}", err=True)

@@ -97,6 +97,8 @@ SCHEMA: dict[str, Any] = {
     # every job's; null and empty otherwise.
     "alone_makespan_ps": _I,
     "jobs": pl.List(JOB),
+    # How the point was produced: "recorded", "replay" or "full" (netsens.study.produce).
+    "produced": _S,
 }
 # Columns a point stored before they existed lacks: read back as null, not damage.
 OPTIONAL = {
@@ -107,6 +109,7 @@ OPTIONAL = {
     "placement",
     "alone_makespan_ps",
     "jobs",
+    "produced",
 }
 # Columns load() adds.
 DERIVED: dict[str, Any] = {
@@ -175,6 +178,7 @@ def point_row(
             }
             for j in result.get("jobs") or []
         ],
+        "produced": result.get("produced", "full"),
     }
 
 

@@ -6,6 +6,10 @@ soon as it finishes, so a sweep stopped at any moment -- Ctrl-C, SIGKILL, a cras
 keeps every finished point and, run again, computes only the missing ones. A point
 whose run fails with a netsens error (a deadlock, a wrong answer, a bad override) is
 recorded in ``failures/`` and the sweep goes on; a later sweep tries it again.
+
+An application whose ops cannot depend on timing runs once per worker and key; its
+recorded schedule produces the key's other points (``netsens.study.produce``), unless
+``full`` asks for the program at every point.
 """
 
 import multiprocessing
@@ -23,9 +27,9 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from netsens.engine import run_app, run_goal
+from netsens.engine import run_goal
 from netsens.errors import NetsensError
-from netsens.study import claims, store, store_verify, timing
+from netsens.study import claims, produce, store, store_verify, timing
 from netsens.study.definition import Point, Study
 
 # Plain progress lines (stderr not a terminal) come at most this often, in s.
@@ -50,6 +54,8 @@ class SweepSummary:
     elsewhere: int = 0  # claimed or stored by another sweep meanwhile (not run here)
     # Per workload run by this sweep: why its matching can depend on timing, or None.
     matching: dict[str, str | None] = field(default_factory=dict)
+    # Points run by this sweep, by how each was produced (netsens.study.produce).
+    produced: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -71,6 +77,17 @@ class SweepSummary:
         it ran none)."""
         return timing.summary_line(self.matching) if self.matching else None
 
+    def produced_line(self) -> str | None:
+        """How the points this sweep ran were produced (None when it ran none)."""
+        if not self.produced:
+            return None
+        n = self.produced
+        return (
+            f"produced: {n.get(produce.REPLAY, 0)} points by a recorded schedule, "
+            f"{n.get(produce.RECORDED, 0)} by the program recording its schedule, "
+            f"{n.get(produce.FULL, 0)} by the program in full"
+        )
+
 
 def default_jobs() -> int:
     """The cores this process may run on."""
@@ -80,11 +97,14 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def run_study(study: Study, jobs: int | None = None, progress: bool = True) -> SweepSummary:
+def run_study(
+    study: Study, jobs: int | None = None, progress: bool = True, full: bool = False
+) -> SweepSummary:
     """Run every point of ``study`` that its results directory does not hold yet, on
     ``jobs`` processes (default: every core), printing progress on stderr when
-    ``progress``. Ctrl-C stops the workers and raises ``KeyboardInterrupt``, keeping
-    every finished point."""
+    ``progress``; ``full`` runs every application point's program in full instead of
+    its recorded schedule. Ctrl-C stops the workers and raises ``KeyboardInterrupt``,
+    keeping every finished point."""
     start = time.perf_counter()
     points = study.points()
     root = study.results_dir
@@ -92,7 +112,8 @@ def run_study(study: Study, jobs: int | None = None, progress: bool = True) -> S
     store.remove_stale_temporaries(root)
     have = store_verify.verified_ids(root)  # damaged files moved aside: computed again
     store.write_manifest(root, study, points)
-    todo = _interleaved([p for p in points if p.point_id not in have])
+    missing = [p for p in points if p.point_id not in have]
+    todo = _interleaved(missing) if full else _by_schedule(missing)
     jobs = max(1, min(jobs or default_jobs(), len(todo)))
     if study.mode == "live":
         jobs = 1  # live points share the machine: one at a time
@@ -101,7 +122,7 @@ def run_study(study: Study, jobs: int | None = None, progress: bool = True) -> S
     report.start(study.name, len(todo), jobs)
     try:
         if todo:
-            _run(todo, study.name, root, jobs, summary, report)
+            _run(todo, study.name, root, jobs, summary, report, full)
     except KeyboardInterrupt:
         report.close()
         # Count the files: workers may have stored points the loop has not seen yet.
@@ -128,8 +149,25 @@ def _interleaved(points: list[Point]) -> list[Point]:
     return [q[i] for i in range(max(map(len, queues), default=0)) for q in queues if i < len(q)]
 
 
+def _by_schedule(points: list[Point]) -> list[Point]:
+    """The points of one recorded schedule's key one after another (in the study's
+    order), so that a worker runs a program once and its schedule at the key's other
+    points, keeping few schedules at a time."""
+    by_key: dict[produce.Key, list[Point]] = {}
+    for point in points:
+        key = produce.key_of(point) if point.kind == "app" else (point.workload,)
+        by_key.setdefault(key, []).append(point)
+    return [p for group in by_key.values() for p in group]
+
+
 def _run(
-    todo: list[Point], name: str, root: Path, jobs: int, summary: SweepSummary, report: Any
+    todo: list[Point],
+    name: str,
+    root: Path,
+    jobs: int,
+    summary: SweepSummary,
+    report: Any,
+    full: bool = False,
 ) -> None:
     context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_sigint)
@@ -137,10 +175,12 @@ def _run(
         # Workers inherit an ignored SIGINT: Ctrl-C reaches the terminal's whole process
         # group, and only this process should act on it.
         with _sigint_ignored():
-            futures = {pool.submit(_run_point, p, name, str(root)): p for p in todo}
+            futures = {pool.submit(_run_point, p, name, str(root), full): p for p in todo}
         for future in as_completed(futures):
             point = futures[future]
-            error, message, why = future.result()
+            error, message, why, how = future.result()
+            if how is not None:
+                summary.produced[how] = summary.produced.get(how, 0) + 1
             if error is None and (why or point.workload not in summary.matching):
                 summary.matching[point.workload] = why  # one run that can, if any
             if error == ELSEWHERE:
@@ -209,24 +249,25 @@ ELSEWHERE = "elsewhere"
 
 
 # What a worker answers: the error's class name (None when stored) and message, and
-# for a stored point why its matching can depend on timing (None: it cannot).
-Outcome = tuple[str | None, str | None, str | None]
+# for a stored point why its matching can depend on timing (None: it cannot) and how
+# it was produced (netsens.study.produce).
+Outcome = tuple[str | None, str | None, str | None, str | None]
 
 
-def _run_point(point: Point, name: str, results_dir: str) -> Outcome:
+def _run_point(point: Point, name: str, results_dir: str, full: bool = False) -> Outcome:
     """Claim, run and store one point (in a worker): ``(None, None, why)``, the netsens
     error's class name and message, or ``(ELSEWHERE, who, None)`` when another sweep
     has it."""
     holder = claims.Holder.current()
     if not claims.try_claim(results_dir, point.point_id, holder):
         other = claims.holder_of(results_dir, point.point_id)
-        return ELSEWHERE, other.describe() if other else "another sweep", None
+        return ELSEWHERE, other.describe() if other else "another sweep", None, None
     try:
         # Stored by another sweep after this one started: nothing left to do.
         if (Path(results_dir) / store.POINTS / f"{point.point_id}.parquet").exists():
-            return ELSEWHERE, "stored", None
+            return ELSEWHERE, "stored", None, None
         with claims.Heartbeat(results_dir, point.point_id, holder):
-            return _compute_point(point, name, results_dir)
+            return _compute_point(point, name, results_dir, full)
     finally:
         claims.release(results_dir, point.point_id, holder)
 
@@ -235,7 +276,8 @@ def run_and_record(point: Point, name: str, results_dir: str) -> str | None:
     """Run one point as a sweep's worker does and record a failure as the sweep does
     (the point runner of the other executors, e.g. a Slurm task): None when stored,
     ``ELSEWHERE`` when another sweep has it, else the failure's message."""
-    error, message, _ = _run_point(point, name, results_dir)
+    # One point per task: no later point could use a recorded schedule.
+    error, message, _, _ = _run_point(point, name, results_dir, full=True)
     if error is None:
         store.clear_failure(results_dir, point.point_id)
     elif error != ELSEWHERE:
@@ -244,7 +286,7 @@ def run_and_record(point: Point, name: str, results_dir: str) -> str | None:
     return error
 
 
-def _compute_point(point: Point, name: str, results_dir: str) -> Outcome:
+def _compute_point(point: Point, name: str, results_dir: str, full: bool = False) -> Outcome:
     from netsens import __version__
 
     start = time.perf_counter()
@@ -263,15 +305,7 @@ def _compute_point(point: Point, name: str, results_dir: str) -> Outcome:
                 mpi=point.mpi,
             )
         elif point.kind == "app":
-            result = run_app(
-                point.app,
-                point.ranks,
-                point.size or "small",
-                point.platform_path,
-                point.overrides,
-                point.seed,
-                variant=point.variant,
-            )
+            result = produce.app_point(point, full)
         elif point.beside or point.hosts is not None:
             result = _run_beside(point)
         else:
@@ -280,10 +314,11 @@ def _compute_point(point: Point, name: str, results_dir: str) -> Outcome:
                 point.goal_path, point.platform_path, point.overrides, point.seed, ranks=point.ranks
             )
     except NetsensError as e:
-        return type(e).__name__, str(e), None
+        return type(e).__name__, str(e), None, None
     wall_s = time.perf_counter() - start
+    result.setdefault("produced", produce.FULL)
     store.write_point(results_dir, store.point_row(point, name, result, wall_s, __version__))
-    return None, None, timing.dependence(result)
+    return None, None, timing.dependence(result), result["produced"]
 
 
 def _run_beside(point: Point) -> dict[str, Any]:

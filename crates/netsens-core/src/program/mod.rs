@@ -5,6 +5,9 @@
 pub mod api;
 pub mod collectives;
 pub mod payload;
+mod phases;
+pub mod recorded;
+pub mod replay;
 mod sim;
 
 pub use api::{Communicator, Handler, HandlerId, Message, Rank, Request, Tag, ANY_SOURCE, ANY_TAG, MAX_TAG};
@@ -15,8 +18,10 @@ use crate::engine::observe::Observer;
 use crate::engine::{Core, Frontend, OpDesc, OpId, OpKind, Progress, RunOptions};
 use crate::error::{Error, Result};
 use crate::platform::Platform;
-use crate::profile::{PhaseStats, PrimitiveCount, RunResult};
+use crate::profile::{PrimitiveCount, RunResult};
 use crate::time::Time;
+use phases::PhaseBook;
+use recorded::{IssueLog, RecordedSchedule};
 use sim::{Shared, Wake};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -27,26 +32,11 @@ use std::task::{Context, Poll, Waker};
 
 type Task = Pin<Box<dyn Future<Output = std::result::Result<(), String>>>>;
 
-/// Time a rank has spent in one phase so far.
-#[derive(Clone, Copy, Default)]
-struct PhaseAcc {
-    elapsed: Time,
-    compute: Time,
-    overhead: Time,
-}
-
-/// A rank's open phase: its name and the rank's clocks when it began.
-struct OpenPhase {
-    name: String,
-    start: (Time, Time, Time),
-}
-
 pub struct ProgramFrontend {
     shared: Rc<RefCell<Shared>>,
     tasks: Vec<Option<Task>>,
     failures: Vec<(u32, String)>,
-    open: Vec<Option<OpenPhase>>,
-    phases: Vec<BTreeMap<String, PhaseAcc>>,
+    phases: PhaseBook,
     done_ops: u64,
     issued_ops: u64,
 }
@@ -84,27 +74,9 @@ impl ProgramFrontend {
             std::mem::take(&mut s.marks)
         };
         for (rank, name) in marks {
-            let now = rank_clocks(core, rank);
-            self.switch_phase(rank, Some(name), now);
+            self.phases.enter(core, rank, name);
         }
     }
-
-    fn switch_phase(&mut self, rank: u32, next: Option<String>, now: (Time, Time, Time)) {
-        let r = rank as usize;
-        if let Some(open) = self.open[r].take() {
-            let acc = self.phases[r].entry(open.name).or_default();
-            acc.elapsed += now.0.saturating_sub(open.start.0);
-            acc.compute += now.1.saturating_sub(open.start.1);
-            acc.overhead += now.2.saturating_sub(open.start.2);
-        }
-        self.open[r] = next.map(|name| OpenPhase { name, start: now });
-    }
-}
-
-/// (current time, compute so far, overhead so far) of a rank.
-fn rank_clocks(core: &Core, rank: u32) -> (Time, Time, Time) {
-    let s = core.rank_stats(rank);
-    (core.host_end(rank), s.compute_ps, s.overhead_ps)
 }
 
 impl Frontend for ProgramFrontend {
@@ -331,11 +303,49 @@ where
     P: Fn(SimRank) -> F,
     F: Future<Output = std::result::Result<(), String>> + 'static,
 {
+    let (result, observer, _) = run_inner(platform, ranks, opts, program, progress, observer, false)?;
+    Ok((result, observer))
+}
+
+/// As [`run_program_with_progress`], also recording the schedule the program issued
+/// (see [`recorded`]): `None` when its ops can depend on timing (a wildcard receive,
+/// a test, a read of its clock, an active message, measured compute), so that no
+/// replay can stand in for running it.
+pub fn record_program_schedule<P, F>(
+    platform: &Platform,
+    ranks: u32,
+    opts: &RunOptions,
+    program: P,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<(RunResult, Option<RecordedSchedule>)>
+where
+    P: Fn(SimRank) -> F,
+    F: Future<Output = std::result::Result<(), String>> + 'static,
+{
+    let (result, _, schedule) = run_inner(platform, ranks, opts, program, progress, None, true)?;
+    Ok((result, schedule))
+}
+
+/// A run's result, its observer given back, and its recorded schedule.
+type Outcome = (RunResult, Option<Box<dyn Observer>>, Option<RecordedSchedule>);
+
+fn run_inner<P, F>(
+    platform: &Platform,
+    ranks: u32,
+    opts: &RunOptions,
+    program: P,
+    progress: &mut dyn FnMut(Progress) -> bool,
+    observer: Option<Box<dyn Observer>>,
+    record: bool,
+) -> Result<Outcome>
+where
+    P: Fn(SimRank) -> F,
+    F: Future<Output = std::result::Result<(), String>> + 'static,
+{
     // Each rank's program state (its future, boxed) and bookkeeping, on top of the core's.
     let per_rank = std::mem::size_of::<F>()
         + std::mem::size_of::<Option<Task>>()
-        + std::mem::size_of::<Option<OpenPhase>>()
-        + std::mem::size_of::<BTreeMap<String, PhaseAcc>>()
+        + phases::PER_RANK_BYTES
         + std::mem::size_of::<u32>();
     let bytes = ranks as u128 * per_rank as u128 + crate::engine::state_bytes(ranks as u128, 1, 1, opts.matrix);
     crate::memory::ensure_fits(&format!("a run of {ranks} ranks"), bytes)?;
@@ -356,6 +366,9 @@ where
         // Core::new checked that the clusters hold exactly the run's ranks.
         shared.borrow_mut().cluster_sizes = sizes.clone();
     }
+    if record {
+        shared.borrow_mut().log = Some(Box::new(IssueLog::new(ranks)));
+    }
     let tasks: Vec<Option<Task>> = (0..ranks)
         .map(|r| {
             let handle = SimRank { shared: shared.clone(), world: Communicator::world(&everyone, r) };
@@ -363,15 +376,8 @@ where
         })
         .collect();
     let n = ranks as usize;
-    let mut front = ProgramFrontend {
-        shared,
-        tasks,
-        failures: Vec::new(),
-        open: (0..n).map(|_| None).collect(),
-        phases: vec![BTreeMap::new(); n],
-        done_ops: 0,
-        issued_ops: 0,
-    };
+    let mut front =
+        ProgramFrontend { shared, tasks, failures: Vec::new(), phases: PhaseBook::new(n), done_ops: 0, issued_ops: 0 };
     // Every rank runs until its first blocking call, in rank order, at time 0.
     for r in 0..ranks {
         front.poll_rank(&mut core, r);
@@ -401,26 +407,8 @@ where
         result.measured_work = std::mem::take(&mut s.measured_work);
         result.timing_dependence.tests = s.tests;
     }
-    // Close every open phase at the rank's end.
-    for r in 0..ranks {
-        let st = &result.ranks[r as usize];
-        front.switch_phase(r, None, (st.end_ps, st.compute_ps, st.overhead_ps));
-    }
-    result.phases = front
-        .phases
-        .iter()
-        .enumerate()
-        .flat_map(|(rank, m)| {
-            m.iter().map(move |(name, a)| PhaseStats {
-                rank: rank as u32,
-                phase: name.clone(),
-                elapsed_ps: a.elapsed,
-                compute_ps: a.compute,
-                overhead_ps: a.overhead,
-            })
-        })
-        .collect();
-    let s = front.shared.borrow();
+    front.phases.finish(&mut result);
+    let mut s = front.shared.borrow_mut();
     result.primitives = (0..n)
         .flat_map(|rank| {
             let builtin = s.counts[rank].iter().zip(sim::PRIM_NAMES).map(|(&count, name)| (name, count));
@@ -434,5 +422,16 @@ where
             v
         })
         .collect();
-    Ok((result, observer))
+    let schedule = match s.log.take() {
+        Some(log)
+            if log.clock_reads == 0
+                && log.active_messages == 0
+                && !opts.measured_compute
+                && result.timing_dependence.is_none() =>
+        {
+            Some(log.finish(result.primitives.clone(), s.eager_limit, s.cluster_sizes.clone()))
+        }
+        _ => None,
+    };
+    Ok((result, observer, schedule))
 }

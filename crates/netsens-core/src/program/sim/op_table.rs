@@ -5,6 +5,7 @@
 use super::context_of;
 use crate::engine::{OpDesc, OpId, OpKind, ANY};
 use crate::program::api::{Handler, Message, Tag, MAX_TAG};
+use crate::program::recorded::IssueLog;
 use crate::time::Time;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -155,6 +156,8 @@ pub(crate) struct Shared {
     pub(super) contexts: HashMap<(u32, Vec<u32>, u32), u32>,
     pub(super) derive_seq: HashMap<(u32, u32, Vec<u32>), u32>,
     pub(super) next_context: u32,
+    /// The schedule being recorded, when a caller asked for it (see `recorded.rs`).
+    pub log: Option<Box<IssueLog>>,
 }
 
 impl Shared {
@@ -187,6 +190,7 @@ impl Shared {
             contexts: HashMap::new(),
             derive_seq: HashMap::new(),
             next_context: 2,
+            log: None,
         }
     }
 
@@ -229,6 +233,9 @@ impl Shared {
             (self.slots.len() - 1) as OpId
         };
         self.issued.push(id);
+        if let Some(log) = self.log.as_deref_mut() {
+            log.issued(id, &desc);
+        }
         id
     }
 

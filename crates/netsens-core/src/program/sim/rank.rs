@@ -153,11 +153,19 @@ impl Rank for SimRank {
     }
 
     fn now(&self) -> Time {
-        self.shared.borrow().clock
+        let mut s = self.shared.borrow_mut();
+        if let Some(log) = s.log.as_deref_mut() {
+            log.clock_reads += 1;
+        }
+        s.clock
     }
 
     fn phase(&self, name: &str) {
-        self.shared.borrow_mut().marks.push((self.me(), name.to_string()));
+        let mut s = self.shared.borrow_mut();
+        if let Some(log) = s.log.as_deref_mut() {
+            log.marks(self.me(), name);
+        }
+        s.marks.push((self.me(), name.to_string()));
     }
 
     fn count(&self, primitive: &'static str) {
@@ -219,6 +227,9 @@ impl Rank for SimRank {
         s.slots[id as usize].am = true;
         s.slots[id as usize].source = handler.0;
         s.unsynced[self.me() as usize] += 1;
+        if let Some(log) = s.log.as_deref_mut() {
+            log.active_messages += 1;
+        }
         s.bump(self.me(), Prim::Am);
     }
 

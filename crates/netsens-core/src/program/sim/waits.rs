@@ -14,18 +14,27 @@ use std::task::{Context, Poll};
 pub(crate) struct OpWait {
     shared: Rc<RefCell<Shared>>,
     op: OpId,
+    logged: bool,
 }
 
 impl OpWait {
     pub(super) fn new(shared: Rc<RefCell<Shared>>, op: OpId) -> Self {
-        OpWait { shared, op }
+        OpWait { shared, op, logged: false }
     }
 }
 
 impl Future for OpWait {
     type Output = Message;
-    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Message> {
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Message> {
+        let op = self.op;
+        let first = !std::mem::replace(&mut self.logged, true);
         let mut s = self.shared.borrow_mut();
+        if first {
+            let sh = &mut *s;
+            if let Some(log) = sh.log.as_deref_mut() {
+                log.awaits(sh.slots[op as usize].desc.rank, &[op]);
+            }
+        }
         let slot = &mut s.slots[self.op as usize];
         if slot.done {
             Poll::Ready(s.take(self.op))
@@ -43,6 +52,7 @@ pub(super) struct AllWait {
     ops: OpList,
     next: usize,
     marked: bool,
+    logged: bool,
 }
 
 /// Ops waited for together: a few inline (in the waiting future, which the poll
@@ -78,7 +88,7 @@ impl OpList {
 
 impl AllWait {
     pub(super) fn new(shared: Rc<RefCell<Shared>>, reqs: Vec<Request>) -> Self {
-        AllWait { shared, ops: OpList::new(reqs), next: 0, marked: false }
+        AllWait { shared, ops: OpList::new(reqs), next: 0, marked: false, logged: false }
     }
 }
 
@@ -88,6 +98,12 @@ impl Future for AllWait {
         let this = &mut *self;
         let ops = this.ops.as_slice();
         let mut s = this.shared.borrow_mut();
+        if !std::mem::replace(&mut this.logged, true) && !ops.is_empty() {
+            let sh = &mut *s;
+            if let Some(log) = sh.log.as_deref_mut() {
+                log.awaits(sh.slots[ops[0] as usize].desc.rank, ops);
+            }
+        }
         while this.next < ops.len() && s.slots[ops[this.next] as usize].done {
             this.next += 1;
         }
@@ -113,19 +129,26 @@ impl Future for AllWait {
 pub(super) struct SyncWait {
     shared: Rc<RefCell<Shared>>,
     rank: u32,
+    logged: bool,
 }
 
 impl SyncWait {
     pub(super) fn new(shared: Rc<RefCell<Shared>>, rank: u32) -> Self {
-        SyncWait { shared, rank }
+        SyncWait { shared, rank, logged: false }
     }
 }
 
 impl Future for SyncWait {
     type Output = ();
-    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        let first = !std::mem::replace(&mut self.logged, true);
         let mut s = self.shared.borrow_mut();
         let r = self.rank as usize;
+        if first {
+            if let Some(log) = s.log.as_deref_mut() {
+                log.syncs(self.rank);
+            }
+        }
         s.sync_waiting[r] = s.unsynced[r] > 0;
         if s.sync_waiting[r] {
             Poll::Pending
