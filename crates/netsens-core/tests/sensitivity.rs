@@ -422,3 +422,43 @@ fn per_byte_costs_off_the_whole_ps_are_rounded_as_the_engine_rounds_them() {
         }
     }
 }
+
+/// Every parameter's slopes and tolerances from the batched passes
+/// (`sensitivities`: many points a pass, values kept only while read) against the
+/// one-point passes (`eval`, `tolerance`), bit for bit, with both rounding paths
+/// (whole ps per byte, and G off the ps) and noise on the CPU.
+#[test]
+fn one_pass_for_many_points_gives_the_one_point_answers_bit_for_bit() {
+    let mut off_grid = loggopsim_defaults(Rendezvous::Handshake);
+    off_grid.cluster.gap_per_byte = PerByte(26_315_789);
+    off_grid.cpu_speed = 3.0;
+    // A node level of its own (2 ranks a node) and CPU detours (noise on the nodes).
+    let node_level = format!(
+        "{ENDS_1US}[node]\nL = \"100ns\"\no = \"200ns\"\n[shape]\nranks_per_node = 2\n\
+         [noise]\ndetour_interval = \"exponential(3us)\"\ndetour_duration = \"constant(300ns)\"\n"
+    );
+    let node_level = Platform::from_toml(&node_level, "n.toml").expect("the platform reads");
+    let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
+    let mut schedules = vec![dissemination(16, 1), one_message(100_000), back_to_back(), example("calc_recv.goal")];
+    schedules.extend((0..4).map(|_| random_rounds(&mut rng)));
+    let eps = [0.01, 0.02, 0.05, 0.10];
+    for p in [loggopsim_defaults(Rendezvous::Handshake), off_grid, node_level] {
+        for s in schedules.iter().filter(|s| p.node.is_none() || s.num_ranks % 2 == 0) {
+            let g = record(s, &p);
+            let base = Point::of(&p);
+            let params = Param::all(&p);
+            let mut buf = Buffers::default();
+            let mut bounded = 0;
+            for got in g.sensitivities(&base, &params, &eps) {
+                let want = g.eval(&base, got.param, &mut buf);
+                assert_eq!(got.slope, want, "{}", got.param.name());
+                for (e, dx) in got.tolerances {
+                    assert_eq!(dx, g.tolerance(&base, got.param, &want, e, &mut buf), "{} ε={e}", got.param.name());
+                    bounded += usize::from(dx.is_some());
+                }
+            }
+            // Tolerances of L, o and g at least are found, for every ε.
+            assert!(bounded >= 3 * eps.len(), "{bounded}");
+        }
+    }
+}

@@ -51,38 +51,19 @@ impl ExecGraph {
     /// The largest increase Δx from `base` with T ≤ (1 + eps)·T0 (`None`: T never
     /// passes it, no path depends on x); `e0` is T and its slopes at `base`.
     pub fn tolerance(&self, base: &Point, x: Param, e0: &Eval, eps: f64, buf: &mut Buffers) -> Option<f64> {
-        let x0 = base.get(x);
-        let target = (1.0 + eps) * e0.makespan;
-        // From the left the tangent overshoots (T is convex); from then on Newton
-        // steps from the right fall on the root, one piece at a time. Flat at x0, T
-        // may still rise later: the steepest path alone passes the target at
-        // x0 + target / its slope (its constant part is ≥ 0).
-        let mut xr = if e0.slope_up > 0.0 {
-            x0 + eps * e0.makespan / e0.slope_up
-        } else {
-            let steepest = self.steepest(base, x);
-            if steepest <= 0.0 {
-                return None;
-            }
-            x0 + target / steepest
-        };
-        for _ in 0..MAX_PIECES {
+        let mut search = Search::start(self, base, x, e0, eps, None)?;
+        while !search.done {
             // Where the step landed on the root, T alone says so (a pass without slopes).
-            let at = base.with(x, xr);
-            if self.makespan(&at, &mut buf.times) <= target {
-                break;
-            }
-            let e = self.eval(&at, x, buf);
-            if e.slope_down <= 0.0 {
-                break;
-            }
-            let next = xr - (e.makespan - target) / e.slope_down;
-            if next >= xr {
-                break;
-            }
-            xr = next;
+            let at = base.with(x, search.x);
+            let t = self.makespan(&at, &mut buf.times);
+            let e = if t <= search.target {
+                Eval { makespan: t, slope_down: 0.0, slope_up: 0.0 }
+            } else {
+                self.eval(&at, x, buf)
+            };
+            search.step(&e);
         }
-        Some(xr - x0)
+        Some(search.x - search.x0)
     }
 
     /// The largest slope in x of any path: T's slope as x grows without bound.
@@ -95,5 +76,53 @@ impl ExecGraph {
             best.push(b + self.coef(v, &far, x).1);
         }
         best[self.sink as usize]
+    }
+}
+
+/// Newton's search for one tolerance: from the left the tangent overshoots (T is
+/// convex); from then on steps from the right fall on the root, one piece at a time.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Search {
+    pub x0: f64,
+    pub target: f64,
+    /// The next value to evaluate T at.
+    pub x: f64,
+    pub done: bool,
+    steps: usize,
+}
+
+impl Search {
+    /// The first step, or `None` where no path depends on x. Flat at x0, T may still
+    /// rise later: the steepest path alone passes the target at x0 + target / its
+    /// slope (its constant part is ≥ 0); `steepest` is that slope if already known.
+    pub fn start(g: &ExecGraph, base: &Point, x: Param, e0: &Eval, eps: f64, steepest: Option<f64>) -> Option<Search> {
+        let x0 = base.get(x);
+        let target = (1.0 + eps) * e0.makespan;
+        let first = if e0.slope_up > 0.0 {
+            x0 + eps * e0.makespan / e0.slope_up
+        } else {
+            let steepest = steepest.unwrap_or_else(|| g.steepest(base, x));
+            if steepest <= 0.0 {
+                return None;
+            }
+            x0 + target / steepest
+        };
+        Some(Search { x0, target, x: first, done: false, steps: 0 })
+    }
+
+    /// Take T and its slope going down at `self.x` (the slope only needed above the target).
+    pub fn step(&mut self, e: &Eval) {
+        self.steps += 1;
+        if e.makespan <= self.target || e.slope_down <= 0.0 {
+            self.done = true;
+            return;
+        }
+        let next = self.x - (e.makespan - self.target) / e.slope_down;
+        if next >= self.x {
+            self.done = true;
+        } else {
+            self.x = next;
+            self.done = self.steps >= MAX_PIECES;
+        }
     }
 }

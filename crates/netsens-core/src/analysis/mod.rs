@@ -3,6 +3,7 @@
 //! the exact slopes ([`eval`]), each parameter's curve and its tolerance ([`curve`])
 //! are computed from that record, the same for GOAL schedules, traces and programs.
 
+pub mod batch;
 pub mod critical;
 pub mod curve;
 pub mod eval;
@@ -19,8 +20,10 @@ use crate::profile::RunResult;
 use crate::program::{run_program_observed, SimRank};
 use crate::schedule::executor::ScheduleFrontend;
 use crate::schedule::Schedule;
+pub use batch::{Lane, Slots};
 pub use critical::{CriticalPath, Part};
 pub use curve::Curve;
+use curve::Search;
 pub use eval::{Buffers, Eval};
 pub use graph::ExecGraph;
 pub use params::{Param, Point};
@@ -125,15 +128,49 @@ pub struct ParamSensitivity {
 }
 
 impl ExecGraph {
-    /// Slopes and tolerances of `params` at `base`.
+    /// Slopes and tolerances of `params` at `base`: every parameter's slopes in one
+    /// pass, then each round of Newton steps of every (parameter, ε) in one more.
     pub fn sensitivities(&self, base: &Point, params: &[Param], epsilons: &[f64]) -> Vec<ParamSensitivity> {
-        let mut buf = Buffers::default();
+        let slots = Slots::of(self);
+        let at_base: Vec<Lane> = params.iter().map(|&param| Lane { point: *base, param }).collect();
+        let slopes = self.eval_lanes(&slots, &at_base);
+        // (parameter, its search for each ε; `None`: unbounded).
+        let mut searches: Vec<Vec<Option<Search>>> = params
+            .iter()
+            .zip(&slopes)
+            .map(|(&x, e0)| {
+                let steepest = (e0.slope_up <= 0.0).then(|| self.steepest(base, x));
+                epsilons.iter().map(|&eps| Search::start(self, base, x, e0, eps, steepest)).collect()
+            })
+            .collect();
+        loop {
+            let mut open: Vec<(usize, usize)> = Vec::new();
+            for (i, list) in searches.iter().enumerate() {
+                open.extend(list.iter().enumerate().filter(|(_, s)| s.is_some_and(|s| !s.done)).map(|(j, _)| (i, j)));
+            }
+            if open.is_empty() {
+                break;
+            }
+            let lanes: Vec<Lane> = open
+                .iter()
+                .map(|&(i, j)| {
+                    let x = params[i];
+                    Lane { point: base.with(x, searches[i][j].expect("open").x), param: x }
+                })
+                .collect();
+            for (&(i, j), e) in open.iter().zip(self.eval_lanes(&slots, &lanes)) {
+                searches[i][j].as_mut().expect("open").step(&e);
+            }
+        }
         params
             .iter()
-            .map(|&x| {
-                let slope = self.eval(base, x, &mut buf);
-                let tolerances = epsilons.iter().map(|&e| (e, self.tolerance(base, x, &slope, e, &mut buf))).collect();
-                ParamSensitivity { param: x, value: base.get(x), slope, tolerances }
+            .zip(slopes)
+            .zip(searches)
+            .map(|((&x, slope), list)| ParamSensitivity {
+                param: x,
+                value: base.get(x),
+                slope,
+                tolerances: epsilons.iter().zip(list).map(|(&e, s)| (e, s.map(|s| s.x - s.x0))).collect(),
             })
             .collect()
     }

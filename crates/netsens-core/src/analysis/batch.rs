@@ -1,0 +1,207 @@
+//! Many evaluations of a recorded run in one pass. A pass over the whole record is
+//! bound by memory, not arithmetic: carrying [`LANES`] points (each with the slopes
+//! of its own parameter) through one pass costs little more than one point. The
+//! values are kept only while a later node still reads them ([`Slots`]): a run's
+//! live values are a few per rank, so every lane's values stay in cache however
+//! long the run.
+
+use super::eval::{Coef, Eval, Price};
+use super::graph::{kind, ExecGraph};
+use super::params::{Param, Point};
+
+/// Points evaluated together in one pass.
+pub const LANES: usize = 8;
+
+/// One evaluation: the makespan at `point` and its slopes in `param`.
+#[derive(Clone, Copy, Debug)]
+pub struct Lane {
+    pub point: Point,
+    pub param: Param,
+}
+
+/// Where each node's value lives during a pass: a slot is reused once the last
+/// node that reads it has been evaluated.
+pub struct Slots {
+    /// The slot of each node.
+    node: Vec<u32>,
+    /// The slot of each predecessor, parallel to `ExecGraph::preds`.
+    preds: Vec<u32>,
+    /// Slots in use at most at once.
+    pub count: usize,
+}
+
+impl Slots {
+    pub fn of(g: &ExecGraph) -> Slots {
+        let n = g.nodes.len();
+        // The last node reading each node (itself where none does; never for the end).
+        let mut last: Vec<u32> = (0..n as u32).collect();
+        for v in 0..n {
+            for &q in g.preds_of(v).0 {
+                last[q as usize] = v as u32;
+            }
+        }
+        last[g.sink as usize] = u32::MAX;
+        let mut node = Vec::with_capacity(n);
+        let mut preds = Vec::with_capacity(g.preds.len());
+        let (mut free, mut count) = (Vec::new(), 0u32);
+        for v in 0..n {
+            for &q in g.preds_of(v).0 {
+                let s = node[q as usize];
+                preds.push(s);
+                if last[q as usize] == v as u32 {
+                    free.push(s);
+                }
+            }
+            // A pass reads every predecessor before it writes the node: it may take
+            // a slot freed just now.
+            let s = free.pop().unwrap_or_else(|| {
+                count += 1;
+                count - 1
+            });
+            node.push(s);
+            if last[v] == v as u32 {
+                free.push(s);
+            }
+        }
+        Slots { node, preds, count: count as usize }
+    }
+}
+
+/// A slot's values: each lane's time (ps), slope going down and going up.
+#[derive(Clone, Copy)]
+struct Row {
+    time: [f64; LANES],
+    down: [f64; LANES],
+    up: [f64; LANES],
+}
+
+impl ExecGraph {
+    /// [`ExecGraph::eval`] at every lane, [`LANES`] lanes a pass; the same numbers,
+    /// bit for bit.
+    pub fn eval_lanes(&self, slots: &Slots, lanes: &[Lane]) -> Vec<Eval> {
+        let mut rows = vec![Row { time: [0.0; LANES], down: [0.0; LANES], up: [0.0; LANES] }; slots.count.max(1)];
+        let mut out = Vec::with_capacity(lanes.len());
+        for chunk in lanes.chunks(LANES) {
+            self.pass(slots, chunk, &mut rows);
+            let end = &rows[slots.node[self.sink as usize] as usize];
+            out.extend((0..chunk.len()).map(|l| Eval {
+                makespan: end.time[l],
+                slope_down: end.down[l],
+                slope_up: end.up[l],
+            }));
+        }
+        out
+    }
+
+    fn pass(&self, slots: &Slots, lanes: &[Lane], rows: &mut [Row]) {
+        let noisy = !self.extra.is_empty();
+        let terms = Terms::new(lanes);
+        let mut first = 0usize;
+        for v in 0..self.nodes.len() {
+            let node = &self.nodes[v];
+            let next = self.nodes.get(v + 1).map_or(self.preds.len(), |n| n.first_pred as usize);
+            let preds = &slots.preds[first..next];
+            first = next;
+            // As `eval`: the latest predecessor, and the slopes of those tied with it.
+            let mut r = Row { time: [0.0; LANES], down: [f64::INFINITY; LANES], up: [f64::NEG_INFINITY; LANES] };
+            for &s in preds {
+                let q = &rows[s as usize].time;
+                for l in 0..LANES {
+                    r.time[l] = r.time[l].max(q[l]);
+                }
+            }
+            if preds.is_empty() {
+                r.down = [0.0; LANES];
+                r.up = [0.0; LANES];
+            }
+            for &s in preds {
+                let q = &rows[s as usize];
+                for l in 0..LANES {
+                    if q.time[l] == r.time[l] {
+                        r.down[l] = r.down[l].min(q.down[l]);
+                        r.up[l] = r.up[l].max(q.up[l]);
+                    }
+                }
+            }
+            // A pure "latest of" adds nothing (0 ps, no parameter) unless noise does.
+            if node.kind != kind::ZERO || noisy {
+                let t = &terms.of[Terms::index(node.kind, self.level_of(node))];
+                let b = node.bytes as f64;
+                let mut cost = [0.0; LANES];
+                if t.whole {
+                    for l in 0..LANES {
+                        cost[l] = t.fixed[l] + (b * t.per_byte[l]).max(b * t.or_per_byte[l]);
+                    }
+                } else {
+                    for (l, c) in cost.iter_mut().enumerate() {
+                        *c = t.price(l).cost(node.kind, b);
+                    }
+                }
+                if noisy {
+                    let e = self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64;
+                    cost.iter_mut().for_each(|c| *c += e);
+                }
+                for l in 0..LANES {
+                    r.time[l] += cost[l];
+                    r.down[l] += t.down_fixed[l] + b * t.down_per_byte[l];
+                    r.up[l] += t.up_fixed[l] + b * t.up_per_byte[l];
+                }
+            }
+            rows[slots.node[v] as usize] = r;
+        }
+    }
+}
+
+/// Every lane's [`Price`] and [`Coef`] for each kind and level of node, laid out lane
+/// by lane so that a node's lanes are computed together.
+struct Terms {
+    of: Vec<LaneTerms>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct LaneTerms {
+    fixed: [f64; LANES],
+    per_byte: [f64; LANES],
+    or_per_byte: [f64; LANES],
+    /// Every lane's price is whole ps per byte (no rounding to follow).
+    whole: bool,
+    down_fixed: [f64; LANES],
+    down_per_byte: [f64; LANES],
+    up_fixed: [f64; LANES],
+    up_per_byte: [f64; LANES],
+}
+
+impl LaneTerms {
+    fn price(&self, l: usize) -> Price {
+        Price { fixed: self.fixed[l], per_byte: self.per_byte[l], or_per_byte: self.or_per_byte[l] }
+    }
+}
+
+/// Kinds of node (see `graph::kind`).
+const KINDS: usize = 14;
+
+impl Terms {
+    fn index(kind: u8, level: usize) -> usize {
+        kind as usize * 2 + level
+    }
+
+    fn new(lanes: &[Lane]) -> Terms {
+        let mut of = vec![LaneTerms::default(); KINDS * 2];
+        for k in 0..KINDS as u8 {
+            for level in 0..2 {
+                let t = &mut of[Terms::index(k, level)];
+                t.whole = true;
+                for (l, lane) in lanes.iter().enumerate() {
+                    let p = &lane.point;
+                    let price = Price::of(k, &p.levels[level], p);
+                    let coef = Coef::of(k, level as u8, p, lane.param);
+                    t.whole &= price.whole(k);
+                    (t.fixed[l], t.per_byte[l], t.or_per_byte[l]) = (price.fixed, price.per_byte, price.or_per_byte);
+                    (t.down_fixed[l], t.down_per_byte[l]) = coef.down;
+                    (t.up_fixed[l], t.up_per_byte[l]) = coef.up;
+                }
+            }
+        }
+        Terms { of }
+    }
+}
