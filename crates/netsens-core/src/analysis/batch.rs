@@ -102,25 +102,22 @@ impl ExecGraph {
             let next = self.nodes.get(v + 1).map_or(self.preds.len(), |n| n.first_pred as usize);
             let preds = &slots.preds[first..next];
             first = next;
-            // As `eval`: the latest predecessor, and the slopes of those tied with it.
-            let mut r = Row { time: [0.0; LANES], down: [f64::INFINITY; LANES], up: [f64::NEG_INFINITY; LANES] };
-            for &s in preds {
-                let q = &rows[s as usize].time;
-                for l in 0..LANES {
-                    r.time[l] = r.time[l].max(q[l]);
-                }
-            }
-            if preds.is_empty() {
-                r.down = [0.0; LANES];
-                r.up = [0.0; LANES];
-            }
+            // As `eval`: the latest predecessor, and the slopes of those tied with it
+            // (kept as the latest so far changes; the same numbers, without branches).
+            let mut r = if preds.is_empty() {
+                Row { time: [0.0; LANES], down: [0.0; LANES], up: [0.0; LANES] }
+            } else {
+                Row { time: [0.0; LANES], down: [f64::INFINITY; LANES], up: [f64::NEG_INFINITY; LANES] }
+            };
             for &s in preds {
                 let q = &rows[s as usize];
                 for l in 0..LANES {
-                    if q.time[l] == r.time[l] {
-                        r.down[l] = r.down[l].min(q.down[l]);
-                        r.up[l] = r.up[l].max(q.up[l]);
-                    }
+                    let (later, tied) = (q.time[l] > r.time[l], q.time[l] == r.time[l]);
+                    let down = if tied { min(r.down[l], q.down[l]) } else { r.down[l] };
+                    let up = if tied { max(r.up[l], q.up[l]) } else { r.up[l] };
+                    r.down[l] = if later { q.down[l] } else { down };
+                    r.up[l] = if later { q.up[l] } else { up };
+                    r.time[l] = if later { q.time[l] } else { r.time[l] };
                 }
             }
             // A pure "latest of" adds nothing (0 ps, no parameter) unless noise does.
@@ -130,7 +127,7 @@ impl ExecGraph {
                 let mut cost = [0.0; LANES];
                 if t.whole {
                     for l in 0..LANES {
-                        cost[l] = t.fixed[l] + (b * t.per_byte[l]).max(b * t.or_per_byte[l]);
+                        cost[l] = t.fixed[l] + max(b * t.per_byte[l], b * t.or_per_byte[l]);
                     }
                 } else {
                     for (l, c) in cost.iter_mut().enumerate() {
@@ -149,6 +146,26 @@ impl ExecGraph {
             }
             rows[slots.node[v] as usize] = r;
         }
+    }
+}
+
+/// The larger and the smaller of two values that are never NaN (as `f64::max` and
+/// `f64::min` there, in instructions that work on several lanes at once).
+#[inline(always)]
+fn max(a: f64, b: f64) -> f64 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+#[inline(always)]
+fn min(a: f64, b: f64) -> f64 {
+    if a < b {
+        a
+    } else {
+        b
     }
 }
 
