@@ -67,35 +67,36 @@ impl Slots {
     }
 }
 
-/// A slot's values: each lane's time (ps), slope going down and going up.
+/// A slot's values: each of `N` lanes' time (ps), slope going down and going up.
 #[derive(Clone, Copy)]
-struct Row {
-    time: [f64; LANES],
-    down: [f64; LANES],
-    up: [f64; LANES],
+struct Row<const N: usize> {
+    time: [f64; N],
+    down: [f64; N],
+    up: [f64; N],
 }
 
 impl ExecGraph {
-    /// [`ExecGraph::eval`] at every lane, [`LANES`] lanes a pass; the same numbers,
-    /// bit for bit.
+    /// [`ExecGraph::eval`] at every lane, up to [`LANES`] lanes a pass; the same
+    /// numbers, bit for bit.
     pub fn eval_lanes(&self, slots: &Slots, lanes: &[Lane]) -> Vec<Eval> {
-        let mut rows = vec![Row { time: [0.0; LANES], down: [0.0; LANES], up: [0.0; LANES] }; slots.count.max(1)];
         let mut out = Vec::with_capacity(lanes.len());
         for chunk in lanes.chunks(LANES) {
-            self.pass(slots, chunk, &mut rows);
-            let end = &rows[slots.node[self.sink as usize] as usize];
-            out.extend((0..chunk.len()).map(|l| Eval {
-                makespan: end.time[l],
-                slope_down: end.down[l],
-                slope_up: end.up[l],
-            }));
+            // A pass costs by its lanes: as few as the chunk needs.
+            match chunk.len() {
+                1 => self.pass::<1>(slots, chunk, &mut out),
+                2 => self.pass::<2>(slots, chunk, &mut out),
+                3 | 4 => self.pass::<4>(slots, chunk, &mut out),
+                _ => self.pass::<LANES>(slots, chunk, &mut out),
+            }
         }
         out
     }
 
-    fn pass(&self, slots: &Slots, lanes: &[Lane], rows: &mut [Row]) {
+    fn pass<const N: usize>(&self, slots: &Slots, lanes: &[Lane], out: &mut Vec<Eval>) {
         let noisy = !self.extra.is_empty();
-        let terms = Terms::new(lanes);
+        let terms = Terms::<N>::new(lanes);
+        let zero = Row { time: [0.0; N], down: [0.0; N], up: [0.0; N] };
+        let mut rows = vec![zero; slots.count.max(1)];
         let mut first = 0usize;
         for v in 0..self.nodes.len() {
             let node = &self.nodes[v];
@@ -104,14 +105,10 @@ impl ExecGraph {
             first = next;
             // As `eval`: the latest predecessor, and the slopes of those tied with it
             // (kept as the latest so far changes; the same numbers, without branches).
-            let mut r = if preds.is_empty() {
-                Row { time: [0.0; LANES], down: [0.0; LANES], up: [0.0; LANES] }
-            } else {
-                Row { time: [0.0; LANES], down: [f64::INFINITY; LANES], up: [f64::NEG_INFINITY; LANES] }
-            };
-            for &s in preds {
+            let mut r = preds.first().map_or(zero, |&s| rows[s as usize]);
+            for &s in preds.iter().skip(1) {
                 let q = &rows[s as usize];
-                for l in 0..LANES {
+                for l in 0..N {
                     let (later, tied) = (q.time[l] > r.time[l], q.time[l] == r.time[l]);
                     let down = if tied { min(r.down[l], q.down[l]) } else { r.down[l] };
                     let up = if tied { max(r.up[l], q.up[l]) } else { r.up[l] };
@@ -122,11 +119,11 @@ impl ExecGraph {
             }
             // A pure "latest of" adds nothing (0 ps, no parameter) unless noise does.
             if node.kind != kind::ZERO || noisy {
-                let t = &terms.of[Terms::index(node.kind, self.level_of(node))];
+                let t = &terms.of[Terms::<N>::index(node.kind, self.level_of(node))];
                 let b = node.bytes as f64;
-                let mut cost = [0.0; LANES];
+                let mut cost = [0.0; N];
                 if t.whole {
-                    for l in 0..LANES {
+                    for l in 0..N {
                         cost[l] = t.fixed[l] + max(b * t.per_byte[l], b * t.or_per_byte[l]);
                     }
                 } else {
@@ -138,7 +135,7 @@ impl ExecGraph {
                     let e = self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64;
                     cost.iter_mut().for_each(|c| *c += e);
                 }
-                for l in 0..LANES {
+                for l in 0..N {
                     r.time[l] += cost[l];
                     r.down[l] += t.down_fixed[l] + b * t.down_per_byte[l];
                     r.up[l] += t.up_fixed[l] + b * t.up_per_byte[l];
@@ -146,6 +143,8 @@ impl ExecGraph {
             }
             rows[slots.node[v] as usize] = r;
         }
+        let end = &rows[slots.node[self.sink as usize] as usize];
+        out.extend((0..lanes.len()).map(|l| Eval { makespan: end.time[l], slope_down: end.down[l], slope_up: end.up[l] }));
     }
 }
 
@@ -171,24 +170,24 @@ fn min(a: f64, b: f64) -> f64 {
 
 /// Every lane's [`Price`] and [`Coef`] for each kind and level of node, laid out lane
 /// by lane so that a node's lanes are computed together.
-struct Terms {
-    of: Vec<LaneTerms>,
+struct Terms<const N: usize> {
+    of: Vec<LaneTerms<N>>,
 }
 
-#[derive(Clone, Copy, Default)]
-struct LaneTerms {
-    fixed: [f64; LANES],
-    per_byte: [f64; LANES],
-    or_per_byte: [f64; LANES],
+#[derive(Clone, Copy)]
+struct LaneTerms<const N: usize> {
+    fixed: [f64; N],
+    per_byte: [f64; N],
+    or_per_byte: [f64; N],
     /// Every lane's price is whole ps per byte (no rounding to follow).
     whole: bool,
-    down_fixed: [f64; LANES],
-    down_per_byte: [f64; LANES],
-    up_fixed: [f64; LANES],
-    up_per_byte: [f64; LANES],
+    down_fixed: [f64; N],
+    down_per_byte: [f64; N],
+    up_fixed: [f64; N],
+    up_per_byte: [f64; N],
 }
 
-impl LaneTerms {
+impl<const N: usize> LaneTerms<N> {
     fn price(&self, l: usize) -> Price {
         Price { fixed: self.fixed[l], per_byte: self.per_byte[l], or_per_byte: self.or_per_byte[l] }
     }
@@ -197,17 +196,27 @@ impl LaneTerms {
 /// Kinds of node (see `graph::kind`).
 const KINDS: usize = 14;
 
-impl Terms {
+impl<const N: usize> Terms<N> {
     fn index(kind: u8, level: usize) -> usize {
         kind as usize * 2 + level
     }
 
-    fn new(lanes: &[Lane]) -> Terms {
-        let mut of = vec![LaneTerms::default(); KINDS * 2];
+    fn new(lanes: &[Lane]) -> Terms<N> {
+        let none = [0.0; N];
+        let blank = LaneTerms {
+            fixed: none,
+            per_byte: none,
+            or_per_byte: none,
+            whole: true,
+            down_fixed: none,
+            down_per_byte: none,
+            up_fixed: none,
+            up_per_byte: none,
+        };
+        let mut of = vec![blank; KINDS * 2];
         for k in 0..KINDS as u8 {
             for level in 0..2 {
-                let t = &mut of[Terms::index(k, level)];
-                t.whole = true;
+                let t = &mut of[Terms::<N>::index(k, level)];
                 for (l, lane) in lanes.iter().enumerate() {
                     let p = &lane.point;
                     let price = Price::of(k, &p.levels[level], p);
