@@ -144,7 +144,11 @@ impl ExecGraph {
             rows[slots.node[v] as usize] = r;
         }
         let end = &rows[slots.node[self.sink as usize] as usize];
-        out.extend((0..lanes.len()).map(|l| Eval { makespan: end.time[l], slope_down: end.down[l], slope_up: end.up[l] }));
+        out.extend((0..lanes.len()).map(|l| Eval {
+            makespan: end.time[l],
+            slope_down: end.down[l],
+            slope_up: end.up[l],
+        }));
     }
 }
 
@@ -229,5 +233,48 @@ impl<const N: usize> Terms<N> {
             }
         }
         Terms { of }
+    }
+}
+
+impl ExecGraph {
+    /// [`ExecGraph::steepest`] of every parameter in `params`, up to [`LANES`] a pass.
+    pub fn steepest_lanes(&self, slots: &Slots, base: &Point, params: &[Param]) -> Vec<f64> {
+        let far: Vec<Lane> = params.iter().map(|&param| Lane { point: base.with(param, 1e30), param }).collect();
+        let mut out = Vec::with_capacity(far.len());
+        for chunk in far.chunks(LANES) {
+            match chunk.len() {
+                1 => self.steepest_pass::<1>(slots, chunk, &mut out),
+                2 => self.steepest_pass::<2>(slots, chunk, &mut out),
+                3 | 4 => self.steepest_pass::<4>(slots, chunk, &mut out),
+                _ => self.steepest_pass::<LANES>(slots, chunk, &mut out),
+            }
+        }
+        out
+    }
+
+    /// As `steepest`: every path's largest slope, whatever its time.
+    fn steepest_pass<const N: usize>(&self, slots: &Slots, lanes: &[Lane], out: &mut Vec<f64>) {
+        let terms = Terms::<N>::new(lanes);
+        let mut rows = vec![[0.0; N]; slots.count.max(1)];
+        let mut first = 0usize;
+        for v in 0..self.nodes.len() {
+            let node = &self.nodes[v];
+            let next = self.nodes.get(v + 1).map_or(self.preds.len(), |n| n.first_pred as usize);
+            let mut r = [0.0; N];
+            for &s in &slots.preds[first..next] {
+                let q = &rows[s as usize];
+                for l in 0..N {
+                    r[l] = max(r[l], q[l]);
+                }
+            }
+            first = next;
+            let t = &terms.of[Terms::<N>::index(node.kind, self.level_of(node))];
+            let b = node.bytes as f64;
+            for l in 0..N {
+                r[l] += t.up_fixed[l] + b * t.up_per_byte[l];
+            }
+            rows[slots.node[v] as usize] = r;
+        }
+        out.extend_from_slice(&rows[slots.node[self.sink as usize] as usize][..lanes.len()]);
     }
 }

@@ -134,12 +134,15 @@ impl ExecGraph {
         let slots = Slots::of(self);
         let at_base: Vec<Lane> = params.iter().map(|&param| Lane { point: *base, param }).collect();
         let slopes = self.eval_lanes(&slots, &at_base);
+        // Flat at the platform's value, a parameter's search starts from its steepest path.
+        let flat: Vec<Param> = params.iter().zip(&slopes).filter(|(_, e)| e.slope_up <= 0.0).map(|(&x, _)| x).collect();
+        let steepest = self.steepest_lanes(&slots, base, &flat);
         // (parameter, its search for each ε; `None`: unbounded).
         let mut searches: Vec<Vec<Option<Search>>> = params
             .iter()
             .zip(&slopes)
             .map(|(&x, e0)| {
-                let steepest = (e0.slope_up <= 0.0).then(|| self.steepest(base, x));
+                let steepest = flat.iter().position(|&f| f == x).map(|i| steepest[i]);
                 epsilons.iter().map(|&eps| Search::start(self, base, x, e0, eps, steepest)).collect()
             })
             .collect();
