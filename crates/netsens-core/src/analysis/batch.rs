@@ -10,7 +10,7 @@ use super::graph::{kind, ExecGraph};
 use super::params::{Param, Point};
 
 /// Points evaluated together in one pass.
-pub const LANES: usize = 8;
+pub const LANES: usize = 24;
 
 /// One evaluation: the makespan at `point` and its slopes in `param`.
 #[derive(Clone, Copy, Debug)]
@@ -86,6 +86,8 @@ impl ExecGraph {
                 1 => self.pass::<1>(slots, chunk, &mut out),
                 2 => self.pass::<2>(slots, chunk, &mut out),
                 3 | 4 => self.pass::<4>(slots, chunk, &mut out),
+                5..=8 => self.pass::<8>(slots, chunk, &mut out),
+                9..=16 => self.pass::<16>(slots, chunk, &mut out),
                 _ => self.pass::<LANES>(slots, chunk, &mut out),
             }
         }
@@ -246,6 +248,8 @@ impl ExecGraph {
                 1 => self.steepest_pass::<1>(slots, chunk, &mut out),
                 2 => self.steepest_pass::<2>(slots, chunk, &mut out),
                 3 | 4 => self.steepest_pass::<4>(slots, chunk, &mut out),
+                5..=8 => self.steepest_pass::<8>(slots, chunk, &mut out),
+                9..=16 => self.steepest_pass::<16>(slots, chunk, &mut out),
                 _ => self.steepest_pass::<LANES>(slots, chunk, &mut out),
             }
         }

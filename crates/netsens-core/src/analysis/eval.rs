@@ -21,7 +21,7 @@ pub struct Eval {
 /// gives the run's own times where G or O is not a whole number of ps per byte.
 #[inline]
 pub(crate) fn bytes_time(bytes: f64, per_byte: f64) -> f64 {
-    if per_byte.fract() == 0.0 {
+    if whole(per_byte) {
         return bytes * per_byte;
     }
     let fs = (per_byte * 1000.0).round();
@@ -30,6 +30,13 @@ pub(crate) fn bytes_time(bytes: f64, per_byte: f64) -> f64 {
     } else {
         (bytes * per_byte + 0.5).floor()
     }
+}
+
+/// `x.fract() == 0.0` without a call into the maths library (no rounding
+/// instruction on the baseline x86-64): every f64 from 2^52 up is whole.
+#[inline]
+pub(crate) fn whole(x: f64) -> bool {
+    x.is_finite() && (x.abs() >= 4_503_599_627_370_496.0 || (x as i64) as f64 == x)
 }
 
 /// A computation of `ps` at CPU speed 1 taking `cpu_time` (1/cpu_speed) per ps, rounded
@@ -87,7 +94,6 @@ impl Price {
     /// without rounding (whole ps per byte).
     #[inline]
     pub fn whole(&self, kind: u8) -> bool {
-        let whole = |r: f64| r.fract() == 0.0;
         if kind == kind::COMPUTE {
             self.per_byte == 1.0
         } else {
