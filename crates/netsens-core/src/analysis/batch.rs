@@ -5,7 +5,7 @@
 //! live values are a few per rank, so every lane's values stay in cache however
 //! long the run.
 
-use super::eval::{Coef, Eval, Price};
+use super::eval::{compute_time, Coef, Eval, Price, Rate};
 use super::graph::{kind, ExecGraph};
 use super::params::{Param, Point};
 
@@ -124,14 +124,16 @@ impl ExecGraph {
                 let t = &terms.of[Terms::<N>::index(node.kind, self.level_of(node))];
                 let b = node.bytes as f64;
                 let mut cost = [0.0; N];
-                if t.whole {
-                    for l in 0..N {
-                        cost[l] = t.fixed[l] + max(b * t.per_byte[l], b * t.or_per_byte[l]);
-                    }
-                } else {
-                    for (l, c) in cost.iter_mut().enumerate() {
-                        *c = t.price(l).cost(node.kind, b);
-                    }
+                for l in 0..N {
+                    cost[l] = t.fixed[l] + max(b * t.per_byte[l], b * t.or_per_byte[l]);
+                }
+                // The lanes whose price is rounded (not whole ps per byte) apart.
+                for &(l, rate, or_rate) in &t.rounded {
+                    cost[l] = if node.kind == kind::COMPUTE {
+                        compute_time(b, t.per_byte[l])
+                    } else {
+                        t.fixed[l] + rate.time(b).max(or_rate.time(b))
+                    };
                 }
                 if noisy {
                     let e = self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64;
@@ -180,23 +182,17 @@ struct Terms<const N: usize> {
     of: Vec<LaneTerms<N>>,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct LaneTerms<const N: usize> {
     fixed: [f64; N],
     per_byte: [f64; N],
     or_per_byte: [f64; N],
-    /// Every lane's price is whole ps per byte (no rounding to follow).
-    whole: bool,
+    /// The lanes whose price is not whole ps per byte, with its two rates.
+    rounded: Vec<(usize, Rate, Rate)>,
     down_fixed: [f64; N],
     down_per_byte: [f64; N],
     up_fixed: [f64; N],
     up_per_byte: [f64; N],
-}
-
-impl<const N: usize> LaneTerms<N> {
-    fn price(&self, l: usize) -> Price {
-        Price { fixed: self.fixed[l], per_byte: self.per_byte[l], or_per_byte: self.or_per_byte[l] }
-    }
 }
 
 /// Kinds of node (see `graph::kind`).
@@ -213,7 +209,7 @@ impl<const N: usize> Terms<N> {
             fixed: none,
             per_byte: none,
             or_per_byte: none,
-            whole: true,
+            rounded: Vec::new(),
             down_fixed: none,
             down_per_byte: none,
             up_fixed: none,
@@ -227,7 +223,9 @@ impl<const N: usize> Terms<N> {
                     let p = &lane.point;
                     let price = Price::of(k, &p.levels[level], p);
                     let coef = Coef::of(k, level as u8, p, lane.param);
-                    t.whole &= price.whole(k);
+                    if !price.whole(k) {
+                        t.rounded.push((l, Rate::of(price.per_byte), Rate::of(price.or_per_byte)));
+                    }
                     (t.fixed[l], t.per_byte[l], t.or_per_byte[l]) = (price.fixed, price.per_byte, price.or_per_byte);
                     (t.down_fixed[l], t.down_per_byte[l]) = coef.down;
                     (t.up_fixed[l], t.up_per_byte[l]) = coef.up;

@@ -21,14 +21,40 @@ pub struct Eval {
 /// gives the run's own times where G or O is not a whole number of ps per byte.
 #[inline]
 pub(crate) fn bytes_time(bytes: f64, per_byte: f64) -> f64 {
-    if whole(per_byte) {
-        return bytes * per_byte;
+    Rate::of(per_byte).time(bytes)
+}
+
+/// A time per byte, with how [`bytes_time`] rounds it worked out once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Rate {
+    per_byte: f64,
+    /// fs per byte, where `per_byte` is on the fs/B grid and not whole.
+    fs: Option<u64>,
+}
+
+impl Rate {
+    #[inline]
+    pub fn of(per_byte: f64) -> Rate {
+        let fs = (per_byte * 1000.0).round();
+        let grid = !whole(per_byte) && (per_byte * 1000.0 - fs).abs() < 1e-6;
+        Rate { per_byte, fs: grid.then_some(fs as u64) }
     }
-    let fs = (per_byte * 1000.0).round();
-    if (per_byte * 1000.0 - fs).abs() < 1e-6 && bytes < 1e18 {
-        ((bytes as u128 * fs as u128 + 500) / 1000) as f64
-    } else {
-        (bytes * per_byte + 0.5).floor()
+
+    /// ps for `bytes`: exact for whole ps per byte, else rounded half up on the fs/B grid.
+    #[inline]
+    pub fn time(&self, bytes: f64) -> f64 {
+        if whole(self.per_byte) {
+            return bytes * self.per_byte;
+        }
+        if let Some(fs) = self.fs.filter(|_| bytes < 1e18) {
+            // In u64 where it fits (the same integer as in u128).
+            let b = bytes as u64;
+            return match b.checked_mul(fs).and_then(|p| p.checked_add(500)) {
+                Some(p) => (p / 1000) as f64,
+                None => ((b as u128 * fs as u128 + 500) / 1000) as f64,
+            };
+        }
+        (bytes * self.per_byte + 0.5).floor()
     }
 }
 
