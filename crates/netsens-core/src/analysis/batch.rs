@@ -94,7 +94,25 @@ impl ExecGraph {
         out
     }
 
+    /// A pass in AVX2's wider registers where the CPU has them (the same IEEE
+    /// operations, so the same numbers), else in the baseline's.
     fn pass<const N: usize>(&self, slots: &Slots, lanes: &[Lane], out: &mut Vec<Eval>) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just now.
+            return unsafe { self.pass_avx2::<N>(slots, lanes, out) };
+        }
+        self.pass_lanes::<N>(slots, lanes, out)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn pass_avx2<const N: usize>(&self, slots: &Slots, lanes: &[Lane], out: &mut Vec<Eval>) {
+        self.pass_lanes::<N>(slots, lanes, out)
+    }
+
+    #[inline(always)]
+    fn pass_lanes<const N: usize>(&self, slots: &Slots, lanes: &[Lane], out: &mut Vec<Eval>) {
         let noisy = !self.extra.is_empty();
         let terms = Terms::<N>::new(lanes);
         let zero = Row { time: [0.0; N], down: [0.0; N], up: [0.0; N] };
