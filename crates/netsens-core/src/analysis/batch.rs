@@ -5,7 +5,7 @@
 //! live values are a few per rank, so every lane's values stay in cache however
 //! long the run.
 
-use super::eval::{compute_time, Coef, Eval, Price, Rate};
+use super::eval::{compute_time, Coef, Eval, Price, Rate, KINDS};
 use super::graph::{kind, ExecGraph};
 use super::params::{Param, Point};
 
@@ -212,9 +212,6 @@ struct LaneTerms<const N: usize> {
     up_fixed: [f64; N],
     up_per_byte: [f64; N],
 }
-
-/// Kinds of node (see `graph::kind`).
-const KINDS: usize = 14;
 
 impl<const N: usize> Terms<N> {
     fn index(kind: u8, level: usize) -> usize {

@@ -76,6 +76,9 @@ pub(crate) fn compute_time(ps: f64, cpu_time: f64) -> f64 {
     }
 }
 
+/// Kinds of node (see `graph::kind`).
+pub(crate) const KINDS: usize = 14;
+
 /// A node's cost at a point, by its kind: `fixed + max(bytes·per_byte,
 /// bytes·or_per_byte)` ps, each product as the engine rounds it; a computation's
 /// is its ps at speed 1 times `per_byte` (1/cpu_speed), rounded as the engine does.
@@ -216,10 +219,20 @@ impl ExecGraph {
     pub fn times(&self, p: &Point, times: &mut Vec<f64>) {
         times.clear();
         times.reserve(self.nodes.len());
+        // Each kind and level's price, worked out once.
+        let prices: Vec<Price> = (0..KINDS * 2).map(|i| Price::of(i as u8 / 2, &p.levels[i % 2], p)).collect();
+        let noisy = !self.extra.is_empty();
         for v in 0..self.nodes.len() {
             let (preds, _) = self.preds_of(v);
             let start = preds.iter().map(|&q| times[q as usize]).fold(0.0, f64::max);
-            times.push(start + self.cost(v, p));
+            let n = &self.nodes[v];
+            if n.kind == kind::ZERO && !noisy {
+                times.push(start + 0.0);
+                continue;
+            }
+            let c = prices[n.kind as usize * 2 + self.level_of(n)].cost(n.kind, n.bytes as f64);
+            let extra = if noisy { self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64 } else { 0.0 };
+            times.push(start + if noisy { c + extra } else { c });
         }
     }
 

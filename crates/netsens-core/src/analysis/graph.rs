@@ -138,6 +138,16 @@ impl ExecGraph {
         }
     }
 
+    /// As [`ExecGraph::new`], with room for the record of a schedule of `ops`
+    /// operations (about 5 nodes and 8 predecessors each): no growing as it runs.
+    pub fn with_capacity(platform: &Platform, ops: usize) -> ExecGraph {
+        let mut g = ExecGraph::new(platform);
+        g.nodes.reserve(5 * ops);
+        g.preds.reserve(8 * ops);
+        g.edges.reserve(8 * ops);
+        g
+    }
+
     /// Predecessors of node `v` and how it depends on each.
     #[inline]
     pub fn preds_of(&self, v: usize) -> (&[u32], &[Edge]) {

@@ -54,7 +54,7 @@ pub fn record_schedule(
     check_platform(platform)?;
     check_record_fits(s.num_ops(), crate::memory::available_bytes())?;
     let mut core = Core::new(platform, s.num_ranks, s.ncpus, s.nnics, opts)?;
-    core.observe(Box::new(ExecGraph::new(platform)));
+    core.observe(Box::new(ExecGraph::with_capacity(platform, s.num_ops())));
     let mut front = ScheduleFrontend::new(s);
     front.enable_roots(&mut core);
     let (result, obs) = core.run_observed(&mut front, progress)?;
