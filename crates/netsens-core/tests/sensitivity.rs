@@ -462,3 +462,62 @@ fn one_pass_for_many_points_gives_the_one_point_answers_bit_for_bit() {
         }
     }
 }
+
+/// Seven pairs of ranks: pair j computes C_j, then plays j + 1 one-byte ping-pongs
+/// (each round trip 4o + 2L = 11 µs at LogGOPSim's values, and 2 L's). C_j = 131 µs −
+/// (j + 1)² µs − 11 µs·(j + 1) puts pair j's end on the line 131 µs − (j+1)² µs + 2(j+1)·ΔL:
+/// lines tangent to 131 µs + ΔL²/1 µs, so T(L) has a corner every 0.5 µs or so.
+fn ping_pong_ladder() -> Schedule {
+    let mut b = ScheduleBuilder::new(14);
+    for j in 0..7u32 {
+        let (a, z, trips) = (2 * j, 2 * j + 1, u64::from(j) + 1);
+        let mut last = b.calc(a, (131_000 - 1000 * trips * trips - 11_000 * trips) * NS, 0);
+        let mut last_z = None;
+        for t in 0..trips as i32 {
+            let send = b.send(a, z, 1, t, 0, 0);
+            b.requires(send, last);
+            let got = b.recv(z, a as i32, 1, t, 0, 0);
+            if let Some(prev) = last_z {
+                b.requires(got, prev);
+            }
+            let back = b.send(z, a, 1, t, 0, 0);
+            b.requires(back, got);
+            last_z = Some(back);
+            last = b.recv(a, z as i32, 1, t, 0, 0);
+            b.requires(last, send);
+        }
+    }
+    b.build().unwrap()
+}
+
+#[test]
+fn a_tolerance_many_pieces_from_the_first_step_is_tight() {
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let s = ping_pong_ladder();
+    let g = record(&s, &p);
+    let base = Point::of(&p);
+    let l = Param::Latency(1);
+    let t0 = makespan(&s, &p) as f64;
+    // Pair 0 ends last: 119 + 11 µs, and its 2 L's are the slope.
+    assert_eq!(t0, 130_000_000.0);
+    let mut buf = Buffers::default();
+    let e0 = g.eval(&base, l, &mut buf);
+    assert_eq!(e0.slope_up, 2.0);
+    let eps = [0.01, 0.02, 0.05, 0.10];
+    let all = g.sensitivities(&base, &[l], &eps);
+    for &(e, dx) in &all[0].tolerances {
+        let dx = dx.expect("every pair depends on L");
+        assert_eq!(Some(dx), g.tolerance(&base, l, &e0, e, &mut buf), "ε={e}");
+        // The root here is a whole ps; Newton's last step lands within a few 1e-9 ps of it.
+        let at = base.get(l) as u64 + (dx + 1e-6).floor() as u64;
+        assert!(makespan(&s, &with(&p, l, at)) as f64 <= (1.0 + e) * t0, "ε={e}");
+        let next = makespan(&s, &with(&p, l, at + 1)) as f64;
+        assert!(next > (1.0 + e) * t0, "ε={e}: Δ {dx} ps, T there {next} ps, target {}", (1.0 + e) * t0);
+    }
+    // At 10 % the first step (the tangent, 6.5 µs on) is 3 corners past the root: the
+    // search walks past its plain steps and tries points between.
+    let dx = all[0].tolerances[3].1.unwrap();
+    let first = base.get(l) + 0.10 * t0 / 2.0;
+    let corners = g.curve(&base, l, base.get(l) + dx, first, &mut buf).len() - 2;
+    assert!(corners >= 3, "{corners} corners");
+}

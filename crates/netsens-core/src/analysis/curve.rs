@@ -53,15 +53,8 @@ impl ExecGraph {
     pub fn tolerance(&self, base: &Point, x: Param, e0: &Eval, eps: f64, buf: &mut Buffers) -> Option<f64> {
         let mut search = Search::start(self, base, x, e0, eps, None)?;
         while !search.done {
-            // Where the step landed on the root, T alone says so (a pass without slopes).
-            let at = base.with(x, search.x);
-            let t = self.makespan(&at, &mut buf.times);
-            let e = if t <= search.target {
-                Eval { makespan: t, slope_down: 0.0, slope_up: 0.0 }
-            } else {
-                self.eval(&at, x, buf)
-            };
-            search.step(&e);
+            let evals: Vec<Eval> = search.points().iter().map(|&v| self.eval(&base.with(x, v), x, buf)).collect();
+            search.step(&evals);
         }
         Some(search.x - search.x0)
     }
@@ -81,15 +74,24 @@ impl ExecGraph {
 
 /// Newton's search for one tolerance: from the left the tangent overshoots (T is
 /// convex); from then on steps from the right fall on the root, one piece at a time.
+/// Where the root is many pieces away, each step also tries points between the
+/// largest x known below the target and the step (a pass carries them at little
+/// more cost than the step alone), and steps on from the lowest one above it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Search {
     pub x0: f64,
     pub target: f64,
-    /// The next value to evaluate T at.
+    /// The next value to step from (T there is above the target, or it is the answer).
     pub x: f64,
+    /// The largest value known with T ≤ target.
+    below: f64,
     pub done: bool,
     steps: usize,
 }
+
+/// Steps taken before a search tries points between, and how many it tries.
+const PLAIN_STEPS: usize = 2;
+const BETWEEN: usize = 3;
 
 impl Search {
     /// The first step, or `None` where no path depends on x. Flat at x0, T may still
@@ -107,18 +109,44 @@ impl Search {
             }
             x0 + target / steepest
         };
-        Some(Search { x0, target, x: first, done: false, steps: 0 })
+        Some(Search { x0, target, x: first, below: x0, done: false, steps: 0 })
     }
 
-    /// Take T and its slope going down at `self.x` (the slope only needed above the target).
-    pub fn step(&mut self, e: &Eval) {
+    /// Where T and its slope going down are wanted next: the step, then the points
+    /// between.
+    pub fn points(&self) -> Vec<f64> {
+        let between = if self.steps >= PLAIN_STEPS { BETWEEN } else { 0 };
+        let span = self.x - self.below;
+        std::iter::once(self.x)
+            .chain((1..=between).map(|j| self.below + span * j as f64 / (between + 1) as f64))
+            .collect()
+    }
+
+    /// Take T and its slope going down at each of [`Search::points`].
+    pub fn step(&mut self, evals: &[Eval]) {
+        let points = self.points();
         self.steps += 1;
-        if e.makespan <= self.target || e.slope_down <= 0.0 {
+        if evals[0].makespan <= self.target {
+            // The step landed on the root.
             self.done = true;
             return;
         }
-        let next = self.x - (e.makespan - self.target) / e.slope_down;
-        if next >= self.x {
+        let mut from = (self.x, evals[0]);
+        for (&v, e) in points.iter().zip(evals).skip(1) {
+            if e.makespan <= self.target {
+                self.below = self.below.max(v);
+            } else if v < from.0 {
+                from = (v, *e);
+            }
+        }
+        let (z, e) = from;
+        self.x = z;
+        if e.slope_down <= 0.0 {
+            self.done = true;
+            return;
+        }
+        let next = z - (e.makespan - self.target) / e.slope_down;
+        if next >= z {
             self.done = true;
         } else {
             self.x = next;

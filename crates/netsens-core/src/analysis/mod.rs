@@ -147,22 +147,25 @@ impl ExecGraph {
             })
             .collect();
         loop {
-            let mut open: Vec<(usize, usize)> = Vec::new();
+            // Every open search's points, one lane each.
+            let mut open: Vec<(usize, usize, usize)> = Vec::new();
+            let mut lanes: Vec<Lane> = Vec::new();
             for (i, list) in searches.iter().enumerate() {
-                open.extend(list.iter().enumerate().filter(|(_, s)| s.is_some_and(|s| !s.done)).map(|(j, _)| (i, j)));
+                for (j, s) in list.iter().enumerate() {
+                    let Some(s) = s.filter(|s| !s.done) else { continue };
+                    let points = s.points();
+                    open.push((i, j, points.len()));
+                    lanes.extend(points.iter().map(|&v| Lane { point: base.with(params[i], v), param: params[i] }));
+                }
             }
             if open.is_empty() {
                 break;
             }
-            let lanes: Vec<Lane> = open
-                .iter()
-                .map(|&(i, j)| {
-                    let x = params[i];
-                    Lane { point: base.with(x, searches[i][j].expect("open").x), param: x }
-                })
-                .collect();
-            for (&(i, j), e) in open.iter().zip(self.eval_lanes(&slots, &lanes)) {
-                searches[i][j].as_mut().expect("open").step(&e);
+            let evals = self.eval_lanes(&slots, &lanes);
+            let mut at = 0;
+            for &(i, j, n) in &open {
+                searches[i][j].as_mut().expect("open").step(&evals[at..at + n]);
+                at += n;
             }
         }
         params
