@@ -91,7 +91,7 @@ pub(crate) struct Search {
 
 /// Steps taken before a search tries points between, and how many it tries.
 const PLAIN_STEPS: usize = 2;
-const BETWEEN: usize = 3;
+const BETWEEN: usize = 1;
 
 impl Search {
     /// The first step, or `None` where no path depends on x. Flat at x0, T may still
