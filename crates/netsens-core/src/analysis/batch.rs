@@ -5,12 +5,29 @@
 //! live values are a few per rank, so every lane's values stay in cache however
 //! long the run.
 
+// A lane's loop indexes several arrays in step: by the lane, as the arithmetic reads.
+#![allow(clippy::needless_range_loop)]
+
 use super::eval::{compute_time, Coef, Eval, Price, Rate, KINDS};
 use super::graph::{kind, ExecGraph};
 use super::params::{Param, Point};
 
 /// Points evaluated together in one pass.
 pub const LANES: usize = 24;
+
+/// Call pass `$f` with as few lanes as `$n` points need: a pass costs by its lanes.
+macro_rules! by_width {
+    ($n:expr, $self:ident.$f:ident($($arg:expr),*)) => {
+        match $n {
+            1 => $self.$f::<1>($($arg),*),
+            2 => $self.$f::<2>($($arg),*),
+            3 | 4 => $self.$f::<4>($($arg),*),
+            5..=8 => $self.$f::<8>($($arg),*),
+            9..=16 => $self.$f::<16>($($arg),*),
+            _ => $self.$f::<LANES>($($arg),*),
+        }
+    };
+}
 
 /// One evaluation: the makespan at `point` and its slopes in `param`.
 #[derive(Clone, Copy, Debug)]
@@ -81,15 +98,7 @@ impl ExecGraph {
     pub fn eval_lanes(&self, slots: &Slots, lanes: &[Lane]) -> Vec<Eval> {
         let mut out = Vec::with_capacity(lanes.len());
         for chunk in lanes.chunks(LANES) {
-            // A pass costs by its lanes: as few as the chunk needs.
-            match chunk.len() {
-                1 => self.pass::<1>(slots, chunk, &mut out),
-                2 => self.pass::<2>(slots, chunk, &mut out),
-                3 | 4 => self.pass::<4>(slots, chunk, &mut out),
-                5..=8 => self.pass::<8>(slots, chunk, &mut out),
-                9..=16 => self.pass::<16>(slots, chunk, &mut out),
-                _ => self.pass::<LANES>(slots, chunk, &mut out),
-            }
+            by_width!(chunk.len(), self.pass(slots, chunk, &mut out));
         }
         out
     }
@@ -257,14 +266,7 @@ impl ExecGraph {
         let far: Vec<Lane> = params.iter().map(|&param| Lane { point: base.with(param, 1e30), param }).collect();
         let mut out = Vec::with_capacity(far.len());
         for chunk in far.chunks(LANES) {
-            match chunk.len() {
-                1 => self.steepest_pass::<1>(slots, chunk, &mut out),
-                2 => self.steepest_pass::<2>(slots, chunk, &mut out),
-                3 | 4 => self.steepest_pass::<4>(slots, chunk, &mut out),
-                5..=8 => self.steepest_pass::<8>(slots, chunk, &mut out),
-                9..=16 => self.steepest_pass::<16>(slots, chunk, &mut out),
-                _ => self.steepest_pass::<LANES>(slots, chunk, &mut out),
-            }
+            by_width!(chunk.len(), self.steepest_pass(slots, chunk, &mut out));
         }
         out
     }
