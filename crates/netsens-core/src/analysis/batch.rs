@@ -84,48 +84,63 @@ impl Slots {
     }
 }
 
-/// A slot's values: each of `N` lanes' time (ps), slope going down and going up.
-#[derive(Clone, Copy)]
-struct Row<const N: usize> {
-    time: [f64; N],
-    down: [f64; N],
-    up: [f64; N],
-}
-
 impl ExecGraph {
     /// [`ExecGraph::eval`] at every lane, up to [`LANES`] lanes a pass; the same
     /// numbers, bit for bit.
     pub fn eval_lanes(&self, slots: &Slots, lanes: &[Lane]) -> Vec<Eval> {
         let mut out = Vec::with_capacity(lanes.len());
         for chunk in lanes.chunks(LANES) {
-            by_width!(chunk.len(), self.pass(slots, chunk, &mut out));
+            by_width!(chunk.len(), self.pass(slots, chunk, true, &mut out));
+        }
+        out
+    }
+
+    /// As [`ExecGraph::eval_lanes`] without the slopes going up (NaN): a third less
+    /// work where only the slopes going down are wanted (Newton's steps).
+    pub fn eval_lanes_down(&self, slots: &Slots, lanes: &[Lane]) -> Vec<Eval> {
+        let mut out = Vec::with_capacity(lanes.len());
+        for chunk in lanes.chunks(LANES) {
+            by_width!(chunk.len(), self.pass(slots, chunk, false, &mut out));
         }
         out
     }
 
     /// A pass in AVX2's wider registers where the CPU has them (the same IEEE
     /// operations, so the same numbers), else in the baseline's.
-    fn pass<const N: usize>(&self, slots: &Slots, lanes: &[Lane], out: &mut Vec<Eval>) {
+    fn pass<const N: usize>(&self, slots: &Slots, lanes: &[Lane], up: bool, out: &mut Vec<Eval>) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2, checked just now.
-            return unsafe { self.pass_avx2::<N>(slots, lanes, out) };
+            return unsafe {
+                if up {
+                    self.pass_avx2::<N, true>(slots, lanes, out)
+                } else {
+                    self.pass_avx2::<N, false>(slots, lanes, out)
+                }
+            };
         }
-        self.pass_lanes::<N>(slots, lanes, out)
+        if up {
+            self.pass_lanes::<N, true>(slots, lanes, out)
+        } else {
+            self.pass_lanes::<N, false>(slots, lanes, out)
+        }
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn pass_avx2<const N: usize>(&self, slots: &Slots, lanes: &[Lane], out: &mut Vec<Eval>) {
-        self.pass_lanes::<N>(slots, lanes, out)
+    fn pass_avx2<const N: usize, const UP: bool>(&self, slots: &Slots, lanes: &[Lane], out: &mut Vec<Eval>) {
+        self.pass_lanes::<N, UP>(slots, lanes, out)
     }
 
+    /// Each slot holds each lane's time (ps), slope going down and (if `UP`) going up.
     #[inline(always)]
-    fn pass_lanes<const N: usize>(&self, slots: &Slots, lanes: &[Lane], out: &mut Vec<Eval>) {
+    fn pass_lanes<const N: usize, const UP: bool>(&self, slots: &Slots, lanes: &[Lane], out: &mut Vec<Eval>) {
         let noisy = !self.extra.is_empty();
         let terms = Terms::<N>::new(lanes);
-        let zero = Row { time: [0.0; N], down: [0.0; N], up: [0.0; N] };
-        let mut rows = vec![zero; slots.count.max(1)];
+        let zero = [0.0; N];
+        let count = slots.count.max(1);
+        let (mut times, mut downs) = (vec![zero; count], vec![zero; count]);
+        let mut ups = if UP { vec![zero; count] } else { Vec::new() };
         let mut first = 0usize;
         for v in 0..self.nodes.len() {
             let node = &self.nodes[v];
@@ -134,51 +149,63 @@ impl ExecGraph {
             first = next;
             // As `eval`: the latest predecessor, and the slopes of those tied with it
             // (kept as the latest so far changes; the same numbers, without branches).
-            let mut r = preds.first().map_or(zero, |&s| rows[s as usize]);
+            let (mut t, mut d, mut u) = match preds.first() {
+                Some(&s) => (times[s as usize], downs[s as usize], if UP { ups[s as usize] } else { zero }),
+                None => (zero, zero, zero),
+            };
             for &s in preds.iter().skip(1) {
-                let q = &rows[s as usize];
+                let (qt, qd) = (&times[s as usize], &downs[s as usize]);
                 for l in 0..N {
-                    let (later, tied) = (q.time[l] > r.time[l], q.time[l] == r.time[l]);
-                    let down = if tied { min(r.down[l], q.down[l]) } else { r.down[l] };
-                    let up = if tied { max(r.up[l], q.up[l]) } else { r.up[l] };
-                    r.down[l] = if later { q.down[l] } else { down };
-                    r.up[l] = if later { q.up[l] } else { up };
-                    r.time[l] = if later { q.time[l] } else { r.time[l] };
+                    let (later, tied) = (qt[l] > t[l], qt[l] == t[l]);
+                    let down = if tied { min(d[l], qd[l]) } else { d[l] };
+                    d[l] = if later { qd[l] } else { down };
+                    if UP {
+                        let qu = ups[s as usize][l];
+                        let up = if tied { max(u[l], qu) } else { u[l] };
+                        u[l] = if later { qu } else { up };
+                    }
+                    t[l] = if later { qt[l] } else { t[l] };
                 }
             }
             // A pure "latest of" adds nothing (0 ps, no parameter) unless noise does.
             if node.kind != kind::ZERO || noisy {
-                let t = &terms.of[Terms::<N>::index(node.kind, self.level_of(node))];
+                let c = &terms.of[Terms::<N>::index(node.kind, self.level_of(node))];
                 let b = node.bytes as f64;
                 let mut cost = [0.0; N];
                 for l in 0..N {
-                    cost[l] = t.fixed[l] + max(b * t.per_byte[l], b * t.or_per_byte[l]);
+                    cost[l] = c.fixed[l] + max(b * c.per_byte[l], b * c.or_per_byte[l]);
                 }
                 // The lanes whose price is rounded (not whole ps per byte) apart.
-                for &(l, rate, or_rate) in &t.rounded {
+                for &(l, rate, or_rate) in &c.rounded {
                     cost[l] = if node.kind == kind::COMPUTE {
-                        compute_time(b, t.per_byte[l])
+                        compute_time(b, c.per_byte[l])
                     } else {
-                        t.fixed[l] + rate.time(b).max(or_rate.time(b))
+                        c.fixed[l] + rate.time(b).max(or_rate.time(b))
                     };
                 }
                 if noisy {
                     let e = self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64;
-                    cost.iter_mut().for_each(|c| *c += e);
+                    cost.iter_mut().for_each(|x| *x += e);
                 }
                 for l in 0..N {
-                    r.time[l] += cost[l];
-                    r.down[l] += t.down_fixed[l] + b * t.down_per_byte[l];
-                    r.up[l] += t.up_fixed[l] + b * t.up_per_byte[l];
+                    t[l] += cost[l];
+                    d[l] += c.down_fixed[l] + b * c.down_per_byte[l];
+                    if UP {
+                        u[l] += c.up_fixed[l] + b * c.up_per_byte[l];
+                    }
                 }
             }
-            rows[slots.node[v] as usize] = r;
+            let o = slots.node[v] as usize;
+            (times[o], downs[o]) = (t, d);
+            if UP {
+                ups[o] = u;
+            }
         }
-        let end = &rows[slots.node[self.sink as usize] as usize];
+        let end = slots.node[self.sink as usize] as usize;
         out.extend((0..lanes.len()).map(|l| Eval {
-            makespan: end.time[l],
-            slope_down: end.down[l],
-            slope_up: end.up[l],
+            makespan: times[end][l],
+            slope_down: downs[end][l],
+            slope_up: if UP { ups[end][l] } else { f64::NAN },
         }));
     }
 }

@@ -161,7 +161,7 @@ impl ExecGraph {
             if open.is_empty() {
                 break;
             }
-            let evals = self.eval_lanes(&slots, &lanes);
+            let evals = self.eval_lanes_down(&slots, &lanes);
             let mut at = 0;
             for &(i, j, n) in &open {
                 searches[i][j].as_mut().expect("open").step(&evals[at..at + n]);
