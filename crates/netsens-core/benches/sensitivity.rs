@@ -9,7 +9,7 @@
 
 mod support;
 
-use netsens_core::analysis::{record_schedule, Param, Point, EPSILONS};
+use netsens_core::analysis::{record_schedule, Param, Point, Slots, EPSILONS};
 use netsens_core::engine::RunOptions;
 use netsens_core::schedule::{executor::run_schedule, patterns, Schedule};
 use netsens_core::time::NS;
@@ -54,7 +54,13 @@ fn case(name: &str, s: &Schedule, repeats: usize) {
     });
     let mib = |b: usize| b as f64 / (1 << 20) as f64;
     let ratio = (record_s + analysis_s) / run_s;
-    println!("{name}: {} ops, {} nodes, {} predecessors", s.num_ops(), g.nodes.len(), g.preds.len());
+    println!(
+        "{name}: {} ops, {} nodes, {} predecessors, {} values live at most",
+        s.num_ops(),
+        g.nodes.len(),
+        g.preds.len(),
+        Slots::of(&g).count
+    );
     println!("  run alone            {run_s:>8.3} s  1.00x   peak {:>8.1} MiB", mib(run_peak));
     println!(
         "  run + record         {record_s:>8.3} s  {:.2}x   peak {:>8.1} MiB (record {:.1} MiB, {:.1} B/op)",

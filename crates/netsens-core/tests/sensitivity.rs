@@ -422,3 +422,102 @@ fn per_byte_costs_off_the_whole_ps_are_rounded_as_the_engine_rounds_them() {
         }
     }
 }
+
+/// Every parameter's slopes and tolerances from the batched passes
+/// (`sensitivities`: many points a pass, values kept only while read) against the
+/// one-point passes (`eval`, `tolerance`), bit for bit, with both rounding paths
+/// (whole ps per byte, and G off the ps) and noise on the CPU.
+#[test]
+fn one_pass_for_many_points_gives_the_one_point_answers_bit_for_bit() {
+    let mut off_grid = loggopsim_defaults(Rendezvous::Handshake);
+    off_grid.cluster.gap_per_byte = PerByte(26_315_789);
+    off_grid.cpu_speed = 3.0;
+    // A node level of its own (2 ranks a node) and CPU detours (noise on the nodes).
+    let node_level = format!(
+        "{ENDS_1US}[node]\nL = \"100ns\"\no = \"200ns\"\n[shape]\nranks_per_node = 2\n\
+         [noise]\ndetour_interval = \"exponential(3us)\"\ndetour_duration = \"constant(300ns)\"\n"
+    );
+    let node_level = Platform::from_toml(&node_level, "n.toml").expect("the platform reads");
+    let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
+    let mut schedules = vec![dissemination(16, 1), one_message(100_000), back_to_back(), example("calc_recv.goal")];
+    schedules.extend((0..4).map(|_| random_rounds(&mut rng)));
+    let eps = [0.01, 0.02, 0.05, 0.10];
+    for p in [loggopsim_defaults(Rendezvous::Handshake), off_grid, node_level] {
+        for s in schedules.iter().filter(|s| p.node.is_none() || s.num_ranks % 2 == 0) {
+            let g = record(s, &p);
+            let base = Point::of(&p);
+            let params = Param::all(&p);
+            let mut buf = Buffers::default();
+            let mut bounded = 0;
+            for got in g.sensitivities(&base, &params, &eps) {
+                let want = g.eval(&base, got.param, &mut buf);
+                assert_eq!(got.slope, want, "{}", got.param.name());
+                for (e, dx) in got.tolerances {
+                    assert_eq!(dx, g.tolerance(&base, got.param, &want, e, &mut buf), "{} ε={e}", got.param.name());
+                    bounded += usize::from(dx.is_some());
+                }
+            }
+            // Tolerances of L, o and g at least are found, for every ε.
+            assert!(bounded >= 3 * eps.len(), "{bounded}");
+        }
+    }
+}
+
+/// Seven pairs of ranks: pair j computes C_j, then plays j + 1 one-byte ping-pongs
+/// (each round trip 4o + 2L = 11 µs at LogGOPSim's values, and 2 L's). C_j = 131 µs −
+/// (j + 1)² µs − 11 µs·(j + 1) puts pair j's end on the line 131 µs − (j+1)² µs + 2(j+1)·ΔL:
+/// lines tangent to 131 µs + ΔL²/1 µs, so T(L) has a corner every 0.5 µs or so.
+fn ping_pong_ladder() -> Schedule {
+    let mut b = ScheduleBuilder::new(14);
+    for j in 0..7u32 {
+        let (a, z, trips) = (2 * j, 2 * j + 1, u64::from(j) + 1);
+        let mut last = b.calc(a, (131_000 - 1000 * trips * trips - 11_000 * trips) * NS, 0);
+        let mut last_z = None;
+        for t in 0..trips as i32 {
+            let send = b.send(a, z, 1, t, 0, 0);
+            b.requires(send, last);
+            let got = b.recv(z, a as i32, 1, t, 0, 0);
+            if let Some(prev) = last_z {
+                b.requires(got, prev);
+            }
+            let back = b.send(z, a, 1, t, 0, 0);
+            b.requires(back, got);
+            last_z = Some(back);
+            last = b.recv(a, z as i32, 1, t, 0, 0);
+            b.requires(last, send);
+        }
+    }
+    b.build().unwrap()
+}
+
+#[test]
+fn a_tolerance_many_pieces_from_the_first_step_is_tight() {
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let s = ping_pong_ladder();
+    let g = record(&s, &p);
+    let base = Point::of(&p);
+    let l = Param::Latency(1);
+    let t0 = makespan(&s, &p) as f64;
+    // Pair 0 ends last: 119 + 11 µs, and its 2 L's are the slope.
+    assert_eq!(t0, 130_000_000.0);
+    let mut buf = Buffers::default();
+    let e0 = g.eval(&base, l, &mut buf);
+    assert_eq!(e0.slope_up, 2.0);
+    let eps = [0.01, 0.02, 0.05, 0.10];
+    let all = g.sensitivities(&base, &[l], &eps);
+    for &(e, dx) in &all[0].tolerances {
+        let dx = dx.expect("every pair depends on L");
+        assert_eq!(Some(dx), g.tolerance(&base, l, &e0, e, &mut buf), "ε={e}");
+        // The root here is a whole ps; Newton's last step lands within a few 1e-9 ps of it.
+        let at = base.get(l) as u64 + (dx + 1e-6).floor() as u64;
+        assert!(makespan(&s, &with(&p, l, at)) as f64 <= (1.0 + e) * t0, "ε={e}");
+        let next = makespan(&s, &with(&p, l, at + 1)) as f64;
+        assert!(next > (1.0 + e) * t0, "ε={e}: Δ {dx} ps, T there {next} ps, target {}", (1.0 + e) * t0);
+    }
+    // At 10 % the first step (the tangent, 6.5 µs on) is 3 corners past the root: the
+    // search walks past its plain steps and tries points between.
+    let dx = all[0].tolerances[3].1.unwrap();
+    let first = base.get(l) + 0.10 * t0 / 2.0;
+    let corners = g.curve(&base, l, base.get(l) + dx, first, &mut buf).len() - 2;
+    assert!(corners >= 3, "{corners} corners");
+}

@@ -51,38 +51,12 @@ impl ExecGraph {
     /// The largest increase Δx from `base` with T ≤ (1 + eps)·T0 (`None`: T never
     /// passes it, no path depends on x); `e0` is T and its slopes at `base`.
     pub fn tolerance(&self, base: &Point, x: Param, e0: &Eval, eps: f64, buf: &mut Buffers) -> Option<f64> {
-        let x0 = base.get(x);
-        let target = (1.0 + eps) * e0.makespan;
-        // From the left the tangent overshoots (T is convex); from then on Newton
-        // steps from the right fall on the root, one piece at a time. Flat at x0, T
-        // may still rise later: the steepest path alone passes the target at
-        // x0 + target / its slope (its constant part is ≥ 0).
-        let mut xr = if e0.slope_up > 0.0 {
-            x0 + eps * e0.makespan / e0.slope_up
-        } else {
-            let steepest = self.steepest(base, x);
-            if steepest <= 0.0 {
-                return None;
-            }
-            x0 + target / steepest
-        };
-        for _ in 0..MAX_PIECES {
-            // Where the step landed on the root, T alone says so (a pass without slopes).
-            let at = base.with(x, xr);
-            if self.makespan(&at, &mut buf.times) <= target {
-                break;
-            }
-            let e = self.eval(&at, x, buf);
-            if e.slope_down <= 0.0 {
-                break;
-            }
-            let next = xr - (e.makespan - target) / e.slope_down;
-            if next >= xr {
-                break;
-            }
-            xr = next;
+        let mut search = Search::start(self, base, x, e0, eps, None)?;
+        while !search.done {
+            let evals: Vec<Eval> = search.points().iter().map(|&v| self.eval(&base.with(x, v), x, buf)).collect();
+            search.step(&evals);
         }
-        Some(xr - x0)
+        Some(search.x - search.x0)
     }
 
     /// The largest slope in x of any path: T's slope as x grows without bound.
@@ -95,5 +69,88 @@ impl ExecGraph {
             best.push(b + self.coef(v, &far, x).1);
         }
         best[self.sink as usize]
+    }
+}
+
+/// Newton's search for one tolerance: from the left the tangent overshoots (T is
+/// convex); from then on steps from the right fall on the root, one piece at a time.
+/// Where the root is many pieces away, each step also tries points between the
+/// largest x known below the target and the step (a pass carries them at little
+/// more cost than the step alone), and steps on from the lowest one above it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Search {
+    pub x0: f64,
+    pub target: f64,
+    /// The next value to step from (T there is above the target, or it is the answer).
+    pub x: f64,
+    /// The largest value known with T ≤ target.
+    below: f64,
+    pub done: bool,
+    steps: usize,
+}
+
+/// Steps taken before a search tries points between, and how many it tries.
+const PLAIN_STEPS: usize = 2;
+const BETWEEN: usize = 1;
+
+impl Search {
+    /// The first step, or `None` where no path depends on x. Flat at x0, T may still
+    /// rise later: the steepest path alone passes the target at x0 + target / its
+    /// slope (its constant part is ≥ 0); `steepest` is that slope if already known.
+    pub fn start(g: &ExecGraph, base: &Point, x: Param, e0: &Eval, eps: f64, steepest: Option<f64>) -> Option<Search> {
+        let x0 = base.get(x);
+        let target = (1.0 + eps) * e0.makespan;
+        let first = if e0.slope_up > 0.0 {
+            x0 + eps * e0.makespan / e0.slope_up
+        } else {
+            let steepest = steepest.unwrap_or_else(|| g.steepest(base, x));
+            if steepest <= 0.0 {
+                return None;
+            }
+            x0 + target / steepest
+        };
+        Some(Search { x0, target, x: first, below: x0, done: false, steps: 0 })
+    }
+
+    /// Where T and its slope going down are wanted next: the step, then the points
+    /// between.
+    pub fn points(&self) -> Vec<f64> {
+        let between = if self.steps >= PLAIN_STEPS { BETWEEN } else { 0 };
+        let span = self.x - self.below;
+        std::iter::once(self.x)
+            .chain((1..=between).map(|j| self.below + span * j as f64 / (between + 1) as f64))
+            .collect()
+    }
+
+    /// Take T and its slope going down at each of [`Search::points`].
+    pub fn step(&mut self, evals: &[Eval]) {
+        let points = self.points();
+        self.steps += 1;
+        if evals[0].makespan <= self.target {
+            // The step landed on the root.
+            self.done = true;
+            return;
+        }
+        let mut from = (self.x, evals[0]);
+        for (&v, e) in points.iter().zip(evals).skip(1) {
+            if e.makespan <= self.target {
+                self.below = self.below.max(v);
+            } else if v < from.0 {
+                from = (v, *e);
+            }
+        }
+        let (z, e) = from;
+        self.x = z;
+        if e.slope_down <= 0.0 {
+            self.done = true;
+            return;
+        }
+        let next = z - (e.makespan - self.target) / e.slope_down;
+        if next >= z {
+            self.done = true;
+        } else {
+            self.x = next;
+            self.done = self.steps >= MAX_PIECES;
+        }
     }
 }

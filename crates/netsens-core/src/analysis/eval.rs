@@ -3,7 +3,7 @@
 //! parameter on the paths that set it (the largest and smallest where paths tie).
 
 use super::graph::{kind, ExecGraph, Node};
-use super::params::{Param, Point};
+use super::params::{LevelValues, Param, Point};
 
 /// The makespan at a point and the slopes of one parameter there.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -21,15 +21,48 @@ pub struct Eval {
 /// gives the run's own times where G or O is not a whole number of ps per byte.
 #[inline]
 pub(crate) fn bytes_time(bytes: f64, per_byte: f64) -> f64 {
-    if per_byte.fract() == 0.0 {
-        return bytes * per_byte;
+    Rate::of(per_byte).time(bytes)
+}
+
+/// A time per byte, with how [`bytes_time`] rounds it worked out once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Rate {
+    per_byte: f64,
+    /// fs per byte, where `per_byte` is on the fs/B grid and not whole.
+    fs: Option<u64>,
+}
+
+impl Rate {
+    #[inline]
+    pub fn of(per_byte: f64) -> Rate {
+        let fs = (per_byte * 1000.0).round();
+        let grid = !whole(per_byte) && (per_byte * 1000.0 - fs).abs() < 1e-6;
+        Rate { per_byte, fs: grid.then_some(fs as u64) }
     }
-    let fs = (per_byte * 1000.0).round();
-    if (per_byte * 1000.0 - fs).abs() < 1e-6 && bytes < 1e18 {
-        ((bytes as u128 * fs as u128 + 500) / 1000) as f64
-    } else {
-        (bytes * per_byte + 0.5).floor()
+
+    /// ps for `bytes`: exact for whole ps per byte, else rounded half up on the fs/B grid.
+    #[inline]
+    pub fn time(&self, bytes: f64) -> f64 {
+        if whole(self.per_byte) {
+            return bytes * self.per_byte;
+        }
+        if let Some(fs) = self.fs.filter(|_| bytes < 1e18) {
+            // In u64 where it fits (the same integer as in u128).
+            let b = bytes as u64;
+            return match b.checked_mul(fs).and_then(|p| p.checked_add(500)) {
+                Some(p) => (p / 1000) as f64,
+                None => ((b as u128 * fs as u128 + 500) / 1000) as f64,
+            };
+        }
+        (bytes * self.per_byte + 0.5).floor()
     }
+}
+
+/// `x.fract() == 0.0` without a call into the maths library (no rounding
+/// instruction on the baseline x86-64): every f64 from 2^52 up is whole.
+#[inline]
+pub(crate) fn whole(x: f64) -> bool {
+    x.is_finite() && (x.abs() >= 4_503_599_627_370_496.0 || (x as i64) as f64 == x)
 }
 
 /// A computation of `ps` at CPU speed 1 taking `cpu_time` (1/cpu_speed) per ps, rounded
@@ -43,9 +76,118 @@ pub(crate) fn compute_time(ps: f64, cpu_time: f64) -> f64 {
     }
 }
 
+/// Kinds of node (see `graph::kind`).
+pub(crate) const KINDS: usize = 14;
+
+/// A node's cost at a point, by its kind: `fixed + max(bytes·per_byte,
+/// bytes·or_per_byte)` ps, each product as the engine rounds it; a computation's
+/// is its ps at speed 1 times `per_byte` (1/cpu_speed), rounded as the engine does.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Price {
+    pub fixed: f64,
+    pub per_byte: f64,
+    pub or_per_byte: f64,
+}
+
+impl Price {
+    /// Of a node of `kind` whose level has values `l`, at point `p`.
+    #[inline]
+    pub fn of(kind: u8, l: &LevelValues, p: &Point) -> Price {
+        let price = |fixed, per_byte, or_per_byte| Price { fixed, per_byte, or_per_byte };
+        match kind {
+            kind::ZERO => price(0.0, 0.0, 0.0),
+            kind::COMPUTE => price(0.0, p.cpu_time, 0.0),
+            kind::SEND_CPU | kind::RECV_CPU_NO_G => price(l.overhead, l.overhead_per_byte, 0.0),
+            kind::RECV_CPU => price(l.overhead, l.overhead_per_byte, l.gap_per_byte),
+            kind::GAP => price(l.gap, l.gap_per_byte, 0.0),
+            kind::WIRE => price(l.overhead + l.latency, 0.0, 0.0),
+            kind::TO_LINK => price(l.overhead, 0.0, 0.0),
+            kind::LINK_BYTES => price(0.0, p.wan_per_byte, 0.0),
+            kind::LINK_LATENCY => price(p.wan_latency, 0.0, 0.0),
+            // A time recorded as it was (disk, a topology's links): its ps.
+            _ => price(0.0, 1.0, 0.0),
+        }
+    }
+
+    /// The cost (ps) of a node of `kind` with `bytes`.
+    #[inline]
+    pub fn cost(&self, kind: u8, bytes: f64) -> f64 {
+        if kind == kind::COMPUTE {
+            compute_time(bytes, self.per_byte)
+        } else {
+            self.fixed + bytes_time(bytes, self.per_byte).max(bytes_time(bytes, self.or_per_byte))
+        }
+    }
+
+    /// Whether [`Price::cost`] is `fixed + max(bytes·per_byte, bytes·or_per_byte)`
+    /// without rounding (whole ps per byte).
+    #[inline]
+    pub fn whole(&self, kind: u8) -> bool {
+        if kind == kind::COMPUTE {
+            self.per_byte == 1.0
+        } else {
+            whole(self.per_byte) && whole(self.or_per_byte)
+        }
+    }
+}
+
+/// ∂cost/∂x of a node, by its kind: `down.0 + bytes·down.1` going down, the same
+/// with `up` going up (they differ only where a receive's O and G bytes tie).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Coef {
+    pub down: (f64, f64),
+    pub up: (f64, f64),
+}
+
+impl Coef {
+    /// Of a node of `kind` at level `lv` (0 node, 1 cluster), at `p`, in `x`.
+    #[inline]
+    pub fn of(kind: u8, lv: u8, p: &Point, x: Param) -> Coef {
+        const ONE: (f64, f64) = (1.0, 0.0);
+        const BYTES: (f64, f64) = (0.0, 1.0);
+        const NONE: (f64, f64) = (0.0, 0.0);
+        let same = |c| Coef { down: c, up: c };
+        let at = |want: u8| lv == want;
+        match (kind, x) {
+            (kind::COMPUTE, Param::CpuTime) => same(BYTES),
+            (
+                kind::SEND_CPU | kind::RECV_CPU | kind::RECV_CPU_NO_G | kind::WIRE | kind::TO_LINK,
+                Param::Overhead(l),
+            ) if at(l) => same(ONE),
+            (kind::SEND_CPU | kind::RECV_CPU_NO_G, Param::OverheadPerByte(l)) if at(l) => same(BYTES),
+            (kind::RECV_CPU, Param::OverheadPerByte(l) | Param::GapPerByte(l)) if at(l) => {
+                let lvl = &p.levels[lv as usize];
+                let (mine, other) = match x {
+                    Param::OverheadPerByte(_) => (lvl.overhead_per_byte, lvl.gap_per_byte),
+                    _ => (lvl.gap_per_byte, lvl.overhead_per_byte),
+                };
+                if mine > other {
+                    same(BYTES)
+                } else if mine < other {
+                    same(NONE)
+                } else {
+                    Coef { down: NONE, up: BYTES }
+                }
+            }
+            (kind::GAP, Param::Gap(l)) if at(l) => same(ONE),
+            (kind::GAP, Param::GapPerByte(l)) if at(l) => same(BYTES),
+            (kind::WIRE, Param::Latency(l)) if at(l) => same(ONE),
+            (kind::LINK_BYTES, Param::WanPerByte) => same(BYTES),
+            (kind::LINK_LATENCY, Param::WanLatency) => same(ONE),
+            _ => same(NONE),
+        }
+    }
+
+    /// (going down, going up) for a node of `bytes`.
+    #[inline]
+    pub fn at(&self, bytes: f64) -> (f64, f64) {
+        (self.down.0 + bytes * self.down.1, self.up.0 + bytes * self.up.1)
+    }
+}
+
 impl ExecGraph {
     #[inline]
-    fn level_of(&self, n: &Node) -> usize {
+    pub(crate) fn level_of(&self, n: &Node) -> usize {
         if self.node_level {
             n.level as usize
         } else {
@@ -57,21 +199,7 @@ impl ExecGraph {
     #[inline]
     pub(crate) fn cost(&self, v: usize, p: &Point) -> f64 {
         let n = &self.nodes[v];
-        let l = &p.levels[self.level_of(n)];
-        let b = n.bytes as f64;
-        let c = match n.kind {
-            kind::ZERO => 0.0,
-            kind::COMPUTE => compute_time(b, p.cpu_time),
-            kind::SEND_CPU => l.overhead + bytes_time(b, l.overhead_per_byte),
-            kind::RECV_CPU => l.overhead + bytes_time(b, l.overhead_per_byte).max(bytes_time(b, l.gap_per_byte)),
-            kind::RECV_CPU_NO_G => l.overhead + bytes_time(b, l.overhead_per_byte),
-            kind::GAP => l.gap + bytes_time(b, l.gap_per_byte),
-            kind::WIRE => l.overhead + l.latency,
-            kind::TO_LINK => l.overhead,
-            kind::LINK_BYTES => bytes_time(b, p.wan_per_byte),
-            kind::LINK_LATENCY => p.wan_latency,
-            _ => b,
-        };
+        let c = Price::of(n.kind, &p.levels[self.level_of(n)], p).cost(n.kind, n.bytes as f64);
         if self.extra.is_empty() {
             c
         } else {
@@ -84,48 +212,27 @@ impl ExecGraph {
     #[inline]
     pub(crate) fn coef(&self, v: usize, p: &Point, x: Param) -> (f64, f64) {
         let n = &self.nodes[v];
-        let lv = self.level_of(n) as u8;
-        let b = n.bytes as f64;
-        let same = |c: f64| (c, c);
-        let at = |want: u8| lv == want;
-        match (n.kind, x) {
-            (kind::COMPUTE, Param::CpuTime) => same(b),
-            (
-                kind::SEND_CPU | kind::RECV_CPU | kind::RECV_CPU_NO_G | kind::WIRE | kind::TO_LINK,
-                Param::Overhead(l),
-            ) if at(l) => same(1.0),
-            (kind::SEND_CPU | kind::RECV_CPU_NO_G, Param::OverheadPerByte(l)) if at(l) => same(b),
-            (kind::RECV_CPU, Param::OverheadPerByte(l) | Param::GapPerByte(l)) if at(l) => {
-                let lvl = &p.levels[self.level_of(n)];
-                let (mine, other) = match x {
-                    Param::OverheadPerByte(_) => (lvl.overhead_per_byte, lvl.gap_per_byte),
-                    _ => (lvl.gap_per_byte, lvl.overhead_per_byte),
-                };
-                if mine > other {
-                    same(b)
-                } else if mine < other {
-                    same(0.0)
-                } else {
-                    (0.0, b)
-                }
-            }
-            (kind::GAP, Param::Gap(l)) if at(l) => same(1.0),
-            (kind::GAP, Param::GapPerByte(l)) if at(l) => same(b),
-            (kind::WIRE, Param::Latency(l)) if at(l) => same(1.0),
-            (kind::LINK_BYTES, Param::WanPerByte) => same(b),
-            (kind::LINK_LATENCY, Param::WanLatency) => same(1.0),
-            _ => same(0.0),
-        }
+        Coef::of(n.kind, self.level_of(n) as u8, p, x).at(n.bytes as f64)
     }
 
     /// Every node's time at `p` (ps), in `times` (reused between calls).
     pub fn times(&self, p: &Point, times: &mut Vec<f64>) {
         times.clear();
         times.reserve(self.nodes.len());
+        // Each kind and level's price, worked out once.
+        let prices: Vec<Price> = (0..KINDS * 2).map(|i| Price::of(i as u8 / 2, &p.levels[i % 2], p)).collect();
+        let noisy = !self.extra.is_empty();
         for v in 0..self.nodes.len() {
             let (preds, _) = self.preds_of(v);
             let start = preds.iter().map(|&q| times[q as usize]).fold(0.0, f64::max);
-            times.push(start + self.cost(v, p));
+            let n = &self.nodes[v];
+            if n.kind == kind::ZERO && !noisy {
+                times.push(start + 0.0);
+                continue;
+            }
+            let c = prices[n.kind as usize * 2 + self.level_of(n)].cost(n.kind, n.bytes as f64);
+            let extra = if noisy { self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64 } else { 0.0 };
+            times.push(start + if noisy { c + extra } else { c });
         }
     }
 

@@ -72,8 +72,9 @@ pub struct Node {
 
 /// Bytes per operation of a schedule the analysis needs at most: its record (up to
 /// 6 nodes of 24 B and 12 predecessors of 5 B per operation, 24 B of recorder state)
-/// and the analysis's scratch (3 values of 8 B per node): what a run too large for
-/// its record is refused by.
+/// and the analysis's scratch (a time, a slot and a last reader of 4 + 4 + 8 B per
+/// node, a slot of 4 B per predecessor): what a run too large for its record is
+/// refused by.
 pub const BYTES_PER_OP: u128 = 6 * 24 + 12 * 5 + 24 + 6 * 24;
 
 /// The recorded graph, and the recorder's state while the run goes.
@@ -136,6 +137,16 @@ impl ExecGraph {
             host: 0,
             arrival: false,
         }
+    }
+
+    /// As [`ExecGraph::new`], with room for the record of a schedule of `ops`
+    /// operations (about 5 nodes and 8 predecessors each): no growing as it runs.
+    pub fn with_capacity(platform: &Platform, ops: usize) -> ExecGraph {
+        let mut g = ExecGraph::new(platform);
+        g.nodes.reserve(5 * ops);
+        g.preds.reserve(8 * ops);
+        g.edges.reserve(8 * ops);
+        g
     }
 
     /// Predecessors of node `v` and how it depends on each.

@@ -3,6 +3,7 @@
 //! the exact slopes ([`eval`]), each parameter's curve and its tolerance ([`curve`])
 //! are computed from that record, the same for GOAL schedules, traces and programs.
 
+pub mod batch;
 pub mod critical;
 pub mod curve;
 pub mod eval;
@@ -19,8 +20,10 @@ use crate::profile::RunResult;
 use crate::program::{run_program_observed, SimRank};
 use crate::schedule::executor::ScheduleFrontend;
 use crate::schedule::Schedule;
+pub use batch::{Lane, Slots};
 pub use critical::{CriticalPath, Part};
 pub use curve::Curve;
+use curve::Search;
 pub use eval::{Buffers, Eval};
 pub use graph::ExecGraph;
 pub use params::{Param, Point};
@@ -51,7 +54,7 @@ pub fn record_schedule(
     check_platform(platform)?;
     check_record_fits(s.num_ops(), crate::memory::available_bytes())?;
     let mut core = Core::new(platform, s.num_ranks, s.ncpus, s.nnics, opts)?;
-    core.observe(Box::new(ExecGraph::new(platform)));
+    core.observe(Box::new(ExecGraph::with_capacity(platform, s.num_ops())));
     let mut front = ScheduleFrontend::new(s);
     front.enable_roots(&mut core);
     let (result, obs) = core.run_observed(&mut front, progress)?;
@@ -125,15 +128,55 @@ pub struct ParamSensitivity {
 }
 
 impl ExecGraph {
-    /// Slopes and tolerances of `params` at `base`.
+    /// Slopes and tolerances of `params` at `base`: every parameter's slopes in one
+    /// pass, then each round of Newton steps of every (parameter, ε) in one more.
     pub fn sensitivities(&self, base: &Point, params: &[Param], epsilons: &[f64]) -> Vec<ParamSensitivity> {
-        let mut buf = Buffers::default();
+        let slots = Slots::of(self);
+        let at_base: Vec<Lane> = params.iter().map(|&param| Lane { point: *base, param }).collect();
+        let slopes = self.eval_lanes(&slots, &at_base);
+        // Flat at the platform's value, a parameter's search starts from its steepest path.
+        let flat: Vec<Param> = params.iter().zip(&slopes).filter(|(_, e)| e.slope_up <= 0.0).map(|(&x, _)| x).collect();
+        let steepest = self.steepest_lanes(&slots, base, &flat);
+        // (parameter, its search for each ε; `None`: unbounded).
+        let mut searches: Vec<Vec<Option<Search>>> = params
+            .iter()
+            .zip(&slopes)
+            .map(|(&x, e0)| {
+                let steepest = flat.iter().position(|&f| f == x).map(|i| steepest[i]);
+                epsilons.iter().map(|&eps| Search::start(self, base, x, e0, eps, steepest)).collect()
+            })
+            .collect();
+        loop {
+            // Every open search's points, one lane each.
+            let mut open: Vec<(usize, usize, usize)> = Vec::new();
+            let mut lanes: Vec<Lane> = Vec::new();
+            for (i, list) in searches.iter().enumerate() {
+                for (j, s) in list.iter().enumerate() {
+                    let Some(s) = s.filter(|s| !s.done) else { continue };
+                    let points = s.points();
+                    open.push((i, j, points.len()));
+                    lanes.extend(points.iter().map(|&v| Lane { point: base.with(params[i], v), param: params[i] }));
+                }
+            }
+            if open.is_empty() {
+                break;
+            }
+            let evals = self.eval_lanes_down(&slots, &lanes);
+            let mut at = 0;
+            for &(i, j, n) in &open {
+                searches[i][j].as_mut().expect("open").step(&evals[at..at + n]);
+                at += n;
+            }
+        }
         params
             .iter()
-            .map(|&x| {
-                let slope = self.eval(base, x, &mut buf);
-                let tolerances = epsilons.iter().map(|&e| (e, self.tolerance(base, x, &slope, e, &mut buf))).collect();
-                ParamSensitivity { param: x, value: base.get(x), slope, tolerances }
+            .zip(slopes)
+            .zip(searches)
+            .map(|((&x, slope), list)| ParamSensitivity {
+                param: x,
+                value: base.get(x),
+                slope,
+                tolerances: epsilons.iter().zip(list).map(|(&e, s)| (e, s.map(|s| s.x - s.x0))).collect(),
             })
             .collect()
     }

@@ -1,0 +1,326 @@
+//! Many evaluations of a recorded run in one pass. A pass over the whole record is
+//! bound by memory, not arithmetic: carrying [`LANES`] points (each with the slopes
+//! of its own parameter) through one pass costs little more than one point. The
+//! values are kept only while a later node still reads them ([`Slots`]): a run's
+//! live values are a few per rank, so every lane's values stay in cache however
+//! long the run.
+
+// A lane's loop indexes several arrays in step: by the lane, as the arithmetic reads.
+#![allow(clippy::needless_range_loop)]
+
+use super::eval::{compute_time, Coef, Eval, Price, Rate, KINDS};
+use super::graph::{kind, ExecGraph};
+use super::params::{Param, Point};
+
+/// Points evaluated together in one pass.
+pub const LANES: usize = 24;
+
+/// Call pass `$f` with as few lanes as `$n` points need: a pass costs by its lanes.
+macro_rules! by_width {
+    ($n:expr, $self:ident.$f:ident($($arg:expr),*)) => {
+        match $n {
+            1 => $self.$f::<1>($($arg),*),
+            2 => $self.$f::<2>($($arg),*),
+            3 | 4 => $self.$f::<4>($($arg),*),
+            5..=8 => $self.$f::<8>($($arg),*),
+            9..=16 => $self.$f::<16>($($arg),*),
+            _ => $self.$f::<LANES>($($arg),*),
+        }
+    };
+}
+
+/// One evaluation: the makespan at `point` and its slopes in `param`.
+#[derive(Clone, Copy, Debug)]
+pub struct Lane {
+    pub point: Point,
+    pub param: Param,
+}
+
+/// Where each node's value lives during a pass: a slot is reused once the last
+/// node that reads it has been evaluated.
+pub struct Slots {
+    /// The slot of each node.
+    node: Vec<u32>,
+    /// The slot of each predecessor, parallel to `ExecGraph::preds`.
+    preds: Vec<u32>,
+    /// Slots in use at most at once.
+    pub count: usize,
+}
+
+impl Slots {
+    pub fn of(g: &ExecGraph) -> Slots {
+        let n = g.nodes.len();
+        // The last node reading each node (itself where none does; never for the end).
+        let mut last: Vec<u32> = (0..n as u32).collect();
+        for v in 0..n {
+            for &q in g.preds_of(v).0 {
+                last[q as usize] = v as u32;
+            }
+        }
+        last[g.sink as usize] = u32::MAX;
+        let mut node = Vec::with_capacity(n);
+        let mut preds = Vec::with_capacity(g.preds.len());
+        let (mut free, mut count) = (Vec::new(), 0u32);
+        for v in 0..n {
+            for &q in g.preds_of(v).0 {
+                let s = node[q as usize];
+                preds.push(s);
+                if last[q as usize] == v as u32 {
+                    free.push(s);
+                }
+            }
+            // A pass reads every predecessor before it writes the node: it may take
+            // a slot freed just now.
+            let s = free.pop().unwrap_or_else(|| {
+                count += 1;
+                count - 1
+            });
+            node.push(s);
+            if last[v] == v as u32 {
+                free.push(s);
+            }
+        }
+        Slots { node, preds, count: count as usize }
+    }
+}
+
+impl ExecGraph {
+    /// [`ExecGraph::eval`] at every lane, up to [`LANES`] lanes a pass; the same
+    /// numbers, bit for bit.
+    pub fn eval_lanes(&self, slots: &Slots, lanes: &[Lane]) -> Vec<Eval> {
+        let mut out = Vec::with_capacity(lanes.len());
+        for chunk in lanes.chunks(LANES) {
+            by_width!(chunk.len(), self.pass(slots, chunk, true, &mut out));
+        }
+        out
+    }
+
+    /// As [`ExecGraph::eval_lanes`] without the slopes going up (NaN): a third less
+    /// work where only the slopes going down are wanted (Newton's steps).
+    pub fn eval_lanes_down(&self, slots: &Slots, lanes: &[Lane]) -> Vec<Eval> {
+        let mut out = Vec::with_capacity(lanes.len());
+        for chunk in lanes.chunks(LANES) {
+            by_width!(chunk.len(), self.pass(slots, chunk, false, &mut out));
+        }
+        out
+    }
+
+    /// A pass in AVX2's wider registers where the CPU has them (the same IEEE
+    /// operations, so the same numbers), else in the baseline's.
+    fn pass<const N: usize>(&self, slots: &Slots, lanes: &[Lane], up: bool, out: &mut Vec<Eval>) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just now.
+            return unsafe {
+                if up {
+                    self.pass_avx2::<N, true>(slots, lanes, out)
+                } else {
+                    self.pass_avx2::<N, false>(slots, lanes, out)
+                }
+            };
+        }
+        if up {
+            self.pass_lanes::<N, true>(slots, lanes, out)
+        } else {
+            self.pass_lanes::<N, false>(slots, lanes, out)
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn pass_avx2<const N: usize, const UP: bool>(&self, slots: &Slots, lanes: &[Lane], out: &mut Vec<Eval>) {
+        self.pass_lanes::<N, UP>(slots, lanes, out)
+    }
+
+    /// Each slot holds each lane's time (ps), slope going down and (if `UP`) going up.
+    #[inline(always)]
+    fn pass_lanes<const N: usize, const UP: bool>(&self, slots: &Slots, lanes: &[Lane], out: &mut Vec<Eval>) {
+        let noisy = !self.extra.is_empty();
+        let terms = Terms::<N>::new(lanes);
+        let zero = [0.0; N];
+        let count = slots.count.max(1);
+        let (mut times, mut downs) = (vec![zero; count], vec![zero; count]);
+        let mut ups = if UP { vec![zero; count] } else { Vec::new() };
+        let mut first = 0usize;
+        for v in 0..self.nodes.len() {
+            let node = &self.nodes[v];
+            let next = self.nodes.get(v + 1).map_or(self.preds.len(), |n| n.first_pred as usize);
+            let preds = &slots.preds[first..next];
+            first = next;
+            // As `eval`: the latest predecessor, and the slopes of those tied with it
+            // (kept as the latest so far changes; the same numbers, without branches).
+            let (mut t, mut d, mut u) = match preds.first() {
+                Some(&s) => (times[s as usize], downs[s as usize], if UP { ups[s as usize] } else { zero }),
+                None => (zero, zero, zero),
+            };
+            for &s in preds.iter().skip(1) {
+                let (qt, qd) = (&times[s as usize], &downs[s as usize]);
+                for l in 0..N {
+                    let (later, tied) = (qt[l] > t[l], qt[l] == t[l]);
+                    let down = if tied { min(d[l], qd[l]) } else { d[l] };
+                    d[l] = if later { qd[l] } else { down };
+                    if UP {
+                        let qu = ups[s as usize][l];
+                        let up = if tied { max(u[l], qu) } else { u[l] };
+                        u[l] = if later { qu } else { up };
+                    }
+                    t[l] = if later { qt[l] } else { t[l] };
+                }
+            }
+            // A pure "latest of" adds nothing (0 ps, no parameter) unless noise does.
+            if node.kind != kind::ZERO || noisy {
+                let c = &terms.of[Terms::<N>::index(node.kind, self.level_of(node))];
+                let b = node.bytes as f64;
+                let mut cost = [0.0; N];
+                for l in 0..N {
+                    cost[l] = c.fixed[l] + max(b * c.per_byte[l], b * c.or_per_byte[l]);
+                }
+                // The lanes whose price is rounded (not whole ps per byte) apart.
+                for &(l, rate, or_rate) in &c.rounded {
+                    cost[l] = if node.kind == kind::COMPUTE {
+                        compute_time(b, c.per_byte[l])
+                    } else {
+                        c.fixed[l] + rate.time(b).max(or_rate.time(b))
+                    };
+                }
+                if noisy {
+                    let e = self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64;
+                    cost.iter_mut().for_each(|x| *x += e);
+                }
+                for l in 0..N {
+                    t[l] += cost[l];
+                    d[l] += c.down_fixed[l] + b * c.down_per_byte[l];
+                    if UP {
+                        u[l] += c.up_fixed[l] + b * c.up_per_byte[l];
+                    }
+                }
+            }
+            let o = slots.node[v] as usize;
+            (times[o], downs[o]) = (t, d);
+            if UP {
+                ups[o] = u;
+            }
+        }
+        let end = slots.node[self.sink as usize] as usize;
+        out.extend((0..lanes.len()).map(|l| Eval {
+            makespan: times[end][l],
+            slope_down: downs[end][l],
+            slope_up: if UP { ups[end][l] } else { f64::NAN },
+        }));
+    }
+}
+
+/// The larger and the smaller of two values that are never NaN (as `f64::max` and
+/// `f64::min` there, in instructions that work on several lanes at once).
+#[inline(always)]
+fn max(a: f64, b: f64) -> f64 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+#[inline(always)]
+fn min(a: f64, b: f64) -> f64 {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Every lane's [`Price`] and [`Coef`] for each kind and level of node, laid out lane
+/// by lane so that a node's lanes are computed together.
+struct Terms<const N: usize> {
+    of: Vec<LaneTerms<N>>,
+}
+
+#[derive(Clone)]
+struct LaneTerms<const N: usize> {
+    fixed: [f64; N],
+    per_byte: [f64; N],
+    or_per_byte: [f64; N],
+    /// The lanes whose price is not whole ps per byte, with its two rates.
+    rounded: Vec<(usize, Rate, Rate)>,
+    down_fixed: [f64; N],
+    down_per_byte: [f64; N],
+    up_fixed: [f64; N],
+    up_per_byte: [f64; N],
+}
+
+impl<const N: usize> Terms<N> {
+    fn index(kind: u8, level: usize) -> usize {
+        kind as usize * 2 + level
+    }
+
+    fn new(lanes: &[Lane]) -> Terms<N> {
+        let none = [0.0; N];
+        let blank = LaneTerms {
+            fixed: none,
+            per_byte: none,
+            or_per_byte: none,
+            rounded: Vec::new(),
+            down_fixed: none,
+            down_per_byte: none,
+            up_fixed: none,
+            up_per_byte: none,
+        };
+        let mut of = vec![blank; KINDS * 2];
+        for k in 0..KINDS as u8 {
+            for level in 0..2 {
+                let t = &mut of[Terms::<N>::index(k, level)];
+                for (l, lane) in lanes.iter().enumerate() {
+                    let p = &lane.point;
+                    let price = Price::of(k, &p.levels[level], p);
+                    let coef = Coef::of(k, level as u8, p, lane.param);
+                    if !price.whole(k) {
+                        t.rounded.push((l, Rate::of(price.per_byte), Rate::of(price.or_per_byte)));
+                    }
+                    (t.fixed[l], t.per_byte[l], t.or_per_byte[l]) = (price.fixed, price.per_byte, price.or_per_byte);
+                    (t.down_fixed[l], t.down_per_byte[l]) = coef.down;
+                    (t.up_fixed[l], t.up_per_byte[l]) = coef.up;
+                }
+            }
+        }
+        Terms { of }
+    }
+}
+
+impl ExecGraph {
+    /// [`ExecGraph::steepest`] of every parameter in `params`, up to [`LANES`] a pass.
+    pub fn steepest_lanes(&self, slots: &Slots, base: &Point, params: &[Param]) -> Vec<f64> {
+        let far: Vec<Lane> = params.iter().map(|&param| Lane { point: base.with(param, 1e30), param }).collect();
+        let mut out = Vec::with_capacity(far.len());
+        for chunk in far.chunks(LANES) {
+            by_width!(chunk.len(), self.steepest_pass(slots, chunk, &mut out));
+        }
+        out
+    }
+
+    /// As `steepest`: every path's largest slope, whatever its time.
+    fn steepest_pass<const N: usize>(&self, slots: &Slots, lanes: &[Lane], out: &mut Vec<f64>) {
+        let terms = Terms::<N>::new(lanes);
+        let mut rows = vec![[0.0; N]; slots.count.max(1)];
+        let mut first = 0usize;
+        for v in 0..self.nodes.len() {
+            let node = &self.nodes[v];
+            let next = self.nodes.get(v + 1).map_or(self.preds.len(), |n| n.first_pred as usize);
+            let mut r = [0.0; N];
+            for &s in &slots.preds[first..next] {
+                let q = &rows[s as usize];
+                for l in 0..N {
+                    r[l] = max(r[l], q[l]);
+                }
+            }
+            first = next;
+            let t = &terms.of[Terms::<N>::index(node.kind, self.level_of(node))];
+            let b = node.bytes as f64;
+            for l in 0..N {
+                r[l] += t.up_fixed[l] + b * t.up_per_byte[l];
+            }
+            rows[slots.node[v] as usize] = r;
+        }
+        out.extend_from_slice(&rows[slots.node[self.sink as usize] as usize][..lanes.len()]);
+    }
+}
