@@ -68,6 +68,12 @@ pub struct AppInfo {
     pub verified: bool,
 }
 
+impl AppInfo {
+    fn of(app: &App, size: Size) -> AppInfo {
+        AppInfo { app: app.name.into(), size: size.name().into(), verified: app.verifies }
+    }
+}
+
 /// The application called `name`.
 pub fn find(name: &str) -> Result<&'static App> {
     APPS.iter().find(|a| a.name == name).ok_or_else(|| {
@@ -157,7 +163,7 @@ pub fn run_app_variant(
     let (app, size, variant) = checked(name, variant, ranks, size)?;
     let job = Job { ranks, size, variant, seed, platform, opts };
     let result = run_on(app, &job, Simulator { ranks, opts, progress })?;
-    Ok((result, AppInfo { app: app.name.into(), size: size.name().into(), verified: app.verifies }))
+    Ok((result, AppInfo::of(app, size)))
 }
 
 /// The application, size and variant of a run, checked (and its rank count).
@@ -185,7 +191,7 @@ pub fn record_app(
     let (app, size, variant) = checked(name, variant, ranks, size)?;
     let job = Job { ranks, size, variant, seed, platform, opts };
     let (result, graph) = run_on(app, &job, Recording { ranks, opts, progress })?;
-    Ok((result, graph, AppInfo { app: app.name.into(), size: size.name().into(), verified: app.verifies }))
+    Ok((result, graph, AppInfo::of(app, size)))
 }
 
 /// As [`run_app_variant`], recording the schedule the program issued (`None` when its
@@ -204,7 +210,7 @@ pub fn record_app_schedule(
     let (app, size, variant) = checked(name, variant, ranks, size)?;
     let job = Job { ranks, size, variant, seed, platform, opts };
     let (result, schedule) = run_on(app, &job, ScheduleRecording { ranks, opts, progress })?;
-    Ok((result, schedule, AppInfo { app: app.name.into(), size: size.name().into(), verified: app.verifies }))
+    Ok((result, schedule, AppInfo::of(app, size)))
 }
 
 /// The result of [`run_app_variant`] for the same application, variant, ranks, size
@@ -226,6 +232,6 @@ pub fn replay_app_schedule(
     let (app, size, variant) = checked(name, variant, ranks, size)?;
     let job = Job { ranks, size, variant, seed, platform, opts };
     let result = run_on(app, &job, ScheduleReplay { schedule, opts, progress })?;
-    let info = AppInfo { app: app.name.into(), size: size.name().into(), verified: app.verifies };
+    let info = AppInfo::of(app, size);
     Ok(result.map(|r| (r, info)))
 }

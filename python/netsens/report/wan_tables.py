@@ -28,6 +28,8 @@ SEED_TABLE1 = {
     "awari": (7.8, 4.6, 4.1, 2.3),
     "fft1d": (26.7, 5.3, 128.0, 0.3),
 }
+# How Table 1's columns print (speedups, traffic, run time).
+FORMATS1 = (".1f", ".1f", ".2f", ".3f")
 SEED_TABLE2 = {
     "water": (27.2, 0.2),
     "bh": (19.3, 0.12),
@@ -178,6 +180,3 @@ def tables_html(grid: pl.DataFrame, found: dict[str, pl.DataFrame], study: str) 
     )
     parts.append(_table(["app", "optimized (ratio)", "original (ratio)"], rows2))
     return "".join(parts)
-
-
-FORMATS1 = (".1f", ".1f", ".2f", ".3f")
