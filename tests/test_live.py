@@ -319,7 +319,11 @@ def test_validate_live_curve_within_ten_percent_of_simulated(app, tmp_path):
     # The issue's bound: the live slowdown within 10 % of the simulated one at every
     # point. A batch disturbed by other work on the machine (every live point of one
     # application 2x slow) happens here now and then, so the bound must hold in one
-    # of three batches, as the pmpi timing tests do.
+    # of three batches, as the pmpi timing tests do. ft's 4 ranks on 2 cores vary most
+    # from job to job (about +-12 % between jobs of one point, as its all-to-all
+    # meets the ranks' turns on the cores), so it takes 9 rounds, not 5: with 5, a busy
+    # machine left its median 15-20 % off in all three batches.
+    rounds = 9 if app == "ft" else 5
     machine = tmp_path / "machine.toml"
     assert netsens("calibrate", "--live", "--save", machine).returncode == 0
     seen = []
@@ -327,7 +331,7 @@ def test_validate_live_curve_within_ten_percent_of_simulated(app, tmp_path):
         out = tmp_path / f"v{attempt}"
         proc = netsens(
             "validate", "--app", app, "--axis", "o=0us..100us", "--points", 5, "--ranks", 4,
-            "--machine", machine, "--out", out, "--json",
+            "--repeats", rounds, "--machine", machine, "--out", out, "--json",
         )  # fmt: skip
         assert proc.returncode == 0, proc.stderr
         result = json.loads(proc.stdout)

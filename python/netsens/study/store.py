@@ -14,9 +14,11 @@ points back as one polars DataFrame, one row per (point, axis), with each row's 
 value and its slowdown against the baseline point.
 """
 
+import fcntl
 import io
 import json
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -192,10 +194,12 @@ def _fsync_dir(directory: Path) -> None:
 
 def write_atomic(path: Path, write: Callable[[IO[bytes]], None]) -> None:
     """Write ``path`` through ``write(file)`` so that it appears whole or not at all:
-    a temporary ``<name>.tmp-<pid>`` beside it, fsync, rename, fsync the directory."""
+    a temporary ``<name>.tmp-<pid>`` beside it, fsync, rename, fsync the directory. The
+    writer holds a lock on the temporary while it lives (see remove_stale_temporaries)."""
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     try:
         with open(tmp, "wb") as f:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX)
             write(f)
             f.flush()
             os.fsync(f.fileno())
@@ -310,23 +314,52 @@ def failures(results_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 
 def remove_stale_temporaries(results_dir: str | os.PathLike[str]) -> None:
-    """Delete temporaries left by killed writers (their process no longer exists)."""
+    """Delete temporaries left by killed writers: their process no longer runs (gone, or
+    a zombie nobody reaped, as in a container whose first process reaps none), or its
+    number now belongs to another process and nobody holds the file's lock."""
     root = Path(results_dir)
     for directory in (root, root / POINTS, root / FAILURES):
         for tmp in directory.glob("*.tmp-*"):
             pid = tmp.name.rpartition(".tmp-")[2]
-            if pid.isdigit() and not _alive(int(pid)):
+            if pid.isdigit() and (not _running(int(pid)) or _unlocked_and_old(tmp)):
                 tmp.unlink(missing_ok=True)
 
 
-def _alive(pid: int) -> bool:
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True  # no /proc: trust the signal
+    return stat.rpartition(")")[2].split()[:1] != ["Z"]
+
+
+# A temporary younger than this may belong to a writer that has created it but not yet
+# taken its lock.
+_LOCK_GRACE_S = 5.0
+
+
+def _unlocked_and_old(tmp: Path) -> bool:
+    try:
+        fd = os.open(tmp, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        if time.time() - os.fstat(fd).st_mtime < _LOCK_GRACE_S:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False  # a live writer holds it
+        return True
+    finally:
+        os.close(fd)
 
 
 def _clusters_count() -> pl.Expr:
