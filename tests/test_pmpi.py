@@ -353,6 +353,11 @@ def test_expanded_collectives_answer_right(build, impl, ranks):
     assert "collectives ok" in proc.stdout
 
 
+_NOT_AN_ENTRY = (
+    "an entry is not KEY=VALUE with KEY one of O_PS, GAP_PS, L_PS, O_FS_PER_B, GAP_FS_PER_B"
+)
+
+
 @pytest.mark.parametrize("impl", IMPLEMENTATIONS)
 @pytest.mark.parametrize(
     "name,value,why",
@@ -362,6 +367,10 @@ def test_expanded_collectives_answer_right(build, impl, ranks):
         ("NETSENS_CLUSTERS", "3,3", "cluster sizes add up to 6, the world has 2 ranks"),
         ("NETSENS_WAN_SHAPE", "mesh", "unknown shape (full, star or ring)"),
         ("NETSENS_O_CLOCK", "tsc", "neither wall nor cpu"),
+        ("NETSENS_SCHEDULE", "O_PS=1;G=2", _NOT_AN_ENTRY),
+        ("NETSENS_SCHEDULE", "O_PS=1,L_PS", _NOT_AN_ENTRY),
+        ("NETSENS_SCHEDULE", "O_PS=-1", "a value is not a non-negative integer"),
+        ("NETSENS_SCHEDULE", "O_PS=5us", "a value is not a non-negative integer"),
     ],
 )
 def test_bad_setting_stops_with_one_line(build, impl, name, value, why):

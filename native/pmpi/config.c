@@ -95,6 +95,9 @@ const char *ns_wan_shape_name(void)
     return names[ns_cfg.wan_shape];
 }
 
+static void load_schedule(void);
+static void set_active(void);
+
 void ns_config_load(int rank, int size)
 {
     config_rank = rank;
@@ -132,6 +135,89 @@ void ns_config_load(int rank, int size)
     }
     bool wan = ns_cfg.nclusters > 1 && (ns_cfg.wan_l_ps > 0 || ns_cfg.wan_fs_per_b > 0);
     ns_cfg.shadows = ns_cfg.l_ps > 0 || ns_cfg.gap_fs_per_b > 0 || wan;
+    load_schedule();
+    set_active();
+}
+
+/* ---- NETSENS_SCHEDULE: other values for the runs of one job ----
+ * "O_PS=25000000;O_PS=0,L_PS=5000000;..." gives run k (the k-th MPI_Pcontrol with a
+ * level other than 0, netsens-mpi-run's start of a run) the k-th entry's values, each
+ * key one of the five below without its NETSENS_ prefix; a key an entry leaves out keeps
+ * the job's own value, and runs past the last entry keep the last. Between runs
+ * (MPI_Pcontrol(0): the set-up and drain around a run) the job's own values hold. So
+ * one job measures several parameter values in turn, on the same placement of its ranks. */
+
+struct scheduled {
+    ps_t o_ps, gap_ps, l_ps;
+    int64_t o_fs_per_b, gap_fs_per_b;
+};
+static struct scheduled *schedule, own;
+static int schedule_len, schedule_next;
+
+static void set_active(void)
+{
     ns_cfg.active = ns_cfg.shadows || ns_cfg.o_ps > 0 || ns_cfg.o_fs_per_b > 0 ||
                     ns_cfg.gap_ps > 0;
+}
+
+static void load_schedule(void)
+{
+    const char *value = getenv("NETSENS_SCHEDULE");
+    if (value == NULL || *value == '\0') return;
+    size_t entries = 1;
+    for (const char *c = value; *c; c++) entries += *c == ';';
+    schedule = calloc(entries, sizeof *schedule);
+    own = (struct scheduled){ns_cfg.o_ps, ns_cfg.gap_ps, ns_cfg.l_ps, ns_cfg.o_fs_per_b,
+                             ns_cfg.gap_fs_per_b};
+    const char *p = value;
+    for (;;) {
+        struct scheduled *e = &schedule[schedule_len++];
+        *e = own;
+        while (*p != ';' && *p != '\0') {
+            static const char *keys[] = {"O_PS", "GAP_PS", "L_PS", "O_FS_PER_B",
+                                         "GAP_FS_PER_B"};
+            int64_t *slots[] = {&e->o_ps, &e->gap_ps, &e->l_ps, &e->o_fs_per_b,
+                                &e->gap_fs_per_b};
+            size_t key_len = strcspn(p, "=;,");
+            int k = 0;
+            while (k < 5 && !(strlen(keys[k]) == key_len && strncmp(p, keys[k], key_len) == 0))
+                k++;
+            if (k == 5 || p[key_len] != '=')
+                fail("NETSENS_SCHEDULE", value,
+                     "an entry is not KEY=VALUE with KEY one of O_PS, GAP_PS, L_PS, O_FS_PER_B, "
+                     "GAP_FS_PER_B");
+            char *end;
+            errno = 0;
+            long long parsed = strtoll(p + key_len + 1, &end, 10);
+            if (end == p + key_len + 1 || (*end != ',' && *end != ';' && *end != '\0') ||
+                errno == ERANGE || parsed < 0)
+                fail("NETSENS_SCHEDULE", value, "a value is not a non-negative integer");
+            *slots[k] = parsed;
+            p = *end == ',' ? end + 1 : end;
+        }
+        if (e->l_ps > 0 || e->gap_fs_per_b > 0) ns_cfg.shadows = true; /* stamps, every run */
+        if (*p == '\0') break;
+        p++;
+    }
+}
+
+static void apply(const struct scheduled *e)
+{
+    ns_cfg.o_ps = e->o_ps;
+    ns_cfg.gap_ps = e->gap_ps;
+    ns_cfg.l_ps = e->l_ps;
+    ns_cfg.o_fs_per_b = e->o_fs_per_b;
+    ns_cfg.gap_fs_per_b = e->gap_fs_per_b;
+    set_active();
+}
+
+void ns_schedule_pcontrol(int level)
+{
+    if (schedule_len == 0) return;
+    if (level == 0) {
+        apply(&own);
+        return;
+    }
+    apply(&schedule[schedule_next < schedule_len ? schedule_next : schedule_len - 1]);
+    schedule_next++;
 }

@@ -34,6 +34,9 @@ extern struct ns_config ns_cfg;
 /* Parses the environment for a world of `size` ranks; on a bad value prints one
  * error line (on world rank 0) and aborts the job with code 2. */
 void ns_config_load(int rank, int size);
+/* MPI_Pcontrol: a run starts (a level other than 0: NETSENS_SCHEDULE's next values) or
+ * ends (0: the job's own values). */
+void ns_schedule_pcontrol(int level);
 const char *ns_wan_shape_name(void);
 
 /* ---- clock.c: monotonic time, spins and waits ---- */

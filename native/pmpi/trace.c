@@ -393,6 +393,7 @@ static void *gather_blocks(const void *mine, int64_t n, MPI_Datatype unit, size_
  * (entered at the pause, left at the resume), so the paused time is not compute. */
 int MPI_Pcontrol(const int level, ...)
 {
+    ns_schedule_pcontrol(level);
     bool configured = ns_tracing || paused;
     if (configured && ns_depth == 0) {
         if (level == 0 && !paused) {

@@ -86,6 +86,28 @@ def injection_env(platform: Mapping[str, Any]) -> dict[str, str]:
     return {key: str(value) for key, value in env.items()}
 
 
+# The parameters a schedule may change between the runs of one job (the library's
+# variables, without their NETSENS_ prefix).
+SCHEDULED = ("L_PS", "O_PS", "O_FS_PER_B", "GAP_PS", "GAP_FS_PER_B")
+SCHEDULED_PARAMETERS = ("L", "o", "O", "g", "G")
+
+
+def schedule_env(
+    platform: str | os.PathLike[str] | None,
+    overrides: Mapping[str, str] | None,
+    schedule: Sequence[Mapping[str, str]],
+) -> str:
+    """NETSENS_SCHEDULE for runs with ``schedule``'s overrides on top of ``overrides``."""
+    base = dict(overrides or {})
+    entries = []
+    for entry in schedule:
+        if set(entry) - set(SCHEDULED_PARAMETERS):
+            raise InputError(f"live: a schedule changes only L, o, g, G and O; got {dict(entry)}")
+        env = injection_env(resolve_platform(platform, base | dict(entry))[0])
+        entries.append(",".join(f"{k}={env['NETSENS_' + k]}" for k in SCHEDULED))
+    return ";".join(entries)
+
+
 def ranks_share_cores(ranks: int) -> bool:
     """Whether ``ranks`` processes on this machine share its cores."""
     from netsens.live.calibrate import machine_cores  # noqa: PLC0415
@@ -221,6 +243,7 @@ def run_live(
     trace_dir: str | os.PathLike[str] | None = None,
     repeat: int = 1,
     trace_cpu_time: bool | None = None,
+    schedule: Sequence[Mapping[str, str]] = (),
 ) -> dict[str, Any]:
     """Run ``app`` (a suite application; ``variant`` for a wide-area one) or ``program``
     (any MPI program's command line)
@@ -234,7 +257,11 @@ def run_live(
     also holds the time it waited for its core, while alone on a core the two clocks
     agree and reading the CPU time, a system call, only slows the traced run).
     ``repeat`` runs an application that many times in one job; the result is its
-    median run (see live_result)."""
+    median run (see live_result). ``schedule`` gives those runs, one entry per run, other
+    values of the network parameters (each entry overrides of ``overrides``, of L, o,
+    g, G or O only; the set-up and drain around each run keep ``overrides``' values):
+    one job then measures them in turn, on one placement of its ranks;
+    ``makespans_ps`` lists the runs in order."""
     if (app is None) == (program is None):
         raise InputError("live: give either an application or a program to run")
     if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
@@ -246,6 +273,10 @@ def run_live(
     ranks = _check_ranks(ranks, resolved)
     shared = ranks_share_cores(ranks)
     env = injection_env(resolved) | shared_core_env(shared)
+    if schedule:
+        if app is None or len(schedule) != repeat:
+            raise InputError("live: a schedule gives each run of a repeated application its values")
+        env["NETSENS_SCHEDULE"] = schedule_env(platform, overrides, schedule)
     if trace_dir is not None:
         env["NETSENS_TRACE_DIR"] = str(Path(trace_dir).resolve())
         if trace_cpu_time is None:

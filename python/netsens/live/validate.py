@@ -21,18 +21,22 @@ linear in o, so two simulations give it), and reported. What a value means on ea
 side: o and O add to the machine's own (the library's o is
 a busy CPU on top of MPI's), L, g and G are floors (the library holds a message until
 its send time + L, spaces sends by at least g), so the simulation uses
-``max(machine, value)``. Live runs go in ``repeats`` rounds, each of the baseline,
-every value and the baseline again (interleaved: live runs of a few milliseconds on a
-shared machine drift by up to 20 % between batches), each run the median of
-``repeat_in_job`` runs of the application in one MPI job; a point's live slowdown is
-the median of its runs over the median of the baseline's, leaving out a job more than
-1.5x slower than the point's fastest (a disturbed job: on a shared 2-core machine a
-whole job now and then runs 2-3x slow). The error of a point is simulated slowdown /
-live slowdown - 1.
+``max(machine, value)``. Live runs go in ``repeats`` MPI jobs; each job runs the
+application a first time to warm up, then ``repeat_in_job`` cycles of every value, each
+cycle between two baseline runs (the library switches the injected values between the
+runs of one job: docs/reference/pmpi.md, ``NETSENS_SCHEDULE``). A run's slowdown is its
+time over the mean of the two baseline runs around it, measured a few milliseconds
+apart on the same placement of the job's ranks; a point's live slowdown is the median
+of its runs' slowdowns. (Runs of a few milliseconds on a shared machine drift by 20 %
+and more between jobs, and with more ranks than cores a whole job runs 10-20 % faster
+or slower than the next, as its ranks happen to take turns on the cores: a point
+compared with baseline runs of other jobs carried that into its error.) The error of a
+point is simulated slowdown / live slowdown - 1.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import statistics
 import tomllib
@@ -143,36 +147,53 @@ def _recorded_work(runs: Sequence[dict[str, Any]]) -> list[list[int]]:
     ]
 
 
+def _round_schedule(axis: str, values: Sequence[str], cycles: int) -> list[dict[str, str]]:
+    """One round's runs, in the order one job runs them: a warm-up (a job's first run
+    is its slow one), then ``cycles`` cycles of every value, each cycle between two
+    baseline runs and every other cycle in reverse order."""
+    runs: list[dict[str, str]] = [{}, {}]
+    for c in range(cycles):
+        order = values if c % 2 == 0 else list(reversed(values))
+        runs += [{axis: v} for v in order] + [{}]
+    return runs
+
+
 def _live_rounds(
-    live: Callable[[dict[str, str]], Callable[[], dict[str, Any]]],
+    job: Callable[[list[dict[str, str]]], list[int]],
     axis: str,
     values: Sequence[str],
     rounds: int,
+    cycles: int,
     say: Callable[[str], None],
-) -> tuple[int, tuple[int, int], dict[str, Any], list[tuple[float, int, tuple[int, int]]]]:
-    """Live runs in rounds: each round runs the baseline, every value (in reverse
-    order every other round) and the baseline again, so a change in the machine's
-    load between rounds falls on the baseline as on the points, and the baseline,
-    which every slowdown divides by, has twice the runs. A point's slowdown is the
-    median of its runs over the median of the baseline's. Returns the baseline's
-    median, spread and median run, and per value (slowdown, median, spread)."""
-    base_runs: list[dict[str, Any]] = []
+) -> tuple[int, tuple[int, int], list[tuple[float, int, tuple[int, int]]]]:
+    """Live runs in ``rounds`` jobs, each running the baseline and every value in turn
+    (see _round_schedule). A run's slowdown is its time over the mean of the two
+    baseline runs around its cycle, a few milliseconds away in the same job: a change
+    of the machine's load, or of how the job's ranks happen to share the cores, falls
+    on both. A point's slowdown is the median of its runs' slowdowns. Returns the
+    baseline's median and spread, and per value (slowdown, median, spread)."""
+    schedule = _round_schedule(axis, values, cycles)
+    base_times: list[int] = []
     times: list[list[int]] = [[] for _ in values]
+    ratios: list[list[float]] = [[] for _ in values]
     for r in range(rounds):
-        say(f"round {r + 1}/{rounds}: baseline, {axis} = {', '.join(values)}, baseline")
-        base_runs.append(live({})())
-        order = range(len(values)) if r % 2 == 0 else reversed(range(len(values)))
-        for i in order:
-            times[i].append(live({axis: values[i]})()["makespan_ps"])
-        base_runs.append(live({})())
-    base_times = sorted(b["makespan_ps"] for b in base_runs)
-    base = _undisturbed_median(base_times)
-    base_run = min(base_runs, key=lambda b: abs(b["makespan_ps"] - base))
-    per_value = []
-    for t in times:
-        median = _undisturbed_median(t)
-        per_value.append((median / base, int(median), (min(t), max(t))))
-    return int(base), (base_times[0], base_times[-1]), base_run, per_value
+        say(f"round {r + 1}/{rounds}: one job, {cycles} cycles of {axis} = {', '.join(values)}")
+        made = job(schedule)[1:]  # the warm-up left out
+        runs = schedule[1:]
+        bases = [i for i, entry in enumerate(runs) if not entry]
+        base_times += [made[i] for i in bases]
+        for before, after in itertools.pairwise(bases):
+            base = (made[before] + made[after]) / 2
+            for i in range(before + 1, after):
+                k = values.index(runs[i][axis])
+                times[k].append(made[i])
+                ratios[k].append(made[i] / base)
+    base_times.sort()
+    per_value = [
+        (statistics.median(q), int(_undisturbed_median(t)), (min(t), max(t)))
+        for q, t in zip(ratios, times, strict=True)
+    ]
+    return int(_undisturbed_median(base_times)), (base_times[0], base_times[-1]), per_value
 
 
 # A job more than this many times slower than the fastest job of the same point was
@@ -182,7 +203,7 @@ DISTURBED = 1.5
 
 
 def _undisturbed_median(times: Sequence[int]) -> float:
-    """The median of the jobs that were not disturbed (see DISTURBED)."""
+    """The median of the runs that were not disturbed (see DISTURBED)."""
     fastest = min(times)
     return statistics.median(t for t in times if t <= DISTURBED * fastest)
 
@@ -210,23 +231,29 @@ def validate(
     if platform["shape"].get("clusters"):
         raise InputError("--machine: validate compares one cluster; the platform has several")
 
-    def live(over: dict[str, str]) -> Callable[[], dict[str, Any]]:
-        return lambda: run_live(
+    def live(schedule: Sequence[dict[str, str]] = ()) -> dict[str, Any]:
+        runs = len(schedule) or repeat_in_job
+        return run_live(
             ranks,
             app=app,
             size=size,
             seed=seed,
-            overrides=over,
+            overrides={},
             mpi=mpi,
             matrix=False,
-            repeat=repeat_in_job,
+            repeat=runs,
+            schedule=schedule,
         )
 
     say(
-        f"live: {app} on {ranks} ranks, {repeats} rounds of the baseline and "
-        f"{len(values)} values, interleaved"
+        f"live: {app} on {ranks} ranks, {repeats} jobs of {repeat_in_job} cycles of the "
+        f"baseline and {len(values)} values, in turn"
     )
-    live0, spread0, live_base, live_points = _live_rounds(live, axis, values, repeats, say)
+    live0, spread0, live_points = _live_rounds(
+        lambda schedule: live(schedule)["makespans_ps"], axis, values, repeats, repeat_in_job, say
+    )
+    say("live: the baseline's computation per rank (one job)")
+    live_base = live()
     cores = machine_cores()
     # The live ranks' cores (see the module doc).
     own_cores = (
