@@ -29,6 +29,12 @@ struct location {
     OTF2_LocationType type;
     OTF2_LocationGroupRef group;
 };
+/* A uint64 location property (netsens's tracer gaps). */
+struct property {
+    uint64_t location;
+    uint32_t name;
+    uint64_t value;
+};
 
 struct state {
     const struct ns_otf2_sink *sink;
@@ -47,6 +53,8 @@ struct state {
     uint32_t ngroups;
     struct location *locations;
     uint32_t nlocations;
+    struct property *properties;
+    uint32_t nproperties;
     char *creator;
     uint32_t rank;
     uint64_t position;
@@ -121,6 +129,17 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef ref, OTF2_String
     struct state *s = u;
     GROW(s->locations, s->nlocations);
     s->locations[s->nlocations++] = (struct location){ref, type, group};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_location_property(void *u, OTF2_LocationRef location,
+                                               OTF2_StringRef name, OTF2_Type type,
+                                               OTF2_AttributeValue value)
+{
+    struct state *s = u;
+    if (type != OTF2_TYPE_UINT64) return OTF2_CALLBACK_SUCCESS;
+    GROW(s->properties, s->nproperties);
+    s->properties[s->nproperties++] = (struct property){location, name, value.uint64};
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -339,6 +358,7 @@ static int read_definitions(OTF2_Reader *r, struct state *s, char *err, size_t l
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, def_comm);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
+    OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cb, def_location_property);
     OTF2_Reader_RegisterGlobalDefCallbacks(r, gdr, cb, s);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
     uint64_t n = 0;
@@ -355,6 +375,18 @@ static int read_definitions(OTF2_Reader *r, struct state *s, char *err, size_t l
     return 0;
 }
 
+/* The location's uint64 property called `name`, or NS_NO_CPU_TIME. */
+static uint64_t property(const struct state *s, uint64_t location, const char *name)
+{
+    for (uint32_t i = 0; i < s->nproperties; i++) {
+        const struct property *p = &s->properties[i];
+        if (p->location == location && p->name < s->nstrings && s->strings[p->name] &&
+            strcmp(s->strings[p->name], name) == 0)
+            return p->value;
+    }
+    return NS_NO_CPU_TIME;
+}
+
 static int hand_definitions(struct state *s, const uint64_t *locs, uint32_t nranks)
 {
     const struct ns_otf2_sink *k = s->sink;
@@ -364,7 +396,6 @@ static int hand_definitions(struct state *s, const uint64_t *locs, uint32_t nran
         const char *text = name < s->nstrings && s->strings[name] ? s->strings[name] : "";
         rc = k->region(k->ctx, s->regions[i].ref, text, s->regions[i].paradigm);
     }
-    (void)locs;
     for (uint32_t i = 0; rc == 0 && i < s->ncomms; i++) {
         const struct group *g = find_group(s, s->comms[i].value);
         if (g == NULL) continue;
@@ -373,6 +404,9 @@ static int hand_definitions(struct state *s, const uint64_t *locs, uint32_t nran
         else if (g->type == OTF2_GROUP_TYPE_COMM_GROUP)
             rc = k->comm(k->ctx, s->comms[i].ref, 0, g->n, g->members);
     }
+    for (uint32_t r = 0; rc == 0 && k->tracer_gap != NULL && r < nranks; r++)
+        rc = k->tracer_gap(k->ctx, r, property(s, locs[r], NS_OTF2_TRACER_GAP_WALL),
+                           property(s, locs[r], NS_OTF2_TRACER_GAP_CPU));
     return rc;
 }
 
@@ -510,6 +544,7 @@ static void free_state(struct state *s)
     free(s->attributes);
     free(s->groups);
     free(s->locations);
+    free(s->properties);
     free(s->creator);
 }
 

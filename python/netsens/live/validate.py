@@ -341,9 +341,13 @@ def saved_values(calibration: dict[str, Any]) -> dict[str, float]:
     per-byte cost it showed to be hidden), a negative one (noise around 0) as 0, and
     o the mean of the streaming o_s and o_r (what a rank pays per message when messages
     stream; a calibration without them: the mean of o_s and o_r), with ``o_ping_pong``
-    the mean of the single message's o_s and o_r beside it."""
+    the mean of the single message's o_s and o_r beside it; G the long messages' per-byte
+    cost (``G_long``, LogGP's G) where measured, with ``G_short`` the eager sizes' slope
+    beside it (a calibration without it, or where it is not observable: that slope)."""
     values: dict[str, float] = {}
     for p in calibration["parameters"]:
+        if p["name"] == "G_long":
+            continue
         v = p["measured"]
         if v is None:
             v = p["bound"]["value"] if p["name"] != "G" else 0.0
@@ -353,6 +357,10 @@ def saved_values(calibration: dict[str, Any]) -> dict[str, float]:
     values["o"] = sum(stream) / 2 if len(stream) == 2 else single
     values["o_ping_pong"] = single
     values.pop("S", None)
+    long = next((p["measured"] for p in calibration["parameters"] if p["name"] == "G_long"), None)
+    if long is not None:
+        values["G_short"] = values["G"]
+        values["G"] = max(float(long), 0.0)
     return values
 
 
