@@ -113,7 +113,7 @@ def test_the_saved_g_is_the_long_messages_when_measured():
     # The 16-core machine's first calibration (ps/B): the eager sizes' slope 2127.8,
     # O = 64.4; with a long messages' G of 104 (a quarter to all of 1 MiB) the platform
     # says G = 104 ps/B and keeps 2127.8 as G_short; unmeasured (not observable), the
-    # eager slope is saved as before.
+    # eager sizes' slope is saved as before.
     from netsens.live.validate import machine_toml, saved_values
 
     def param(name, measured, bound=None):
@@ -124,6 +124,11 @@ def test_the_saved_g_is_the_long_messages_when_measured():
     long = saved_values({"parameters": [*base, param("G_long", 104.0)]})
     assert long["G"] == 104.0 and long["G_short"] == 2127.8
     assert 'G = "104.000ps/B"' in machine_toml({"parameters": [*base, param("G_long", 104.0)]})
-    hidden = param("G_long", None, {"kind": "at_most", "value": 64.4})
-    kept = saved_values({"parameters": [*base, hidden]})
+    # The second calibration's O (529 ps/B, from eager bursts) exceeds the long slope:
+    # G_long is then the bound G <= 104 ps/B, and saved as such.
+    bounded = param("G_long", None, {"kind": "at_most", "value": 104.0})
+    assert saved_values({"parameters": [*base, bounded]})["G"] == 104.0
+    # Without two long sizes above the eager limit, the eager sizes' slope.
+    none = param("G_long", None, {"kind": "at_least", "value": 0.0})
+    kept = saved_values({"parameters": [*base, none]})
     assert kept["G"] == 2127.8 and "G_short" not in kept

@@ -52,7 +52,8 @@
 //! a real machine the short messages' slope is not even the long ones'). A second
 //! ping-pong times sizes from a quarter of `max_size` (and above S, so one protocol
 //! serves them all) up to `max_size`; its slope is `max(G, O)` too, and
-//! **G_long** `= β_long` when `β_long > O`, else not observable (`G ≤ O`).
+//! **G_long** `= β_long` when `β_long > O`, else not observable, `G ≤ β_long` (which
+//! `calibrate --live --save` saves: the long messages' cost per byte either way).
 //!
 //! **Eager limit.** An eager send completes without the receiver; a rendezvous send
 //! cannot complete before the receiver posts the receive. Rank 1 computes
@@ -628,12 +629,15 @@ pub fn analyse(m: &Measurements, level: &LevelParams, platform: &str) -> Calibra
         Estimate::AtLeast { value: 0.0, why: format!("fewer than two long sizes above the eager limit, up to {} B", m.max_size) }
     } else {
         let (_, beta_long) = fit(&m.long_half_rtt);
-        if binds(beta_long, per_byte_cpu) {
+        if binds(beta_long, per_byte_cpu) || beta_long == 0.0 {
             Estimate::Measured(beta_long)
-        } else if beta_long == 0.0 {
-            Estimate::Measured(0.0)
         } else {
-            Estimate::AtMost { value: per_byte_cpu, why: "G <= O: the receiver's per-byte CPU cost hides the NIC's".into() }
+            // On a real machine the eager bursts' O (a copy per byte) is not the long
+            // messages' (copied once, or by the kernel), and often exceeds their slope.
+            Estimate::AtMost {
+                value: beta_long,
+                why: "G <= the long messages' slope: the eager per-byte CPU cost O is as large".into(),
+            }
         }
     };
     let eager_limit = match m.eager_limit {
