@@ -626,7 +626,10 @@ pub fn analyse(m: &Measurements, level: &LevelParams, platform: &str) -> Calibra
         }
     };
     let long_gap_per_byte = if m.long_half_rtt.len() < 2 {
-        Estimate::AtLeast { value: 0.0, why: format!("fewer than two long sizes above the eager limit, up to {} B", m.max_size) }
+        Estimate::AtLeast {
+            value: 0.0,
+            why: format!("fewer than two long sizes above the eager limit, up to {} B", m.max_size),
+        }
     } else {
         let (_, beta_long) = fit(&m.long_half_rtt);
         if binds(beta_long, per_byte_cpu) || beta_long == 0.0 {

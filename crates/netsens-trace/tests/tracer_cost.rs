@@ -48,8 +48,7 @@ fn program(cpu: bool) -> Vec<(u32, Event)> {
 
 fn replay(gaps: Option<&[(u64, u64)]>, cpu: bool, options: ReadOptions) -> (u64, Replay) {
     let dir = tempfile::tempdir().unwrap();
-    let anchor =
-        write_archive_with_gaps(&dir.path().join("t"), 2, &REGIONS, &program(cpu), gaps).unwrap();
+    let anchor = write_archive_with_gaps(&dir.path().join("t"), 2, &REGIONS, &program(cpu), gaps).unwrap();
     let t = read_trace_options(&anchor, options).unwrap();
     let mut p = Platform::resolve("loggopsim").unwrap();
     p.set_all(&[("L", "5us"), ("o", "1us"), ("g", "0us"), ("G", "0ns/B"), ("O", "0ns/B")]).unwrap();

@@ -310,7 +310,7 @@ def calibrate_live_cli(
             f"machine platform written to {save} ({result['cores']} cores: ranks beyond "
             "them share cores); it holds the saved column: o is the mean of the "
             "streaming o_s and o_r (what a rank pays per message when messages stream), "
-            "G the long messages' cost per byte (G_long) where measured, "
+            "G the long messages' cost per byte (G_long, or the bound its slope proves), "
             "a value below 0 (noise around 0) is 0, and every message is eager "
             "(the MPI's own protocol is inside the measured costs)"
         )
