@@ -29,10 +29,10 @@ struct location {
     OTF2_LocationType type;
     OTF2_LocationGroupRef group;
 };
-/* A uint64 location property (netsens's tracer gaps). */
+/* A location's tracer gap (netsens's location properties): clock 0 wall, 1 CPU. */
 struct property {
     uint64_t location;
-    uint32_t name;
+    uint32_t clock;
     uint64_t value;
 };
 
@@ -137,9 +137,17 @@ static OTF2_CallbackCode def_location_property(void *u, OTF2_LocationRef locatio
                                                OTF2_AttributeValue value)
 {
     struct state *s = u;
-    if (type != OTF2_TYPE_UINT64) return OTF2_CALLBACK_SUCCESS;
+    const char *text = name < s->nstrings ? s->strings[name] : NULL;
+    if (type != OTF2_TYPE_UINT64 || text == NULL) return OTF2_CALLBACK_SUCCESS;
+    uint32_t clock;
+    if (strcmp(text, NS_OTF2_TRACER_GAP_WALL) == 0)
+        clock = 0;
+    else if (strcmp(text, NS_OTF2_TRACER_GAP_CPU) == 0)
+        clock = 1;
+    else
+        return OTF2_CALLBACK_SUCCESS; /* another tracer's property */
     GROW(s->properties, s->nproperties);
-    s->properties[s->nproperties++] = (struct property){location, name, value.uint64};
+    s->properties[s->nproperties++] = (struct property){location, clock, value.uint64};
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -375,15 +383,24 @@ static int read_definitions(OTF2_Reader *r, struct state *s, char *err, size_t l
     return 0;
 }
 
-/* The location's uint64 property called `name`, or NS_NO_CPU_TIME. */
-static uint64_t property(const struct state *s, uint64_t location, const char *name)
+static int by_location(const void *a, const void *b)
 {
-    for (uint32_t i = 0; i < s->nproperties; i++) {
-        const struct property *p = &s->properties[i];
-        if (p->location == location && p->name < s->nstrings && s->strings[p->name] &&
-            strcmp(s->strings[p->name], name) == 0)
-            return p->value;
-    }
+    uint64_t x = ((const struct property *)a)->location, y = ((const struct property *)b)->location;
+    return (x > y) - (x < y);
+}
+
+/* The location's tracer gap on `clock`, or NS_NO_CPU_TIME; the properties sorted by
+ * location (a rank has at most two: a binary search, then a look at its neighbours). */
+static uint64_t tracer_gap(const struct state *s, uint64_t location, uint32_t clock)
+{
+    struct property key = {.location = location};
+    const struct property *hit =
+        bsearch(&key, s->properties, s->nproperties, sizeof key, by_location);
+    if (hit == NULL) return NS_NO_CPU_TIME;
+    const struct property *end = s->properties + s->nproperties;
+    while (hit > s->properties && hit[-1].location == location) hit--;
+    for (; hit < end && hit->location == location; hit++)
+        if (hit->clock == clock) return hit->value;
     return NS_NO_CPU_TIME;
 }
 
@@ -404,9 +421,10 @@ static int hand_definitions(struct state *s, const uint64_t *locs, uint32_t nran
         else if (g->type == OTF2_GROUP_TYPE_COMM_GROUP)
             rc = k->comm(k->ctx, s->comms[i].ref, 0, g->n, g->members);
     }
+    if (s->nproperties > 0)
+        qsort(s->properties, s->nproperties, sizeof *s->properties, by_location);
     for (uint32_t r = 0; rc == 0 && k->tracer_gap != NULL && r < nranks; r++)
-        rc = k->tracer_gap(k->ctx, r, property(s, locs[r], NS_OTF2_TRACER_GAP_WALL),
-                           property(s, locs[r], NS_OTF2_TRACER_GAP_CPU));
+        rc = k->tracer_gap(k->ctx, r, tracer_gap(s, locs[r], 0), tracer_gap(s, locs[r], 1));
     return rc;
 }
 
