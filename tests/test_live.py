@@ -292,8 +292,8 @@ def _calibrate(*flags: object) -> dict:
     ids=["o", "L", "g", "G", "G_long"],
 )
 def test_calibrate_live_recovers_the_injected_parameter(flags, checked):
-    # Each injected value is recovered within max(5 %, 2 us) of what the library
-    # should deliver on this machine (o adds to the machine's own; L, g and G are
+    # Each injected value is recovered within max(5 %, 2 us) (G_long: 10 %) of what the
+    # library should deliver on this machine (o adds to the machine's own; L, g and G are
     # floors). A per-byte cost's 2 us is spread over the largest message it is fitted
     # on: the largest eager one for G, the largest probed (1 MiB) for G_long.
     result = _calibrate(*flags)
@@ -309,7 +309,11 @@ def test_calibrate_live_recovers_the_injected_parameter(flags, checked):
         # largest message of its fit, so 2 us of it is 2 us / (size - 1) per byte.
         largest = (1 << 20) if key == "G_long" else rows["S"]["measured"]
         per_message = 2 * US if row["unit"] == "ps" else 2 * US / (largest - 1)
-        allowed = max(0.05 * row["expected"], per_message)
+        # The long messages' slope is of waits (10 ms at 1 MiB) that a loaded machine
+        # ends late by up to a time slice: 10 % (at a load of 5 on 2 cores, five
+        # calibrations were within -5.5 % and +2.2 %).
+        share = 0.10 if key == "G_long" else 0.05
+        allowed = max(share * row["expected"], per_message)
         assert abs(row["measured"] - row["expected"]) <= allowed, row
 
 
