@@ -359,7 +359,7 @@ def test_the_tracers_own_cost_between_calls_is_recorded_and_not_charged(programs
         # Two clock reads and a record at most: under 100 us on any machine.
         assert all(0 < gap < 100_000_000 for gap in w["tracer_gap_ps"]), w["tracer_gap_ps"]
         for gap, removed, gaps in zip(
-            w["tracer_gap_ps"], w["tracer_removed_ps"], w["gaps"], strict=True
+            w["tracer_gap_ps"], w["tracer_removed_ps"], w["compute_gaps"], strict=True
         ):
             assert gaps >= 211 and 0 < removed <= gap * gaps
         # Charged whole (0ps), the compute is larger by exactly what was removed, to
@@ -368,7 +368,7 @@ def test_the_tracers_own_cost_between_calls_is_recorded_and_not_charged(programs
         assert whole["workload"]["tracer_removed_ps"] == [0, 0]
         for rank, (a, b) in enumerate(zip(result["ranks"], whole["ranks"], strict=True)):
             diff = b["compute_ps"] - a["compute_ps"]
-            assert abs(diff - w["tracer_removed_ps"][rank]) <= 1000 * w["gaps"][rank], rank
+            assert abs(diff - w["tracer_removed_ps"][rank]) <= 1000 * w["compute_gaps"][rank], rank
     line = one_error_line(netsens("replay", anchor, "--tracer-gap", "25"))
     assert "tracer_gap" in line
 

@@ -21,7 +21,8 @@ use super::{opts, platform_with, result_json, to_py, with_progress, InputError};
 /// the served communicators ("1,3": OTF2 references; [`netsens_trace::ReadOptions`]).
 /// `tracer_gap` ("85ns") is the tracer's cost per gap between calls to remove from the
 /// compute, in place of what the archive records ("0ps": charge the gaps whole); the
-/// workload says per rank what was removed (`tracer_gap_ps`, `tracer_removed_ps`).
+/// workload says per rank what was removed (`tracer_gap_ps`, `tracer_removed_ps`, over
+/// `compute_gaps` gaps charged as compute).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
 #[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None, collectives=None, compute=None, run=None, served=None, tracer_gap=None))]
@@ -99,7 +100,7 @@ fn workload(path: &str, t: &netsens_trace::Replay, runs: Option<(u32, u32, Vec<u
         "compute_clock": t.compute_clock, "tracer": t.tracer, "warnings": t.warnings,
         "tracer_gap_ps": t.tracer_gaps,
         "tracer_removed_ps": t.measured.iter().map(|m| m.tracer_ps).collect::<Vec<_>>(),
-        "gaps": t.measured.iter().map(|m| m.gaps).collect::<Vec<_>>(),
+        "compute_gaps": t.measured.iter().map(|m| m.gaps).collect::<Vec<_>>(),
     });
     if let Some((count, reported, ends)) = runs {
         w["runs"] = count.into();
