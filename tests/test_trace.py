@@ -369,6 +369,8 @@ def test_the_tracers_own_cost_between_calls_is_recorded_and_not_charged(programs
         for rank, (a, b) in enumerate(zip(result["ranks"], whole["ranks"], strict=True)):
             diff = b["compute_ps"] - a["compute_ps"]
             assert abs(diff - w["tracer_removed_ps"][rank]) <= 1000 * w["compute_gaps"][rank], rank
+    shown = netsens("replay", anchor).stdout
+    assert "tracer cost" in shown and "per rank removed" in shown
     line = one_error_line(netsens("replay", anchor, "--tracer-gap", "25"))
     assert "tracer_gap" in line
 
