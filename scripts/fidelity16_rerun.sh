@@ -10,7 +10,8 @@
 #        repository root with fidelity16-kit/ beside it: the kit's run.sh (calibration
 #        x3, live at 16 and 8 ranks, then traces), writing to $OUT, then calibrations
 #        with G = 2 and 10 ns/B injected ($OUT/calibrate-G{2,10}ns/calibration.json:
-#        G_long, the long messages' G, must come out at the injected G)
+#        G_long, the long messages' G, must come out at the injected G; alone, after a
+#        device run: bash scripts/fidelity16_rerun.sh injected-g)
 #   bash scripts/fidelity16_rerun.sh analyze DIR       here: DIR holds what $OUT returned;
 #        the kit's analyze.py, then scripts/fidelity_table.py on the returned data
 #
@@ -60,7 +61,12 @@ device() {
   [[ -f $KIT/root.tar.gz ]] || { echo "error: $KIT has no bundle; run prepare first" >&2; exit 2; }
   export OUT=${OUT:-$ROOT/fidelity16-out}
   bash "$KIT/run.sh"
-  # G injected, as `calibrate --live --G 2ns/B` runs it (the MPI the kit installed).
+  injected_g
+}
+
+# G injected, as `calibrate --live --G 2ns/B` runs it, with the MPI and the netsens
+# binaries the kit's run.sh installed (DEVKIT_WORK/ns).
+injected_g() {
   local ns=${DEVKIT_WORK:-/tmp/netsens-devkit}/ns g d
   for g in 2 10; do
     d=$OUT/calibrate-G${g}ns
@@ -85,6 +91,7 @@ analyze() {
 case ${1:-} in
   prepare) shift; prepare "$@" ;;
   device) device ;;
+  injected-g) OUT=${OUT:-$ROOT/fidelity16-out} injected_g ;;
   analyze) shift; analyze "$@" ;;
   *) sed -n '2,22p' "$0"; exit 2 ;;
 esac
