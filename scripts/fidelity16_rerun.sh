@@ -8,7 +8,10 @@
 #        bundle there (build_bundle.sh) and writes the two platforms its run.sh uses
 #   bash scripts/fidelity16_rerun.sh device            on the 16-core machine, from the
 #        repository root with fidelity16-kit/ beside it: the kit's run.sh (calibration
-#        x3, live at 16 and 8 ranks, then traces), writing to $OUT
+#        x3, live at 16 and 8 ranks, then traces), writing to $OUT, then calibrations
+#        with G = 2 and 10 ns/B injected ($OUT/calibrate-G{2,10}ns/calibration.json:
+#        G_long, the long messages' G, must come out at the injected G; alone, after a
+#        device run: bash scripts/fidelity16_rerun.sh injected-g)
 #   bash scripts/fidelity16_rerun.sh analyze DIR       here: DIR holds what $OUT returned;
 #        the kit's analyze.py, then scripts/fidelity_table.py on the returned data
 #
@@ -56,7 +59,26 @@ EOF
 
 device() {
   [[ -f $KIT/root.tar.gz ]] || { echo "error: $KIT has no bundle; run prepare first" >&2; exit 2; }
-  OUT=${OUT:-$ROOT/fidelity16-out} bash "$KIT/run.sh"
+  export OUT=${OUT:-$ROOT/fidelity16-out}
+  bash "$KIT/run.sh"
+  injected_g
+}
+
+# G injected, as `calibrate --live --G 2ns/B` runs it, with the MPI and the netsens
+# binaries the kit's run.sh installed (DEVKIT_WORK/ns).
+injected_g() {
+  local ns=${DEVKIT_WORK:-/tmp/netsens-devkit}/ns g d
+  for g in 2 10; do
+    d=$OUT/calibrate-G${g}ns
+    mkdir -p "$d"
+    OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0 \
+      timeout -k 5 60 mpirun.openmpi --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 \
+      -np 2 --bind-to core:overload-allowed --map-by core -x LD_PRELOAD="$ns/lib/libnetsens-pmpi.so" \
+      -x NETSENS_L_PS=0 -x NETSENS_O_PS=0 -x NETSENS_O_FS_PER_B=0 -x NETSENS_GAP_PS=0 \
+      -x NETSENS_GAP_FS_PER_B=$((g * 1000000)) "$ns/bin/netsens-mpi-run" --calibrate --reps 40 \
+      --out "$d" > "$d/stdout.txt" 2> "$d/stderr.txt" < /dev/null
+    echo "calibration with G = $g ns/B injected: rc=$?; $(ls "$d")"
+  done
 }
 
 analyze() {
@@ -69,6 +91,7 @@ analyze() {
 case ${1:-} in
   prepare) shift; prepare "$@" ;;
   device) device ;;
+  injected-g) OUT=${OUT:-$ROOT/fidelity16-out} injected_g ;;
   analyze) shift; analyze "$@" ;;
   *) sed -n '2,22p' "$0"; exit 2 ;;
 esac

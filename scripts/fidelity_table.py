@@ -2,7 +2,7 @@
 
     python scripts/fidelity_table.py DATA --platform NAME=FILE.toml [--platform ...]
         [--apps radb-small,em3d-write-small] [--served APP=COMM,...] [--o-extra-ps PS]
-        [--work DIR]
+        [--tracer-gap TIME] [--work DIR]
 
 DATA is a folder as the 16-core experiment left it (../shared/fidelity16/data:
 summary.json with the live medians, traces-8.tar.xz and traces-16.tar.xz with one OTF2
@@ -11,7 +11,10 @@ platform, at its o and at o + 50 us (the live runs injected 50 us of o on top of
 machine's own), and compared with the median of the live runs (`live --repeat 5`,
 three jobs pooled). ``--served em3d-write-small=1`` replays that application with
 ``netsens replay --served 1`` (the suite's one-sided requests travel on the archive's
-communicator 1). Printed: a markdown table, times in ms, errors in % of live.
+communicator 1). ``--tracer-gap 25ns`` replays with that tracer cost per gap between
+calls removed from the compute (``netsens replay --tracer-gap``; for archives that do
+not record one, or ``0ps`` to charge the gaps whole). Printed: a markdown table, times
+in ms, errors in % of live.
 """
 
 import argparse
@@ -27,12 +30,16 @@ from pathlib import Path
 NETSENS = Path(sys.executable).parent / "netsens"
 
 
-def replay_ms(anchor: Path, platform: Path, o: str | None, served: str | None) -> float:
+def replay_ms(
+    anchor: Path, platform: Path, o: str | None, served: str | None, tracer_gap: str | None
+) -> float:
     command = [str(NETSENS), "replay", str(anchor), "--platform", str(platform), "--json"]
     if o is not None:
         command += ["--o", o]
     if served is not None:
         command += ["--served", served]
+    if tracer_gap is not None:
+        command += ["--tracer-gap", tracer_gap]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     return json.loads(out)["makespan_ps"] / 1e9
 
@@ -68,6 +75,7 @@ def main() -> None:
     parser.add_argument("--apps", default="radb-small,em3d-write-small")
     parser.add_argument("--o-extra-ps", type=int, default=50_000_000)
     parser.add_argument("--served", action="append", default=[], help="APP=COMM,...")
+    parser.add_argument("--tracer-gap", help="the tracer's cost per gap, e.g. 25ns")
     parser.add_argument("--work", type=Path)
     args = parser.parse_args()
     platforms = [tuple(p.split("=", 1)) for p in args.platform]
@@ -97,8 +105,9 @@ def main() -> None:
             for _, file in platforms:
                 platform = Path(file)
                 comms = served.get(app_size)
-                r0 = replay_ms(anchor, platform, None, comms)
-                r1 = replay_ms(anchor, platform, o_plus(platform, args.o_extra_ps), comms)
+                slow_o = o_plus(platform, args.o_extra_ps)
+                r0 = replay_ms(anchor, platform, None, comms, args.tracer_gap)
+                r1 = replay_ms(anchor, platform, slow_o, comms, args.tracer_gap)
                 row += f" {r0:.2f} | {error(r0, base)} | {r1:.1f} | {error(r1, slow)} |"
             print(row, flush=True)
 

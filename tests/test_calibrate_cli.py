@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PARAMETERS = ["L", "o_s", "o_r", "g", "G", "O", "S", "o_s_stream", "o_r_stream"]
+PARAMETERS = ["L", "o_s", "o_r", "g", "G", "O", "S", "o_s_stream", "o_r_stream", "G_long"]
 
 
 def netsens(*args: object) -> subprocess.CompletedProcess[str]:
@@ -107,3 +107,28 @@ def test_the_saved_o_is_the_streaming_one_when_measured():
     assert saved["o"] == 1.7e6 and saved["o_ping_pong"] == 2.2e6 and saved["L"] == 0
     assert 'o = "1700000ps"' in machine_toml({"parameters": streaming})
     assert saved_values({"parameters": single})["o"] == 2.2e6
+
+
+def test_the_saved_g_is_the_long_messages_when_measured():
+    # The 16-core machine's first calibration (ps/B): the eager sizes' slope 2127.8,
+    # O = 64.4; with a long messages' G of 104 (a quarter to all of 1 MiB) the platform
+    # says G = 104 ps/B and keeps 2127.8 as G_short; unmeasured (not observable), the
+    # eager sizes' slope is saved as before.
+    from netsens.live.validate import machine_toml, saved_values
+
+    def param(name, measured, bound=None):
+        return {"name": name, "measured": measured, "bound": bound}
+
+    base = [param("L", 0.0), param("o_s", 2.164e6), param("o_r", 3.257e6), param("g", 1.24e6)]
+    base += [param("G", 2127.8), param("O", 64.4), param("S", 256.0)]
+    long = saved_values({"parameters": [*base, param("G_long", 104.0)]})
+    assert long["G"] == 104.0 and long["G_short"] == 2127.8
+    assert 'G = "104.000ps/B"' in machine_toml({"parameters": [*base, param("G_long", 104.0)]})
+    # The second calibration's O (529 ps/B, from eager bursts) exceeds the long slope:
+    # G_long is then the bound G <= 104 ps/B, and saved as such.
+    bounded = param("G_long", None, {"kind": "at_most", "value": 104.0})
+    assert saved_values({"parameters": [*base, bounded]})["G"] == 104.0
+    # Without two long sizes above the eager limit, the eager sizes' slope.
+    none = param("G_long", None, {"kind": "at_least", "value": 0.0})
+    kept = saved_values({"parameters": [*base, none]})
+    assert kept["G"] == 2127.8 and "G_short" not in kept

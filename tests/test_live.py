@@ -280,24 +280,40 @@ def _calibrate(*flags: object) -> dict:
 
 
 @pytest.mark.parametrize(
-    "flags",
-    [("--o", "20us"), ("--L", "80us"), ("--g", "40us"), ("--G", "20ns/B")],
-    ids=["o", "L", "g", "G"],
+    ("flags", "checked"),
+    [
+        (("--o", "20us"), ["o_s", "o_r", "o_s_stream", "o_r_stream"]),
+        (("--L", "80us"), ["L"]),
+        (("--g", "40us"), ["g"]),
+        (("--G", "20ns/B"), ["G"]),
+        # Long messages (256 KiB to 1 MiB): G per byte of the messages LogGP means.
+        (("--G", "10ns/B"), ["G_long"]),
+    ],
+    ids=["o", "L", "g", "G", "G_long"],
 )
-def test_calibrate_live_recovers_the_injected_parameter(flags):
-    # Each injected value is recovered within max(5 %, 2 us) of what the library
-    # should deliver on this machine (o adds to the machine's own; L, g and G are
-    # floors). A per-byte cost's 2 us is spread over the largest eager message.
-    rows = {r["name"]: r for r in _calibrate(*flags)["rows"]}
-    name = flags[0].removeprefix("--")
-    checked = ["o_s", "o_r", "o_s_stream", "o_r_stream"] if name == "o" else [name]
+def test_calibrate_live_recovers_the_injected_parameter(flags, checked):
+    # Each injected value is recovered within max(5 %, 2 us) (G_long: 10 %) of what the
+    # library should deliver on this machine (o adds to the machine's own; L, g and G are
+    # floors). A per-byte cost's 2 us is spread over the largest message it is fitted
+    # on: the largest eager one for G, the largest probed (1 MiB) for G_long.
+    result = _calibrate(*flags)
+    rows = {r["name"]: r for r in result["rows"]}
     for key in checked:
         row = rows[key]
+        if key == "G_long" and row["measured"] is None:
+            # The eager bursts' O as large as the long slope: that slope bounds G.
+            (p,) = (p for p in result["injected"]["parameters"] if p["name"] == key)
+            row = {**row, "measured": p["bound"]["value"]}
         assert row["measured"] is not None, row
         # max(5 %, 2 us) of the time that measures it: a per-byte cost is seen over the
-        # largest eager message, so 2 us of it is 2 us / (S - 1) per byte.
-        per_message = 2 * US if row["unit"] == "ps" else 2 * US / (rows["S"]["measured"] - 1)
-        allowed = max(0.05 * row["expected"], per_message)
+        # largest message of its fit, so 2 us of it is 2 us / (size - 1) per byte.
+        largest = (1 << 20) if key == "G_long" else rows["S"]["measured"]
+        per_message = 2 * US if row["unit"] == "ps" else 2 * US / (largest - 1)
+        # The long messages' slope is of waits (10 ms at 1 MiB) that a loaded machine
+        # ends late by up to a time slice: 10 % (at a load of 5 on 2 cores, five
+        # calibrations were within -5.5 % and +2.2 %).
+        share = 0.10 if key == "G_long" else 0.05
+        allowed = max(share * row["expected"], per_message)
         assert abs(row["measured"] - row["expected"]) <= allowed, row
 
 
@@ -321,6 +337,9 @@ def test_calibrate_live_save_writes_a_platform(tmp_path):
     assert saved["o_from"] == "stream"
     assert file["o"] == f"{round(saved['o'])}ps" and file["L"] == f"{round(saved['L'])}ps"
     assert file["G"] == f"{saved['G']:.3f}ps/B" and file["O"] == f"{saved['O']:.3f}ps/B"
+    # G is the long messages' (LogGP's G), the eager sizes' slope kept beside it.
+    if clamp["G_long"] is not None:
+        assert saved["G"] == clamp["G_long"] and "G_short" in saved
     assert min(saved[k] for k in ("L", "o", "g", "G", "O")) >= 0
     if clamp["L"] is not None:
         assert saved["L"] == clamp["L"]

@@ -279,6 +279,10 @@ def test_a_deadlocked_run_stopped_by_the_timeout_replays_as_one_line_naming_the_
     assert "timed out after 3 s" in line and f"{out / 'traces.otf2'}" in line
     assert not list(out.glob("*.partial"))
     assert printed_events(out / "traces.otf2")["MPI_SEND"] == 1
+    # The ranks' tracer costs travel through their partial files too.
+    defs = ["otf2-print", "-G", out / "traces.otf2"]
+    shown = subprocess.run(defs, capture_output=True, text=True).stdout
+    assert shown.count("LOCATION_PROPERTY") >= 2 and "netsens::tracer_gap_wall" in shown
     line = one_error_line(netsens("replay", out / "traces.otf2", timeout=60))
     assert "never finished" in line
     assert "rank 0 in MPI_Recv (event 5)" in line and "rank 1 in MPI_Recv (event 5)" in line
@@ -334,6 +338,41 @@ def test_replay_charges_each_ranks_cpu_time_between_calls(programs, tmp_path):
     result = json.loads(netsens("replay", plain, "--json").stdout)
     assert result["workload"]["compute_clock"] == "wall"
     assert result["makespan_ps"] >= 200_000_000_000
+
+
+def test_the_tracers_own_cost_between_calls_is_recorded_and_not_charged(programs, tmp_path):
+    # pingpong.c at 2 ranks, 105 round trips: each rank's calls are MPI_Init, 210 sends
+    # and receives and MPI_Finalize. Each rank measures the time its tracer adds to a
+    # gap between two calls and the archive keeps it (OTF2 location properties, on the
+    # wall clock; with CPU times also on the CPU clock, which costs a system call per
+    # record). Replay removes it from every gap it charges, never more than the gap.
+    for clock, cpu_time in (("wall", False), ("cpu", True)):
+        (tmp_path / clock).mkdir()
+        anchor = trace(tmp_path / clock, 2, programs["pingpong"], 8, 100, cpu_time=cpu_time)
+        shown = subprocess.run(["otf2-print", "-G", anchor], capture_output=True, text=True)
+        props = [line for line in shown.stdout.splitlines() if "LOCATION_PROPERTY" in line]
+        assert sum('"netsens::tracer_gap_wall"' in line for line in props) == 2, props
+        assert sum('"netsens::tracer_gap_cpu"' in line for line in props) == (2 if cpu_time else 0)
+        result = json.loads(netsens("replay", anchor, "--json").stdout)
+        w = result["workload"]
+        assert w["compute_clock"] == clock
+        # Two clock reads and a record at most: under 100 us on any machine.
+        assert all(0 < gap < 100_000_000 for gap in w["tracer_gap_ps"]), w["tracer_gap_ps"]
+        for gap, removed, gaps in zip(
+            w["tracer_gap_ps"], w["tracer_removed_ps"], w["compute_gaps"], strict=True
+        ):
+            assert gaps >= 211 and 0 < removed <= gap * gaps
+        # Charged whole (0ps), the compute is larger by exactly what was removed, to
+        # the nanosecond each gap is rounded to.
+        whole = json.loads(netsens("replay", anchor, "--json", "--tracer-gap", "0ps").stdout)
+        assert whole["workload"]["tracer_removed_ps"] == [0, 0]
+        for rank, (a, b) in enumerate(zip(result["ranks"], whole["ranks"], strict=True)):
+            diff = b["compute_ps"] - a["compute_ps"]
+            assert abs(diff - w["tracer_removed_ps"][rank]) <= 1000 * w["compute_gaps"][rank], rank
+    shown = netsens("replay", anchor).stdout
+    assert "tracer cost" in shown and "per rank removed" in shown
+    line = one_error_line(netsens("replay", anchor, "--tracer-gap", "25"))
+    assert "tracer_gap" in line
 
 
 def test_cpu_time_is_recorded_by_default_only_when_ranks_share_cores(programs, tmp_path):

@@ -35,6 +35,11 @@ def test_a_scorep_archive_replays_from_where_mpi_init_returns(tmp_path):
     assert rank_ends_ns(result) == [19584, 14584]
     assert result["workload"]["tracer"] == "Score-P 8.4"
     assert result["workload"]["warnings"] == []
+    # Another tracer's archive records no tracer cost: its gaps are charged whole, and
+    # the replay says so.
+    assert result["workload"]["tracer_gap_ps"] == [None, None]
+    shown = netsens("replay", anchor, *NETWORK)
+    assert "not recorded in the trace: gaps between calls charged whole" in shown.stdout
 
 
 def test_nonblocking_collectives_progress_in_calls_or_on_a_thread(tmp_path):

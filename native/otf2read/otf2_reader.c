@@ -29,6 +29,12 @@ struct location {
     OTF2_LocationType type;
     OTF2_LocationGroupRef group;
 };
+/* A location's tracer gap (netsens's location properties): clock 0 wall, 1 CPU. */
+struct property {
+    uint64_t location;
+    uint32_t clock;
+    uint64_t value;
+};
 
 struct state {
     const struct ns_otf2_sink *sink;
@@ -47,6 +53,8 @@ struct state {
     uint32_t ngroups;
     struct location *locations;
     uint32_t nlocations;
+    struct property *properties;
+    uint32_t nproperties;
     char *creator;
     uint32_t rank;
     uint64_t position;
@@ -121,6 +129,25 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef ref, OTF2_String
     struct state *s = u;
     GROW(s->locations, s->nlocations);
     s->locations[s->nlocations++] = (struct location){ref, type, group};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_location_property(void *u, OTF2_LocationRef location,
+                                               OTF2_StringRef name, OTF2_Type type,
+                                               OTF2_AttributeValue value)
+{
+    struct state *s = u;
+    const char *text = name < s->nstrings ? s->strings[name] : NULL;
+    if (type != OTF2_TYPE_UINT64 || text == NULL) return OTF2_CALLBACK_SUCCESS;
+    uint32_t clock;
+    if (strcmp(text, NS_OTF2_TRACER_GAP_WALL) == 0)
+        clock = 0;
+    else if (strcmp(text, NS_OTF2_TRACER_GAP_CPU) == 0)
+        clock = 1;
+    else
+        return OTF2_CALLBACK_SUCCESS; /* another tracer's property */
+    GROW(s->properties, s->nproperties);
+    s->properties[s->nproperties++] = (struct property){location, clock, value.uint64};
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -339,6 +366,7 @@ static int read_definitions(OTF2_Reader *r, struct state *s, char *err, size_t l
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, def_comm);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
+    OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cb, def_location_property);
     OTF2_Reader_RegisterGlobalDefCallbacks(r, gdr, cb, s);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
     uint64_t n = 0;
@@ -355,6 +383,27 @@ static int read_definitions(OTF2_Reader *r, struct state *s, char *err, size_t l
     return 0;
 }
 
+static int by_location(const void *a, const void *b)
+{
+    uint64_t x = ((const struct property *)a)->location, y = ((const struct property *)b)->location;
+    return (x > y) - (x < y);
+}
+
+/* The location's tracer gap on `clock`, or NS_NO_CPU_TIME; the properties sorted by
+ * location (a rank has at most two: a binary search, then a look at its neighbours). */
+static uint64_t tracer_gap(const struct state *s, uint64_t location, uint32_t clock)
+{
+    struct property key = {.location = location};
+    const struct property *hit =
+        bsearch(&key, s->properties, s->nproperties, sizeof key, by_location);
+    if (hit == NULL) return NS_NO_CPU_TIME;
+    const struct property *end = s->properties + s->nproperties;
+    while (hit > s->properties && hit[-1].location == location) hit--;
+    for (; hit < end && hit->location == location; hit++)
+        if (hit->clock == clock) return hit->value;
+    return NS_NO_CPU_TIME;
+}
+
 static int hand_definitions(struct state *s, const uint64_t *locs, uint32_t nranks)
 {
     const struct ns_otf2_sink *k = s->sink;
@@ -364,7 +413,6 @@ static int hand_definitions(struct state *s, const uint64_t *locs, uint32_t nran
         const char *text = name < s->nstrings && s->strings[name] ? s->strings[name] : "";
         rc = k->region(k->ctx, s->regions[i].ref, text, s->regions[i].paradigm);
     }
-    (void)locs;
     for (uint32_t i = 0; rc == 0 && i < s->ncomms; i++) {
         const struct group *g = find_group(s, s->comms[i].value);
         if (g == NULL) continue;
@@ -373,6 +421,10 @@ static int hand_definitions(struct state *s, const uint64_t *locs, uint32_t nran
         else if (g->type == OTF2_GROUP_TYPE_COMM_GROUP)
             rc = k->comm(k->ctx, s->comms[i].ref, 0, g->n, g->members);
     }
+    if (s->nproperties > 0)
+        qsort(s->properties, s->nproperties, sizeof *s->properties, by_location);
+    for (uint32_t r = 0; rc == 0 && k->tracer_gap != NULL && r < nranks; r++)
+        rc = k->tracer_gap(k->ctx, r, tracer_gap(s, locs[r], 0), tracer_gap(s, locs[r], 1));
     return rc;
 }
 
@@ -510,6 +562,7 @@ static void free_state(struct state *s)
     free(s->attributes);
     free(s->groups);
     free(s->locations);
+    free(s->properties);
     free(s->creator);
 }
 

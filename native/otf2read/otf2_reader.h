@@ -31,6 +31,10 @@ enum ns_otf2_kind {
  * rank's thread CPU time then, ps. */
 #define NS_OTF2_CPU_TIME "netsens::thread_cpu_time"
 #define NS_NO_CPU_TIME UINT64_MAX
+/* Location properties netsens's PMPI library writes for each rank (uint64, ps): what
+ * its tracer adds to each gap between two MPI calls, on the wall and CPU clocks. */
+#define NS_OTF2_TRACER_GAP_WALL "netsens::tracer_gap_wall"
+#define NS_OTF2_TRACER_GAP_CPU "netsens::tracer_gap_cpu"
 
 struct ns_otf2_event {
     uint64_t time_ps; /* from the archive's global offset */
@@ -52,6 +56,9 @@ struct ns_otf2_sink {
     /* One event of `rank`, in the rank's order; `position` counts its events from 0.
      * A non-zero return stops reading. NULL: read the definitions only. */
     int (*event)(void *ctx, uint32_t rank, uint64_t position, const struct ns_otf2_event *ev);
+    /* A rank's tracer gaps (NS_OTF2_TRACER_GAP_*), each NS_NO_CPU_TIME where the archive
+     * records none; called for every rank after the communicators. */
+    int (*tracer_gap)(void *ctx, uint32_t rank, uint64_t wall_ps, uint64_t cpu_ps);
 };
 
 /* Reads `anchor` (the .otf2 file). 0 on success; otherwise the sink's non-zero code

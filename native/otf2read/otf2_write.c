@@ -3,7 +3,9 @@
  * derive its replay by hand. Timestamps are picoseconds (timer resolution 10^12);
  * region r is named names[r]; communicator 0 is the world. The events of each rank
  * come in the rank's order (event i belongs to rank ranks_of[i]). An ENTER or LEAVE
- * whose cpu_ps is not NS_NO_CPU_TIME carries the thread CPU time attribute. */
+ * whose cpu_ps is not NS_NO_CPU_TIME carries the thread CPU time attribute. With
+ * `gaps` (wall and CPU ps per rank, NS_NO_CPU_TIME for none), each rank's location
+ * carries the tracer gap properties netsens's tracer writes. */
 #define _POSIX_C_SOURCE 200809L
 #include "otf2_reader.h"
 #include "otf2_synth.h"
@@ -45,7 +47,8 @@ static int write_event(OTF2_EvtWriter *w, OTF2_AttributeList *attrs,
 }
 
 int ns_otf2_write(const char *dir, uint32_t ranks, uint32_t nnames, const char *const *names,
-                  uint64_t n, const struct ns_otf2_event *events, const uint32_t *ranks_of)
+                  uint64_t n, const struct ns_otf2_event *events, const uint32_t *ranks_of,
+                  const uint64_t *gaps)
 {
     /* Written as netsens's own tracer writes (its conventions, not Score-P's). */
     OTF2_Archive *arch = ns_otf2_synth_open(dir, "netsens-pmpi");
@@ -68,7 +71,8 @@ int ns_otf2_write(const char *dir, uint32_t ranks, uint32_t nnames, const char *
     OTF2_GlobalDefWriter *d = OTF2_Archive_GetGlobalDefWriter(arch);
     OTF2_GlobalDefWriter_WriteClockProperties(d, 1000000000000ULL, 0, end + 1,
                                               OTF2_UNDEFINED_TIMESTAMP);
-    /* Strings: 0 "", 1 "rank", 2 "MPI_COMM_WORLD", 3 the attribute, 4.. the regions. */
+    /* Strings: 0 "", 1 "rank", 2 "MPI_COMM_WORLD", 3 the attribute, 4.. the regions,
+     * then the tracer gap properties' names. */
     OTF2_GlobalDefWriter_WriteString(d, 0, "");
     OTF2_GlobalDefWriter_WriteString(d, 1, "rank");
     OTF2_GlobalDefWriter_WriteString(d, 2, "MPI_COMM_WORLD");
@@ -87,6 +91,10 @@ int ns_otf2_write(const char *dir, uint32_t ranks, uint32_t nnames, const char *
         OTF2_GlobalDefWriter_WriteRegion(d, k, 4 + k, 4 + k, 0, OTF2_REGION_ROLE_FUNCTION,
                                          OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, 0, 0, 0);
     }
+    if (gaps != NULL) {
+        OTF2_GlobalDefWriter_WriteString(d, 4 + nnames, NS_OTF2_TRACER_GAP_WALL);
+        OTF2_GlobalDefWriter_WriteString(d, 5 + nnames, NS_OTF2_TRACER_GAP_CPU);
+    }
     OTF2_GlobalDefWriter_WriteSystemTreeNode(d, 0, 1, 1, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
     uint64_t *members = malloc(sizeof(uint64_t) * (ranks ? ranks : 1));
     for (uint32_t r = 0; r < ranks && members != NULL && counts != NULL; r++) {
@@ -94,6 +102,12 @@ int ns_otf2_write(const char *dir, uint32_t ranks, uint32_t nnames, const char *
         OTF2_GlobalDefWriter_WriteLocationGroup(d, r, 1, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
                                                 OTF2_UNDEFINED_LOCATION_GROUP);
         OTF2_GlobalDefWriter_WriteLocation(d, r, 1, OTF2_LOCATION_TYPE_CPU_THREAD, counts[r], r);
+        for (uint32_t clock = 0; gaps != NULL && clock < 2; clock++) {
+            if (gaps[2 * r + clock] == NS_NO_CPU_TIME) continue;
+            OTF2_AttributeValue v;
+            v.uint64 = gaps[2 * r + clock];
+            OTF2_GlobalDefWriter_WriteLocationProperty(d, r, 4 + nnames + clock, OTF2_TYPE_UINT64, v);
+        }
     }
     if (members == NULL) rc = -1;
     if (rc == 0) {

@@ -52,6 +52,10 @@ struct traced_req {
 };
 static struct traced_req *req_buckets[REQ_BUCKETS];
 
+/* What the tracer adds to every gap between two MPI calls (measured at start-up). */
+static struct tracer_gap own_gap = {NS_TRACE_NO_CPU, NS_TRACE_NO_CPU};
+static void measure_tracer_gap(void);
+
 void ns_trace_init(void)
 {
     const char *dir = getenv("NETSENS_TRACE_DIR");
@@ -66,7 +70,48 @@ void ns_trace_init(void)
     trace_dir = dir;
     const char *cpu = getenv("NETSENS_TRACE_CPU_TIME");
     cpu_times = !(cpu != NULL && strcmp(cpu, "0") == 0);
-    if (ns_tracing) ns_trace_dump_on_terminate();
+    if (ns_tracing) {
+        ns_trace_dump_on_terminate();
+        measure_tracer_gap();
+    }
+}
+
+static int by_value(const void *a, const void *b)
+{
+    ps_t x = *(const ps_t *)a, y = *(const ps_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Replay charges the time between a call's leave and the next call's enter as the
+ * program's compute; part of it is the tracer's own work (the rest of the leave's
+ * record, the next enter's region lookup and record, its clock reads). A burst of
+ * back-to-back calls with nothing between them measures that part: the median gap
+ * between its records, on the wall clock and the thread CPU clock. Before the run
+ * starts, through function pointers as a wrapper calls the hooks; the records are
+ * dropped. */
+static void measure_tracer_gap(void)
+{
+    enum { CALLS = 1001 };
+    void (*volatile enter)(const char *, bool) = ns_trace_enter;
+    void (*volatile leave)(void) = ns_trace_leave;
+    int64_t first = nrecs;
+    for (int i = 0; i < CALLS; i++) {
+        enter("MPI_Init", false);
+        leave();
+    }
+    static ps_t wall[CALLS - 1], cpu[CALLS - 1];
+    bool with_cpu = true;
+    for (int i = 0; i + 1 < CALLS; i++) {
+        const struct trace_rec *out = &recs[first + 2 * i + 1], *in = out + 1;
+        wall[i] = in->time - out->time;
+        cpu[i] = in->cpu - out->cpu;
+        with_cpu &= in->cpu != NS_TRACE_NO_CPU && out->cpu != NS_TRACE_NO_CPU;
+    }
+    qsort(wall, CALLS - 1, sizeof *wall, by_value);
+    qsort(cpu, CALLS - 1, sizeof *cpu, by_value);
+    own_gap.wall_ps = wall[CALLS / 2];
+    own_gap.cpu_ps = with_cpu ? cpu[CALLS / 2] : NS_TRACE_NO_CPU;
+    nrecs = first;
 }
 
 /* ---- a rank stopped by SIGTERM (a timeout, a deadlock) keeps what it recorded ---- */
@@ -93,7 +138,8 @@ static void on_terminate(int sig)
         struct trace_partial h = {.magic = NS_TRACE_PARTIAL_MAGIC,
                                   .rank = ns_world_rank,
                                   .size = ns_world_size,
-                                  .nrecs = nrecs};
+                                  .nrecs = nrecs,
+                                  .gap = own_gap};
         for (int i = 0; i < nregions; i++) h.name_bytes += (int64_t)strlen(regions[i]) + 1;
         for (int i = 0; i < ncomms; i++) h.comm_words += 2 + comms[i].size;
         write_all(fd, &h, sizeof h);
@@ -454,14 +500,17 @@ void ns_trace_finish(void)
         f += comms[i].size;
     }
     int64_t *all_comms = gather_blocks(flat, comm_len, MPI_INT64_T, sizeof(int64_t), comm_counts);
+    struct tracer_gap *gaps = me == 0 ? malloc(sizeof *gaps * (size_t)p) : NULL;
+    PMPI_Gather(&own_gap, 2, MPI_INT64_T, gaps, 2, MPI_INT64_T, 0, ns_shadow_comm);
 
     if (me == 0 && ns_trace_assemble(trace_dir, p, all, rec_counts, names, name_counts,
-                                      all_comms, comm_counts) != 0)
+                                      all_comms, comm_counts, gaps) != 0)
         fprintf(stderr, "netsens-pmpi: error: could not write the OTF2 archive in %s\n",
                 trace_dir);
     free(all);
     free(names);
     free(all_comms);
+    free(gaps);
     free(blob);
     free(flat);
     free(rec_counts);

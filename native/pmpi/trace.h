@@ -24,6 +24,12 @@ enum trace_type {
 /* The name of the Enter/Leave attribute holding the rank's thread CPU time, ps (the
  * reader, native/otf2read/otf2_reader.h, looks it up by this name). */
 #define NS_OTF2_CPU_TIME "netsens::thread_cpu_time"
+/* Location properties of each rank (uint64, ps): the time the tracer itself adds to the
+ * gap between two MPI calls, on the wall clock and on the thread CPU clock (the latter
+ * only when CPU times are recorded), measured by the rank at start-up. The reader,
+ * native/otf2read/otf2_reader.h, looks them up by these names. */
+#define NS_OTF2_TRACER_GAP_WALL "netsens::tracer_gap_wall"
+#define NS_OTF2_TRACER_GAP_CPU "netsens::tracer_gap_cpu"
 
 /* Collective kinds: OTF2's OTF2_CollectiveOp values. */
 struct trace_rec {
@@ -78,6 +84,11 @@ void ns_trace_finish(void);
 
 uint64_t ns_trace_comm_key(uint64_t id, int first_world_rank);
 
+/* What the tracer adds to a gap between two calls, ps (NS_TRACE_NO_CPU: not measured). */
+struct tracer_gap {
+    int64_t wall_ps, cpu_ps;
+};
+
 /* trace_otf2.c: rank 0 writes the archive from every rank's records. */
 struct trace_comm {
     uint64_t id;
@@ -92,8 +103,9 @@ struct trace_comm {
 struct trace_partial {
     uint64_t magic; /* NS_TRACE_PARTIAL_MAGIC */
     int64_t rank, size, nrecs, name_bytes, comm_words;
+    struct tracer_gap gap;
 };
-#define NS_TRACE_PARTIAL_MAGIC 0x6e736e7370617274ULL
+#define NS_TRACE_PARTIAL_MAGIC 0x6e736e7370617275ULL
 void ns_trace_dump_on_terminate(void);
 
 /* Region names per rank, at most (by first use). */
@@ -103,9 +115,9 @@ enum { NS_TRACE_MAX_REGIONS = 512 };
  * '\0'-separated in that id order, communicators as id, size, members' world ranks). */
 int ns_trace_assemble(const char *dir, int p, struct trace_rec *all, const int64_t *rec_counts,
                       char *names, const int64_t *name_counts, int64_t *all_comms,
-                      const int64_t *comm_counts);
+                      const int64_t *comm_counts, const struct tracer_gap *gaps);
 int ns_trace_write_otf2(const char *dir, int nranks, struct trace_rec **recs,
                         const int64_t *counts, struct trace_comm *comms, int ncomms,
-                        const char **regions, int nregions);
+                        const char **regions, int nregions, const struct tracer_gap *gaps);
 
 #endif

@@ -35,6 +35,7 @@ int main(int argc, char **argv)
     char *recs = NULL, *names = NULL, *comms = NULL;
     size_t recs_len = 0, names_len = 0, comms_len = 0;
     int64_t size = 1, *rec_counts = NULL, *name_counts = NULL, *comm_counts = NULL;
+    struct tracer_gap *gaps = NULL;
     for (int64_t rank = 0; rank < size; rank++) {
         snprintf(path, sizeof path, "%s/" NS_TRACE_PARTIAL, dir, (int)rank);
         FILE *f = fopen(path, "rb");
@@ -48,12 +49,14 @@ int main(int argc, char **argv)
             rec_counts = calloc((size_t)size, sizeof(int64_t));
             name_counts = calloc((size_t)size, sizeof(int64_t));
             comm_counts = calloc((size_t)size, sizeof(int64_t));
+            gaps = calloc((size_t)size, sizeof *gaps);
         } else if (h.size != size) {
             return fail("from a run of another size", path);
         }
         rec_counts[rank] = h.nrecs;
         name_counts[rank] = h.name_bytes;
         comm_counts[rank] = h.comm_words;
+        gaps[rank] = h.gap;
         if (append(f, &recs, &recs_len, sizeof(struct trace_rec) * (size_t)h.nrecs) != 0 ||
             append(f, &names, &names_len, (size_t)h.name_bytes) != 0 ||
             append(f, &comms, &comms_len, sizeof(int64_t) * (size_t)h.comm_words) != 0)
@@ -61,7 +64,7 @@ int main(int argc, char **argv)
         fclose(f);
     }
     if (ns_trace_assemble(dir, (int)size, (struct trace_rec *)recs, rec_counts, names,
-                          name_counts, (int64_t *)comms, comm_counts) != 0)
+                          name_counts, (int64_t *)comms, comm_counts, gaps) != 0)
         return fail("could not write the OTF2 archive", dir);
     for (int64_t rank = 0; rank < size; rank++) {
         snprintf(path, sizeof path, "%s/" NS_TRACE_PARTIAL, dir, (int)rank);

@@ -112,9 +112,19 @@ static void write_events(OTF2_EvtWriter *w, const struct trace_rec *r, int64_t n
     OTF2_AttributeList_Delete(cpu);
 }
 
+/* The rank's location property `name` (string `s`): a tracer gap, if measured. */
+static void write_gap(OTF2_GlobalDefWriter *d, uint64_t rank, uint32_t s, int64_t ps)
+{
+    if (ps == NS_TRACE_NO_CPU) return;
+    OTF2_AttributeValue v;
+    v.uint64 = (uint64_t)(ps > 0 ? ps : 0);
+    OTF2_GlobalDefWriter_WriteLocationProperty(d, rank, s, OTF2_TYPE_UINT64, v);
+}
+
 static void write_definitions(OTF2_GlobalDefWriter *d, int nranks, const int64_t *counts,
                               struct trace_rec **recs, const struct trace_comm *comms,
-                              int ncomms, const char **regions, int nregions)
+                              int ncomms, const char **regions, int nregions,
+                              const struct tracer_gap *gaps)
 {
     ps_t first = INT64_MAX, last = 0;
     for (int r = 0; r < nranks; r++)
@@ -127,7 +137,7 @@ static void write_definitions(OTF2_GlobalDefWriter *d, int nranks, const int64_t
                                               (uint64_t)(last - first + 1),
                                               OTF2_UNDEFINED_TIMESTAMP);
     /* strings: 0 "", 1 "machine", 2 "node", 3 the world's locations, 4-5 the CPU time
-     * attribute, then regions, ranks, comms */
+     * attribute, 6-7 the tracer gap properties, then regions, ranks, comms */
     uint32_t s = 0;
     OTF2_GlobalDefWriter_WriteString(d, s++, "");
     OTF2_GlobalDefWriter_WriteString(d, s++, "machine");
@@ -137,6 +147,9 @@ static void write_definitions(OTF2_GlobalDefWriter *d, int nranks, const int64_t
     OTF2_GlobalDefWriter_WriteString(d, s + 1, "CPU time of the rank's thread (ps)");
     OTF2_GlobalDefWriter_WriteAttribute(d, CPU_TIME_ATTRIBUTE, s, s + 1, OTF2_TYPE_UINT64);
     s += 2;
+    const uint32_t gap_wall = s++, gap_cpu = s++;
+    OTF2_GlobalDefWriter_WriteString(d, gap_wall, NS_OTF2_TRACER_GAP_WALL);
+    OTF2_GlobalDefWriter_WriteString(d, gap_cpu, NS_OTF2_TRACER_GAP_CPU);
     for (int i = 0; i < nregions; i++) {
         OTF2_GlobalDefWriter_WriteString(d, s, regions[i]);
         OTF2_GlobalDefWriter_WriteRegion(d, (uint32_t)i, s, s, 0, OTF2_REGION_ROLE_FUNCTION,
@@ -152,6 +165,10 @@ static void write_definitions(OTF2_GlobalDefWriter *d, int nranks, const int64_t
                                                 0, OTF2_UNDEFINED_LOCATION_GROUP);
         OTF2_GlobalDefWriter_WriteLocation(d, (uint64_t)r, s, OTF2_LOCATION_TYPE_CPU_THREAD,
                                            (uint64_t)counts[r], (uint32_t)r);
+        if (gaps != NULL) {
+            write_gap(d, (uint64_t)r, gap_wall, gaps[r].wall_ps);
+            write_gap(d, (uint64_t)r, gap_cpu, gaps[r].cpu_ps);
+        }
         s++;
     }
     uint64_t *members = malloc(sizeof(uint64_t) * (size_t)(nranks > 0 ? nranks : 1));
@@ -180,7 +197,7 @@ static void write_definitions(OTF2_GlobalDefWriter *d, int nranks, const int64_t
 
 int ns_trace_write_otf2(const char *dir, int nranks, struct trace_rec **recs,
                         const int64_t *counts, struct trace_comm *comms, int ncomms,
-                        const char **regions, int nregions)
+                        const char **regions, int nregions, const struct tracer_gap *gaps)
 {
     OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
                                         4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
@@ -203,13 +220,13 @@ int ns_trace_write_otf2(const char *dir, int nranks, struct trace_rec **recs,
     }
     OTF2_Archive_CloseDefFiles(a);
     OTF2_GlobalDefWriter *d = OTF2_Archive_GetGlobalDefWriter(a);
-    write_definitions(d, nranks, counts, recs, comms, ncomms, regions, nregions);
+    write_definitions(d, nranks, counts, recs, comms, ncomms, regions, nregions, gaps);
     return OTF2_Archive_Close(a) == OTF2_SUCCESS ? 0 : -1;
 }
 
 int ns_trace_assemble(const char *dir, int p, struct trace_rec *all, const int64_t *rec_counts,
                       char *names, const int64_t *name_counts, int64_t *all_comms,
-                      const int64_t *comm_counts)
+                      const int64_t *comm_counts, const struct tracer_gap *gaps)
 {
     struct trace_rec **per_rank = malloc(sizeof *per_rank * (size_t)p);
     const char **global = NULL;
@@ -239,7 +256,7 @@ int ns_trace_assemble(const char *dir, int p, struct trace_rec *all, const int64
         merged[nmerged++] = (struct trace_comm){
             .id = (uint64_t)all_comms[i], .size = all_comms[i + 1], .world = &all_comms[i + 2]};
     }
-    int rc = ns_trace_write_otf2(dir, p, per_rank, rec_counts, merged, nmerged, global, nglobal);
+    int rc = ns_trace_write_otf2(dir, p, per_rank, rec_counts, merged, nmerged, global, nglobal, gaps);
     free(per_rank);
     free(global);
     free(merged);

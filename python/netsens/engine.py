@@ -54,6 +54,7 @@ def run_goal(
     summary_over: int | None = None,
     run: str | None = None,
     served: str | None = None,
+    tracer_gap: str | None = None,
 ) -> dict[str, Any]:
     """Replay the GOAL schedule at ``path`` on ``platform`` (a preset name or a TOML file).
 
@@ -76,7 +77,11 @@ def run_goal(
     ``workload`` then holds ``runs``, the ``run`` reported and ``run_makespans_ps``.
     ``served`` names communicators whose messages the program serves as they come
     (``"1,3"``: their OTF2 references): a receive on one that a test completes orders
-    nothing after it (docs/guides/replay-fidelity.md).
+    nothing after it (docs/guides/replay-fidelity.md). The tracer's own cost in each gap
+    between calls, which netsens's tracer records in the archive, is removed from the
+    compute (``workload.tracer_gap_ps`` per rank, ``workload.tracer_removed_ps`` what
+    was removed); ``tracer_gap`` (``"85ns"``) gives that cost instead (``"0ps"``: the
+    gaps charged whole).
 
     ``parsing(bytes, total)`` is called as a GOAL file's text is parsed. With more
     ranks than ``summary_over`` (a GOAL file only), ``ranks`` is empty and
@@ -84,7 +89,7 @@ def run_goal(
     middle) and ``max`` of each rank time (a run of millions of ranks reads back in
     a moment).
     """
-    extra = (collectives, compute, parsing, summary_over, run, served)
+    extra = (collectives, compute, parsing, summary_over, run, served, tracer_gap)
     text = run_goal_json(path, platform, overrides, seed, matrix, progress, ranks, *extra)
     return json.loads(text)
 
@@ -103,12 +108,13 @@ def run_goal_json(
     summary_over: int | None = None,
     run: str | None = None,
     served: str | None = None,
+    tracer_gap: str | None = None,
 ) -> str:
     """``run_goal``'s result as the engine's JSON text, unparsed."""
     check_memory_limit()
     args = (os.fspath(path), os.fspath(platform), dict(overrides or {}), seed, matrix, progress)
     if is_trace(path):
-        return _core.run_trace(*args, ranks, collectives, compute, run, served)
+        return _core.run_trace(*args, ranks, collectives, compute, run, served, tracer_gap)
     if collectives:
         raise InputError(f"collectives: {collectives!r} applies to traces, not GOAL files")
     if compute:
@@ -117,6 +123,8 @@ def run_goal_json(
         raise InputError(f"run: {run!r} applies to traces, not GOAL files")
     if served:
         raise InputError(f"served: {served!r} applies to traces, not GOAL files")
+    if tracer_gap:
+        raise InputError(f"tracer_gap: {tracer_gap!r} applies to traces, not GOAL files")
     return _core.run_goal(*args, ranks, parsing, summary_over)
 
 

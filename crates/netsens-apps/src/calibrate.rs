@@ -47,6 +47,16 @@
 //! **O** `= (P(k_e, Δ_b) − Δ_b − o_s) / k_e`. Then **G** `= β` when `β > O`; when
 //! `β = O = 0`, G = 0; otherwise the CPU's copy hides the NIC: not observable, `G ≤ O`.
 //!
+//! **Long messages.** LogGP's G is the cost per byte of long messages, and over the
+//! eager sizes above its slope is worth little next to the noise of a round trip (on
+//! a real machine the short messages' slope is not even the long ones'). A second
+//! ping-pong times sizes from a quarter of `max_size` (and above S, so one protocol
+//! serves them all) up to `max_size`, one round trip of each size in turn, `reps`
+//! times, and the fastest of each size (a wait that a loaded machine ends late is most
+//! of such a round trip); its slope is `max(G, O)` too, and
+//! **G_long** `= β_long` when `β_long > O`, else not observable, `G ≤ β_long` (which
+//! `calibrate --live --save` saves: the long messages' cost per byte either way).
+//!
 //! **Eager limit.** An eager send completes without the receiver; a rendezvous send
 //! cannot complete before the receiver posts the receive. Rank 1 computes
 //! `D = RTT(1) + P₀` before receiving one message of `s` bytes while rank 0 times its
@@ -134,7 +144,7 @@ impl Estimate {
 /// A dialled parameter next to its estimate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
-    /// `L`, `o_s`, `o_r`, `g`, `G`, `O`, `S`, `o_s_stream` or `o_r_stream`.
+    /// `L`, `o_s`, `o_r`, `g`, `G`, `O`, `S`, `o_s_stream`, `o_r_stream` or `G_long`.
     pub name: &'static str,
     pub unit: Unit,
     /// The platform's value (both o_s and o_r are its o).
@@ -178,7 +188,7 @@ pub struct Line {
 pub struct Calibration {
     /// The platform's name.
     pub platform: String,
-    /// L, o_s, o_r, g, G, O, S, o_s_stream, o_r_stream in that order.
+    /// L, o_s, o_r, g, G, O, S, o_s_stream, o_r_stream, G_long in that order.
     pub params: Vec<Param>,
     pub line: Line,
 }
@@ -210,6 +220,9 @@ pub struct Measurements {
     pub max_size: u64,
     /// Bursts of the largest eager message `s_e`.
     pub big: BigBursts,
+    /// (size, half round trip) of the long messages ([`long_sizes`]); empty when fewer
+    /// than two sizes fit.
+    pub long_half_rtt: Vec<(u64, f64)>,
 }
 
 /// Bursts of the largest eager message.
@@ -391,6 +404,16 @@ impl<B: BenchRunner> Bench<'_, B> {
         Ok(sizes.iter().copied().zip(per_size).collect())
     }
 
+    /// Half the fastest round trip of each size, the sizes taken in turn (one round
+    /// trip of each, `reps` times), so that a stretch of load on the machine falls on
+    /// every size alike.
+    fn fastest_half_rtts(&self, sizes: &[u64], pause: Time) -> Result<Vec<(u64, f64)>> {
+        let turns: Vec<usize> = (0..self.reps).flat_map(|_| sizes.iter().map(|&s| s as usize)).collect();
+        let t = self.run(|r, log| ping_pong(r, turns.clone(), 1, pause, log))?;
+        let fastest = |i: usize| t.iter().skip(i).step_by(sizes.len()).min().map_or(0.0, |&v| v as f64 / 2.0);
+        Ok(sizes.iter().enumerate().map(|(i, &s)| (s, fastest(i))).collect())
+    }
+
     fn receive(&self, compute: Time) -> Result<f64> {
         let t = self.run(|r, log| receive_rounds(r, self.reps, compute, log))?;
         Ok(median(&t))
@@ -519,6 +542,13 @@ pub fn measure_with<B: BenchRunner>(runner: &B, options: &Options) -> Result<Mea
     let half_rtt = bench.half_rtts(&sizes, pause)?;
     let (_, beta) = fit(&half_rtt);
 
+    let long = long_sizes(eager_limit, options.max_size);
+    // The fastest round trip of each long size: their time is mostly waiting (for the
+    // copy, for an injected per-byte delay), and on a loaded machine a wait ends late,
+    // never early, by up to a scheduler time slice, which moves a median by a share of
+    // a millisecond and the slope over 768 KiB with it.
+    let long_half_rtt = if long.len() < 2 { Vec::new() } else { bench.fastest_half_rtts(&long, pause)? };
+
     let k = (largest - 1) as f64;
     let big_delta = pause + (k * beta.max(0.0)).ceil() as Time;
     let big = BigBursts {
@@ -526,7 +556,27 @@ pub fn measure_with<B: BenchRunner>(runner: &B, options: &Options) -> Result<Mea
         back_to_back: bench.burst(largest, 0)?,
         spaced: (big_delta as f64, bench.burst(largest, big_delta)?),
     };
-    Ok(Measurements { p0, spaced, receive, receive_burst, half_rtt, eager_limit, max_size: options.max_size, big })
+    Ok(Measurements {
+        p0,
+        spaced,
+        receive,
+        receive_burst,
+        half_rtt,
+        eager_limit,
+        max_size: options.max_size,
+        big,
+        long_half_rtt,
+    })
+}
+
+/// The long messages' sizes: a quarter, five eighths and all of `max_size`, each above
+/// the eager limit when there is one below `max_size` (so every size uses one
+/// protocol); fewer than two when too few sizes lie above it.
+pub fn long_sizes(eager_limit: Option<u64>, max_size: u64) -> Vec<u64> {
+    let lo = (max_size / 4).max(eager_limit.map_or(1, |s| s + 1));
+    let mut sizes = vec![lo.min(max_size), lo + max_size.saturating_sub(lo) / 2, max_size];
+    sizes.dedup();
+    sizes
 }
 
 /// The median of repeated timings: in a noiseless run every repetition of a steady
@@ -591,6 +641,24 @@ pub fn analyse(m: &Measurements, level: &LevelParams, platform: &str) -> Calibra
             },
         }
     };
+    let long_gap_per_byte = if m.long_half_rtt.len() < 2 {
+        Estimate::AtLeast {
+            value: 0.0,
+            why: format!("fewer than two long sizes above the eager limit, up to {} B", m.max_size),
+        }
+    } else {
+        let (_, beta_long) = fit(&m.long_half_rtt);
+        if binds(beta_long, per_byte_cpu) || beta_long == 0.0 {
+            Estimate::Measured(beta_long)
+        } else {
+            // On a real machine the eager bursts' O (a copy per byte) is not the long
+            // messages' (copied once, or by the kernel), and often exceeds their slope.
+            Estimate::AtMost {
+                value: beta_long,
+                why: "G <= the long messages' slope: the eager per-byte CPU cost O is as large".into(),
+            }
+        }
+    };
     let eager_limit = match m.eager_limit {
         Some(s) => Estimate::Measured(s as f64),
         None => Estimate::AtLeast {
@@ -616,6 +684,7 @@ pub fn analyse(m: &Measurements, level: &LevelParams, platform: &str) -> Calibra
             param("S", Unit::Bytes, level.eager_limit as f64, eager_limit),
             param("o_s_stream", Unit::Time, o, Estimate::Measured(m.p0.min(o_s))),
             param("o_r_stream", Unit::Time, o, Estimate::Measured(m.receive_burst.min(o_r))),
+            param("G_long", Unit::PerByte, big_g, long_gap_per_byte),
         ],
         line: Line { alpha, beta, model_alpha: level.latency as f64 + 2.0 * o - model_beta, model_beta },
     }

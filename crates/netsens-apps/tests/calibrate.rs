@@ -94,8 +94,9 @@ fn gap_above_and_below_overhead() {
 fn copy_bound_hides_the_nic_per_byte_gap() {
     // O > G: the receiver's CPU pays max(k·O, k·G) = k·O, so G is only bounded by O;
     // and g < o with G < O leaves g hidden too.
-    let c = check(&platform("loggopsim", &[("G", "1ps/B"), ("O", "4ps/B")]), &["G", "g"]);
+    let c = check(&platform("loggopsim", &[("G", "1ps/B"), ("O", "4ps/B")]), &["G", "g", "G_long"]);
     assert!(matches!(&c.param("G").expect("G").estimate, Estimate::AtMost { value, .. } if *value == 4.0));
+    assert!(matches!(&c.param("G_long").expect("G_long").estimate, Estimate::AtMost { value, .. } if *value == 4.0));
 }
 
 #[test]
@@ -136,4 +137,25 @@ fn a_receive_burst_is_bound_by_the_cpu_or_the_nic() {
         let c = run(&p);
         assert_eq!(c.param("o_r_stream").and_then(|x| x.measured()), Some(1_500_000.0), "g = {g}");
     }
+}
+
+#[test]
+fn long_messages_show_a_per_byte_gap_the_short_ones_do_not() {
+    // G only on messages above 128 KiB (G_above), as a real machine whose short
+    // messages' slope is not the long ones': the eager sizes (up to S = 65535 B) show
+    // no per-byte cost, the long ping-pong (4, 10 and 16 MiB, all rendezvous) G.
+    let c = run(&platform("loggopsim", &[("G_above", "128KiB")]));
+    assert_eq!(c.param("G").and_then(|p| p.measured()), Some(0.0));
+    let long = c.param("G_long").and_then(|p| p.measured()).expect("G_long measured");
+    assert!((long - 6000.0).abs() <= 1e-3, "G_long {long} ps/B, dialled 6000");
+}
+
+#[test]
+fn long_sizes_stay_on_one_side_of_the_eager_limit() {
+    use netsens_apps::calibrate::long_sizes;
+    assert_eq!(long_sizes(None, 1 << 20), vec![1 << 18, 5 << 17, 1 << 20]);
+    assert_eq!(long_sizes(Some(256), 1 << 20), vec![1 << 18, 5 << 17, 1 << 20]);
+    // S between a quarter and the largest size: only sizes above S.
+    assert_eq!(long_sizes(Some(600_000), 1_000_000), vec![600_001, 800_000, 1_000_000]);
+    assert_eq!(long_sizes(Some(999_999), 1_000_000), vec![1_000_000]);
 }

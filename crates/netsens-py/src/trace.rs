@@ -19,9 +19,13 @@ use super::{opts, platform_with, result_json, to_py, with_progress, InputError};
 /// "whole" (the archive as one recording) or a run number from 1; the workload then
 /// says `runs`, the `run` reported and every run's `run_makespans_ps`. `served` names
 /// the served communicators ("1,3": OTF2 references; [`netsens_trace::ReadOptions`]).
+/// `tracer_gap` ("85ns") is the tracer's cost per gap between calls to remove from the
+/// compute, in place of what the archive records ("0ps": charge the gaps whole); the
+/// workload says per rank what was removed (`tracer_gap_ps`, `tracer_removed_ps`, over
+/// `compute_gaps` gaps charged as compute).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None, collectives=None, compute=None, run=None, served=None))]
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None, collectives=None, compute=None, run=None, served=None, tracer_gap=None))]
 pub fn run_trace(
     py: Python<'_>,
     path: &str,
@@ -35,12 +39,14 @@ pub fn run_trace(
     compute: Option<&str>,
     run: Option<&str>,
     served: Option<&str>,
+    tracer_gap: Option<&str>,
 ) -> PyResult<String> {
     let algorithms = algorithms(collectives)?;
     let compute = compute.map_or(Ok(netsens_trace::Compute::default()), netsens_trace::Compute::parse);
     let compute = compute.map_err(InputError::new_err)?;
     let served = netsens_trace::ReadOptions::parse_served(served.unwrap_or("")).map_err(InputError::new_err)?;
-    let options = netsens_trace::ReadOptions { algorithms, compute, served };
+    let tracer_gap = tracer_gap.map(|t| netsens_core::units::parse_time("tracer_gap", t)).transpose().map_err(to_py)?;
+    let options = netsens_trace::ReadOptions { algorithms, compute, served, tracer_gap };
     let choice = run.map_or(Ok(RunChoice::Median), RunChoice::parse).map_err(InputError::new_err)?;
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
@@ -92,6 +98,9 @@ fn workload(path: &str, t: &netsens_trace::Replay, runs: Option<(u32, u32, Vec<u
     let mut w = json!({
         "kind": "trace", "file": path, "events": t.events, "ops": t.schedule.num_ops(), "ranks": t.ranks,
         "compute_clock": t.compute_clock, "tracer": t.tracer, "warnings": t.warnings,
+        "tracer_gap_ps": t.tracer_gaps,
+        "tracer_removed_ps": t.measured.iter().map(|m| m.tracer_ps).collect::<Vec<_>>(),
+        "compute_gaps": t.measured.iter().map(|m| m.gaps).collect::<Vec<_>>(),
     });
     if let Some((count, reported, ends)) = runs {
         w["runs"] = count.into();

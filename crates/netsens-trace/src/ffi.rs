@@ -51,6 +51,7 @@ struct CSink {
     region: extern "C" fn(*mut c_void, u32, *const c_char, u8) -> c_int,
     comm: extern "C" fn(*mut c_void, u32, c_int, u32, *const u64) -> c_int,
     event: Option<extern "C" fn(*mut c_void, u32, u64, *const Event) -> c_int>,
+    tracer_gap: Option<extern "C" fn(*mut c_void, u32, u64, u64) -> c_int>,
 }
 
 extern "C" {
@@ -74,6 +75,12 @@ pub trait Sink {
     fn region(&mut self, id: u32, name: &str, paradigm: u8) -> Result<(), String>;
     fn comm(&mut self, id: u32, members: Members) -> Result<(), String>;
     fn event(&mut self, rank: u32, position: u64, ev: &Event) -> Result<(), String>;
+    /// What netsens's tracer adds to each gap between two MPI calls of `rank`, ps, on
+    /// the wall clock and the thread CPU clock ([`NO_CPU_TIME`]: not recorded); called
+    /// for every rank before its events.
+    fn tracer_gap(&mut self, _rank: u32, _wall_ps: u64, _cpu_ps: u64) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// A sink that keeps nothing but the number of events: the reading benchmark's
@@ -140,6 +147,10 @@ extern "C" fn on_event(ctx: *mut c_void, rank: u32, position: u64, ev: *const Ev
     call(ctx, |s| s.event(rank, position, ev))
 }
 
+extern "C" fn on_tracer_gap(ctx: *mut c_void, rank: u32, wall_ps: u64, cpu_ps: u64) -> c_int {
+    call(ctx, |s| s.tracer_gap(rank, wall_ps, cpu_ps))
+}
+
 /// Read the archive whose anchor file is `anchor` into `sink`; with `events` false,
 /// only its definitions.
 pub fn read(anchor: &str, sink: &mut dyn Sink, events: bool) -> Result<(), String> {
@@ -151,6 +162,7 @@ pub fn read(anchor: &str, sink: &mut dyn Sink, events: bool) -> Result<(), Strin
         region: on_region,
         comm: on_comm,
         event: if events { Some(on_event) } else { None },
+        tracer_gap: Some(on_tracer_gap),
     };
     let mut err = vec![0 as c_char; 512];
     // SAFETY: every pointer outlives the call; the reader writes at most err.len() bytes.

@@ -3,7 +3,8 @@
 //! trace read by netsens's own readers, and turned into an engine schedule, replayed
 //! under any platform; and its GOAL form. A rank's unsuccessful polls are waiting
 //! (`polling.rs`); an archive of several runs replays one run at a time
-//! ([`read_trace_run`]); [`write::write_archive`] writes archives of any shape for tests.
+//! ([`read_trace_run`]); the tracer's own cost between calls is not the program's
+//! (`tracer_cost.rs`); [`write::write_archive`] writes archives of any shape for tests.
 
 mod allprof;
 pub mod collectives;
@@ -17,6 +18,7 @@ mod polling;
 pub mod replay;
 mod runs;
 mod scorep_bytes;
+pub mod tracer_cost;
 pub mod write;
 
 pub use collectives::Algorithms;

@@ -15,6 +15,10 @@ pub struct Measured {
     pub paused_ps: u64,
     /// The compute charged as `calc`s (including the kept duration of opaque calls).
     pub compute_ps: u64,
+    /// The tracer's cost removed from the gaps charged as compute ([`crate::tracer_cost`]).
+    pub tracer_ps: u64,
+    /// Gaps charged as compute.
+    pub gaps: u64,
     paused_since: Option<u64>,
 }
 

@@ -18,6 +18,8 @@
 //!   tag of its own per communicator, so it never matches the program's messages; a
 //!   non-blocking one (`MPI_Ibarrier`) starts where it was called and the op after
 //!   its completion waits for it;
+//! - the tracer's own cost in each gap, where the archive records it (or the caller
+//!   gives it), is removed from the compute (`tracer_cost.rs`);
 //! - the time after an `MPI_Test*` or `MPI_Iprobe` that found nothing is waiting, not
 //!   compute (`polling.rs`);
 //! - a receive on a *served* communicator ([`ReadOptions::served`]) that a test
@@ -43,6 +45,7 @@ use crate::measure::{compute_warnings, Measured};
 use crate::polling::Polls;
 use crate::runs::{agreed_runs, RunCount};
 use crate::scorep_bytes::from_scorep;
+use crate::tracer_cost::TracerGap;
 
 /// MPI calls replay cannot model: their effect on the network is not in the trace.
 const UNMODELED: &[&str] = &[
@@ -219,6 +222,9 @@ pub struct ReadOptions {
     /// another network they arrive in another order, and the server would have gone
     /// on with its own work and served each when it came.
     pub served: Vec<u32>,
+    /// What the tracer adds to each gap between two calls, ps, for every rank and
+    /// clock, in place of what the archive records (`Some(0)`: charge the gaps whole).
+    pub tracer_gap: Option<u64>,
 }
 
 impl ReadOptions {
@@ -296,6 +302,8 @@ struct RankState {
     /// when the call returns.
     sendrecv_send: Option<OpId>,
     measured: Measured,
+    /// What the tracer adds to each of the rank's gaps.
+    tracer_gap: TracerGap,
 }
 
 /// What a replay read: the schedule and counts for the result.
@@ -319,6 +327,9 @@ pub struct Replay {
     /// ([`crate::read_trace_run`] reads one); 1 when it never pauses, or when its ranks
     /// disagree (then it is read whole).
     pub runs: u32,
+    /// Each rank's tracer cost per gap, ps, on the clock of its compute (None: not
+    /// recorded, its gaps charged whole); `measured[r].tracer_ps` is what was removed.
+    pub tracer_gaps: Vec<Option<u64>>,
 }
 
 pub(crate) struct Builder<'a> {
@@ -327,6 +338,8 @@ pub(crate) struct Builder<'a> {
     compute: Compute,
     /// See [`ReadOptions::served`].
     served: Vec<u32>,
+    /// See [`ReadOptions::tracer_gap`].
+    tracer_gap: Option<u64>,
     b: ScheduleBuilder,
     ranks: Vec<RankState>,
     regions: HashMap<u32, (Box<str>, RegionKind)>,
@@ -345,7 +358,7 @@ pub(crate) struct Builder<'a> {
 impl<'a> Builder<'a> {
     /// Nothing read yet from the archive `anchor`.
     pub(crate) fn new(anchor: &'a str, algorithms: Algorithms, compute: Compute) -> Builder<'a> {
-        Builder::with(anchor, ReadOptions { algorithms, compute, served: Vec::new() })
+        Builder::with(anchor, ReadOptions { algorithms, compute, ..ReadOptions::default() })
     }
 
     /// Nothing read yet from the archive `anchor`, to be read as `options` say.
@@ -355,6 +368,7 @@ impl<'a> Builder<'a> {
             algorithms: options.algorithms,
             compute: options.compute,
             served: options.served,
+            tracer_gap: options.tracer_gap,
             b: ScheduleBuilder::new(1),
             ranks: Vec::new(),
             regions: HashMap::new(),
@@ -395,7 +409,9 @@ impl<'a> Builder<'a> {
         if st.depth == 0 && !st.measured.paused() {
             let (gap_ps, by_cpu) = compute_between(self.compute, st.last_leave, st.last_leave_cpu, ev);
             self.cpu_time_used |= by_cpu;
-            let charged = if st.polls.gap_is_waiting(by_cpu) { 0 } else { gap_ps / 1000 * 1000 };
+            let waiting = st.polls.gap_is_waiting(by_cpu);
+            let gap_ps = if waiting { 0 } else { st.own_compute(gap_ps, by_cpu) };
+            let charged = gap_ps / 1000 * 1000;
             if charged > 0 {
                 self.charge(rank, charged);
             }
@@ -581,6 +597,17 @@ impl Builder<'_> {
     }
 }
 
+impl RankState {
+    /// The program's part of a gap of `gap_ps` charged as compute: less the tracer's
+    /// cost, which is counted as removed.
+    fn own_compute(&mut self, gap_ps: u64, by_cpu: bool) -> u64 {
+        let (own, tracer) = self.tracer_gap.split(gap_ps, by_cpu);
+        self.measured.tracer_ps += tracer;
+        self.measured.gaps += 1;
+        own
+    }
+}
+
 /// The compute from a leave (at wall time `leave`, CPU time `leave_cpu`) to the enter
 /// `ev`, ps, and whether it is CPU time: where both calls record it and `compute` asks
 /// for it, else wall time.
@@ -628,8 +655,16 @@ impl Sink for Builder<'_> {
                 call_collective_requests: 0,
                 sendrecv_send: None,
                 measured: Measured::default(),
+                tracer_gap: self.tracer_gap.map(TracerGap::given).unwrap_or_default(),
             })
             .collect();
+        Ok(())
+    }
+
+    fn tracer_gap(&mut self, rank: u32, wall_ps: u64, cpu_ps: u64) -> Result<(), String> {
+        if let (None, Some(st)) = (self.tracer_gap, self.ranks.get_mut(rank as usize)) {
+            st.tracer_gap = TracerGap::recorded(wall_ps, cpu_ps);
+        }
         Ok(())
     }
 
@@ -691,8 +726,10 @@ impl Sink for Builder<'_> {
                     if st.depth == 1 {
                         let (gap_ps, by_cpu) = compute_between(compute, st.last_leave, st.last_leave_cpu, ev);
                         self.cpu_time_used |= by_cpu;
-                        let gap_ns = if st.measured.paused() { 0 } else { gap_ps / 1000 };
                         let polling = st.polls.enter(name, by_cpu);
+                        let paused = st.measured.paused();
+                        let gap_ps = if polling || paused { gap_ps } else { st.own_compute(gap_ps, by_cpu) };
+                        let gap_ns = if paused { 0 } else { gap_ps / 1000 };
                         st.runs.call(name);
                         st.call_completions = 0;
                         st.call_collective_requests = 0;
@@ -876,7 +913,7 @@ pub fn read_trace_with(anchor: &str, algorithms: Algorithms) -> Result<Replay, E
 
 /// [`read_trace_with`], the compute between calls measured by `compute`.
 pub fn read_trace_compute(anchor: &str, algorithms: Algorithms, compute: Compute) -> Result<Replay, Error> {
-    read_trace_options(anchor, ReadOptions { algorithms, compute, served: Vec::new() })
+    read_trace_options(anchor, ReadOptions { algorithms, compute, ..ReadOptions::default() })
 }
 
 /// Read the archive `anchor` into a schedule as `options` say.
@@ -903,12 +940,14 @@ impl Builder<'_> {
         let anchor = self.path;
         let compute_clock = if self.cpu_time_used { "cpu" } else { "wall" };
         let measured: Vec<Measured> = self.ranks.iter().map(|st| st.measured).collect();
+        let by_cpu = self.cpu_time_used;
+        let tracer_gaps = self.ranks.iter().map(|st| st.tracer_gap.on(by_cpu)).collect();
         let warnings = compute_warnings(anchor, &measured, self.tick_ps);
         let counts: Vec<u32> = self.ranks.iter().map(|st| st.runs.runs).collect();
         let runs = agreed_runs(anchor, &counts).unwrap_or(1);
         let schedule = self.b.build().map_err(|e| Error::Input(format!("{anchor}: {e}")))?;
         let tracer = self.tracer;
-        Ok(Replay { schedule, events, ranks, primitives, compute_clock, tracer, measured, warnings, runs })
+        Ok(Replay { schedule, events, ranks, primitives, compute_clock, tracer, measured, warnings, runs, tracer_gaps })
     }
 }
 

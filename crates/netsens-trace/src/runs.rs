@@ -163,6 +163,10 @@ impl Sink for OneRun<'_> {
         self.inner.comm(id, members)
     }
 
+    fn tracer_gap(&mut self, rank: u32, wall_ps: u64, cpu_ps: u64) -> Result<(), String> {
+        self.inner.tracer_gap(rank, wall_ps, cpu_ps)
+    }
+
     fn event(&mut self, rank: u32, position: u64, ev: &Event) -> Result<(), String> {
         let r = rank as usize;
         let mpi_call = matches!(ev.kind, ffi::ENTER | ffi::LEAVE)
@@ -216,7 +220,7 @@ pub fn trace_runs(anchor: &str) -> Result<u32, Error> {
 
 /// [`crate::read_trace_compute`] of run `run` (0-based) of the archive `anchor` alone.
 pub fn read_trace_run(anchor: &str, algorithms: Algorithms, compute: Compute, run: u32) -> Result<Replay, Error> {
-    read_trace_run_options(anchor, ReadOptions { algorithms, compute, served: Vec::new() }, run)
+    read_trace_run_options(anchor, ReadOptions { algorithms, compute, ..ReadOptions::default() }, run)
 }
 
 /// [`read_trace_run`], read as `options` say.

@@ -18,6 +18,7 @@ extern "C" {
         n: u64,
         events: *const Event,
         ranks_of: *const u32,
+        gaps: *const u64,
     ) -> i32;
 }
 
@@ -26,6 +27,18 @@ extern "C" {
 /// `(rank, event)` comes in its rank's order (a non-blocking collective is not
 /// written). Returns the anchor file's path.
 pub fn write_archive(dir: &Path, ranks: u32, regions: &[&str], events: &[(u32, Event)]) -> Result<String, Error> {
+    write_archive_with_gaps(dir, ranks, regions, events, None)
+}
+
+/// [`write_archive`], each rank's location carrying the tracer gaps netsens's tracer
+/// records (`tracer_gaps[rank]`: wall and CPU clock, ps, [`NO_CPU_TIME`] for none).
+pub fn write_archive_with_gaps(
+    dir: &Path,
+    ranks: u32,
+    regions: &[&str],
+    events: &[(u32, Event)],
+    tracer_gaps: Option<&[(u64, u64)]>,
+) -> Result<String, Error> {
     let text = dir.to_string_lossy().into_owned();
     let bad = |what: &str| Error::Input(format!("{text}: {what}"));
     let c_dir = CString::new(text.clone()).map_err(|_| bad("a NUL byte in the path"))?;
@@ -36,6 +49,10 @@ pub fn write_archive(dir: &Path, ranks: u32, regions: &[&str], events: &[(u32, E
         .map_err(|_| bad("a NUL byte in a region"))?;
     let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
     let (ranks_of, evs): (Vec<u32>, Vec<Event>) = events.iter().copied().unzip();
+    if tracer_gaps.is_some_and(|g| g.len() != ranks as usize) {
+        return Err(bad("tracer gaps: one (wall, cpu) pair per rank"));
+    }
+    let gaps: Option<Vec<u64>> = tracer_gaps.map(|g| g.iter().flat_map(|&(w, c)| [w, c]).collect());
     // SAFETY: every pointer names a live buffer of the stated length during the call.
     let rc = unsafe {
         ns_otf2_write(
@@ -46,6 +63,7 @@ pub fn write_archive(dir: &Path, ranks: u32, regions: &[&str], events: &[(u32, E
             evs.len() as u64,
             evs.as_ptr(),
             ranks_of.as_ptr(),
+            gaps.as_ref().map_or(std::ptr::null(), |g| g.as_ptr()),
         )
     };
     if rc != 0 {

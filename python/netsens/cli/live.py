@@ -310,6 +310,7 @@ def calibrate_live_cli(
             f"machine platform written to {save} ({result['cores']} cores: ranks beyond "
             "them share cores); it holds the saved column: o is the mean of the "
             "streaming o_s and o_r (what a rank pays per message when messages stream), "
+            "G the long messages' cost per byte (G_long, or the bound its slope proves), "
             "a value below 0 (noise around 0) is 0, and every message is eager "
             "(the MPI's own protocol is inside the measured costs)"
         )
@@ -321,6 +322,11 @@ def calibrate_live_cli(
                 f"the mean of o_s and o_r, is {_unit_value(saved['o_ping_pong'], 'ps')} "
                 f"(streaming: {change:+.1f} %)"
             )
+        if "G_short" in saved:
+            console.print(
+                f"G = {_unit_value(saved['G'], 'ps/B')} from long messages; the eager sizes' "
+                f"slope is {_unit_value(saved['G_short'], 'ps/B')}"
+            )
 
 
 def _saved_cell(name: str, saved: dict[str, Any], unit: str) -> str:
@@ -331,6 +337,10 @@ def _saved_cell(name: str, saved: dict[str, Any], unit: str) -> str:
         # o is saved from the streaming pair when measured, else from the single one.
         stream = name.endswith("_stream")
         return _unit_value(saved["o"], unit) if stream == saved_from_stream(saved) else "-"
+    if name in ("G", "G_long"):
+        # G is saved from the long messages when measured, else from the eager sizes.
+        from_long = "G_short" in saved
+        return _unit_value(saved["G"], unit) if (name == "G_long") == from_long else "-"
     return _unit_value(saved[name], unit)
 
 

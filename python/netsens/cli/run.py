@@ -274,11 +274,28 @@ def print_run(result: dict[str, Any]) -> None:
     if "runs" in workload:
         median = ", the median" if len(workload["run_makespans_ps"]) > 1 else ""
         extra.append(("run", f"{workload['run']} of {workload['runs']}{median}"))
+    if "tracer_gap_ps" in workload:
+        extra.append(("tracer cost", tracer_cost_line(workload)))
     blocks = [headline, summary_table(result, extra)]
     blocks.append(rank_table(ranks, summary))
     if result.get("phases"):
         blocks.append(phase_table(result["phases"]))
     print_blocks(blocks)
+
+
+def tracer_cost_line(workload: dict[str, Any]) -> str:
+    """What replay removed of the tracer's own cost between calls, or that the archive
+    records none (its gaps charged whole)."""
+    gaps = [g for g in workload["tracer_gap_ps"] if g is not None]
+    if not gaps:
+        return "not recorded in the trace: gaps between calls charged whole"
+    ranks = len(workload["tracer_removed_ps"])
+    removed = sum(workload["tracer_removed_ps"]) / ranks
+    per_gap = sorted(gaps)[(len(gaps) - 1) // 2]
+    return (
+        f"{format_time(round(removed))} per rank removed "
+        f"({format_time(per_gap)} a gap, median rank)"
+    )
 
 
 _SIZE_NAME = re.compile(r"^(\d+)(B|KiB|MiB|GiB)$")

@@ -235,6 +235,13 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         "requests, one-sided operations over messages), by the OTF2 reference otf2-print "
         "shows in <>, e.g. 1: a receive on one that a test completes orders nothing after it.",
     )
+    @click.option(
+        "--tracer-gap",
+        metavar="TIME",
+        help="The tracer's own cost per gap between two MPI calls, removed from the "
+        "compute, in place of what the archive records (netsens's tracer measures it), "
+        "e.g. 85ns; 0ps charges the gaps whole.",
+    )
     def replay(
         trace: str,
         platform: str,
@@ -245,6 +252,7 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         compute: str,
         run: str,
         served: str | None,
+        tracer_gap: str | None,
         **params: Any,
     ) -> None:
         """Replay an MPI run's trace under any network.
@@ -261,12 +269,19 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         With more ranks than cores, the platform's cores_per_node (calibrate --live
         --save records it) makes ranks on one core compute in turn. A rank that polls
         (MPI_Test, MPI_Iprobe) and finds nothing is waiting, not computing. A trace of
-        several runs reports its median run (--run picks another).
+        several runs reports its median run (--run picks another). The tracer's own
+        cost between calls, recorded in netsens's archives, is not charged as compute.
         The result has the schema of netsens run.
         """
         overrides = overrides_from(params)
         args = (trace, platform, overrides, seed)
-        chosen = {"collectives": collectives, "compute": compute, "run": run, "served": served}
+        chosen = {
+            "collectives": collectives,
+            "compute": compute,
+            "run": run,
+            "served": served,
+            "tracer_gap": tracer_gap,
+        }
         if as_json:
             text = run_goal_json(*args, matrix, **chosen)
             warn_trace(json.loads(text))

@@ -41,6 +41,7 @@ PARAMETER_KEYS = {
     "o_r_stream": ("overhead", "add"),
     "g": ("gap", "floor"),
     "G": ("gap_per_byte", "floor"),
+    "G_long": ("gap_per_byte", "floor"),
     "O": ("overhead_per_byte", "add"),
 }
 

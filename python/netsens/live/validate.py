@@ -341,9 +341,14 @@ def saved_values(calibration: dict[str, Any]) -> dict[str, float]:
     per-byte cost it showed to be hidden), a negative one (noise around 0) as 0, and
     o the mean of the streaming o_s and o_r (what a rank pays per message when messages
     stream; a calibration without them: the mean of o_s and o_r), with ``o_ping_pong``
-    the mean of the single message's o_s and o_r beside it."""
+    the mean of the single message's o_s and o_r beside it; G the long messages' per-byte
+    cost (``G_long``, LogGP's G: their slope, measured or the bound it proves where the
+    eager sizes' O is as large), with ``G_short`` the eager sizes' slope beside it (a
+    calibration without long sizes: that slope)."""
     values: dict[str, float] = {}
     for p in calibration["parameters"]:
+        if p["name"] == "G_long":
+            continue
         v = p["measured"]
         if v is None:
             v = p["bound"]["value"] if p["name"] != "G" else 0.0
@@ -353,7 +358,19 @@ def saved_values(calibration: dict[str, Any]) -> dict[str, float]:
     values["o"] = sum(stream) / 2 if len(stream) == 2 else single
     values["o_ping_pong"] = single
     values.pop("S", None)
+    long = next((_long_gap(p) for p in calibration["parameters"] if p["name"] == "G_long"), None)
+    if long is not None:
+        values["G_short"] = values["G"]
+        values["G"] = max(float(long), 0.0)
     return values
+
+
+def _long_gap(param: dict[str, Any]) -> float | None:
+    """The long messages' cost per byte: measured, or the slope that bounds G."""
+    if param["measured"] is not None:
+        return param["measured"]
+    bound = param.get("bound") or {}
+    return bound.get("value") if bound.get("kind") == "at_most" else None
 
 
 def machine_toml(
