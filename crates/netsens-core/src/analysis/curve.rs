@@ -56,7 +56,7 @@ impl ExecGraph {
             let evals: Vec<Eval> = search.points().iter().map(|&v| self.eval(&base.with(x, v), x, buf)).collect();
             search.step(&evals);
         }
-        Some(search.x - search.x0)
+        Some(search.delta())
     }
 
     /// The largest slope in x of any path: T's slope as x grows without bound.
@@ -77,9 +77,16 @@ impl ExecGraph {
 /// Where the root is many pieces away, each step also tries points between the
 /// largest x known below the target and the step (a pass carries them at little
 /// more cost than the step alone), and steps on from the lowest one above it.
+/// Newton's root is a float a few 1e-9 ps off the exact one; on the engine's grid
+/// (whole ps, or fs/B) the search ends by evaluating the grid step at or below it and
+/// the next, and moves by one step until the first fits and the next does not.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Search {
     pub x0: f64,
+    /// The parameter's grid step ([`Param::grid`]).
+    grid: Option<f64>,
+    /// Grid steps from x0 once Newton has ended (`None` while it runs).
+    on_grid: Option<u64>,
     pub target: f64,
     /// The next value to step from (T there is above the target, or it is the answer).
     pub x: f64,
@@ -109,12 +116,47 @@ impl Search {
             }
             x0 + target / steepest
         };
-        Some(Search { x0, target, x: first, below: x0, done: false, steps: 0 })
+        Some(Search { x0, grid: x.grid(), on_grid: None, target, x: first, below: x0, done: false, steps: 0 })
+    }
+
+    /// The tolerance found: a whole number of grid steps where the parameter has one.
+    pub fn delta(&self) -> f64 {
+        match (self.on_grid, self.grid) {
+            (Some(n), Some(g)) => n as f64 * g,
+            _ => self.x - self.x0,
+        }
+    }
+
+    /// Newton has ended at `self.x`: on a grid, check the step at or below it next.
+    fn newton_done(&mut self) {
+        match self.grid {
+            // Beyond 2^53 steps a float holds no whole step: keep Newton's root.
+            Some(g) if (self.x - self.x0) / g < 9e15 => {
+                // Newton's root may sit a hair below a whole step that is the answer.
+                self.on_grid = Some(((self.x - self.x0) / g + 1e-6).floor().max(0.0) as u64);
+            }
+            _ => self.done = true,
+        }
+    }
+
+    /// Take T at grid step n and n + 1: move down while n is over the target, up
+    /// while n + 1 is not, else n is the answer.
+    fn grid_step(&mut self, n: u64, evals: &[Eval]) {
+        if evals[0].makespan > self.target && n > 0 {
+            self.on_grid = Some(n - 1);
+        } else if evals[1].makespan <= self.target {
+            self.on_grid = Some(n + 1);
+        } else {
+            self.done = true;
+        }
     }
 
     /// Where T and its slope going down are wanted next: the step, then the points
     /// between.
     pub fn points(&self) -> Vec<f64> {
+        if let (Some(n), Some(g)) = (self.on_grid, self.grid) {
+            return vec![self.x0 + n as f64 * g, self.x0 + (n + 1) as f64 * g];
+        }
         let between = if self.steps >= PLAIN_STEPS { BETWEEN } else { 0 };
         let span = self.x - self.below;
         std::iter::once(self.x)
@@ -124,12 +166,14 @@ impl Search {
 
     /// Take T and its slope going down at each of [`Search::points`].
     pub fn step(&mut self, evals: &[Eval]) {
+        if let Some(n) = self.on_grid {
+            return self.grid_step(n, evals);
+        }
         let points = self.points();
         self.steps += 1;
         if evals[0].makespan <= self.target {
             // The step landed on the root.
-            self.done = true;
-            return;
+            return self.newton_done();
         }
         let mut from = (self.x, evals[0]);
         for (&v, e) in points.iter().zip(evals).skip(1) {
@@ -147,10 +191,12 @@ impl Search {
         }
         let next = z - (e.makespan - self.target) / e.slope_down;
         if next >= z {
-            self.done = true;
+            self.newton_done();
         } else {
             self.x = next;
-            self.done = self.steps >= MAX_PIECES;
+            if self.steps >= MAX_PIECES {
+                self.newton_done();
+            }
         }
     }
 }

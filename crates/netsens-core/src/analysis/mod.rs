@@ -176,7 +176,7 @@ impl ExecGraph {
                 param: x,
                 value: base.get(x),
                 slope,
-                tolerances: epsilons.iter().zip(list).map(|(&e, s)| (e, s.map(|s| s.x - s.x0))).collect(),
+                tolerances: epsilons.iter().zip(list).map(|(&e, s)| (e, s.map(|s| s.delta()))).collect(),
             })
             .collect()
     }
