@@ -77,16 +77,19 @@ impl ExecGraph {
 /// Where the root is many pieces away, each step also tries points between the
 /// largest x known below the target and the step (a pass carries them at little
 /// more cost than the step alone), and steps on from the lowest one above it.
-/// Newton's root is a float a few 1e-9 ps off the exact one; on the engine's grid
-/// (whole ps, or fs/B) the search ends by evaluating the grid step at or below it and
-/// the next, and moves by one step until the first fits and the next does not.
+/// Newton's root is a float within a few 1e-9 ps of the exact one; on the engine's
+/// grid (whole ps, or fs/B) the answer is the grid step at or below the root: only
+/// where a whole step lies that close to the float (a root on the grid) is T
+/// evaluated there, to tell which side of it the root is.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Search {
     pub x0: f64,
     /// The parameter's grid step ([`Param::grid`]).
     grid: Option<f64>,
-    /// Grid steps from x0 once Newton has ended (`None` while it runs).
+    /// Grid steps from x0 of the answer, once known.
     on_grid: Option<u64>,
+    /// A grid step within float error of Newton's root, evaluated next.
+    check: Option<u64>,
     pub target: f64,
     /// The next value to step from (T there is above the target, or it is the answer).
     pub x: f64,
@@ -116,7 +119,8 @@ impl Search {
             }
             x0 + target / steepest
         };
-        Some(Search { x0, grid: x.grid(), on_grid: None, target, x: first, below: x0, done: false, steps: 0 })
+        let grid = x.grid();
+        Some(Search { x0, grid, on_grid: None, check: None, target, x: first, below: x0, done: false, steps: 0 })
     }
 
     /// The tolerance found: a whole number of grid steps where the parameter has one.
@@ -127,35 +131,29 @@ impl Search {
         }
     }
 
-    /// Newton has ended at `self.x`: on a grid, check the step at or below it next.
+    /// Newton has ended at `self.x`, T's root up to float error: its grid step.
     fn newton_done(&mut self) {
-        match self.grid {
-            // Beyond 2^53 steps a float holds no whole step: keep Newton's root.
-            Some(g) if (self.x - self.x0) / g < 9e15 => {
-                // Newton's root may sit a hair below a whole step that is the answer.
-                self.on_grid = Some(((self.x - self.x0) / g + 1e-6).floor().max(0.0) as u64);
-            }
-            _ => self.done = true,
+        self.done = true;
+        let Some(g) = self.grid else { return };
+        let u = (self.x - self.x0) / g;
+        // Beyond 2^53 steps a float holds no whole step: Newton's root is kept.
+        if !(0.0..9e15).contains(&u) {
+            return;
         }
-    }
-
-    /// Take T at grid step n and n + 1: move down while n is over the target, up
-    /// while n + 1 is not, else n is the answer.
-    fn grid_step(&mut self, n: u64, evals: &[Eval]) {
-        if evals[0].makespan > self.target && n > 0 {
-            self.on_grid = Some(n - 1);
-        } else if evals[1].makespan <= self.target {
-            self.on_grid = Some(n + 1);
+        let k = u.round();
+        // Newton's float error, in grid steps, with a wide margin.
+        if (u - k).abs() <= 1e-3 + 1e-9 * u && k >= 1.0 {
+            (self.check, self.done) = (Some(k as u64), false);
         } else {
-            self.done = true;
+            self.on_grid = Some(u.floor() as u64);
         }
     }
 
     /// Where T and its slope going down are wanted next: the step, then the points
     /// between.
     pub fn points(&self) -> Vec<f64> {
-        if let (Some(n), Some(g)) = (self.on_grid, self.grid) {
-            return vec![self.x0 + n as f64 * g, self.x0 + (n + 1) as f64 * g];
+        if let (Some(k), Some(g)) = (self.check, self.grid) {
+            return vec![self.x0 + k as f64 * g];
         }
         let between = if self.steps >= PLAIN_STEPS { BETWEEN } else { 0 };
         let span = self.x - self.below;
@@ -166,8 +164,11 @@ impl Search {
 
     /// Take T and its slope going down at each of [`Search::points`].
     pub fn step(&mut self, evals: &[Eval]) {
-        if let Some(n) = self.on_grid {
-            return self.grid_step(n, evals);
+        if let Some(k) = self.check {
+            // The root is within a hair of step k: at k, or in the step below.
+            self.on_grid = Some(if evals[0].makespan <= self.target { k } else { k - 1 });
+            self.done = true;
+            return;
         }
         let points = self.points();
         self.steps += 1;
