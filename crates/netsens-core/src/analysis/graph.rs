@@ -108,6 +108,19 @@ pub struct ExecGraph {
 
 const SOURCE: u32 = 0;
 
+/// The time a step starts from: one node, or the latest of two not made into one.
+#[derive(Clone, Copy)]
+struct From {
+    preds: [(u32, Edge); 2],
+    n: usize,
+}
+
+impl From {
+    fn preds(&self) -> &[(u32, Edge)] {
+        &self.preds[..self.n]
+    }
+}
+
 impl ExecGraph {
     pub fn new(platform: &Platform) -> ExecGraph {
         ExecGraph {
@@ -166,7 +179,10 @@ impl ExecGraph {
         let first_pred = self.preds.len();
         for &(p, e) in preds {
             // The start of the run adds nothing to a latest-of when another time is there.
-            if !self.preds[first_pred..].contains(&p) && (p != SOURCE || preds.iter().all(|q| q.0 == SOURCE)) {
+            if !self.preds[first_pred..].contains(&p)
+                && (p != SOURCE || preds.iter().all(|q| q.0 == SOURCE))
+                && !self.dominated(p, first_pred)
+            {
                 self.preds.push(p);
                 self.edges.push(e);
             }
@@ -195,6 +211,23 @@ impl ExecGraph {
         id
     }
 
+    /// Whether time `q` is already among those of a predecessor taken before it for
+    /// the node being made (`preds[from..]`): a latest-of without noise is no
+    /// earlier than each of its own predecessors, so `q` adds nothing to the maximum,
+    /// to the slopes of the tied paths (that predecessor's already include `q`'s) or
+    /// to the critical path (ties go to the one taken first).
+    fn dominated(&self, q: u32, from: usize) -> bool {
+        let made = self.nodes.len();
+        self.preds[from..].iter().any(|&p| {
+            let (n, p) = (&self.nodes[p as usize], p as usize);
+            let end = if p + 1 < made { self.nodes[p + 1].first_pred as usize } else { from };
+            n.kind == kind::ZERO
+                && p != SOURCE as usize
+                && (self.extra.is_empty() || !self.extra.contains_key(&(p as u32)))
+                && self.preds[n.first_pred as usize..end].contains(&q)
+        })
+    }
+
     fn level(level: Level) -> u8 {
         match level {
             Level::Node => 0,
@@ -202,7 +235,7 @@ impl ExecGraph {
         }
     }
 
-    fn step(&mut self, from: u32, cost: Cost, extra: Time) -> u32 {
+    fn step(&mut self, from: From, cost: Cost, extra: Time) -> u32 {
         let (k, level, bytes) = match cost {
             Cost::Zero => (kind::ZERO, 1, 0),
             Cost::Compute(ps) => (kind::COMPUTE, 1, ps),
@@ -220,13 +253,11 @@ impl ExecGraph {
             Cost::LinkTransmit(ps) => (kind::LINK_TRANSMIT, 1, ps),
             Cost::LinkWait(ps) => (kind::LINK_WAIT, 1, ps),
         };
-        if matches!(k, kind::ROUTE | kind::LINK_TRANSMIT | kind::LINK_WAIT) && bytes == 0 && extra == 0 {
-            return from;
+        let adds_nothing = matches!(k, kind::ROUTE | kind::LINK_TRANSMIT | kind::LINK_WAIT) && bytes == 0;
+        if (k == kind::ZERO || adds_nothing) && extra == 0 {
+            return self.node_of(from);
         }
-        if k == kind::ZERO && extra == 0 {
-            return from;
-        }
-        self.push(k, level, bytes, &[(from, Edge::Event)], extra)
+        self.push(k, level, bytes, from.preds(), extra)
     }
 
     fn clock(&self, c: Clock) -> u32 {
@@ -264,15 +295,31 @@ impl ExecGraph {
         }
     }
 
-    fn at(&mut self, at: At) -> u32 {
+    /// The times `at` is the latest of, unmade: a step from it takes them as its own
+    /// predecessors (no latest-of node read by it alone).
+    fn from(&self, at: At) -> From {
         match at {
-            At::Begin => self.begin,
-            At::Clock(c) => self.clock(c),
-            At::BeginOr(c) => {
-                let preds = [(self.begin, Edge::Event), (self.clock(c), Self::edge_of(c))];
-                self.push(kind::ZERO, 1, 0, &preds, 0)
-            }
+            At::Begin => self.from_node(self.begin),
+            At::Clock(c) => self.from_node(self.clock(c)),
+            At::BeginOr(c) => From { preds: [(self.begin, Edge::Event), (self.clock(c), Self::edge_of(c))], n: 2 },
         }
+    }
+
+    /// The node of a time (made if it is a latest-of of two).
+    fn node_of(&mut self, from: From) -> u32 {
+        match from.n {
+            1 => from.preds[0].0,
+            _ => self.push(kind::ZERO, 1, 0, from.preds(), 0),
+        }
+    }
+
+    fn at(&mut self, at: At) -> u32 {
+        let from = self.from(at);
+        self.node_of(from)
+    }
+
+    fn from_node(&self, node: u32) -> From {
+        From { preds: [(node, Edge::Event), (SOURCE, Edge::Event)], n: 1 }
     }
 
     fn event_slot(&mut self, key: Key) -> &mut u32 {
@@ -306,7 +353,7 @@ impl Observer for ExecGraph {
     }
 
     fn queued(&mut self, key: Key, from: At, cost: Cost, extra: Time) {
-        let from = self.at(from);
+        let from = self.from(from);
         let node = self.step(from, cost, extra);
         *self.event_slot(key) = node;
     }
@@ -327,7 +374,7 @@ impl Observer for ExecGraph {
     }
 
     fn advance(&mut self, clock: Clock, from: At, cost: Cost, extra: Time) {
-        let from = self.at(from);
+        let from = self.from(from);
         let node = self.step(from, cost, extra);
         self.set_clock(clock, node);
     }
@@ -350,7 +397,8 @@ impl Observer for ExecGraph {
         // Told between events: the nodes belong to the message's operation.
         self.op = op;
         (self.host, self.arrival) = (self.ops.get(op as usize).map_or(0, |o| o.0), false);
-        let from = *self.event_slot(key);
+        let event = *self.event_slot(key);
+        let from = self.from_node(event);
         let node = self.step(from, cost, 0);
         *self.event_slot(key) = node;
     }
