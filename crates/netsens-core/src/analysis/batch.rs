@@ -143,8 +143,7 @@ impl ExecGraph {
         let mut ups = if UP { vec![zero; count] } else { Vec::new() };
         let mut first = 0usize;
         for v in 0..self.nodes.len() {
-            let node = &self.nodes[v];
-            let next = self.nodes.get(v + 1).map_or(self.preds.len(), |n| n.first_pred as usize);
+            let next = self.nodes.first_pred.get(v + 1).map_or(self.preds.len(), |&n| n as usize);
             let preds = &slots.preds[first..next];
             first = next;
             // As `eval`: the latest predecessor, and the slopes of those tied with it
@@ -168,16 +167,17 @@ impl ExecGraph {
                 }
             }
             // A pure "latest of" adds nothing (0 ps, no parameter) unless noise does.
-            if node.kind != kind::ZERO || noisy {
-                let c = &terms.of[Terms::<N>::index(node.kind, self.level_of(node))];
-                let b = node.bytes as f64;
+            let k = self.nodes.kind(v);
+            if k != kind::ZERO || noisy {
+                let c = &terms.of[self.price_index(v)];
+                let b = self.nodes.bytes[v] as f64;
                 let mut cost = [0.0; N];
                 for l in 0..N {
                     cost[l] = c.fixed[l] + max(b * c.per_byte[l], b * c.or_per_byte[l]);
                 }
                 // The lanes whose price is rounded (not whole ps per byte) apart.
                 for &(l, rate, or_rate) in &c.rounded {
-                    cost[l] = if node.kind == kind::COMPUTE {
+                    cost[l] = if k == kind::COMPUTE {
                         compute_time(b, c.per_byte[l])
                     } else {
                         c.fixed[l] + rate.time(b).max(or_rate.time(b))
@@ -304,8 +304,7 @@ impl ExecGraph {
         let mut rows = vec![[0.0; N]; slots.count.max(1)];
         let mut first = 0usize;
         for v in 0..self.nodes.len() {
-            let node = &self.nodes[v];
-            let next = self.nodes.get(v + 1).map_or(self.preds.len(), |n| n.first_pred as usize);
+            let next = self.nodes.first_pred.get(v + 1).map_or(self.preds.len(), |&n| n as usize);
             let mut r = [0.0; N];
             for &s in &slots.preds[first..next] {
                 let q = &rows[s as usize];
@@ -314,8 +313,8 @@ impl ExecGraph {
                 }
             }
             first = next;
-            let t = &terms.of[Terms::<N>::index(node.kind, self.level_of(node))];
-            let b = node.bytes as f64;
+            let t = &terms.of[self.price_index(v)];
+            let b = self.nodes.bytes[v] as f64;
             for l in 0..N {
                 r[l] += t.up_fixed[l] + b * t.up_per_byte[l];
             }

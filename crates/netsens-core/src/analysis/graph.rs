@@ -52,13 +52,12 @@ pub(crate) mod kind {
     pub const LINK_WAIT: u8 = 13;
 }
 
-/// One node: `cost` of kind `kind` at `level` (0 node, 1 cluster) with `bytes`
-/// (message bytes, or ps of a computation or a fixed time).
+/// One node, as [`ExecGraph::node`] gives it: `cost` of kind `kind` at `level` (0
+/// node, 1 cluster) with `bytes` (message bytes, or ps of a computation or a fixed
+/// time).
 #[derive(Clone, Copy, Debug)]
 pub struct Node {
     pub bytes: u64,
-    /// Its predecessors are `preds[first_pred .. next node's first_pred]`.
-    pub first_pred: u32,
     /// The operation whose event made it, its rank and kind (a rank program reuses
     /// the ids of finished operations, so they are kept with the node).
     pub op: OpId,
@@ -70,16 +69,53 @@ pub struct Node {
     pub arrival: bool,
 }
 
+/// The nodes as a pass reads them, array by array: 13 B a node.
+#[derive(Default)]
+pub struct Nodes {
+    /// `kind << 1 | level`: the index of its price in a table by kind and level.
+    pub cost: Vec<u8>,
+    pub bytes: Vec<u64>,
+    /// Its predecessors are `preds[first_pred[v] .. first_pred[v + 1]]`.
+    pub first_pred: Vec<u32>,
+}
+
+impl Nodes {
+    pub fn len(&self) -> usize {
+        self.cost.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cost.is_empty()
+    }
+
+    #[inline]
+    pub fn kind(&self, v: usize) -> u8 {
+        self.cost[v] >> 1
+    }
+}
+
+/// Which operation's event made the nodes from `first` on (up to the next span's):
+/// what only the critical path and the timeline read, kept once per event.
+#[derive(Clone, Copy, Debug)]
+pub struct Span {
+    pub first: u32,
+    pub op: OpId,
+    pub rank: u32,
+    pub op_kind: OpKind,
+    pub arrival: bool,
+}
+
 /// Bytes per operation of a schedule the analysis needs at most: its record (up to
-/// 6 nodes of 24 B and 12 predecessors of 5 B per operation, 24 B of recorder state)
-/// and the analysis's scratch (a time, a slot and a last reader of 4 + 4 + 8 B per
-/// node, a slot of 4 B per predecessor): what a run too large for its record is
-/// refused by.
-pub const BYTES_PER_OP: u128 = 6 * 24 + 12 * 5 + 24 + 6 * 24;
+/// 6 nodes of 13 B, 12 predecessors of 5 B and 4 spans of 16 B per operation, 24 B
+/// of recorder state) and the analysis's scratch (a time, a slot and a last reader
+/// of 4 + 4 + 8 B per node, a slot of 4 B per predecessor): what a run too large
+/// for its record is refused by.
+pub const BYTES_PER_OP: u128 = 6 * 13 + 12 * 5 + 4 * 16 + 24 + 6 * 24;
 
 /// The recorded graph, and the recorder's state while the run goes.
 pub struct ExecGraph {
-    pub nodes: Vec<Node>,
+    pub nodes: Nodes,
+    pub spans: Vec<Span>,
     pub preds: Vec<u32>,
     pub edges: Vec<Edge>,
     /// Noise and jitter added to a node (a constant of the run).
@@ -124,16 +160,8 @@ impl From {
 impl ExecGraph {
     pub fn new(platform: &Platform) -> ExecGraph {
         ExecGraph {
-            nodes: vec![Node {
-                bytes: 0,
-                first_pred: 0,
-                op: OpId::MAX,
-                rank: 0,
-                kind: kind::ZERO,
-                level: 1,
-                op_kind: OpKind::Calc,
-                arrival: false,
-            }],
+            nodes: Nodes { cost: vec![kind::ZERO << 1 | 1], bytes: vec![0], first_pred: vec![0] },
+            spans: vec![Span { first: 0, op: OpId::MAX, rank: 0, op_kind: OpKind::Calc, arrival: false }],
             preds: Vec::new(),
             edges: Vec::new(),
             extra: HashMap::default(),
@@ -156,7 +184,10 @@ impl ExecGraph {
     /// operations (about 5 nodes and 8 predecessors each): no growing as it runs.
     pub fn with_capacity(platform: &Platform, ops: usize) -> ExecGraph {
         let mut g = ExecGraph::new(platform);
-        g.nodes.reserve(5 * ops);
+        g.nodes.cost.reserve(5 * ops);
+        g.nodes.bytes.reserve(5 * ops);
+        g.nodes.first_pred.reserve(5 * ops);
+        g.spans.reserve(3 * ops);
         g.preds.reserve(8 * ops);
         g.edges.reserve(8 * ops);
         g
@@ -165,14 +196,32 @@ impl ExecGraph {
     /// Predecessors of node `v` and how it depends on each.
     #[inline]
     pub fn preds_of(&self, v: usize) -> (&[u32], &[Edge]) {
-        let a = self.nodes[v].first_pred as usize;
-        let b = self.nodes.get(v + 1).map_or(self.preds.len(), |n| n.first_pred as usize);
+        let a = self.nodes.first_pred[v] as usize;
+        let b = self.nodes.first_pred.get(v + 1).map_or(self.preds.len(), |&n| n as usize);
         (&self.preds[a..b], &self.edges[a..b])
     }
 
     /// Bytes the record holds.
     pub fn bytes(&self) -> usize {
-        self.nodes.len() * std::mem::size_of::<Node>() + self.preds.len() * 5 + self.extra.len() * 24
+        self.nodes.len() * 13
+            + self.spans.len() * std::mem::size_of::<Span>()
+            + self.preds.len() * 5
+            + self.extra.len() * 24
+    }
+
+    /// Node `v` with its operation (from its span).
+    pub fn node(&self, v: usize) -> Node {
+        let s = &self.spans[self.spans.partition_point(|s| s.first as usize <= v) - 1];
+        let cost = self.nodes.cost[v];
+        Node {
+            bytes: self.nodes.bytes[v],
+            op: s.op,
+            rank: s.rank,
+            kind: cost >> 1,
+            level: cost & 1,
+            op_kind: s.op_kind,
+            arrival: s.arrival,
+        }
     }
 
     fn push(&mut self, kind: u8, level: u8, bytes: u64, preds: &[(u32, Edge)], extra: Time) -> u32 {
@@ -194,17 +243,13 @@ impl ExecGraph {
         }
         let id = self.nodes.len() as u32;
         let op_kind = self.ops.get(self.op as usize).map_or(OpKind::Calc, |o| o.1);
-        let (rank, arrival) = (self.host, self.arrival);
-        self.nodes.push(Node {
-            bytes,
-            first_pred: first_pred as u32,
-            op: self.op,
-            rank,
-            kind,
-            level,
-            op_kind,
-            arrival,
-        });
+        let last = self.spans.last().expect("the start's span");
+        if (last.op, last.rank, last.op_kind, last.arrival) != (self.op, self.host, op_kind, self.arrival) {
+            self.spans.push(Span { first: id, op: self.op, rank: self.host, op_kind, arrival: self.arrival });
+        }
+        self.nodes.cost.push(kind << 1 | level);
+        self.nodes.bytes.push(bytes);
+        self.nodes.first_pred.push(first_pred as u32);
         if extra > 0 {
             self.extra.insert(id, extra);
         }
@@ -219,12 +264,12 @@ impl ExecGraph {
     fn dominated(&self, q: u32, from: usize) -> bool {
         let made = self.nodes.len();
         self.preds[from..].iter().any(|&p| {
-            let (n, p) = (&self.nodes[p as usize], p as usize);
-            let end = if p + 1 < made { self.nodes[p + 1].first_pred as usize } else { from };
-            n.kind == kind::ZERO
+            let p = p as usize;
+            let end = if p + 1 < made { self.nodes.first_pred[p + 1] as usize } else { from };
+            self.nodes.kind(p) == kind::ZERO
                 && p != SOURCE as usize
                 && (self.extra.is_empty() || !self.extra.contains_key(&(p as u32)))
-                && self.preds[n.first_pred as usize..end].contains(&q)
+                && self.preds[self.nodes.first_pred[p] as usize..end].contains(&q)
         })
     }
 

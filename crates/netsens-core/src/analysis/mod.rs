@@ -188,9 +188,10 @@ mod tests {
 
     #[test]
     fn a_record_too_large_is_refused_with_what_it_needs() {
-        // 10^9 operations at BYTES_PER_OP (372 B) need 372 GB; 8 GB are free.
+        // 10^9 operations at BYTES_PER_OP (78 + 60 + 64 + 24 + 144 = 370 B) need 370 GB;
+        // 8 GB are free.
         let e = check_record_fits(1_000_000_000, Some(8_000_000_000)).unwrap_err().to_string();
-        assert!(e.contains("372.000 GB") && e.contains("8.000 GB") && e.contains("1000000000 operations"), "{e}");
+        assert!(e.contains("370.000 GB") && e.contains("8.000 GB") && e.contains("1000000000 operations"), "{e}");
         assert!(!e.contains('\n'));
         assert!(check_record_fits(1000, Some(8_000_000_000)).is_ok());
     }
