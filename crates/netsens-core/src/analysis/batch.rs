@@ -38,6 +38,7 @@ pub struct Lane {
 
 /// Where each node's value lives during a pass: a slot is reused once the last
 /// node that reads it has been evaluated.
+#[derive(Clone)]
 pub struct Slots {
     /// The slot of each node.
     node: Vec<u32>,
@@ -48,24 +49,43 @@ pub struct Slots {
 }
 
 impl Slots {
+    /// The slots of `g`'s nodes: those it was given while recorded, else worked out.
     pub fn of(g: &ExecGraph) -> Slots {
-        let n = g.nodes.len();
-        // The last node reading each node (itself where none does; never for the end).
-        let mut last: Vec<u32> = (0..n as u32).collect();
-        for v in 0..n {
+        g.slots().into_owned()
+    }
+
+    pub(crate) fn node_count(&self) -> usize {
+        self.node.len()
+    }
+
+    pub(crate) fn pred_count(&self) -> usize {
+        self.preds.len()
+    }
+
+    /// The last node reading each node (itself where none does).
+    pub(crate) fn last_readers(g: &ExecGraph) -> Vec<u32> {
+        let mut last: Vec<u32> = (0..g.nodes.len() as u32).collect();
+        for v in 0..g.nodes.len() {
             for &q in g.preds_of(v).0 {
                 last[q as usize] = v as u32;
             }
         }
-        last[g.sink as usize] = u32::MAX;
+        last
+    }
+
+    /// Slots for `g`'s nodes, given each node's last reader (itself where none does;
+    /// the end's is never, whatever `last` says).
+    pub(crate) fn assign(g: &ExecGraph, last: &[u32]) -> Slots {
+        let n = g.nodes.len();
         let mut node = Vec::with_capacity(n);
         let mut preds = Vec::with_capacity(g.preds.len());
         let (mut free, mut count) = (Vec::new(), 0u32);
+        let sink = g.sink as usize;
         for v in 0..n {
             for &q in g.preds_of(v).0 {
                 let s = node[q as usize];
                 preds.push(s);
-                if last[q as usize] == v as u32 {
+                if last[q as usize] == v as u32 && q as usize != sink {
                     free.push(s);
                 }
             }
@@ -76,7 +96,7 @@ impl Slots {
                 count - 1
             });
             node.push(s);
-            if last[v] == v as u32 {
+            if last[v] == v as u32 && v != sink {
                 free.push(s);
             }
         }

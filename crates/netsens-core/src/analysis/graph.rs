@@ -6,12 +6,14 @@
 //! the order the engine made them, so every node's predecessors come before it and
 //! one pass in that order evaluates the whole run at other parameters.
 
+use super::batch::Slots;
 use crate::engine::observe::{At, Clock, Cost, Key, Observer};
 use crate::engine::{OpDesc, OpId, OpKind};
 use crate::platform::{Level, Platform};
 use crate::time::Time;
 use rustc_hash::FxHashMap as HashMap;
 use std::any::Any;
+use std::borrow::Cow;
 
 /// How a node depends on one of its predecessors (the make-up of a critical path
 /// tells queueing from the program's own order by it).
@@ -127,6 +129,10 @@ pub struct ExecGraph {
     /// Whether the platform has a node level of its own (else a node-level message
     /// uses the cluster's parameters).
     pub node_level: bool,
+    /// Where each node's value lives in a pass, assigned when the run ends.
+    pub(crate) slots: Option<Slots>,
+    /// The last node reading each node (itself where none does), while recording.
+    last: Vec<u32>,
     /// The node of each clock's current value, by kind of clock and index.
     clocks: [Vec<u32>; 7],
     op_event: Vec<u32>,
@@ -166,6 +172,8 @@ impl ExecGraph {
             edges: Vec::new(),
             extra: HashMap::default(),
             sink: SOURCE,
+            slots: None,
+            last: vec![SOURCE],
             wildcards: false,
             node_level: platform.node.is_some(),
             clocks: Default::default(),
@@ -187,7 +195,8 @@ impl ExecGraph {
         g.nodes.cost.reserve(5 * ops);
         g.nodes.bytes.reserve(5 * ops);
         g.nodes.first_pred.reserve(5 * ops);
-        g.spans.reserve(3 * ops);
+        g.last.reserve(5 * ops);
+        g.spans.reserve(2 * ops);
         g.preds.reserve(8 * ops);
         g.edges.reserve(8 * ops);
         g
@@ -203,10 +212,21 @@ impl ExecGraph {
 
     /// Bytes the record holds.
     pub fn bytes(&self) -> usize {
+        let slots = self.slots.as_ref().map_or(0, |s| 4 * (s.node_count() + s.pred_count()));
         self.nodes.len() * 13
             + self.spans.len() * std::mem::size_of::<Span>()
             + self.preds.len() * 5
             + self.extra.len() * 24
+            + slots
+    }
+
+    /// Where each node's value lives in a pass: as assigned when the run ended, or
+    /// worked out now (a record not ended by its run).
+    pub fn slots(&self) -> Cow<'_, Slots> {
+        match &self.slots {
+            Some(s) => Cow::Borrowed(s),
+            None => Cow::Owned(Slots::assign(self, &Slots::last_readers(self))),
+        }
     }
 
     /// Node `v` with its operation (from its span).
@@ -246,6 +266,10 @@ impl ExecGraph {
         let last = self.spans.last().expect("the start's span");
         if (last.op, last.rank, last.op_kind, last.arrival) != (self.op, self.host, op_kind, self.arrival) {
             self.spans.push(Span { first: id, op: self.op, rank: self.host, op_kind, arrival: self.arrival });
+        }
+        self.last.push(id);
+        for &p in &self.preds[first_pred..] {
+            self.last[p as usize] = id;
         }
         self.nodes.cost.push(kind << 1 | level);
         self.nodes.bytes.push(bytes);
@@ -467,7 +491,9 @@ impl Observer for ExecGraph {
         let preds: Vec<(u32, Edge)> = ends.iter().map(|&c| (self.clock(c), Edge::Cpu)).collect();
         self.op = OpId::MAX;
         self.sink = if preds.is_empty() { SOURCE } else { self.push(kind::ZERO, 1, 0, &preds, 0) };
+        self.slots = Some(Slots::assign(self, &self.last));
         // The recorder's state is not needed any more.
+        self.last = Vec::new();
         self.clocks = Default::default();
         self.op_event = Vec::new();
         self.msg_event = Vec::new();
