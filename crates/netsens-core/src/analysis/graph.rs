@@ -280,21 +280,20 @@ impl ExecGraph {
         id
     }
 
-    /// Whether time `q` is already among those of a predecessor taken before it for
-    /// the node being made (`preds[from..]`): a latest-of without noise is no
-    /// earlier than each of its own predecessors, so `q` adds nothing to the maximum,
-    /// to the slopes of the tied paths (that predecessor's already include `q`'s) or
-    /// to the critical path (ties go to the one taken first).
+    /// Whether time `q` is already among those of the first predecessor taken for the
+    /// node being made (`preds[from]`, the event's own time where there is one): a
+    /// latest-of without noise is no earlier than each of its own predecessors, so
+    /// `q` adds nothing to the maximum, to the slopes of the tied paths (the first's
+    /// already include `q`'s) or to the critical path (ties go to the first). Only
+    /// the first is looked into: the others would cost a cache miss each for little.
     fn dominated(&self, q: u32, from: usize) -> bool {
-        let made = self.nodes.len();
-        self.preds[from..].iter().any(|&p| {
-            let p = p as usize;
-            let end = if p + 1 < made { self.nodes.first_pred[p + 1] as usize } else { from };
-            self.nodes.kind(p) == kind::ZERO
-                && p != SOURCE as usize
-                && (self.extra.is_empty() || !self.extra.contains_key(&(p as u32)))
-                && self.preds[self.nodes.first_pred[p] as usize..end].contains(&q)
-        })
+        let Some(&p) = self.preds.get(from) else { return false };
+        let p = p as usize;
+        let end = self.nodes.first_pred.get(p + 1).map_or(from, |&e| e as usize);
+        p != SOURCE as usize
+            && self.nodes.kind(p) == kind::ZERO
+            && (self.extra.is_empty() || !self.extra.contains_key(&(p as u32)))
+            && self.preds[self.nodes.first_pred[p] as usize..end].contains(&q)
     }
 
     fn level(level: Level) -> u8 {
