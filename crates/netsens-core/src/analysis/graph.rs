@@ -152,12 +152,12 @@ const SOURCE: u32 = 0;
 
 /// The time a step starts from: one node, or the latest of two not made into one.
 #[derive(Clone, Copy)]
-struct From {
+struct Start {
     preds: [(u32, Edge); 2],
     n: usize,
 }
 
-impl From {
+impl Start {
     fn preds(&self) -> &[(u32, Edge)] {
         &self.preds[..self.n]
     }
@@ -303,7 +303,7 @@ impl ExecGraph {
         }
     }
 
-    fn step(&mut self, from: From, cost: Cost, extra: Time) -> u32 {
+    fn step(&mut self, from: Start, cost: Cost, extra: Time) -> u32 {
         let (k, level, bytes) = match cost {
             Cost::Zero => (kind::ZERO, 1, 0),
             Cost::Compute(ps) => (kind::COMPUTE, 1, ps),
@@ -365,16 +365,16 @@ impl ExecGraph {
 
     /// The times `at` is the latest of, unmade: a step from it takes them as its own
     /// predecessors (no latest-of node read by it alone).
-    fn from(&self, at: At) -> From {
+    fn start(&self, at: At) -> Start {
         match at {
-            At::Begin => self.from_node(self.begin),
-            At::Clock(c) => self.from_node(self.clock(c)),
-            At::BeginOr(c) => From { preds: [(self.begin, Edge::Event), (self.clock(c), Self::edge_of(c))], n: 2 },
+            At::Begin => Self::just(self.begin),
+            At::Clock(c) => Self::just(self.clock(c)),
+            At::BeginOr(c) => Start { preds: [(self.begin, Edge::Event), (self.clock(c), Self::edge_of(c))], n: 2 },
         }
     }
 
     /// The node of a time (made if it is a latest-of of two).
-    fn node_of(&mut self, from: From) -> u32 {
+    fn node_of(&mut self, from: Start) -> u32 {
         match from.n {
             1 => from.preds[0].0,
             _ => self.push(kind::ZERO, 1, 0, from.preds(), 0),
@@ -382,12 +382,12 @@ impl ExecGraph {
     }
 
     fn at(&mut self, at: At) -> u32 {
-        let from = self.from(at);
+        let from = self.start(at);
         self.node_of(from)
     }
 
-    fn from_node(&self, node: u32) -> From {
-        From { preds: [(node, Edge::Event), (SOURCE, Edge::Event)], n: 1 }
+    fn just(node: u32) -> Start {
+        Start { preds: [(node, Edge::Event), (SOURCE, Edge::Event)], n: 1 }
     }
 
     fn event_slot(&mut self, key: Key) -> &mut u32 {
@@ -421,7 +421,7 @@ impl Observer for ExecGraph {
     }
 
     fn queued(&mut self, key: Key, from: At, cost: Cost, extra: Time) {
-        let from = self.from(from);
+        let from = self.start(from);
         let node = self.step(from, cost, extra);
         *self.event_slot(key) = node;
     }
@@ -442,7 +442,7 @@ impl Observer for ExecGraph {
     }
 
     fn advance(&mut self, clock: Clock, from: At, cost: Cost, extra: Time) {
-        let from = self.from(from);
+        let from = self.start(from);
         let node = self.step(from, cost, extra);
         self.set_clock(clock, node);
     }
@@ -466,7 +466,7 @@ impl Observer for ExecGraph {
         self.op = op;
         (self.host, self.arrival) = (self.ops.get(op as usize).map_or(0, |o| o.0), false);
         let event = *self.event_slot(key);
-        let from = self.from_node(event);
+        let from = Self::just(event);
         let node = self.step(from, cost, 0);
         *self.event_slot(key) = node;
     }
