@@ -521,3 +521,45 @@ fn a_tolerance_many_pieces_from_the_first_step_is_tight() {
     let corners = g.curve(&base, l, base.get(l) + dx, first, &mut buf).len() - 2;
     assert!(corners >= 3, "{corners} corners");
 }
+
+/// The tolerance is a whole number of ps (of fs/B for a per-byte cost), exactly: a full
+/// run at x0 + Δ fits (1 + ε)·T0 and one a grid step beyond does not, without rounding
+/// Δ first (Newton's last step can stop 1e-9 ps short of a whole-ps root).
+#[test]
+fn a_tolerance_is_a_whole_grid_step_checked_by_full_runs() {
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    for s in [ping_pong_ladder(), ping_pong(1001), dissemination(16, 1), one_message(100_000)] {
+        let g = record(&s, &p);
+        let base = Point::of(&p);
+        let t0 = makespan(&s, &p) as f64;
+        let params = [Param::Latency(1), Param::Overhead(1), Param::Gap(1), Param::GapPerByte(1)];
+        for got in g.sensitivities(&base, &params, &[0.01, 0.02, 0.05, 0.10]) {
+            let x = got.param;
+            for (e, dx) in got.tolerances {
+                let Some(dx) = dx else { continue };
+                let limit = (1.0 + e) * t0;
+                if x == Param::GapPerByte(1) {
+                    // In fs/B: the platform's G plus a whole number of fs/B.
+                    let fs = dx * 1000.0;
+                    assert_eq!(fs, fs.round(), "{} ε={e}: Δ {dx} ps/B", x.name());
+                    let at = p.cluster.gap_per_byte.fs_per_byte() + fs as u64;
+                    let run_at = |fs: u64| {
+                        let mut q = p.clone();
+                        q.cluster.gap_per_byte = PerByte(fs);
+                        makespan(&s, &q) as f64
+                    };
+                    assert!(run_at(at) <= limit && run_at(at + 1) > limit, "{} ε={e}: Δ {dx} ps/B", x.name());
+                    continue;
+                }
+                assert_eq!(dx, dx.round(), "{} ε={e}: Δ {dx} ps", x.name());
+                let at = base.get(x) as u64 + dx as u64;
+                let (t_at, t_next) = (makespan(&s, &with(&p, x, at)) as f64, makespan(&s, &with(&p, x, at + 1)) as f64);
+                assert!(
+                    t_at <= limit && t_next > limit,
+                    "{} ε={e}: Δ {dx} ps, T {t_at} then {t_next}, limit {limit}",
+                    x.name()
+                );
+            }
+        }
+    }
+}

@@ -214,7 +214,8 @@ def _confirm(
             if delta is None or not settable:
                 tol["confirmed"] = None
                 continue
-            at = p["value"] + math.floor(delta / grid) * grid
+            # The analysis gives a whole number of grid steps (a float of them in ps/B).
+            at = p["value"] + round(delta / grid) * grid
             limit = (1 + tol["epsilon"]) * t0
             t_at, t_beyond = makespan(p["param"], at), makespan(p["param"], at + grid)
             tol["at_ps"], tol["beyond_ps"] = t_at, t_beyond

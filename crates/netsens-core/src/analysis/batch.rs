@@ -38,6 +38,7 @@ pub struct Lane {
 
 /// Where each node's value lives during a pass: a slot is reused once the last
 /// node that reads it has been evaluated.
+#[derive(Clone)]
 pub struct Slots {
     /// The slot of each node.
     node: Vec<u32>,
@@ -48,24 +49,43 @@ pub struct Slots {
 }
 
 impl Slots {
+    /// The slots of `g`'s nodes: those it was given while recorded, else worked out.
     pub fn of(g: &ExecGraph) -> Slots {
-        let n = g.nodes.len();
-        // The last node reading each node (itself where none does; never for the end).
-        let mut last: Vec<u32> = (0..n as u32).collect();
-        for v in 0..n {
+        g.slots().into_owned()
+    }
+
+    pub(crate) fn node_count(&self) -> usize {
+        self.node.len()
+    }
+
+    pub(crate) fn pred_count(&self) -> usize {
+        self.preds.len()
+    }
+
+    /// The last node reading each node (itself where none does).
+    pub(crate) fn last_readers(g: &ExecGraph) -> Vec<u32> {
+        let mut last: Vec<u32> = (0..g.nodes.len() as u32).collect();
+        for v in 0..g.nodes.len() {
             for &q in g.preds_of(v).0 {
                 last[q as usize] = v as u32;
             }
         }
-        last[g.sink as usize] = u32::MAX;
+        last
+    }
+
+    /// Slots for `g`'s nodes, given each node's last reader (itself where none does;
+    /// the end's is never, whatever `last` says).
+    pub(crate) fn assign(g: &ExecGraph, last: &[u32]) -> Slots {
+        let n = g.nodes.len();
         let mut node = Vec::with_capacity(n);
         let mut preds = Vec::with_capacity(g.preds.len());
         let (mut free, mut count) = (Vec::new(), 0u32);
+        let sink = g.sink as usize;
         for v in 0..n {
             for &q in g.preds_of(v).0 {
                 let s = node[q as usize];
                 preds.push(s);
-                if last[q as usize] == v as u32 {
+                if last[q as usize] == v as u32 && q as usize != sink {
                     free.push(s);
                 }
             }
@@ -76,7 +96,7 @@ impl Slots {
                 count - 1
             });
             node.push(s);
-            if last[v] == v as u32 {
+            if last[v] == v as u32 && v != sink {
                 free.push(s);
             }
         }
@@ -143,8 +163,7 @@ impl ExecGraph {
         let mut ups = if UP { vec![zero; count] } else { Vec::new() };
         let mut first = 0usize;
         for v in 0..self.nodes.len() {
-            let node = &self.nodes[v];
-            let next = self.nodes.get(v + 1).map_or(self.preds.len(), |n| n.first_pred as usize);
+            let next = self.nodes.first_pred.get(v + 1).map_or(self.preds.len(), |&n| n as usize);
             let preds = &slots.preds[first..next];
             first = next;
             // As `eval`: the latest predecessor, and the slopes of those tied with it
@@ -168,16 +187,17 @@ impl ExecGraph {
                 }
             }
             // A pure "latest of" adds nothing (0 ps, no parameter) unless noise does.
-            if node.kind != kind::ZERO || noisy {
-                let c = &terms.of[Terms::<N>::index(node.kind, self.level_of(node))];
-                let b = node.bytes as f64;
+            let k = self.nodes.kind(v);
+            if k != kind::ZERO || noisy {
+                let c = &terms.of[self.price_index(v)];
+                let b = self.nodes.bytes[v] as f64;
                 let mut cost = [0.0; N];
                 for l in 0..N {
                     cost[l] = c.fixed[l] + max(b * c.per_byte[l], b * c.or_per_byte[l]);
                 }
                 // The lanes whose price is rounded (not whole ps per byte) apart.
                 for &(l, rate, or_rate) in &c.rounded {
-                    cost[l] = if node.kind == kind::COMPUTE {
+                    cost[l] = if k == kind::COMPUTE {
                         compute_time(b, c.per_byte[l])
                     } else {
                         c.fixed[l] + rate.time(b).max(or_rate.time(b))
@@ -304,8 +324,7 @@ impl ExecGraph {
         let mut rows = vec![[0.0; N]; slots.count.max(1)];
         let mut first = 0usize;
         for v in 0..self.nodes.len() {
-            let node = &self.nodes[v];
-            let next = self.nodes.get(v + 1).map_or(self.preds.len(), |n| n.first_pred as usize);
+            let next = self.nodes.first_pred.get(v + 1).map_or(self.preds.len(), |&n| n as usize);
             let mut r = [0.0; N];
             for &s in &slots.preds[first..next] {
                 let q = &rows[s as usize];
@@ -314,8 +333,8 @@ impl ExecGraph {
                 }
             }
             first = next;
-            let t = &terms.of[Terms::<N>::index(node.kind, self.level_of(node))];
-            let b = node.bytes as f64;
+            let t = &terms.of[self.price_index(v)];
+            let b = self.nodes.bytes[v] as f64;
             for l in 0..N {
                 r[l] += t.up_fixed[l] + b * t.up_per_byte[l];
             }

@@ -86,8 +86,8 @@ impl ExecGraph {
         let mut via = Edge::Event;
         loop {
             self.attribute(v, p, via, &mut cp);
-            let op = self.nodes[v].op;
-            let n = &self.nodes[v];
+            let n = self.node(v);
+            let op = n.op;
             if op != OpId::MAX && cp.ops.last().map(|s| (s.op, s.arrival)) != Some((op, n.arrival)) {
                 cp.ops.push(Step { op, rank: n.rank, kind: n.op_kind, arrival: n.arrival, until_ps: times[v] });
             }
@@ -106,7 +106,7 @@ impl ExecGraph {
 
     /// Add node `v`'s own cost at `p` to the parts; `via` is how the path left it.
     fn attribute(&self, v: usize, p: &Point, via: Edge, cp: &mut CriticalPath) {
-        let n = &self.nodes[v];
+        let n = &self.node(v);
         let lv = if self.node_level { n.level } else { 1 };
         let l = &p.levels[lv as usize];
         let b = n.bytes as f64;

@@ -56,7 +56,7 @@ impl ExecGraph {
             let evals: Vec<Eval> = search.points().iter().map(|&v| self.eval(&base.with(x, v), x, buf)).collect();
             search.step(&evals);
         }
-        Some(search.x - search.x0)
+        Some(search.delta())
     }
 
     /// The largest slope in x of any path: T's slope as x grows without bound.
@@ -77,9 +77,22 @@ impl ExecGraph {
 /// Where the root is many pieces away, each step also tries points between the
 /// largest x known below the target and the step (a pass carries them at little
 /// more cost than the step alone), and steps on from the lowest one above it.
+/// Newton's root is a float within a few 1e-9 ps of the exact one; on the engine's
+/// grid (whole ps, or fs/B) the answer is the grid step at or below the root. A step
+/// aimed within float error of a grid step is taken at that grid step: landing there
+/// (T ≤ target) makes it the answer; above the target with the next step as close,
+/// the answer is the step below.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Search {
     pub x0: f64,
+    /// The parameter's grid step ([`Param::grid`]).
+    grid: Option<f64>,
+    /// Grid steps from x0 of the answer, once known.
+    on_grid: Option<u64>,
+    /// A grid step within float error of Newton's root, evaluated next.
+    check: Option<u64>,
+    /// The grid step `x` is at, where it was aimed within float error of one.
+    snapped: Option<u64>,
     pub target: f64,
     /// The next value to step from (T there is above the target, or it is the answer).
     pub x: f64,
@@ -109,12 +122,66 @@ impl Search {
             }
             x0 + target / steepest
         };
-        Some(Search { x0, target, x: first, below: x0, done: false, steps: 0 })
+        let grid = x.grid();
+        let mut s = Search {
+            x0,
+            grid,
+            on_grid: None,
+            check: None,
+            snapped: None,
+            target,
+            x: first,
+            below: x0,
+            done: false,
+            steps: 0,
+        };
+        s.aim(first);
+        Some(s)
+    }
+
+    /// The grid step within Newton's float error of `x` (in grid steps, with a wide
+    /// margin), if any; none beyond 2^53 steps, where a float holds no whole step.
+    fn near_step(&self, x: f64) -> Option<u64> {
+        let u = (x - self.x0) / self.grid?;
+        let k = u.round();
+        ((0.0..9e15).contains(&u) && (u - k).abs() <= 1e-3 + 1e-9 * u && k >= 1.0).then_some(k as u64)
+    }
+
+    /// Step to `x`, or to the grid step within float error of it.
+    fn aim(&mut self, x: f64) {
+        self.snapped = self.near_step(x);
+        self.x = match (self.snapped, self.grid) {
+            (Some(k), Some(g)) => self.x0 + k as f64 * g,
+            _ => x,
+        };
+    }
+
+    /// The tolerance found: a whole number of grid steps where the parameter has one.
+    pub fn delta(&self) -> f64 {
+        match (self.on_grid, self.grid) {
+            (Some(n), Some(g)) => n as f64 * g,
+            _ => self.x - self.x0,
+        }
+    }
+
+    /// Newton has ended at `self.x`, T's root up to float error: its grid step.
+    fn newton_done(&mut self) {
+        self.done = true;
+        let Some(g) = self.grid else { return };
+        let u = (self.x - self.x0) / g;
+        if let Some(k) = self.near_step(self.x) {
+            (self.check, self.done) = (Some(k), false);
+        } else if (0.0..9e15).contains(&u) {
+            self.on_grid = Some(u.floor() as u64);
+        }
     }
 
     /// Where T and its slope going down are wanted next: the step, then the points
     /// between.
     pub fn points(&self) -> Vec<f64> {
+        if let (Some(k), Some(g)) = (self.check, self.grid) {
+            return vec![self.x0 + k as f64 * g];
+        }
         let between = if self.steps >= PLAIN_STEPS { BETWEEN } else { 0 };
         let span = self.x - self.below;
         std::iter::once(self.x)
@@ -124,12 +191,22 @@ impl Search {
 
     /// Take T and its slope going down at each of [`Search::points`].
     pub fn step(&mut self, evals: &[Eval]) {
+        if let Some(k) = self.check {
+            // The root is within a hair of step k: at k, or in the step below.
+            self.on_grid = Some(if evals[0].makespan <= self.target { k } else { k - 1 });
+            self.done = true;
+            return;
+        }
         let points = self.points();
         self.steps += 1;
         if evals[0].makespan <= self.target {
-            // The step landed on the root.
-            self.done = true;
-            return;
+            // The step landed on the root (on a grid step: the answer).
+            if let Some(k) = self.snapped {
+                self.on_grid = Some(k);
+                self.done = true;
+                return;
+            }
+            return self.newton_done();
         }
         let mut from = (self.x, evals[0]);
         for (&v, e) in points.iter().zip(evals).skip(1) {
@@ -140,17 +217,28 @@ impl Search {
             }
         }
         let (z, e) = from;
-        self.x = z;
+        let at_step = if z == self.x { self.snapped } else { None };
+        (self.x, self.snapped) = (z, at_step);
         if e.slope_down <= 0.0 {
             self.done = true;
             return;
         }
         let next = z - (e.makespan - self.target) / e.slope_down;
-        if next >= z {
+        if let (Some(k), true) = (at_step, self.near_step(next) == at_step) {
+            // Above the target at grid step k, with the root within a hair of it.
+            self.on_grid = Some(k - 1);
             self.done = true;
+        } else if next >= z {
+            self.newton_done();
         } else {
-            self.x = next;
-            self.done = self.steps >= MAX_PIECES;
+            self.aim(next);
+            if self.x >= z {
+                // Aimed back at z's own grid step: Newton has nowhere to go.
+                self.x = z;
+                self.newton_done();
+            } else if self.steps >= MAX_PIECES {
+                self.newton_done();
+            }
         }
     }
 }

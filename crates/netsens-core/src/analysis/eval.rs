@@ -195,10 +195,17 @@ impl ExecGraph {
         }
     }
 
+    /// Node `v`'s index in a table by kind and level (`kind·2 + level`, the
+    /// cluster's level where the platform has no node level of its own).
+    #[inline]
+    pub(crate) fn price_index(&self, v: usize) -> usize {
+        (self.nodes.cost[v] | !self.node_level as u8) as usize
+    }
+
     /// Node `v`'s own cost at point `p` (ps).
     #[inline]
     pub(crate) fn cost(&self, v: usize, p: &Point) -> f64 {
-        let n = &self.nodes[v];
+        let n = &self.node(v);
         let c = Price::of(n.kind, &p.levels[self.level_of(n)], p).cost(n.kind, n.bytes as f64);
         if self.extra.is_empty() {
             c
@@ -211,7 +218,7 @@ impl ExecGraph {
     /// receive's O and G bytes tie.
     #[inline]
     pub(crate) fn coef(&self, v: usize, p: &Point, x: Param) -> (f64, f64) {
-        let n = &self.nodes[v];
+        let n = &self.node(v);
         Coef::of(n.kind, self.level_of(n) as u8, p, x).at(n.bytes as f64)
     }
 
@@ -225,12 +232,12 @@ impl ExecGraph {
         for v in 0..self.nodes.len() {
             let (preds, _) = self.preds_of(v);
             let start = preds.iter().map(|&q| times[q as usize]).fold(0.0, f64::max);
-            let n = &self.nodes[v];
-            if n.kind == kind::ZERO && !noisy {
+            let k = self.nodes.kind(v);
+            if k == kind::ZERO && !noisy {
                 times.push(start + 0.0);
                 continue;
             }
-            let c = prices[n.kind as usize * 2 + self.level_of(n)].cost(n.kind, n.bytes as f64);
+            let c = prices[self.price_index(v)].cost(k, self.nodes.bytes[v] as f64);
             let extra = if noisy { self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64 } else { 0.0 };
             times.push(start + if noisy { c + extra } else { c });
         }
@@ -281,7 +288,7 @@ impl ExecGraph {
     /// Node `v`'s cost as lines `a + b·x` in parameter `x` at `p`'s other values: one
     /// line, or two for a receive's `max(k·O, k·G)` in O or G (its maximum).
     pub fn lines(&self, v: usize, p: &Point, x: Param) -> Vec<(f64, f64)> {
-        let n = &self.nodes[v];
+        let n = &self.node(v);
         let at0 = p.with(x, 0.0);
         let per_byte = matches!(x, Param::OverheadPerByte(_) | Param::GapPerByte(_));
         let (_, b) = self.coef(v, p, x);

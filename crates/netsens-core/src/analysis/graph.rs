@@ -6,12 +6,14 @@
 //! the order the engine made them, so every node's predecessors come before it and
 //! one pass in that order evaluates the whole run at other parameters.
 
+use super::batch::Slots;
 use crate::engine::observe::{At, Clock, Cost, Key, Observer};
 use crate::engine::{OpDesc, OpId, OpKind};
 use crate::platform::{Level, Platform};
 use crate::time::Time;
 use rustc_hash::FxHashMap as HashMap;
 use std::any::Any;
+use std::borrow::Cow;
 
 /// How a node depends on one of its predecessors (the make-up of a critical path
 /// tells queueing from the program's own order by it).
@@ -52,13 +54,12 @@ pub(crate) mod kind {
     pub const LINK_WAIT: u8 = 13;
 }
 
-/// One node: `cost` of kind `kind` at `level` (0 node, 1 cluster) with `bytes`
-/// (message bytes, or ps of a computation or a fixed time).
+/// One node, as [`ExecGraph::node`] gives it: `cost` of kind `kind` at `level` (0
+/// node, 1 cluster) with `bytes` (message bytes, or ps of a computation or a fixed
+/// time).
 #[derive(Clone, Copy, Debug)]
 pub struct Node {
     pub bytes: u64,
-    /// Its predecessors are `preds[first_pred .. next node's first_pred]`.
-    pub first_pred: u32,
     /// The operation whose event made it, its rank and kind (a rank program reuses
     /// the ids of finished operations, so they are kept with the node).
     pub op: OpId,
@@ -70,16 +71,53 @@ pub struct Node {
     pub arrival: bool,
 }
 
+/// The nodes as a pass reads them, array by array: 13 B a node.
+#[derive(Default)]
+pub struct Nodes {
+    /// `kind << 1 | level`: the index of its price in a table by kind and level.
+    pub cost: Vec<u8>,
+    pub bytes: Vec<u64>,
+    /// Its predecessors are `preds[first_pred[v] .. first_pred[v + 1]]`.
+    pub first_pred: Vec<u32>,
+}
+
+impl Nodes {
+    pub fn len(&self) -> usize {
+        self.cost.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cost.is_empty()
+    }
+
+    #[inline]
+    pub fn kind(&self, v: usize) -> u8 {
+        self.cost[v] >> 1
+    }
+}
+
+/// Which operation's event made the nodes from `first` on (up to the next span's):
+/// what only the critical path and the timeline read, kept once per event.
+#[derive(Clone, Copy, Debug)]
+pub struct Span {
+    pub first: u32,
+    pub op: OpId,
+    pub rank: u32,
+    pub op_kind: OpKind,
+    pub arrival: bool,
+}
+
 /// Bytes per operation of a schedule the analysis needs at most: its record (up to
-/// 6 nodes of 24 B and 12 predecessors of 5 B per operation, 24 B of recorder state)
-/// and the analysis's scratch (a time, a slot and a last reader of 4 + 4 + 8 B per
-/// node, a slot of 4 B per predecessor): what a run too large for its record is
-/// refused by.
-pub const BYTES_PER_OP: u128 = 6 * 24 + 12 * 5 + 24 + 6 * 24;
+/// 6 nodes of 13 B, 12 predecessors of 5 B and 4 spans of 16 B per operation, 24 B
+/// of recorder state) and the analysis's scratch (a time, a slot and a last reader
+/// of 4 + 4 + 8 B per node, a slot of 4 B per predecessor): what a run too large
+/// for its record is refused by.
+pub const BYTES_PER_OP: u128 = 6 * 13 + 12 * 5 + 4 * 16 + 24 + 6 * 24;
 
 /// The recorded graph, and the recorder's state while the run goes.
 pub struct ExecGraph {
-    pub nodes: Vec<Node>,
+    pub nodes: Nodes,
+    pub spans: Vec<Span>,
     pub preds: Vec<u32>,
     pub edges: Vec<Edge>,
     /// Noise and jitter added to a node (a constant of the run).
@@ -91,6 +129,10 @@ pub struct ExecGraph {
     /// Whether the platform has a node level of its own (else a node-level message
     /// uses the cluster's parameters).
     pub node_level: bool,
+    /// Where each node's value lives in a pass, assigned when the run ends.
+    pub(crate) slots: Option<Slots>,
+    /// The last node reading each node (itself where none does), while recording.
+    last: Vec<u32>,
     /// The node of each clock's current value, by kind of clock and index.
     clocks: [Vec<u32>; 7],
     op_event: Vec<u32>,
@@ -108,23 +150,30 @@ pub struct ExecGraph {
 
 const SOURCE: u32 = 0;
 
+/// The time a step starts from: one node, or the latest of two not made into one.
+#[derive(Clone, Copy)]
+struct Start {
+    preds: [(u32, Edge); 2],
+    n: usize,
+}
+
+impl Start {
+    fn preds(&self) -> &[(u32, Edge)] {
+        &self.preds[..self.n]
+    }
+}
+
 impl ExecGraph {
     pub fn new(platform: &Platform) -> ExecGraph {
         ExecGraph {
-            nodes: vec![Node {
-                bytes: 0,
-                first_pred: 0,
-                op: OpId::MAX,
-                rank: 0,
-                kind: kind::ZERO,
-                level: 1,
-                op_kind: OpKind::Calc,
-                arrival: false,
-            }],
+            nodes: Nodes { cost: vec![kind::ZERO << 1 | 1], bytes: vec![0], first_pred: vec![0] },
+            spans: vec![Span { first: 0, op: OpId::MAX, rank: 0, op_kind: OpKind::Calc, arrival: false }],
             preds: Vec::new(),
             edges: Vec::new(),
             extra: HashMap::default(),
             sink: SOURCE,
+            slots: None,
+            last: vec![SOURCE],
             wildcards: false,
             node_level: platform.node.is_some(),
             clocks: Default::default(),
@@ -143,7 +192,11 @@ impl ExecGraph {
     /// operations (about 5 nodes and 8 predecessors each): no growing as it runs.
     pub fn with_capacity(platform: &Platform, ops: usize) -> ExecGraph {
         let mut g = ExecGraph::new(platform);
-        g.nodes.reserve(5 * ops);
+        g.nodes.cost.reserve(5 * ops);
+        g.nodes.bytes.reserve(5 * ops);
+        g.nodes.first_pred.reserve(5 * ops);
+        g.last.reserve(5 * ops);
+        g.spans.reserve(2 * ops);
         g.preds.reserve(8 * ops);
         g.edges.reserve(8 * ops);
         g
@@ -152,21 +205,53 @@ impl ExecGraph {
     /// Predecessors of node `v` and how it depends on each.
     #[inline]
     pub fn preds_of(&self, v: usize) -> (&[u32], &[Edge]) {
-        let a = self.nodes[v].first_pred as usize;
-        let b = self.nodes.get(v + 1).map_or(self.preds.len(), |n| n.first_pred as usize);
+        let a = self.nodes.first_pred[v] as usize;
+        let b = self.nodes.first_pred.get(v + 1).map_or(self.preds.len(), |&n| n as usize);
         (&self.preds[a..b], &self.edges[a..b])
     }
 
     /// Bytes the record holds.
     pub fn bytes(&self) -> usize {
-        self.nodes.len() * std::mem::size_of::<Node>() + self.preds.len() * 5 + self.extra.len() * 24
+        let slots = self.slots.as_ref().map_or(0, |s| 4 * (s.node_count() + s.pred_count()));
+        self.nodes.len() * 13
+            + self.spans.len() * std::mem::size_of::<Span>()
+            + self.preds.len() * 5
+            + self.extra.len() * 24
+            + slots
+    }
+
+    /// Where each node's value lives in a pass: as assigned when the run ended, or
+    /// worked out now (a record not ended by its run).
+    pub fn slots(&self) -> Cow<'_, Slots> {
+        match &self.slots {
+            Some(s) => Cow::Borrowed(s),
+            None => Cow::Owned(Slots::assign(self, &Slots::last_readers(self))),
+        }
+    }
+
+    /// Node `v` with its operation (from its span).
+    pub fn node(&self, v: usize) -> Node {
+        let s = &self.spans[self.spans.partition_point(|s| s.first as usize <= v) - 1];
+        let cost = self.nodes.cost[v];
+        Node {
+            bytes: self.nodes.bytes[v],
+            op: s.op,
+            rank: s.rank,
+            kind: cost >> 1,
+            level: cost & 1,
+            op_kind: s.op_kind,
+            arrival: s.arrival,
+        }
     }
 
     fn push(&mut self, kind: u8, level: u8, bytes: u64, preds: &[(u32, Edge)], extra: Time) -> u32 {
         let first_pred = self.preds.len();
         for &(p, e) in preds {
             // The start of the run adds nothing to a latest-of when another time is there.
-            if !self.preds[first_pred..].contains(&p) && (p != SOURCE || preds.iter().all(|q| q.0 == SOURCE)) {
+            if !self.preds[first_pred..].contains(&p)
+                && (p != SOURCE || preds.iter().all(|q| q.0 == SOURCE))
+                && !self.dominated(p, first_pred)
+            {
                 self.preds.push(p);
                 self.edges.push(e);
             }
@@ -178,21 +263,37 @@ impl ExecGraph {
         }
         let id = self.nodes.len() as u32;
         let op_kind = self.ops.get(self.op as usize).map_or(OpKind::Calc, |o| o.1);
-        let (rank, arrival) = (self.host, self.arrival);
-        self.nodes.push(Node {
-            bytes,
-            first_pred: first_pred as u32,
-            op: self.op,
-            rank,
-            kind,
-            level,
-            op_kind,
-            arrival,
-        });
+        let last = self.spans.last().expect("the start's span");
+        if (last.op, last.rank, last.op_kind, last.arrival) != (self.op, self.host, op_kind, self.arrival) {
+            self.spans.push(Span { first: id, op: self.op, rank: self.host, op_kind, arrival: self.arrival });
+        }
+        self.last.push(id);
+        for &p in &self.preds[first_pred..] {
+            self.last[p as usize] = id;
+        }
+        self.nodes.cost.push(kind << 1 | level);
+        self.nodes.bytes.push(bytes);
+        self.nodes.first_pred.push(first_pred as u32);
         if extra > 0 {
             self.extra.insert(id, extra);
         }
         id
+    }
+
+    /// Whether time `q` is already among those of the first predecessor taken for the
+    /// node being made (`preds[from]`, the event's own time where there is one): a
+    /// latest-of without noise is no earlier than each of its own predecessors, so
+    /// `q` adds nothing to the maximum, to the slopes of the tied paths (the first's
+    /// already include `q`'s) or to the critical path (ties go to the first). Only
+    /// the first is looked into: the others would cost a cache miss each for little.
+    fn dominated(&self, q: u32, from: usize) -> bool {
+        let Some(&p) = self.preds.get(from) else { return false };
+        let p = p as usize;
+        let end = self.nodes.first_pred.get(p + 1).map_or(from, |&e| e as usize);
+        p != SOURCE as usize
+            && self.nodes.kind(p) == kind::ZERO
+            && (self.extra.is_empty() || !self.extra.contains_key(&(p as u32)))
+            && self.preds[self.nodes.first_pred[p] as usize..end].contains(&q)
     }
 
     fn level(level: Level) -> u8 {
@@ -202,7 +303,7 @@ impl ExecGraph {
         }
     }
 
-    fn step(&mut self, from: u32, cost: Cost, extra: Time) -> u32 {
+    fn step(&mut self, from: Start, cost: Cost, extra: Time) -> u32 {
         let (k, level, bytes) = match cost {
             Cost::Zero => (kind::ZERO, 1, 0),
             Cost::Compute(ps) => (kind::COMPUTE, 1, ps),
@@ -220,13 +321,11 @@ impl ExecGraph {
             Cost::LinkTransmit(ps) => (kind::LINK_TRANSMIT, 1, ps),
             Cost::LinkWait(ps) => (kind::LINK_WAIT, 1, ps),
         };
-        if matches!(k, kind::ROUTE | kind::LINK_TRANSMIT | kind::LINK_WAIT) && bytes == 0 && extra == 0 {
-            return from;
+        let adds_nothing = matches!(k, kind::ROUTE | kind::LINK_TRANSMIT | kind::LINK_WAIT) && bytes == 0;
+        if (k == kind::ZERO || adds_nothing) && extra == 0 {
+            return self.node_of(from);
         }
-        if k == kind::ZERO && extra == 0 {
-            return from;
-        }
-        self.push(k, level, bytes, &[(from, Edge::Event)], extra)
+        self.push(k, level, bytes, from.preds(), extra)
     }
 
     fn clock(&self, c: Clock) -> u32 {
@@ -264,15 +363,31 @@ impl ExecGraph {
         }
     }
 
-    fn at(&mut self, at: At) -> u32 {
+    /// The times `at` is the latest of, unmade: a step from it takes them as its own
+    /// predecessors (no latest-of node read by it alone).
+    fn start(&self, at: At) -> Start {
         match at {
-            At::Begin => self.begin,
-            At::Clock(c) => self.clock(c),
-            At::BeginOr(c) => {
-                let preds = [(self.begin, Edge::Event), (self.clock(c), Self::edge_of(c))];
-                self.push(kind::ZERO, 1, 0, &preds, 0)
-            }
+            At::Begin => Self::just(self.begin),
+            At::Clock(c) => Self::just(self.clock(c)),
+            At::BeginOr(c) => Start { preds: [(self.begin, Edge::Event), (self.clock(c), Self::edge_of(c))], n: 2 },
         }
+    }
+
+    /// The node of a time (made if it is a latest-of of two).
+    fn node_of(&mut self, from: Start) -> u32 {
+        match from.n {
+            1 => from.preds[0].0,
+            _ => self.push(kind::ZERO, 1, 0, from.preds(), 0),
+        }
+    }
+
+    fn at(&mut self, at: At) -> u32 {
+        let from = self.start(at);
+        self.node_of(from)
+    }
+
+    fn just(node: u32) -> Start {
+        Start { preds: [(node, Edge::Event), (SOURCE, Edge::Event)], n: 1 }
     }
 
     fn event_slot(&mut self, key: Key) -> &mut u32 {
@@ -306,7 +421,7 @@ impl Observer for ExecGraph {
     }
 
     fn queued(&mut self, key: Key, from: At, cost: Cost, extra: Time) {
-        let from = self.at(from);
+        let from = self.start(from);
         let node = self.step(from, cost, extra);
         *self.event_slot(key) = node;
     }
@@ -327,7 +442,7 @@ impl Observer for ExecGraph {
     }
 
     fn advance(&mut self, clock: Clock, from: At, cost: Cost, extra: Time) {
-        let from = self.at(from);
+        let from = self.start(from);
         let node = self.step(from, cost, extra);
         self.set_clock(clock, node);
     }
@@ -350,7 +465,8 @@ impl Observer for ExecGraph {
         // Told between events: the nodes belong to the message's operation.
         self.op = op;
         (self.host, self.arrival) = (self.ops.get(op as usize).map_or(0, |o| o.0), false);
-        let from = *self.event_slot(key);
+        let event = *self.event_slot(key);
+        let from = Self::just(event);
         let node = self.step(from, cost, 0);
         *self.event_slot(key) = node;
     }
@@ -374,7 +490,9 @@ impl Observer for ExecGraph {
         let preds: Vec<(u32, Edge)> = ends.iter().map(|&c| (self.clock(c), Edge::Cpu)).collect();
         self.op = OpId::MAX;
         self.sink = if preds.is_empty() { SOURCE } else { self.push(kind::ZERO, 1, 0, &preds, 0) };
+        self.slots = Some(Slots::assign(self, &self.last));
         // The recorder's state is not needed any more.
+        self.last = Vec::new();
         self.clocks = Default::default();
         self.op_event = Vec::new();
         self.msg_event = Vec::new();

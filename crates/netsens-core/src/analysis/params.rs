@@ -49,6 +49,16 @@ impl Param {
         }
     }
 
+    /// The step the engine takes values of it in: 1 ps, or 1 fs/B (0.001 ps/B) for a
+    /// per-byte cost (`PerByte`); `None` for the CPU's 1/speed, which is continuous.
+    pub fn grid(self) -> Option<f64> {
+        match self.unit() {
+            "ps" => Some(1.0),
+            "ps/B" => Some(0.001),
+            _ => None,
+        }
+    }
+
     /// Every parameter of `platform` (node level only if it has one, wide-area only
     /// with a `[wan]` section).
     pub fn all(platform: &Platform) -> Vec<Param> {

@@ -28,14 +28,14 @@ impl ExecGraph {
         let (mut compute, mut overhead, mut messages) = (Vec::new(), Vec::new(), Vec::new());
         let mut dropped = 0usize;
         for v in 0..self.nodes.len() {
-            let n = &self.nodes[v];
-            let end = times[v];
-            let start = end - self.cost(v, p);
-            let list = match n.kind {
+            let list = match self.nodes.kind(v) {
                 kind::COMPUTE => &mut compute,
                 kind::SEND_CPU | kind::RECV_CPU | kind::RECV_CPU_NO_G => &mut overhead,
                 _ => continue,
             };
+            let n = self.node(v);
+            let end = times[v];
+            let start = end - self.cost(v, p);
             if in_ranks(n.rank) && overlaps(start, end) && end > start {
                 if list.len() < w.max_items {
                     list.push(json!([n.rank, start, end]));
@@ -57,7 +57,7 @@ impl ExecGraph {
         let mut critical = Vec::new();
         let mut v = self.sink as usize;
         loop {
-            let n = &self.nodes[v];
+            let n = self.node(v);
             if n.op != crate::engine::OpId::MAX && in_ranks(n.rank) && overlaps(times[v], times[v]) {
                 critical.push(json!([n.rank, times[v]]));
             }
@@ -83,7 +83,7 @@ impl ExecGraph {
             let (preds, edges) = self.preds_of(u);
             let i = edges.iter().position(|&e| e == Edge::Event)?;
             u = preds[i] as usize;
-            let n = &self.nodes[u];
+            let n = self.node(u);
             if n.kind == kind::WIRE || n.kind == kind::TO_LINK {
                 return Some((n.rank, times[u] - self.cost(u, p)));
             }
