@@ -24,19 +24,21 @@ its send time + L, spaces sends by at least g), so the simulation uses
 ``max(machine, value)``. Live runs go in ``repeats`` MPI jobs; each job runs the
 application a first time to warm up, then ``repeat_in_job`` cycles of every value, each
 cycle between two baseline runs (the library switches the injected values between the
-runs of one job: docs/reference/pmpi.md, ``NETSENS_SCHEDULE``). A run's slowdown is its
-time over the mean of the two baseline runs around it, measured a few milliseconds
-apart on the same placement of the job's ranks; a point's live slowdown is the median
-of its runs' slowdowns. (Runs of a few milliseconds on a shared machine drift by 20 %
-and more between jobs, and with more ranks than cores a whole job runs 10-20 % faster
-or slower than the next, as its ranks happen to take turns on the cores: a point
-compared with baseline runs of other jobs carried that into its error.) The error of a
+runs of one job: docs/reference/pmpi.md, ``NETSENS_SCHEDULE``). In each job the
+baseline's time and each value's are the fastest of their runs, and a value's slowdown
+is its time over the baseline's of the same job; a point's live slowdown is the median
+over the jobs. (Runs of a few milliseconds on a shared machine drift by 20 % and more
+between jobs, and with more ranks than cores a whole job runs 10-20 % faster or slower
+than the next, as its ranks happen to take turns on the cores: a point compared with
+baseline runs of other jobs carried that into its error. Inside a job a run is only
+ever slowed -- by another process taking a core, or, on a busy machine, right after a
+long run at a high value, whose ranks have spent their share of the cores -- so the
+fastest run is the undisturbed one.) The error of a
 point is simulated slowdown / live slowdown - 1.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import statistics
 import tomllib
@@ -167,45 +169,39 @@ def _live_rounds(
     say: Callable[[str], None],
 ) -> tuple[int, tuple[int, int], list[tuple[float, int, tuple[int, int]]]]:
     """Live runs in ``rounds`` jobs, each running the baseline and every value in turn
-    (see _round_schedule). A run's slowdown is its time over the mean of the two
-    baseline runs around its cycle, a few milliseconds away in the same job: a change
-    of the machine's load, or of how the job's ranks happen to share the cores, falls
-    on both. A point's slowdown is the median of its runs' slowdowns. Returns the
-    baseline's median and spread, and per value (slowdown, median, spread)."""
+    (see _round_schedule). In each job, the baseline's time and each value's are the
+    fastest of their runs (a run is only ever slowed: by another process taking its
+    core, or, after a long run at a high value, by the ranks' spent share of the cores),
+    and a value's slowdown is its time over the baseline's of the same job: a change of
+    the machine's load between jobs, or of how a job's ranks happen to share the cores,
+    falls on both. A point's slowdown is the median over the jobs. Returns the
+    baseline's median (over the jobs) and spread (over all runs), and per value
+    (slowdown, median time, spread)."""
     schedule = _round_schedule(axis, values, cycles)
-    base_times: list[int] = []
-    times: list[list[int]] = [[] for _ in values]
-    ratios: list[list[float]] = [[] for _ in values]
+    runs = schedule[1:]  # the warm-up left out
+    base_best: list[int] = []
+    best: list[list[int]] = [[] for _ in values]
+    base_all: list[int] = []
+    every: list[list[int]] = [[] for _ in values]
     for r in range(rounds):
         say(f"round {r + 1}/{rounds}: one job, {cycles} cycles of {axis} = {', '.join(values)}")
-        made = job(schedule)[1:]  # the warm-up left out
-        runs = schedule[1:]
-        bases = [i for i, entry in enumerate(runs) if not entry]
-        base_times += [made[i] for i in bases]
-        for before, after in itertools.pairwise(bases):
-            base = (made[before] + made[after]) / 2
-            for i in range(before + 1, after):
-                k = values.index(runs[i][axis])
-                times[k].append(made[i])
-                ratios[k].append(made[i] / base)
-    base_times.sort()
+        made = job(schedule)[1:]
+        mine = [t for t, entry in zip(made, runs, strict=True) if not entry]
+        base_all += mine
+        base_best.append(min(mine))
+        for k, value in enumerate(values):
+            ts = [t for t, entry in zip(made, runs, strict=True) if entry.get(axis) == value]
+            every[k] += ts
+            best[k].append(min(ts))
     per_value = [
-        (statistics.median(q), int(_undisturbed_median(t)), (min(t), max(t)))
-        for q, t in zip(ratios, times, strict=True)
+        (
+            statistics.median(t / b for t, b in zip(ts, base_best, strict=True)),
+            int(statistics.median(ts)),
+            (min(a), max(a)),
+        )
+        for ts, a in zip(best, every, strict=True)
     ]
-    return int(_undisturbed_median(base_times)), (base_times[0], base_times[-1]), per_value
-
-
-# A job more than this many times slower than the fastest job of the same point was
-# disturbed: on this 2-core box a whole job now and then runs 2-3x slow (another process
-# took a core, or its ranks were placed badly), every run in it alike.
-DISTURBED = 1.5
-
-
-def _undisturbed_median(times: Sequence[int]) -> float:
-    """The median of the runs that were not disturbed (see DISTURBED)."""
-    fastest = min(times)
-    return statistics.median(t for t in times if t <= DISTURBED * fastest)
+    return int(statistics.median(base_best)), (min(base_all), max(base_all)), per_value
 
 
 def _mean_compute(result: dict[str, Any]) -> float:
