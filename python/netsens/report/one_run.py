@@ -108,6 +108,7 @@ class _Task:
     overrides: dict[str, str]
     seed: int
     at: list[tuple[str, list[float]]]  # per swept axis: the analysis's name, values
+    cost_s: float = 0.0  # the stored baseline run's wall time: the longest start first
 
 
 def _analyse(task: _Task) -> dict[str, Any] | str:
@@ -164,8 +165,10 @@ def _analyse_all(
         return found
     # spawn, as the sweep's workers: polars keeps threads that fork would copy half-alive.
     context = multiprocessing.get_context("spawn")
+    # The longest first, so that no long one starts last while the other cores idle.
+    order = sorted(range(len(tasks)), key=lambda i: -tasks[i].cost_s)
     with ProcessPoolExecutor(jobs, mp_context=context) as pool:
-        futures = {pool.submit(_analyse, t): i for i, t in enumerate(tasks)}
+        futures = {pool.submit(_analyse, tasks[i]): i for i in order}
         for n, future in enumerate(as_completed(futures), 1):
             i = futures[future]
             found[i] = future.result()
@@ -213,7 +216,8 @@ def compare(
         at = [(ANALYSED[a], [_param_x(a, v) for v in xs]) for a, xs in lines.items()]
         platform = _resolve(r["platform"], study_dir)
         overrides = json.loads(r["overrides"] or "{}")
-        tasks.append(_Task(series, workload, platform, overrides, r["seed"], at))
+        cost = float(r.get("wall_s") or 0.0)
+        tasks.append(_Task(series, workload, platform, overrides, r["seed"], at, cost))
         swept.append((r, points, lines))
     out: list[Comparison | str] = []
     answers = _analyse_all(tasks, jobs, progress or (lambda _msg: None))
