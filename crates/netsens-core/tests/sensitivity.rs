@@ -165,16 +165,21 @@ fn slopes_count_the_critical_paths_parameters() {
     assert_eq!((e.slope_down, e.slope_up), (0.0, 99_999.0));
 }
 
+/// Rank 1 computes 4000 ns, then receives rank 0's 1-byte message.
+fn calc_then_receive() -> Schedule {
+    goal(
+        "num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0\n}\n\
+         rank 1 {\nl1: calc 4000\nl2: recv 1b from 0 tag 0\nl2 requires l1\n}\n",
+    )
+}
+
 #[test]
 fn ties_between_paths_give_different_slopes_up_and_down() {
     // Rank 1 computes 4000 ns then receives a 1-byte message that arrives at 4000 ns
     // (o + L): the receive's start ties between the calc and the arrival. Going up in
     // L, T follows L (slope 1); going down it stays with the calc (slope 0).
     let p = loggopsim_defaults(Rendezvous::Handshake);
-    let s = goal(
-        "num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0\n}\n\
-         rank 1 {\nl1: calc 4000\nl2: recv 1b from 0 tag 0\nl2 requires l1\n}\n",
-    );
+    let s = calc_then_receive();
     let g = record(&s, &p);
     let e = g.eval(&Point::of(&p), Param::Latency(1), &mut Buffers::default());
     assert_eq!((e.slope_down, e.slope_up), (0.0, 1.0));
@@ -223,10 +228,7 @@ fn a_parameter_flat_at_the_platforms_value_still_has_its_tolerance() {
 #[test]
 fn curves_are_the_full_runs_at_their_corners_and_between() {
     let p = loggopsim_defaults(Rendezvous::Handshake);
-    let s = goal(
-        "num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0\n}\n\
-         rank 1 {\nl1: calc 4000\nl2: recv 1b from 0 tag 0\nl2 requires l1\n}\n",
-    );
+    let s = calc_then_receive();
     let g = record(&s, &p);
     let curve = g.curve(&Point::of(&p), Param::Latency(1), 0.0, 20_000.0 * 1000.0, &mut Buffers::default());
     // T(L) = max(4000 + 1500, 1500 + L + 1500) ns: one corner at L = 2500 ns.
@@ -616,10 +618,7 @@ fn values_asked_alone_are_the_exact_curve_and_the_full_runs() {
 fn the_requests_values_come_back_and_bad_ones_are_one_line() {
     use netsens_core::analysis::{report, Request};
     let p = loggopsim_defaults(Rendezvous::Handshake);
-    let s = goal(
-        "num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0\n}\n\
-         rank 1 {\nl1: calc 4000\nl2: recv 1b from 0 tag 0\nl2 requires l1\n}\n",
-    );
+    let s = calc_then_receive();
     let g = record(&s, &p);
     let ask = |at: Vec<(&str, Vec<f64>)>| Request {
         params: Some(vec![]),

@@ -92,9 +92,7 @@ impl Request {
                 _ => "0.5,1",
             };
             if values.is_empty() {
-                return Err(Error::Input(format!(
-                    "at {name}: no values; give at least one, e.g. {name}={example}"
-                )));
+                return Err(Error::Input(format!("at {name}: no values; give at least one, e.g. {name}={example}")));
             }
             if let Some(v) = values.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
                 return Err(Error::Input(format!(
