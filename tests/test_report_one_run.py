@@ -7,6 +7,8 @@ was built to show."""
 from pathlib import Path
 
 import polars as pl
+from cli_run import netsens as netsens_cli
+from cli_run import one_error_line
 from frames import loaded_frame, stored_row
 from report_study import REAL_AXES, REAL_WORKLOADS, real_points, synthetic_points
 
@@ -78,6 +80,11 @@ def test_workloads_analysed_in_parallel_give_what_one_process_gives(tmp_path: Pa
     # A line as each workload finishes, counted.
     assert sorted(line.split(" (")[1][:3] for line in said) == ["1/2", "2/2"], said
     assert {line.split(" (")[0] for line in said} == {f"one run: {w}" for w in REAL_WORKLOADS}
+
+
+def test_jobs_below_one_are_one_error_line(tmp_path: Path) -> None:
+    line = one_error_line(netsens_cli("report", tmp_path, "--jobs", "0"))
+    assert "--jobs" in line and "0 is not in the range" in line
 
 
 def test_the_report_of_a_real_study_has_the_section_per_workload_and_axis(
