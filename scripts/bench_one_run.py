@@ -17,7 +17,7 @@ import statistics
 import time
 from typing import Any
 
-from netsens.report.one_run import _line
+from netsens.report.one_run import line_values
 from netsens.sensitivity import analyze
 
 # studies/isca97.toml's axes in the analysis's units (ps, ps/B), 8 points each.
@@ -39,7 +39,7 @@ def main() -> None:
     asks: dict[str, dict[str, Any]] = {
         "record alone": {},
         "exact curves": {"curves": [(p, (v[0], v[-1])) for p, v in swept.items()]},
-        "at the values": {"at": [(p, _line(v)) for p, v in swept.items()]},
+        "at the values": {"at": [(p, line_values(v)) for p, v in swept.items()]},
     }
     times: dict[str, list[float]] = {k: [] for k in asks}
     corners = 0

@@ -134,7 +134,7 @@ def _analyse(task: _Task) -> dict[str, Any] | str:
     return {**{k: out.get(k) for k in keep}, "at": [a["makespan_ps"] for a in out["at"]]}
 
 
-def _line(xs: list[float]) -> list[float]:
+def line_values(xs: list[float]) -> list[float]:
     """The swept values (increasing) and BETWEEN evenly spaced values in each gap."""
     out = []
     for x0, x1 in zip(xs, xs[1:], strict=False):
@@ -212,7 +212,9 @@ def compare(
             if r["workload_kind"] == "goal"
             else {"app": r["workload"], "ranks": r["ranks"], "size": r["size"]}
         )
-        lines = {a: _line(p["x"].unique(maintain_order=True).to_list()) for a, p in points.items()}
+        lines = {
+            a: line_values(p["x"].unique(maintain_order=True).to_list()) for a, p in points.items()
+        }
         at = [(ANALYSED[a], [_param_x(a, v) for v in xs]) for a, xs in lines.items()]
         platform = _resolve(r["platform"], study_dir)
         overrides = json.loads(r["overrides"] or "{}")
