@@ -7,12 +7,14 @@ was built to show."""
 from pathlib import Path
 
 import polars as pl
+import pytest
 from cli_run import netsens as netsens_cli
 from cli_run import one_error_line
 from frames import loaded_frame, stored_row
 from report_study import REAL_AXES, REAL_WORKLOADS, real_points, synthetic_points
 
 import netsens
+from netsens.errors import NetsensError
 from netsens.report.one_run import Comparison, compare
 from netsens.report.page import build_report, read_source, render_html
 
@@ -80,6 +82,21 @@ def test_workloads_analysed_in_parallel_give_what_one_process_gives(tmp_path: Pa
     # A line as each workload finishes, counted.
     assert sorted(line.split(" (")[1][:3] for line in said) == ["1/2", "2/2"], said
     assert {line.split(" (")[0] for line in said} == {f"one run: {w}" for w in REAL_WORKLOADS}
+
+
+def test_a_worker_that_dies_is_one_error_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two workloads whose records take far more than 1 MiB: capped at that, each worker
+    # ends itself at its first look at its memory (its own error line, exit 2).
+    rows = []
+    for app in ("em3d-read", "connect"):
+        for over in ({}, {"o": "10us"}):
+            r = netsens.run(app, "now1997", ranks=32, size="small", overrides=over)
+            rows.append(stored_row(r, axis="o" if over else "baseline", overrides=over))
+    monkeypatch.setenv("NETSENS_MEMORY_LIMIT", "1MiB")
+    with pytest.raises(NetsensError, match="a worker process died .* fewer --jobs"):
+        compare(loaded_frame(rows), tmp_path, jobs=2)
 
 
 def test_jobs_below_one_are_one_error_line(tmp_path: Path) -> None:

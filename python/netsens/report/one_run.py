@@ -16,6 +16,7 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -167,12 +168,18 @@ def _analyse_all(
     context = multiprocessing.get_context("spawn")
     # The longest first, so that no long one starts last while the other cores idle.
     order = sorted(range(len(tasks)), key=lambda i: -tasks[i].cost_s)
-    with ProcessPoolExecutor(jobs, mp_context=context) as pool:
-        futures = {pool.submit(_analyse, tasks[i]): i for i in order}
-        for n, future in enumerate(as_completed(futures), 1):
-            i = futures[future]
-            found[i] = future.result()
-            done(i, n)
+    try:
+        with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+            futures = {pool.submit(_analyse, tasks[i]): i for i in order}
+            for n, future in enumerate(as_completed(futures), 1):
+                i = futures[future]
+                found[i] = future.result()
+                done(i, n)
+    except BrokenProcessPool:
+        raise NetsensError(
+            "one run against the sweep: a worker process died (out of memory?); "
+            "run the report again with fewer --jobs"
+        ) from None
     return found
 
 
