@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -65,8 +65,8 @@ class Comparison:
     one_run_ps: list[float]
     why: str  # empty where every point agrees
     # The one-run line: the swept x and BETWEEN values in each gap, the record's T there.
-    line_x: list[float] = field(default_factory=list)
-    line_ps: list[float] = field(default_factory=list)
+    line_x: list[float]
+    line_ps: list[float]
 
 
 def _resolve(name: str, base: Path | None) -> str:
@@ -264,12 +264,11 @@ def figure(axis: str, rows: list[Comparison], style: dict[str, tuple[str, str]])
         series.append(
             F.Series(f"{c.series}: swept", xs, [t / 1e6 for t in c.swept_ps], colour, marker)
         )
-        line_x, line_ps = (c.line_x, c.line_ps) if c.line_x else (c.x, c.one_run_ps)
         series.append(
             F.Series(
                 f"{c.series}: one run",
-                [x / div for x in line_x],
-                [t / 1e6 for t in line_ps],
+                [x / div for x in c.line_x],
+                [t / 1e6 for t in c.line_ps],
                 colour,
                 marker,
                 dashed=True,
