@@ -3,7 +3,7 @@
 
 use super::graph::ExecGraph;
 use super::params::{Param, Point};
-use super::{Buffers, Slots};
+use super::Buffers;
 use crate::engine::OpId;
 use crate::error::{Error, Result};
 use crate::platform::Platform;
@@ -157,7 +157,7 @@ pub fn report(
     let at: Vec<Value> = if at.is_empty() {
         Vec::new()
     } else {
-        let found = g.curves_at(&Slots::of(g), &base, &at);
+        let found = g.curves_at(&g.slots(), &base, &at);
         at.iter()
             .zip(found)
             .map(|((x, values), ts)| {
