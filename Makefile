@@ -194,6 +194,7 @@ bench: install
 	cargo bench -p netsens-trace --bench read
 	$(BIN)/python scripts/bench_trace.py
 	$(BIN)/python scripts/bench_sensitivity.py
+	$(BIN)/python scripts/bench_one_run.py
 	$(BIN)/python scripts/bench_study.py --study $(DEFAULT_STUDY)
 	$(BIN)/python scripts/bench_study.py --study studies/das1998.toml --target 900 \
 		--with studies/das1998-reference.toml --with studies/das1998-structures.toml \

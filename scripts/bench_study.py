@@ -71,7 +71,7 @@ def main() -> int:
             subprocess.run(explain, check=True, stdout=subprocess.DEVNULL)
             explain_s = time.perf_counter() - start
             start = time.perf_counter()
-            write_report(results, results / "report")
+            write_report(results, results / "report", jobs=args.jobs)
             report_s = time.perf_counter() - start
             frame = load(results).unique("point_id")
             same = None if args.fast_only else _same_results(results, full_dir)

@@ -110,6 +110,8 @@ def test_an_app_is_analysed_from_one_run() -> None:
         (["--epsilon", "0"], ["epsilon", "between 0 and 1"]),
         (["--epsilon", "abc"], ["epsilon", "abc"]),
         (["--curve", "L=5us:1us"], ["curve of L", "range"]),
+        (["--at", "L="], ["at L: no values", "L=1us,2us"]),
+        (["--at", "wan.L=1us"], ["unknown parameter `wan.L`"]),
     ],
 )
 def test_bad_input_is_one_line(args: list[str], words: list[str]) -> None:
@@ -130,6 +132,12 @@ def test_json_has_units_and_the_run() -> None:
     assert out["run"]["makespan_ps"] == out["makespan_ps"]
     assert {p["unit"] for p in out["params"]} <= {"ps", "ps/B", "1/cpu_speed"}
     # Default range: 0.1x to 100x the platform's 2.5 us.
+    # A ping-pong's round trip (4 o + 2 L) crosses L twice.
+    proc = netsens("sensitivity", GOAL / "pingpong.goal", "--json", "--at", "L=0us,1ms")
+    assert proc.returncode == 0, proc.stderr
+    l0 = by_param(out)["L"]["value"]
+    at = json.loads(proc.stdout)["at"][0]
+    assert at["makespan_ps"] == [out["makespan_ps"] + 2 * (x - l0) for x in (0, 1e9)]
     assert out["curves"][0]["points"][0][0] == 250_000
     assert out["curves"][0]["points"][-1][0] == 250_000_000
 
@@ -318,3 +326,50 @@ def test_a_search_by_runs_that_never_leaves_the_limit_ends_unbounded() -> None:
     assert len(calls) == A.MAX_DOUBLINGS
     # A breakpoint at 1000: found to the grid step.
     assert A._search(lambda x: x <= 1000, 0.0, 10.0, 1.0) == 1000
+
+
+def test_values_asked_alone_are_the_full_runs_and_the_curve_to_the_ps(tmp_path: Path) -> None:
+    # test_the_curve_is_the_full_runs_to_the_ps's tie: T(L) = max(5.5 us, L + 3 us),
+    # asked only at some L (in ps, or as text with units), o's values in the same call.
+    goal = tmp_path / "tie.goal"
+    goal.write_text(
+        "num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0\n}\n"
+        "rank 1 {\nl1: calc 4000\nl2: recv 1b from 0 tag 0\nl2 requires l1\n}\n"
+    )
+    xs = [0, 1_000_000, 2_500_000, 2_500_001, 7_777_777, 20_000_000]
+    out = analyze(goal, params=[], at=[("L", xs), "o=0us,1us,10us"], curves=["L=0us:20us"])
+    by_hand = [max(5_500_000, x + 3_000_000) for x in xs]
+    (at_l, at_o) = out["at"]
+    assert (at_l["param"], at_l["unit"], at_l["values"]) == ("L", "ps", xs)
+    assert at_l["makespan_ps"] == by_hand
+    assert at_l["makespan_ps"] == [
+        run_goal(goal, overrides={"L": f"{x}ps"})["makespan_ps"] for x in xs
+    ]
+    (x0, t0), (x1, t1) = out["curves"][0]["points"][1:]
+    assert at_l["makespan_ps"][4] == t0 + (t1 - t0) * (xs[4] - x0) / (x1 - x0)
+    # T(o) = max(4 us + o, o + 2.5 us + o): the receive's o after the computation, or
+    # after the send's o and L = 2.5 us.
+    assert at_o["values"] == [0, 1_000_000, 10_000_000]
+    assert at_o["makespan_ps"] == [4_000_000, 5_000_000, 22_500_000]
+    assert at_o["makespan_ps"] == [
+        run_goal(goal, overrides={"o": f"{x}ps"})["makespan_ps"] for x in at_o["values"]
+    ]
+
+
+@pytest.mark.parametrize(
+    ("at", "words"),
+    [
+        ([("lat", [1.0])], ["unknown parameter `lat`", "L, o, g"]),
+        ([("L", [])], ["at L: no values", "L=1us,2us"]),
+        (["G="], ["at G: no values", "G=1ns/B,2ns/B"]),
+        (["L"], ["at L", "gives no values"]),
+        (["L=1us,2ns/B"], ["L:", "unit"]),
+        ([("o", [1e6, -1.0])], ["at o", "≥ 0 ps", "-1"]),
+    ],
+)
+def test_bad_values_asked_are_one_line(at: list, words: list[str]) -> None:
+    with pytest.raises(InputError) as e:
+        analyze(GOAL / "pingpong.goal", params=[], at=at, confirm=False)
+    assert "\n" not in str(e.value)
+    for word in words:
+        assert word in str(e.value), str(e.value)

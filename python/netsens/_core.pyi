@@ -222,7 +222,7 @@ def sensitivity_goal(
 ) -> str:
     """Run the GOAL file once, recording its execution graph; the critical path,
     slopes, tolerances and curves as JSON. ``ask``: ``params``, ``epsilons``,
-    ``curves``, ``chain``, ``timeline``, ``graph`` (see netsens.sensitivity.analyze)."""
+    ``curves``, ``at``, ``chain``, ``timeline``, ``graph`` (see netsens.sensitivity.analyze)."""
 
 def sensitivity_trace(
     path: str,

@@ -5,7 +5,7 @@
 
 mod common;
 use common::*;
-use netsens_core::analysis::{record_schedule, Buffers, ExecGraph, Param, Part, Point};
+use netsens_core::analysis::{record_schedule, Buffers, ExecGraph, Param, Part, Point, Slots};
 use netsens_core::engine::RunOptions;
 use netsens_core::platform::{Platform, Rendezvous};
 use netsens_core::schedule::{goal::parse_goal, Schedule, ScheduleBuilder};
@@ -165,16 +165,21 @@ fn slopes_count_the_critical_paths_parameters() {
     assert_eq!((e.slope_down, e.slope_up), (0.0, 99_999.0));
 }
 
+/// Rank 1 computes 4000 ns, then receives rank 0's 1-byte message.
+fn calc_then_receive() -> Schedule {
+    goal(
+        "num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0\n}\n\
+         rank 1 {\nl1: calc 4000\nl2: recv 1b from 0 tag 0\nl2 requires l1\n}\n",
+    )
+}
+
 #[test]
 fn ties_between_paths_give_different_slopes_up_and_down() {
     // Rank 1 computes 4000 ns then receives a 1-byte message that arrives at 4000 ns
     // (o + L): the receive's start ties between the calc and the arrival. Going up in
     // L, T follows L (slope 1); going down it stays with the calc (slope 0).
     let p = loggopsim_defaults(Rendezvous::Handshake);
-    let s = goal(
-        "num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0\n}\n\
-         rank 1 {\nl1: calc 4000\nl2: recv 1b from 0 tag 0\nl2 requires l1\n}\n",
-    );
+    let s = calc_then_receive();
     let g = record(&s, &p);
     let e = g.eval(&Point::of(&p), Param::Latency(1), &mut Buffers::default());
     assert_eq!((e.slope_down, e.slope_up), (0.0, 1.0));
@@ -223,10 +228,7 @@ fn a_parameter_flat_at_the_platforms_value_still_has_its_tolerance() {
 #[test]
 fn curves_are_the_full_runs_at_their_corners_and_between() {
     let p = loggopsim_defaults(Rendezvous::Handshake);
-    let s = goal(
-        "num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag 0\n}\n\
-         rank 1 {\nl1: calc 4000\nl2: recv 1b from 0 tag 0\nl2 requires l1\n}\n",
-    );
+    let s = calc_then_receive();
     let g = record(&s, &p);
     let curve = g.curve(&Point::of(&p), Param::Latency(1), 0.0, 20_000.0 * 1000.0, &mut Buffers::default());
     // T(L) = max(4000 + 1500, 1500 + L + 1500) ns: one corner at L = 2500 ns.
@@ -561,5 +563,82 @@ fn a_tolerance_is_a_whole_grid_step_checked_by_full_runs() {
                 );
             }
         }
+    }
+}
+
+/// The exact curve `c` (corners, x increasing) at `x`, between its corners.
+fn on_curve(c: &[(f64, f64)], x: f64) -> f64 {
+    let i = c.iter().position(|&(cx, _)| cx >= x).expect("x within the curve's range");
+    if c[i].0 == x || i == 0 {
+        return c[i].1;
+    }
+    let ((x0, t0), (x1, t1)) = (c[i - 1], c[i]);
+    t0 + (t1 - t0) * (x - x0) / (x1 - x0)
+}
+
+/// T at values asked alone (`curves_at`: every value a lane of the batched passes) is
+/// the exact curve's value there: bit for bit at its corners, to a thousandth of a ps
+/// between them, and a full run's to the ps at every whole-ps value.
+#[test]
+fn values_asked_alone_are_the_exact_curve_and_the_full_runs() {
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let s = ping_pong_ladder();
+    let g = record(&s, &p);
+    let base = Point::of(&p);
+    let (l, o) = (Param::Latency(1), Param::Overhead(1));
+    let hi = 20_000_000.0;
+    let mut buf = Buffers::default();
+    let curve = g.curve(&base, l, 0.0, hi, &mut buf);
+    // A corner where each pair after the first takes over the end: 7 pairs, 6 corners at least.
+    assert!(curve.len() >= 8, "the ladder's curve: {curve:?}");
+    // The corners, 60 whole-ps values across the range, and o's values in the same passes
+    // (more than one pass of lanes in all).
+    let corners: Vec<f64> = curve.iter().map(|c| c.0).collect();
+    let whole: Vec<f64> = (0..60).map(|i| (i as f64 * hi / 59.0).round()).collect();
+    let o_values = vec![0.0, 1_500_000.0, 4_000_000.0];
+    let asked = [(l, corners.clone()), (l, whole.clone()), (o, o_values.clone())];
+    let found = g.curves_at(&Slots::of(&g), &base, &asked);
+    for (&x, &t) in corners.iter().zip(&found[0]) {
+        assert_eq!(t, on_curve(&curve, x), "corner L = {x} ps");
+    }
+    for (&x, &t) in whole.iter().zip(&found[1]) {
+        assert!((t - on_curve(&curve, x)).abs() <= 1e-3, "L = {x} ps: {t} ps, curve {} ps", on_curve(&curve, x));
+        assert_eq!(t, makespan(&s, &with(&p, l, x as u64)) as f64, "L = {x} ps");
+    }
+    for (&x, &t) in o_values.iter().zip(&found[2]) {
+        assert_eq!(t, makespan(&s, &with(&p, o, x as u64)) as f64, "o = {x} ps");
+    }
+    // One value asked alone is the same number as in the shared passes.
+    assert_eq!(g.curves_at(&Slots::of(&g), &base, &[(o, vec![4_000_000.0])]), vec![vec![found[2][2]]]);
+}
+
+/// The request's `at`: every value's T in the answer; an unknown parameter, no values
+/// or a negative one is one error line before anything is computed.
+#[test]
+fn the_requests_values_come_back_and_bad_ones_are_one_line() {
+    use netsens_core::analysis::{report, Request};
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let s = calc_then_receive();
+    let g = record(&s, &p);
+    let ask = |at: Vec<(&str, Vec<f64>)>| Request {
+        params: Some(vec![]),
+        at: at.into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
+        ..Default::default()
+    };
+    // T(L) = max(4000 + 1500, 1500 + L + 1500) ns (curves_are_the_full_runs_at_…).
+    let out = report(&g, &p, &ask(vec![("L", vec![0.0, 2_500_000.0, 10_000_000.0])]), None).unwrap();
+    let at = &out["at"][0];
+    assert_eq!((at["param"].as_str(), at["unit"].as_str()), (Some("L"), Some("ps")));
+    let ts: Vec<f64> = at["makespan_ps"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert_eq!(ts, vec![5_500_000.0, 5_500_000.0, 13_000_000.0]);
+    for (at, want) in [
+        (vec![("lat", vec![1.0])], "unknown parameter `lat`"),
+        (vec![("L", vec![])], "at L: no values; give at least one, e.g. L=1us,2us"),
+        (vec![("G", vec![])], "e.g. G=1ns/B,2ns/B"),
+        (vec![("o", vec![1.0, -5.0])], "at o: every value must be a finite number ≥ 0 ps, got -5"),
+        (vec![("o", vec![f64::NAN])], "got NaN"),
+    ] {
+        let e = report(&g, &p, &ask(at), None).unwrap_err().to_string();
+        assert!(e.contains(want) && !e.contains('\n'), "{e}");
     }
 }

@@ -16,6 +16,9 @@ use super::{load_goal, opts, platform_with, result_json, to_py, with_progress, I
 /// Curves asked for: (parameter, optional (low, high) in its unit).
 type Curves = Vec<(String, Option<(f64, f64)>)>;
 
+/// Values asked for: (parameter, its values in its unit).
+type At = Vec<(String, Vec<f64>)>;
+
 fn analyze(
     s: &Schedule,
     p: &Platform,
@@ -57,6 +60,9 @@ pub struct Ask {
     params: Option<Vec<String>>,
     epsilons: Option<Vec<f64>>,
     curves: Option<Curves>,
+    // Absent from callers written before it: nothing asked.
+    #[pyo3(default)]
+    at: Option<At>,
     chain: usize,
     timeline: Option<TimelineArgs>,
     graph: Option<String>,
@@ -72,6 +78,7 @@ impl Ask {
             params: self.params,
             epsilons: self.epsilons.unwrap_or_else(|| EPSILONS.to_vec()),
             curves: self.curves.unwrap_or_default(),
+            at: self.at.unwrap_or_default(),
             chain_limit: self.chain,
             timeline: self.timeline.map(|(a, b, t0, t1, max_items)| Window {
                 ranks: (a, b),

@@ -61,6 +61,14 @@ from netsens.units_format import format_per_byte, format_time
     "(repeatable) [default range: 0.1x to 100x its value].",
 )
 @click.option(
+    "--at",
+    "at",
+    multiple=True,
+    metavar="NAME=V1,V2,...",
+    help="T at these values of a parameter alone, e.g. L=1us,5us,20us (repeatable): "
+    "far cheaper than a curve's every corner.",
+)
+@click.option(
     "--confirm/--no-confirm",
     default=True,
     show_default=True,
@@ -99,6 +107,7 @@ def sensitivity_command(
     params: tuple[str, ...],
     epsilons: tuple[str, ...],
     curves: tuple[str, ...],
+    at: tuple[str, ...],
     confirm: bool,
     chain: int,
     as_json: bool,
@@ -132,6 +141,7 @@ def sensitivity_command(
         params=list(params) or None,
         epsilons=eps,
         curves=[parse_curve(c) for c in curves],
+        at=list(at),
         chain=max(chain, 0),
         confirm=confirm,
         timeline=timeline is not None,
@@ -255,4 +265,11 @@ def blocks(out: dict[str, Any], chain: int) -> list[Any]:
         for x, t in c["points"]:
             curve.add_row(_value(c["unit"], x), format_time(round(t)))
         result.append(curve)
+    for a in out["at"]:
+        values = TextTable(title=f"T({a['param']}) at the values asked")
+        values.add_column(a["param"], justify="right")
+        values.add_column("T", justify="right")
+        for x, t in zip(a["values"], a["makespan_ps"], strict=True):
+            values.add_row(_value(a["unit"], x), format_time(round(t)))
+        result.append(values)
     return result

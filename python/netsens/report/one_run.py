@@ -1,6 +1,8 @@
-"""The one-run section of a report: for every workload of a study, the curves that one
-recorded run gives (:func:`netsens.sensitivity.analyze`, docs/guides/sensitivity.md)
-beside the swept ones, the difference at every swept point, and where they differ, why.
+"""The one-run section of a report: for every workload of a study, what one recorded
+run gives (:func:`netsens.sensitivity.analyze`, docs/guides/sensitivity.md) beside the
+swept curves, the difference at every swept point, and where they differ, why. The
+record is asked only at the swept values and a few between them (``at``: all in the
+same batched passes), and the workloads are analysed in parallel processes.
 
 The record is exact while the run's order of events holds: far from the platform's
 values, arrivals from several ranks can reach a receiver in another order (the swept
@@ -9,7 +11,12 @@ match another message, and on a ``[topology]`` the links' time is held at the ru
 """
 
 import json
+import multiprocessing
 import os
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +45,11 @@ AGREE_PS = 1.0
 AGREE_SHARE = 1e-9
 
 
+# The one-run line is drawn through the swept values and this many between each two:
+# the record's makespan there, evaluated in the same batched passes as the swept ones.
+BETWEEN = 3
+
+
 def _agree(swept: float, one_run: float) -> bool:
     return abs(swept - one_run) <= max(AGREE_PS, AGREE_SHARE * swept)
 
@@ -52,14 +64,9 @@ class Comparison:
     swept_ps: list[int]
     one_run_ps: list[float]
     why: str  # empty where every point agrees
-
-
-def _at(corners: list[list[float]], x: float) -> float:
-    """The piecewise-linear curve through ``corners`` ([x, T], increasing x) at ``x``."""
-    for (x0, t0), (x1, t1) in zip(corners, corners[1:], strict=False):
-        if x0 <= x <= x1:
-            return t0 if x1 == x0 else t0 + (t1 - t0) * (x - x0) / (x1 - x0)
-    return corners[0][1] if x < corners[0][0] else corners[-1][1]
+    # The one-run line: the swept x and BETWEEN values in each gap, the record's T there.
+    line_x: list[float]
+    line_ps: list[float]
 
 
 def _resolve(name: str, base: Path | None) -> str:
@@ -92,16 +99,107 @@ def _why(out: dict[str, Any], where: str, agree: list[bool], at_baseline: bool) 
     return "; ".join(reasons)
 
 
-def compare(df: pl.DataFrame, study_dir: Path | None = None) -> list[Comparison | str]:
-    """Every workload's comparisons (one per swept axis the record follows), or a line
-    saying why a workload could not be analysed."""
+@dataclass
+class _Task:
+    """One workload's recorded run and the values its record is asked at."""
+
+    series: str
+    workload: dict[str, Any]
+    platform: str
+    overrides: dict[str, str]
+    seed: int
+    at: list[tuple[str, list[float]]]  # per swept axis: the analysis's name, values
+    cost_s: float = 0.0  # the stored baseline run's wall time: the longest start first
+
+
+def _analyse(task: _Task) -> dict[str, Any] | str:
+    """The record's makespans at the task's values (in a worker), or why the workload
+    could not be analysed."""
     from netsens.sensitivity import analyze
 
+    try:
+        out = analyze(
+            **task.workload,
+            platform=task.platform,
+            overrides=task.overrides,
+            seed=task.seed,
+            params=[],
+            epsilons=[],
+            at=task.at,
+            chain=0,
+            confirm=False,
+        )
+    except NetsensError as e:
+        return str(e)
+    keep = ("timing_dependent", "link_waits_held_fixed")
+    return {**{k: out.get(k) for k in keep}, "at": [a["makespan_ps"] for a in out["at"]]}
+
+
+def line_values(xs: list[float]) -> list[float]:
+    """The swept values (increasing) and BETWEEN evenly spaced values in each gap."""
+    out = []
+    for x0, x1 in zip(xs, xs[1:], strict=False):
+        out += [x0 + (x1 - x0) * i / (BETWEEN + 1) for i in range(BETWEEN + 1)]
+    return out + xs[-1:]
+
+
+def _analyse_all(
+    tasks: list[_Task], jobs: int | None, say: Callable[[str], None]
+) -> list[dict[str, Any] | str]:
+    """Every task's answer, in the tasks' order: on ``jobs`` worker processes (default:
+    every core; in this process where one is enough), a line through ``say`` as each
+    workload finishes."""
+    from netsens.study.sweep import default_jobs
+
+    jobs = max(1, min(jobs or default_jobs(), len(tasks)))
+    found: list[dict[str, Any] | str] = [""] * len(tasks)
+    start = time.perf_counter()
+
+    def done(i: int, n: int) -> None:
+        s = tasks[i].series
+        say(f"one run: {s} ({n}/{len(tasks)}, {time.perf_counter() - start:.1f} s)")
+
+    if jobs == 1:
+        for i, t in enumerate(tasks):
+            found[i] = _analyse(t)
+            done(i, i + 1)
+        return found
+    # spawn, as the sweep's workers: polars keeps threads that fork would copy half-alive.
+    context = multiprocessing.get_context("spawn")
+    # The longest first, so that no long one starts last while the other cores idle.
+    order = sorted(range(len(tasks)), key=lambda i: -tasks[i].cost_s)
+    try:
+        with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+            futures = {pool.submit(_analyse, tasks[i]): i for i in order}
+            for n, future in enumerate(as_completed(futures), 1):
+                i = futures[future]
+                found[i] = future.result()
+                done(i, n)
+    except BrokenProcessPool:
+        raise NetsensError(
+            "one run against the sweep: a worker process died (out of memory?); "
+            "run the report again with fewer --jobs"
+        ) from None
+    return found
+
+
+def compare(
+    df: pl.DataFrame,
+    study_dir: Path | None = None,
+    jobs: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[Comparison | str]:
+    """Every workload's comparisons (one per swept axis the record follows), or a line
+    saying why a workload could not be analysed. Each workload's record is asked for
+    its makespan at the swept values and between them only, on ``jobs`` processes
+    (default: every core); ``progress`` hears of each workload as it finishes."""
     df = F.with_series(df)
     axes = [a for a in F.axes_of(df) if a in ANALYSED]
-    out: list[Comparison | str] = []
     if not axes:
-        return out
+        return []
+    tasks: list[_Task] = []
+    # Per task: its baseline row, swept points and line values, by axis.
+    swept: list[tuple[dict[str, Any], dict[str, pl.DataFrame], dict[str, list[float]]]] = []
     for r in (
         F.baseline_rows(df)
         .unique("series", keep="first", maintain_order=True)
@@ -113,47 +211,40 @@ def compare(df: pl.DataFrame, study_dir: Path | None = None) -> list[Comparison 
             a: p.filter((pl.col("series") == series) & (pl.col("seed") == r["seed"])).sort("x")
             for a, p in points.items()
         }
-        curves = []
-        for a, p in points.items():
-            xs = [_param_x(a, v) for v in p["x"].to_list()]
-            if len(xs) > 1:
-                curves.append((ANALYSED[a], (min(xs), max(xs))))
-        if not curves:
+        points = {a: p for a, p in points.items() if p["x"].n_unique() > 1}
+        if not points:
             continue
         workload: dict[str, Any] = (
             {"goal": _resolve(r["workload"], study_dir), "ranks": r["ranks"]}
             if r["workload_kind"] == "goal"
             else {"app": r["workload"], "ranks": r["ranks"], "size": r["size"]}
         )
-        try:
-            result = analyze(
-                **workload,
-                platform=_resolve(r["platform"], study_dir),
-                overrides=json.loads(r["overrides"] or "{}"),
-                seed=r["seed"],
-                params=[c[0] for c in curves],
-                epsilons=[],
-                curves=curves,
-                chain=0,
-                confirm=False,
-            )
-        except NetsensError as e:
-            out.append(f"{series}: not analysed ({e})")
+        lines = {
+            a: line_values(p["x"].unique(maintain_order=True).to_list()) for a, p in points.items()
+        }
+        at = [(ANALYSED[a], [_param_x(a, v) for v in xs]) for a, xs in lines.items()]
+        platform = _resolve(r["platform"], study_dir)
+        overrides = json.loads(r["overrides"] or "{}")
+        cost = float(r.get("wall_s") or 0.0)
+        tasks.append(_Task(series, workload, platform, overrides, r["seed"], at, cost))
+        swept.append((r, points, lines))
+    out: list[Comparison | str] = []
+    answers = _analyse_all(tasks, jobs, progress or (lambda _msg: None))
+    for task, (r, points, lines), result in zip(tasks, swept, answers, strict=True):
+        if isinstance(result, str):
+            out.append(f"{task.series}: not analysed ({result})")
             continue
-        corners = {c["param"]: c["points"] for c in result["curves"]}
-        for a, p in points.items():
-            name = ANALYSED[a]
-            if name not in corners:
-                continue
+        for (a, p), (_, values), ts in zip(points.items(), task.at, result["at"], strict=True):
+            line = dict(zip(values, ts, strict=True))
             x = p["x"].to_list()
-            swept = p["makespan_ps"].to_list()
-            mine = [_at(corners[name], _param_x(a, v)) for v in x]
-            agree = [_agree(s, m) for s, m in zip(swept, mine, strict=True)]
+            swept_ps = p["makespan_ps"].to_list()
+            mine = [line[_param_x(a, v)] for v in x]
+            agree = [_agree(s, m) for s, m in zip(swept_ps, mine, strict=True)]
             first = agree.index(False) if False in agree else None
             where = "" if first is None else f"{a} = {x[first]:g} {PARAMETERS[a].unit}"
             base = [ok for v, ok in zip(x, agree, strict=True) if v == r[PARAMETERS[a].column]]
             why = _why(result, where, agree, all(base))
-            out.append(Comparison(series, a, x, swept, mine, why))
+            out.append(Comparison(task.series, a, x, swept_ps, mine, why, lines[a], ts))
     return out
 
 
@@ -176,8 +267,8 @@ def figure(axis: str, rows: list[Comparison], style: dict[str, tuple[str, str]])
         series.append(
             F.Series(
                 f"{c.series}: one run",
-                xs,
-                [t / 1e6 for t in c.one_run_ps],
+                [x / div for x in c.line_x],
+                [t / 1e6 for t in c.line_ps],
                 colour,
                 marker,
                 dashed=True,
@@ -191,17 +282,23 @@ def figure(axis: str, rows: list[Comparison], style: dict[str, tuple[str, str]])
         x_title=f"{p.label} ({unit})" if unit else p.label,
         y_title="run time (µs)",
         series=series,
-        caption="Markers: full runs of the study; dashed: the curve one recorded run gives.",
+        caption=(
+            "Markers: full runs of the study; dashed: one recorded run's makespan at the "
+            f"swept values and {BETWEEN} between each two."
+        ),
     )
 
 
 def build(
-    df: pl.DataFrame, study_dir: Path | None = None
+    df: pl.DataFrame,
+    study_dir: Path | None = None,
+    jobs: int | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> tuple[list[F.LineFigure], Table | None, list[str]]:
     """The section's figures (one per axis), its table of every point's difference with
     the reason where they differ, and a line per workload not analysed; all empty when
-    no swept axis is one the record follows."""
-    found = compare(df, study_dir)
+    no swept axis is one the record follows. ``jobs`` and ``progress`` as :func:`compare`."""
+    found = compare(df, study_dir, jobs, progress)
     rows = [c for c in found if isinstance(c, Comparison)]
     notes = [c for c in found if isinstance(c, str)]
     style = F.colours(sorted({c.series for c in rows}))

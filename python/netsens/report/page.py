@@ -180,9 +180,12 @@ def _fits(
     return fit_tables(table, labels, axes), None
 
 
-def build_report(source: Source, progress: Progress | None = None, one_run: bool = False) -> Report:
+def build_report(
+    source: Source, progress: Progress | None = None, one_run: bool = False, jobs: int | None = None
+) -> Report:
     """Every table and figure description of the report (nothing is drawn yet);
-    ``one_run`` adds each workload's one-run curves (one recorded run per workload)."""
+    ``one_run`` adds each workload's one-run curves (one recorded run per workload, on
+    ``jobs`` processes; default every core)."""
     say = progress or (lambda _msg: None)
     df = F.with_series(source.frame)
     base = F.baseline_rows(df)
@@ -220,7 +223,7 @@ def build_report(source: Source, progress: Progress | None = None, one_run: bool
     if one_run:
         say("one run against the sweep (a recorded run per workload)")
         study_dir = source.study_file.parent if source.study_file else source.results_dir
-        one_run_parts = build_one_run(source.frame, study_dir)
+        one_run_parts = build_one_run(source.frame, study_dir, jobs, say)
     return Report(
         title=title or "study",
         study=study_table(source, df, base, generated),
@@ -319,13 +322,17 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def write_report(
-    source: Any, out_dir: str | os.PathLike[str] | None = None, progress: Progress | None = None
+    source: Any,
+    out_dir: str | os.PathLike[str] | None = None,
+    progress: Progress | None = None,
+    jobs: int | None = None,
 ) -> Path:
     """Write ``report.html`` and ``figures/*.png`` + ``figures/*.pdf`` for ``source``
     (a results directory, a study file, or the frame of ``netsens.study.store.load``) into
     ``out_dir`` (default: ``<results dir>/report``); return the HTML file's path.
 
-    ``progress(message)`` is told about each group of figures as it is made."""
+    ``progress(message)`` is told about each group of figures as it is made; the
+    one-run section's recorded runs take ``jobs`` processes (default: every core)."""
     say = progress or (lambda _msg: None)
     src = read_source(source)
     from netsens.report.jobs import section_html as jobs_section
@@ -342,7 +349,7 @@ def write_report(
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: exists and is not a directory")
-    report = build_report(src, say, one_run=True)
+    report = build_report(src, say, one_run=True, jobs=jobs)
     figure_dir = out / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)
     say(f"PNG and PDF figures ({len(report.figures)}) in {figure_dir}")

@@ -55,6 +55,16 @@ def parse_curve(text: str) -> tuple[str, tuple[float, float] | None]:
     return name, (_value(name, lo), _value(name, hi))
 
 
+def parse_at(text: str) -> tuple[str, list[float]]:
+    """``"L=1us,2us,5us"``, ``"G=1ns/B,10ns/B"``, ``"cpu=0.5,1"``: the parameter and
+    its values in the engine's unit (ps, ps/B, or 1/cpu_speed)."""
+    name, sep, values = text.partition("=")
+    name = name.strip()
+    if not sep:
+        raise InputError(f'at {name}: "{text}" gives no values; write {name}=1us,2us')
+    return name, [_value(name, v) for v in values.split(",") if v.strip()]
+
+
 def _value(name: str, text: str) -> float:
     """One end of a range in the parameter's unit; a wrong unit is one error line."""
     try:
@@ -94,6 +104,7 @@ def analyze(
     params: Sequence[str] | None = None,
     epsilons: Iterable[float] = EPSILONS,
     curves: Iterable[str | tuple[str, tuple[float, float] | None]] = (),
+    at: Iterable[str | tuple[str, Sequence[float]]] = (),
     chain: int = 200,
     confirm: bool = True,
     timeline: bool = False,
@@ -113,7 +124,11 @@ def analyze(
     ``slope_down``/``slope_up`` (ps per unit) and ``tolerance`` (per ε, the largest
     increase ``delta`` in the unit, ``None`` when T never passes (1 + ε)·T0);
     ``curves``: per curve asked for (``"L"``, ``"L=0us:20us"`` or ``("L", (lo, hi))``)
-    its corners as ``[x, T]``; ``timing_dependent``: a receive had a wildcard, so the
+    its corners as ``[x, T]``; ``at``: per parameter asked values of (``"L=1us,2us"``
+    or ``("L", [1e6, 2e6])``, in the unit of ``params``) its ``values`` and the
+    ``makespan_ps`` there: the curve's values at those points alone, all in the same
+    batched passes over the record, far cheaper than a curve's every corner;
+    ``timing_dependent``: a receive had a wildcard, so the
     matching can change with timing; ``link_waits_held_fixed``: the platform has a
     ``[topology]``, whose links' time (route latency, transmission alone, queueing behind
     shared flows: their own parts of the critical path) slopes and curves hold at the
@@ -139,6 +154,7 @@ def analyze(
         "params": list(params) if params is not None else None,
         "epsilons": list(epsilons),
         "curves": [parse_curve(c) if isinstance(c, str) else c for c in curves],
+        "at": [parse_at(a) if isinstance(a, str) else (a[0], [float(v) for v in a[1]]) for a in at],
         "chain": chain,
         "timeline": _window(timeline_ranks, timeline_window, timeline_items) if timeline else None,
         "graph": graph,

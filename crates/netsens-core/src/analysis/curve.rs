@@ -2,8 +2,10 @@
 //! events holds, T is the largest of the paths' lines in x (convex, piecewise
 //! linear), so its pieces are found by intersecting the lines at the ends of an
 //! interval and evaluating there, and the largest x with T ≤ (1 + ε)·T0 by Newton
-//! steps, each of which lands on the next piece.
+//! steps, each of which lands on the next piece. Where only some values of x are
+//! wanted, T there comes from the batched passes, every value a lane.
 
+use super::batch::{Lane, Slots};
 use super::eval::{Buffers, Eval};
 use super::graph::ExecGraph;
 use super::params::{Param, Point};
@@ -46,6 +48,18 @@ impl ExecGraph {
         }
         out.dedup_by(|b, a| b.0 == a.0);
         out
+    }
+
+    /// T (ps) at each value asked of each parameter, at `base`'s other values: each
+    /// curve's value there, without its corners. Every (parameter, value) is a lane of
+    /// the same batched passes ([`ExecGraph::eval_lanes_down`]).
+    pub fn curves_at(&self, slots: &Slots, base: &Point, asked: &[(Param, Vec<f64>)]) -> Vec<Vec<f64>> {
+        let lanes: Vec<Lane> = asked
+            .iter()
+            .flat_map(|(x, values)| values.iter().map(|&v| Lane { point: base.with(*x, v), param: *x }))
+            .collect();
+        let mut evals = self.eval_lanes_down(slots, &lanes).into_iter();
+        asked.iter().map(|(_, values)| evals.by_ref().take(values.len()).map(|e| e.makespan).collect()).collect()
     }
 
     /// The largest increase Δx from `base` with T ≤ (1 + eps)·T0 (`None`: T never

@@ -18,6 +18,9 @@ pub struct Request {
     pub epsilons: Vec<f64>,
     /// (parameter, range in its unit; `None`: 0.1× to 100× the platform's value).
     pub curves: Vec<(String, Option<(f64, f64)>)>,
+    /// (parameter, values in its unit): T at each value alone, without the curve's
+    /// corners (all values lanes of the same passes; far cheaper than a curve).
+    pub at: Vec<(String, Vec<f64>)>,
     /// Critical-path steps listed at most (the rest are counted).
     pub chain_limit: usize,
     /// The part of the run to give as a timeline, if any.
@@ -36,9 +39,16 @@ pub const EPSILONS: [f64; 4] = [0.01, 0.02, 0.05, 0.10];
 /// A curve to draw: the parameter and its range (in its unit).
 type CurveRange = (Param, f64, f64);
 
+/// What the request asks for, its names resolved and its numbers checked.
+struct Resolved {
+    params: Vec<Param>,
+    curves: Vec<CurveRange>,
+    at: Vec<(Param, Vec<f64>)>,
+}
+
 impl Request {
     /// Check every name, ε and range before anything is computed.
-    fn resolve(&self, platform: &Platform) -> Result<(Vec<Param>, Vec<CurveRange>)> {
+    fn resolve(&self, platform: &Platform) -> Result<Resolved> {
         for &e in &self.epsilons {
             if !(e > 0.0 && e < 1.0) {
                 return Err(Error::Input(format!(
@@ -73,7 +83,26 @@ impl Request {
             }
             curves.push((x, lo, hi));
         }
-        Ok((params, curves))
+        let mut at = Vec::new();
+        for (name, values) in &self.at {
+            let x = Param::parse(name, platform)?;
+            let example = match x.unit() {
+                "ps" => "1us,2us",
+                "ps/B" => "1ns/B,2ns/B",
+                _ => "0.5,1",
+            };
+            if values.is_empty() {
+                return Err(Error::Input(format!("at {name}: no values; give at least one, e.g. {name}={example}")));
+            }
+            if let Some(v) = values.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
+                return Err(Error::Input(format!(
+                    "at {name}: every value must be a finite number ≥ 0 {}, got {v}",
+                    x.unit()
+                )));
+            }
+            at.push((x, values.clone()));
+        }
+        Ok(Resolved { params, curves, at })
     }
 }
 
@@ -85,7 +114,7 @@ pub fn report(
     req: &Request,
     describe: Option<&dyn Fn(OpId) -> String>,
 ) -> Result<Value> {
-    let (params, curves) = req.resolve(platform)?;
+    let Resolved { params, curves, at } = req.resolve(platform)?;
     let base = Point::of(platform);
     let mut buf = Buffers::default();
     g.times(&base, &mut buf.times);
@@ -125,6 +154,17 @@ pub fn report(
             json!({"param": x.name(), "unit": x.unit(), "points": points, "time_unit": "ps"})
         })
         .collect();
+    let at: Vec<Value> = if at.is_empty() {
+        Vec::new()
+    } else {
+        let found = g.curves_at(&g.slots(), &base, &at);
+        at.iter()
+            .zip(found)
+            .map(|((x, values), ts)| {
+                json!({"param": x.name(), "unit": x.unit(), "values": values, "makespan_ps": ts, "time_unit": "ps"})
+            })
+            .collect()
+    };
     let graph = match &req.graph {
         Some(name) => {
             let x = Param::parse(name, platform)?;
@@ -156,5 +196,6 @@ pub fn report(
         },
         "params": sens,
         "curves": curves,
+        "at": at,
     }))
 }
