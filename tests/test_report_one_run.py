@@ -133,3 +133,30 @@ def test_results_that_are_not_this_engines_are_named_as_such() -> None:
     found = compare(loaded_frame(synthetic_points(), keep_baseline_rows=True))
     rows = [c for c in found if isinstance(c, Comparison)]
     assert rows and all("stored baseline run is not" in c.why for c in rows)
+
+
+def test_the_figure_draws_run_times_in_their_unit_with_one_legend_entry_per_workload(
+    tmp_path: Path,
+) -> None:
+    # The swap runs for tens of µs: the y axis in µs, the values divided accordingly;
+    # both lines of a workload in its group (the legend: the workload once, then the
+    # two line styles), none without one (an empty legend entry).
+    from netsens.report import draw
+    from netsens.report.one_run import figure
+
+    _, frame = swap_study(tmp_path)
+    (c,) = compare(frame, tmp_path)
+    fig = figure("L", [c], {})
+    assert fig.y_title == "run time (µs)"
+    swept, line = fig.series
+    assert swept.y == [t / US for t in c.swept_ps] and line.y == [t / US for t in c.line_ps]
+    assert swept.group == line.group == c.series
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    drawn = draw._mpl_lines(plt, fig)
+    _, labels = draw._legend_entries(drawn.axes[0], fig)
+    assert labels == [c.series, "swept", "one run"]

@@ -257,18 +257,19 @@ def figure(axis: str, rows: list[Comparison], style: dict[str, tuple[str, str]])
     """Swept makespans (markers) and the one-run curve (dashed) per workload."""
     p = PARAMETERS[axis]
     unit, div = F.display_unit(p.unit, [x for c in rows for x in c.x])
+    # The run times in the unit that suits the largest (s for the default study).
+    y_unit, y_div = F.display_unit("ps", [t for c in rows for t in [*c.swept_ps, *c.line_ps]])
     series = []
     for c in rows:
         colour, marker = style.get(c.series, ("#444444", "o"))
         xs = [x / div for x in c.x]
-        series.append(
-            F.Series(f"{c.series}: swept", xs, [t / 1e6 for t in c.swept_ps], colour, marker)
-        )
+        swept = [t / y_div for t in c.swept_ps]
+        series.append(F.Series(f"{c.series}: swept", xs, swept, colour, marker, group=c.series))
         series.append(
             F.Series(
                 f"{c.series}: one run",
                 [x / div for x in c.line_x],
-                [t / 1e6 for t in c.line_ps],
+                [t / y_div for t in c.line_ps],
                 colour,
                 marker,
                 dashed=True,
@@ -280,7 +281,7 @@ def figure(axis: str, rows: list[Comparison], style: dict[str, tuple[str, str]])
         name=f"one_run_{axis}",
         title=f"Run time against {p.label}: swept and from one run",
         x_title=f"{p.label} ({unit})" if unit else p.label,
-        y_title="run time (µs)",
+        y_title=f"run time ({y_unit})",
         series=series,
         caption=(
             "Markers: full runs of the study; dashed: one recorded run's makespan at the "
