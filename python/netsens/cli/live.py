@@ -368,7 +368,10 @@ def saved_from_stream(saved: dict[str, Any]) -> bool:
     type=click.IntRange(min=1),
     default=5,
     show_default=True,
-    help="Rounds of live runs (each: the baseline and every value), and simulated runs per point.",
+    help=(
+        "Live MPI jobs (each: a warm-up, then 9 cycles of the baseline and every value, "
+        "switched between runs), and simulated runs measuring the computation."
+    ),
 )
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option(
