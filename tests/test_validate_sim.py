@@ -46,7 +46,11 @@ def test_simulated_side_is_computed_from_one_record(tmp_path, monkeypatch):
     machine = tmp_path / "machine.toml"
     machine.write_text(MACHINE)
     live_result = {"makespan_ps": 3_000_000_000, "ranks": [{"compute_ps": 1_000_000_000}] * 2}
-    monkeypatch.setattr(V, "run_live", lambda *a, **k: live_result)
+
+    def run_live(*_args, repeat, **_kwargs):
+        return live_result | {"makespans_ps": [live_result["makespan_ps"]] * repeat}
+
+    monkeypatch.setattr(V, "run_live", run_live)
     monkeypatch.setattr(V, "machine_cores", lambda: 2)
     records = []
     measure_once = V._recorded_work
