@@ -132,3 +132,23 @@ def test_the_saved_g_is_the_long_messages_when_measured():
     none = param("G_long", None, {"kind": "at_least", "value": 0.0})
     kept = saved_values({"parameters": [*base, none]})
     assert kept["G"] == 2127.8 and "G_short" not in kept
+
+
+def test_a_failed_jobs_reason_is_its_last_line_that_says_something():
+    # Open MPI frames its messages in rules of dashes: the reason is not the rule.
+    from netsens.live.run import launcher_error as failure_reason
+
+    banner = (
+        "--------------------------------------------------------------------------\n"
+        "Primary job  terminated normally, but 1 process returned\n"
+        "a non-zero exit code. Per user-direction, the job has been aborted.\n"
+        "--------------------------------------------------------------------------\n"
+        "--------------------------------------------------------------------------\n"
+        "mpirun noticed that process rank 1 with PID 0 on node box exited on signal 9 (Killed).\n"
+        "--------------------------------------------------------------------------\n\n"
+    )
+    assert failure_reason(banner) == (
+        "mpirun noticed that process rank 1 with PID 0 on node box exited on signal 9 (Killed)."
+    )
+    assert failure_reason("netsens-mpi-run: error: x\n") == "netsens-mpi-run: error: x"
+    assert failure_reason("-----\n\n") is None

@@ -29,7 +29,7 @@ from typing import Any
 
 from netsens.errors import InputError, ProgramError
 from netsens.live.mpi import implementation
-from netsens.live.run import injection_env, resolve_platform
+from netsens.live.run import injection_env, launcher_error, resolve_platform
 
 # The platform key of each calibrated parameter, and how injection combines with
 # the machine's own value.
@@ -79,8 +79,7 @@ def measure(
         if outcome.timed_out:
             raise ProgramError(f"calibrate --live: timed out after {timeout:g} s")
         if outcome.returncode != 0 or not path.is_file():
-            lines = [line for line in outcome.stderr.splitlines() if line.strip()]
-            why = lines[-1] if lines else f"exit code {outcome.returncode}"
+            why = launcher_error(outcome.stderr) or f"exit code {outcome.returncode}"
             raise ProgramError(f"calibrate --live failed: {why}")
         return json.loads(path.read_text())
 

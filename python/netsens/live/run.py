@@ -163,9 +163,10 @@ def _check_linked(program: str, impl: Implementation) -> None:
             )
 
 
-def _launcher_error(stderr: str) -> str:
-    """The launcher's most telling line about a failed job."""
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+def launcher_error(stderr: str) -> str | None:
+    """The launcher's most telling line about a failed job (None: it said nothing).
+    Open MPI frames its messages in rules of dashes, which say nothing."""
+    lines = [line.strip() for line in stderr.splitlines() if set(line.strip()) - set("-=* ")]
     for pattern in (
         r"netsens-mpi-run: .*",
         r"netsens-pmpi: error: .*",
@@ -176,7 +177,7 @@ def _launcher_error(stderr: str) -> str:
         for line in lines:
             if re.search(pattern, line):
                 return line
-    return lines[-1] if lines else "no message"
+    return lines[-1] if lines else None
 
 
 def _run_job(
@@ -201,7 +202,7 @@ def _run_job(
         more = f" (and {len(failed) - 1} more rank(s) failed)" if len(failed) > 1 else ""
         raise ProgramError(f"rank {r}: {why}{more}")
     if outcome.returncode != 0:
-        line = _launcher_error(outcome.stderr)
+        line = launcher_error(outcome.stderr) or "no message"
         for prefix in ("netsens-mpi-run: error: ", "netsens-pmpi: error: "):
             if line.startswith(prefix):
                 raise InputError(line.removeprefix(prefix))
