@@ -179,6 +179,9 @@ def _live_rounds(
     (slowdown, median time, spread)."""
     schedule = _round_schedule(axis, values, cycles)
     runs = schedule[1:]  # the warm-up left out
+    # Where in a job's runs the baseline and each value stand (the same in every job).
+    base_at = [i for i, entry in enumerate(runs) if not entry]
+    value_at = [[i for i, entry in enumerate(runs) if entry.get(axis) == v] for v in values]
     base_best: list[int] = []
     best: list[list[int]] = [[] for _ in values]
     base_all: list[int] = []
@@ -186,11 +189,11 @@ def _live_rounds(
     for r in range(rounds):
         say(f"round {r + 1}/{rounds}: one job, {cycles} cycles of {axis} = {', '.join(values)}")
         made = job(schedule)[1:]
-        mine = [t for t, entry in zip(made, runs, strict=True) if not entry]
+        mine = [made[i] for i in base_at]
         base_all += mine
         base_best.append(min(mine))
-        for k, value in enumerate(values):
-            ts = [t for t, entry in zip(made, runs, strict=True) if entry.get(axis) == value]
+        for k, at in enumerate(value_at):
+            ts = [made[i] for i in at]
             every[k] += ts
             best[k].append(min(ts))
     per_value = [
