@@ -151,6 +151,10 @@ def test_the_figure_draws_run_times_in_their_unit_with_one_legend_entry_per_work
     swept, line = fig.series
     assert swept.y == [t / US for t in c.swept_ps] and line.y == [t / US for t in c.line_ps]
     assert swept.group == line.group == c.series
+    # The hover text says the value's unit, not the slowdown's "×".
+    hovers = [t.hovertemplate for t in draw.to_plotly(fig).data]
+    assert all("%{y:.4g} µs<" in h for h in hovers), hovers
+    assert draw.hover_unit("slowdown (×)") == "×" and draw.hover_unit("messages") == ""
 
     import matplotlib
 

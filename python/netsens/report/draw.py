@@ -40,13 +40,24 @@ PLOTLY_MARKERS = {
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 
 
+def hover_unit(y_title: str) -> str:
+    """What a line figure's hover text puts after a value: the unit in its y axis
+    title's last parentheses, "×" for a slowdown (nothing for a title without one)."""
+    if not y_title.endswith(")") or "(" not in y_title:
+        return ""
+    unit = y_title[y_title.rindex("(") + 1 : -1]
+    return unit if unit == "×" else f" {unit}"
+
+
 def to_plotly(fig: Figure) -> Any:
     """A plotly figure of the description."""
     import plotly.graph_objects as go
 
     if isinstance(fig, LineFigure):
         out = go.Figure()
+        unit = hover_unit(fig.y_title)
         for s in fig.series:
+            hover = f"{s.label}<br>%{{x}}: %{{y:.4g}}{unit}<extra></extra>"
             error = None
             if s.y_lo is not None and s.y_hi is not None:
                 error = {
@@ -58,7 +69,6 @@ def to_plotly(fig: Figure) -> Any:
                     "width": 3,
                 }
             if fig.bars:
-                hover = f"{s.label}<br>%{{x}}: %{{y:.3f}}×<extra></extra>"
                 bar = go.Bar(x=s.x, y=s.y, name=s.label, marker_color=s.colour, error_y=error)
                 out.add_trace(bar.update(hovertemplate=hover))
                 continue
@@ -72,7 +82,7 @@ def to_plotly(fig: Figure) -> Any:
                     marker={"symbol": PLOTLY_MARKERS.get(s.marker, "circle"), "size": 7},
                     error_y=error,
                     legendgroup=s.group,
-                    hovertemplate=f"{s.label}<br>%{{x}}: %{{y:.3f}}×<extra></extra>",
+                    hovertemplate=hover,
                 )
             )
         out.update_xaxes(
