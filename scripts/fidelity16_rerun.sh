@@ -16,9 +16,11 @@
 #        the kit's analyze.py, then scripts/fidelity_table.py on the returned data
 #
 # What differs from the first run: the traces of DEVKIT_WARM_APPS (default "radb mg ft")
-# record DEVKIT_TRACE_REPEAT (default 3) runs in one job (netsens-mpi-run --repeat, the
-# recording paused between runs), so `netsens replay` reports their median run, as
-# `live --repeat` does; em3d-write stays one run (three would pass the 64 MiB that
+# record DEVKIT_TRACE_REPEAT (default 5, the live jobs' --repeat) runs in one job
+# (netsens-mpi-run --repeat, the recording paused between runs), so `netsens replay`
+# reports their median run, as `live --repeat 5` does (with 3 runs, the first cold, the
+# median is the slower of two warm runs: mg at 8 ranks replayed 10.82 ms where its other
+# warm run gave 9.55); em3d-write stays one run (three would pass the 64 MiB that
 # comes back). The calibrations record o_s_stream and o_r_stream (the streaming
 # overheads) beside the ping-pong's o_s and o_r.
 #
@@ -48,7 +50,7 @@ out = Path(sys.argv[1])
 (out / "o50us.toml").write_text(_core.platform_toml("loggopsim", zero | {"o": "50us"}))
 EOF
   # Warm traces: the traced job runs the application several times (one archive).
-  local warm='$( [[ " ${DEVKIT_WARM_APPS:-radb mg ft} " == *" $app "* ]] \&\& echo --repeat "${DEVKIT_TRACE_REPEAT:-3}" )'
+  local warm='$( [[ " ${DEVKIT_WARM_APPS:-radb mg ft} " == *" $app "* ]] \&\& echo --repeat "${DEVKIT_TRACE_REPEAT:-5}" )'
   sed -i "s|--out \"\$t/live\"\$|--out \"\$t/live\" $warm|" "$KIT/run.sh"
   grep -q 'DEVKIT_WARM_APPS' "$KIT/run.sh" || { echo "error: run.sh's trace step was not found" >&2; exit 2; }
   # The kit's analysis imports the module by its place before python/netsens was split.
