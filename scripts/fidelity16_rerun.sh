@@ -11,9 +11,12 @@
 #        x3, live at 16 and 8 ranks, then traces), writing to $OUT, then calibrations
 #        with G = 2 and 10 ns/B injected ($OUT/calibrate-G{2,10}ns/calibration.json:
 #        G_long, the long messages' G, must come out at the injected G; alone, after a
-#        device run: bash scripts/fidelity16_rerun.sh injected-g)
+#        device run: bash scripts/fidelity16_rerun.sh injected-g), then calibrations
+#        whose largest size is 2, 4, 32 and 128 KiB ($OUT/calibrate-max-M: the per-byte
+#        cost by size band; alone: bash scripts/fidelity16_rerun.sh size-bands)
 #   bash scripts/fidelity16_rerun.sh analyze DIR       here: DIR holds what $OUT returned;
-#        the kit's analyze.py, then scripts/fidelity_table.py on the returned data
+#        the kit's analyze.py, then scripts/fidelity_table.py on the returned data and
+#        scripts/calibration_bands.py on the size bands' calibrations
 #
 # What differs from the first run: the traces of DEVKIT_WARM_APPS (default "radb mg ft")
 # record DEVKIT_TRACE_REPEAT (default 5, the live jobs' --repeat) runs in one job
@@ -64,22 +67,42 @@ device() {
   export OUT=${OUT:-$ROOT/fidelity16-out}
   bash "$KIT/run.sh"
   injected_g
+  size_bands
 }
 
-# G injected, as `calibrate --live --G 2ns/B` runs it, with the MPI and the netsens
-# binaries the kit's run.sh installed (DEVKIT_WORK/ns).
+# One calibration on two ranks, as `calibrate --live` runs it, with the MPI and the
+# netsens binaries the kit's run.sh installed (DEVKIT_WORK/ns): calibration DIR
+# G_FS_PER_B [netsens-mpi-run options].
+calibration() {
+  local ns=${DEVKIT_WORK:-/tmp/netsens-devkit}/ns d=$1 gap=$2
+  shift 2
+  mkdir -p "$d"
+  OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0 \
+    timeout -k 5 60 mpirun.openmpi --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 \
+    -np 2 --bind-to core:overload-allowed --map-by core -x LD_PRELOAD="$ns/lib/libnetsens-pmpi.so" \
+    -x NETSENS_L_PS=0 -x NETSENS_O_PS=0 -x NETSENS_O_FS_PER_B=0 -x NETSENS_GAP_PS=0 \
+    -x NETSENS_GAP_FS_PER_B="$gap" "$ns/bin/netsens-mpi-run" --calibrate --reps 40 "$@" \
+    --out "$d" > "$d/stdout.txt" 2> "$d/stderr.txt" < /dev/null
+}
+
+# G injected, as `calibrate --live --G 2ns/B` runs it.
 injected_g() {
-  local ns=${DEVKIT_WORK:-/tmp/netsens-devkit}/ns g d
+  local g rc
   for g in 2 10; do
-    d=$OUT/calibrate-G${g}ns
-    mkdir -p "$d"
-    OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0 \
-      timeout -k 5 60 mpirun.openmpi --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 \
-      -np 2 --bind-to core:overload-allowed --map-by core -x LD_PRELOAD="$ns/lib/libnetsens-pmpi.so" \
-      -x NETSENS_L_PS=0 -x NETSENS_O_PS=0 -x NETSENS_O_FS_PER_B=0 -x NETSENS_GAP_PS=0 \
-      -x NETSENS_GAP_FS_PER_B=$((g * 1000000)) "$ns/bin/netsens-mpi-run" --calibrate --reps 40 \
-      --out "$d" > "$d/stdout.txt" 2> "$d/stderr.txt" < /dev/null
-    echo "calibration with G = $g ns/B injected: rc=$?; $(ls "$d")"
+    calibration "$OUT/calibrate-G${g}ns" $((g * 1000000)) && rc=0 || rc=$?
+    echo "calibration with G = $g ns/B injected: rc=$rc; $(ls "$OUT/calibrate-G${g}ns")"
+  done
+}
+
+# The per-byte cost by size band, nothing injected: the long-message fit of a
+# calibration whose largest size is M spans a quarter of M (above S) to M
+# (scripts/calibration_bands.py reads them; a few seconds each).
+SIZE_BANDS="2048 4096 32768 131072"
+size_bands() {
+  local m rc
+  for m in $SIZE_BANDS; do
+    calibration "$OUT/calibrate-max-$m" 0 --max-size "$m" && rc=0 || rc=$?
+    echo "calibration up to $m B: rc=$rc; $(ls "$OUT/calibrate-max-$m")"
   done
 }
 
@@ -88,12 +111,23 @@ analyze() {
   "$ROOT/.venv/bin/python" "$KIT/analyze.py" "$dir"
   "$ROOT/.venv/bin/python" "$ROOT/scripts/fidelity_table.py" "$dir" \
     --platform "calibrated=$dir/analysis/machine.toml" --apps "${APPS:-radb-small,em3d-write-small,mg-tiny,ft-tiny}"
+  # The per-byte cost by size band (size-bands), with the first calibration's 1 MiB.
+  local bands=() m first
+  for m in $SIZE_BANDS; do
+    [[ -f $dir/calibrate-max-$m/calibration.json ]] && bands+=("$m=$dir/calibrate-max-$m")
+  done
+  first=$(find "$dir" -path '*calibrate-1/calibration.json' | head -1)
+  [[ -n $first ]] && bands+=("1048576=$(dirname "$first")")
+  if ((${#bands[@]})); then
+    "$ROOT/.venv/bin/python" "$ROOT/scripts/calibration_bands.py" "${bands[@]}"
+  fi
 }
 
 case ${1:-} in
   prepare) shift; prepare "$@" ;;
   device) device ;;
   injected-g) OUT=${OUT:-$ROOT/fidelity16-out} injected_g ;;
+  size-bands) OUT=${OUT:-$ROOT/fidelity16-out} size_bands ;;
   analyze) shift; analyze "$@" ;;
-  *) sed -n '2,22p' "$0"; exit 2 ;;
+  *) sed -n '2,29p' "$0"; exit 2 ;;
 esac
