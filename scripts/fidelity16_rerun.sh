@@ -13,10 +13,12 @@
 #        G_long, the long messages' G, must come out at the injected G; alone, after a
 #        device run: bash scripts/fidelity16_rerun.sh injected-g), then calibrations
 #        whose largest size is 2, 4, 32 and 128 KiB ($OUT/calibrate-max-M: the per-byte
-#        cost by size band; alone: bash scripts/fidelity16_rerun.sh size-bands)
+#        cost by size band; alone, after a device run: ... size-bands; on a machine
+#        of its own, the kit's calibrations and the bands only, a minute or less:
+#        bash scripts/fidelity16_rerun.sh device-bands)
 #   bash scripts/fidelity16_rerun.sh analyze DIR       here: DIR holds what $OUT returned;
 #        the kit's analyze.py, then scripts/fidelity_table.py on the returned data and
-#        scripts/calibration_bands.py on the size bands' calibrations
+#        scripts/calibration_bands.py on the size bands' calibrations (alone: ... bands DIR)
 #
 # What differs from the first run: the traces of DEVKIT_WARM_APPS (default "radb mg ft")
 # record DEVKIT_TRACE_REPEAT (default 5, the live jobs' --repeat) runs in one job
@@ -70,6 +72,16 @@ device() {
   size_bands
 }
 
+# Only the calibrations, on a machine of its own: the kit installs the MPI and runs its
+# smoke test and three calibrations (no live runs, no traces: no application), then
+# the size bands.
+device_bands() {
+  [[ -f $KIT/root.tar.gz ]] || { echo "error: $KIT has no bundle; run prepare first" >&2; exit 2; }
+  export OUT=${OUT:-$ROOT/fidelity16-out}
+  DEVKIT_RANKS=2 DEVKIT_APPS=" " bash "$KIT/run.sh"
+  size_bands
+}
+
 # One calibration on two ranks, as `calibrate --live` runs it, with the MPI and the
 # netsens binaries the kit's run.sh installed (DEVKIT_WORK/ns): calibration DIR
 # G_FS_PER_B [netsens-mpi-run options].
@@ -111,8 +123,13 @@ analyze() {
   "$ROOT/.venv/bin/python" "$KIT/analyze.py" "$dir"
   "$ROOT/.venv/bin/python" "$ROOT/scripts/fidelity_table.py" "$dir" \
     --platform "calibrated=$dir/analysis/machine.toml" --apps "${APPS:-radb-small,em3d-write-small,mg-tiny,ft-tiny}"
-  # The per-byte cost by size band (size-bands), with the first calibration's 1 MiB.
-  local bands=() m first
+  bands "$dir"
+}
+
+# The per-byte cost by size band (size-bands), with the first calibration's 1 MiB.
+bands() {
+  local dir=${1:-} bands=() m first
+  [[ -d $dir ]] || { echo "error: no folder '$dir' (usage: fidelity16_rerun.sh bands DIR)" >&2; exit 2; }
   for m in $SIZE_BANDS; do
     [[ -f $dir/calibrate-max-$m/calibration.json ]] && bands+=("$m=$dir/calibrate-max-$m")
   done
@@ -128,6 +145,8 @@ case ${1:-} in
   device) device ;;
   injected-g) OUT=${OUT:-$ROOT/fidelity16-out} injected_g ;;
   size-bands) OUT=${OUT:-$ROOT/fidelity16-out} size_bands ;;
+  device-bands) device_bands ;;
+  bands) shift; bands "$@" ;;
   analyze) shift; analyze "$@" ;;
-  *) sed -n '2,29p' "$0"; exit 2 ;;
+  *) sed -n '2,32p' "$0"; exit 2 ;;
 esac
