@@ -68,6 +68,9 @@ impl PartialOrd for Event {
 /// Buckets of the radix heap: one per bit of a time.
 const BUCKETS: usize = Time::BITS as usize;
 
+/// Events of room an emptied bucket keeps (32 KiB each: at most 2 MiB in all).
+const KEPT_ROOM: usize = 1024;
+
 pub struct EventQueue {
     /// The time of the events in `now`, and the key every bucket is relative to.
     last: Time,
@@ -75,6 +78,8 @@ pub struct EventQueue {
     now: VecDeque<Event>,
     /// `buckets[b]`: events whose time's highest bit differing from `last` is bit `b`.
     buckets: [Vec<Event>; BUCKETS],
+    /// Bit `b` set: `buckets[b]` is not empty.
+    full: u64,
     /// Events before `last` (never, from the engine), served first in (time, seq).
     past: BinaryHeap<Event>,
     len: usize,
@@ -87,6 +92,7 @@ impl Default for EventQueue {
             last: 0,
             now: VecDeque::new(),
             buckets: std::array::from_fn(|_| Vec::new()),
+            full: 0,
             past: BinaryHeap::new(),
             len: 0,
             next_seq: 0,
@@ -123,7 +129,9 @@ impl EventQueue {
                 _ => self.now.push_back(ev),
             }
         } else if ev.time > self.last {
-            self.buckets[bucket(ev.time, self.last)].push(ev);
+            let b = bucket(ev.time, self.last);
+            self.buckets[b].push(ev);
+            self.full |= 1 << b;
         } else {
             self.past.push(ev);
         }
@@ -145,21 +153,29 @@ impl EventQueue {
     /// Move the earliest nonempty bucket's earliest time into `now`; false if empty.
     #[cold]
     fn advance(&mut self) -> bool {
-        let Some(b) = self.buckets.iter().position(|v| !v.is_empty()) else {
+        if self.full == 0 {
             return false;
-        };
-        // Taken, not kept: the events spread over earlier buckets, and a bucket that
-        // kept every batch's room would hold several times the queue's length.
-        let events = std::mem::take(&mut self.buckets[b]);
+        }
+        let b = self.full.trailing_zeros() as usize;
+        self.full &= !(1 << b);
+        let mut events = std::mem::take(&mut self.buckets[b]);
         let last = events.iter().map(|e| e.time).min().expect("a nonempty bucket");
         self.last = last;
-        for ev in events {
+        for ev in events.drain(..) {
             if ev.time == last {
                 self.now.push_back(ev);
             } else {
                 // Differs from the new minimum below bit `b`: an earlier bucket.
-                self.buckets[bucket(ev.time, last)].push(ev);
+                let to = bucket(ev.time, last);
+                self.buckets[to].push(ev);
+                self.full |= 1 << to;
             }
+        }
+        // A small bucket keeps its room for the next batch (no allocation per batch);
+        // a large one gives it back: buckets that all kept their largest batch's room
+        // would hold several times the queue's length.
+        if events.capacity() <= KEPT_ROOM {
+            self.buckets[b] = events;
         }
         self.now.make_contiguous().sort_unstable_by_key(|e| e.seq);
         true
@@ -177,6 +193,7 @@ impl EventQueue {
         self.now.clear();
         self.past.clear();
         self.buckets.iter_mut().for_each(Vec::clear);
+        self.full = 0;
         self.len = 0;
     }
 

@@ -29,18 +29,44 @@ impl Core {
         self.queue.defer(token, time);
     }
 
-    /// A group's token: its lowest-sequence event, to hand to its handler (which may
-    /// find the clocks busy again and put it back); `None` for a stale token.
+    /// A group's token: its lowest-sequence event, to hand to its handler; `None` for
+    /// a stale token, and for one whose clocks were taken again (queued again).
     pub(super) fn wake(&mut self, ev: Event) -> Option<Event> {
         let version = ((ev.phase as u32) << 16) | ev.aux as u32;
         let g = self.blocked.get(ev.id);
         if !g.token_live || g.version != version {
             return None; // stale: a newer token of the group is in the queue
         }
+        let (c, n, needs) = (g.cpu, g.nic, g.needs);
+        // Clocks taken again since the token was queued: the event would only find them
+        // busy and wait again with the same sequence number, so queue the token at the
+        // new free time without handing the event to its handler. (With background
+        // flows a handler first moves the NIC clocks itself: it must run.)
+        if !self.var.flows_on {
+            let free = self.group_free(c, n, needs);
+            if free > ev.time {
+                self.push_token(ev.id, free, ev.seq);
+                return None;
+            }
+        }
+        let g = self.blocked.get(ev.id);
         g.token_live = false;
         let mut next = self.blocked.pop(ev.id).expect("a live token has a waiting event");
         next.time = ev.time;
         Some(next)
+    }
+
+    /// When the clocks a group waits for are free: its CPU clock (and core), and the
+    /// NIC clock its events need — what the group's handlers check (`on_calc`,
+    /// `sender_free`, `on_arrive`).
+    #[inline]
+    fn group_free(&self, c: usize, n: usize, needs: Needs) -> Time {
+        let nic = match needs {
+            Needs::Cpu => 0,
+            Needs::SendNic => self.nic_s[n],
+            Needs::RecvNic => self.nic_r[n],
+        };
+        self.cpu_free(c).max(nic)
     }
 
     /// After a group's event ran: a token for the next one, if any waits.
@@ -52,12 +78,7 @@ impl Core {
         match g.min_seq() {
             Some(seq) => {
                 let (c, n, needs) = (g.cpu, g.nic, g.needs);
-                let nic = match needs {
-                    Needs::Cpu => 0,
-                    Needs::SendNic => self.nic_s[n],
-                    Needs::RecvNic => self.nic_r[n],
-                };
-                self.push_token(ev.id, self.cpu_free(c).max(nic).max(ev.time), seq);
+                self.push_token(ev.id, self.group_free(c, n, needs).max(ev.time), seq);
             }
             None => self.blocked.release_if_idle(ev.id),
         }
