@@ -118,3 +118,28 @@ fn wan_example_and_link_fifo() {
     assert_eq!((r.wan_links[0].from_cluster, r.wan_links[0].to_cluster), (0, 1));
     assert_eq!(r.wan_links[0].busy_ps, 2 * MS);
 }
+
+#[test]
+fn an_arrival_waits_behind_earlier_sends_at_every_free_instant() {
+    // Rank 0 sends 5 one-byte messages to rank 1; rank 1 sends 1 to rank 0; every op is
+    // ready at 0 (o = 1500, g = 1000, L = 2500 ns). Rank 0 sends at 0, 1500, 3000, 4500,
+    // 6000. Rank 1's message reaches rank 0 at 0 + 1500 + 2500 = 4000, finds its CPU busy
+    // until 4500 and waits; at 4500 and again at 6000 rank 0's next send, created before
+    // the arrival, takes the CPU first (same time, lower sequence number), so the
+    // arrival is processed at 7500 → rank 0 done at 9000. Rank 1 processes arrivals at
+    // 4000, 5500, 7000, 8500 and 10000 (sent + 4000), each 1500 → done at 11500. (Were
+    // the arrival served at 4500, rank 0's last two sends would start at 6000 and 7500
+    // and rank 1 would end at 13000.)
+    let mut b = ScheduleBuilder::new(2);
+    for _ in 0..5 {
+        b.send(0, 1, 1, 0, 0, 0);
+    }
+    b.recv(0, 1, 1, 0, 0, 0);
+    b.send(1, 0, 1, 0, 0, 0);
+    for _ in 0..5 {
+        b.recv(1, 0, 1, 0, 0, 0);
+    }
+    let r = run(&b.build().unwrap(), &loggopsim_defaults(Rendezvous::Handshake));
+    assert_eq!(end_ns(&r, 0), 9000);
+    assert_eq!(end_ns(&r, 1), 11500);
+}
