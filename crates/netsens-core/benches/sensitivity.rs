@@ -47,10 +47,7 @@ fn case(name: &str, s: &Schedule, repeats: usize) {
     let g = graph.expect("recorded");
     let params = Param::all(&p);
     let (analysis_s, analysis_peak) = measure(repeats, || {
-        let mut times = Vec::new();
-        g.times(&Point::of(&p), &mut times);
-        let _ = g.critical_path(&Point::of(&p), &times);
-        let _ = g.sensitivities(&Point::of(&p), &params, &EPSILONS);
+        let _ = g.analyze(&Point::of(&p), &params, &EPSILONS);
     });
     let mib = |b: usize| b as f64 / (1 << 20) as f64;
     let ratio = (record_s + analysis_s) / run_s;

@@ -642,3 +642,65 @@ fn the_requests_values_come_back_and_bad_ones_are_one_line() {
         assert!(e.contains(want) && !e.contains('\n'), "{e}");
     }
 }
+
+/// The critical path walked back along the predecessor the analysis's first pass
+/// found for each time (no time kept per node) is the one found from every node's
+/// time: the same steps at the same times, the same make-up, on LOGGP.md's vectors,
+/// random schedules, exchanges, wide-area links, a fat tree and a node level with noise.
+#[test]
+fn the_critical_path_of_the_first_pass_is_the_one_from_every_nodes_time() {
+    let mut rng = XorShift(0x5851_F42D_4C95_7F2D);
+    let mut schedules = vec![dissemination(16, 1), ping_pong(1001), back_to_back(), example("calc_recv.goal")];
+    schedules.extend((0..4).map(|_| random_rounds(&mut rng)));
+    schedules.push(netsens_core::schedule::patterns::ring_exchange(8, 3, 64, 1000 * NS).unwrap());
+    let node_level = format!(
+        "{ENDS_1US}[node]\nL = \"100ns\"\no = \"200ns\"\n[shape]\nranks_per_node = 2\n\
+         [noise]\ndetour_interval = \"exponential(3us)\"\ndetour_duration = \"constant(300ns)\"\n"
+    );
+    let platforms = [
+        loggopsim_defaults(Rendezvous::Handshake),
+        two_clusters(level(2500, 1500, 1000, 6, 0, 65535), 4, 3_000 * NS, 1000),
+        fat_tree(ENDS_1US, 1, "1GB/s", "100ns"),
+        Platform::from_toml(&node_level, "n.toml").expect("the platform reads"),
+    ];
+    let mut compared = 0;
+    for p in &platforms {
+        for s in schedules.iter().filter(|s| s.num_ranks % 2 == 0 || p.node.is_none()) {
+            let Ok((_, g)) = record_schedule(s, p, &RunOptions::default(), &mut |_| true) else { continue };
+            let base = Point::of(p);
+            let mut times = Vec::new();
+            g.times(&base, &mut times);
+            let want = g.critical_path(&base, &times);
+            let got = g.analyze(&base, &Param::all(p), &[0.01]);
+            assert_eq!(got.makespan, times[g.sink as usize]);
+            assert_eq!(got.critical_path.parts, want.parts);
+            assert_eq!(got.critical_path.nic_wait, want.nic_wait);
+            let steps = |c: &netsens_core::analysis::CriticalPath| -> Vec<(u32, u32, bool, f64)> {
+                c.ops.iter().map(|s| (s.op, s.rank, s.arrival, s.until_ps)).collect()
+            };
+            assert_eq!(steps(&got.critical_path), steps(&want));
+            assert!(!want.ops.is_empty());
+            compared += 1;
+        }
+    }
+    assert!(compared >= 20, "{compared} runs compared");
+}
+
+/// A "latest of" that no later time reads is not kept: the release of enabled
+/// operations is folded into each operation's readiness, so a ring exchange's record
+/// has no latest-of read by none but the end (the 1024 × 500 exchange had 513 024).
+#[test]
+fn no_latest_of_is_recorded_that_no_time_reads() {
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let s = netsens_core::schedule::patterns::ring_exchange(16, 5, 64, 1000 * NS).unwrap();
+    let g = record(&s, &p);
+    let mut read = vec![false; g.nodes.len()];
+    for v in 0..g.nodes.len() {
+        for &q in g.preds_of(v).0 {
+            read[q as usize] = true;
+        }
+    }
+    let unread: Vec<usize> =
+        (1..g.nodes.len()).filter(|&v| !read[v] && v != g.sink as usize && g.nodes.kind(v) == 0).collect();
+    assert_eq!(unread, Vec::<usize>::new());
+}
