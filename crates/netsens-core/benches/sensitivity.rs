@@ -46,8 +46,9 @@ fn case(name: &str, s: &Schedule, repeats: usize) {
     });
     let g = graph.expect("recorded");
     let params = Param::all(&p);
+    let mut passes = Vec::new();
     let (analysis_s, analysis_peak) = measure(repeats, || {
-        let _ = g.analyze(&Point::of(&p), &params, &EPSILONS);
+        passes = g.analyze(&Point::of(&p), &params, &EPSILONS).newton_passes;
     });
     let mib = |b: usize| b as f64 / (1 << 20) as f64;
     let ratio = (record_s + analysis_s) / run_s;
@@ -71,6 +72,14 @@ fn case(name: &str, s: &Schedule, repeats: usize) {
         params.len(),
         analysis_s / run_s,
         mib(analysis_peak)
+    );
+    println!(
+        "  Newton's passes: {} carrying {:?} points ({} lanes of {} for {} tolerances)",
+        passes.len(),
+        passes,
+        passes.iter().map(|&n| netsens_core::analysis::batch::width(n)).sum::<usize>(),
+        netsens_core::analysis::batch::LANES,
+        params.len() * EPSILONS.len()
     );
     println!("  target record + analysis <= 3x the run: {ratio:.2}x {}", verdict(ratio <= 3.0));
 }

@@ -704,3 +704,25 @@ fn no_latest_of_is_recorded_that_no_time_reads() {
         (1..g.nodes.len()).filter(|&v| !read[v] && v != g.sink as usize && g.nodes.kind(v) == 0).collect();
     assert_eq!(unread, Vec::<usize>::new());
 }
+
+/// The four ε of one parameter share their points: on vector 3 (dissemination, 16
+/// ranks) every path crosses 4 L's, so T = T0 + 4·ΔL is one line and the 10 % step,
+/// found on it, answers 1, 2 and 5 % as well: one point in one pass for all four,
+/// each Δ = ⌊ε·T0 / 4⌋ ps, checked by full runs at Δ and Δ + 1 ps.
+#[test]
+fn the_four_epsilons_of_a_parameter_share_their_points() {
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let s = dissemination(16, 1);
+    let g = record(&s, &p);
+    let base = Point::of(&p);
+    let t0 = makespan(&s, &p) as f64;
+    let eps = [0.01, 0.02, 0.05, 0.10];
+    let got = g.analyze(&base, &[Param::Latency(1)], &eps);
+    assert_eq!(got.newton_passes, vec![1]);
+    for &(e, dx) in &got.params[0].tolerances {
+        assert_eq!(dx, Some((e * t0 / 4.0).floor()), "ε={e}");
+        let at = base.get(Param::Latency(1)) as u64 + dx.unwrap() as u64;
+        assert!(makespan(&s, &with(&p, Param::Latency(1), at)) as f64 <= (1.0 + e) * t0);
+        assert!(makespan(&s, &with(&p, Param::Latency(1), at + 1)) as f64 > (1.0 + e) * t0);
+    }
+}

@@ -113,8 +113,13 @@ pub(crate) struct Search {
     lo: f64,
     /// On the grid: the smallest step known above the target, or bounded to be.
     hi: f64,
-    /// The point the last step went from: where, T and its slope going down.
-    from: Option<(f64, f64, f64)>,
+    /// On the grid: the least bound known on the root (grid steps, a float).
+    bound: f64,
+    /// On a grid of whole ps started from the tangent at x0: T0 and its slope there
+    /// (T is exactly that line up to any step found on it).
+    line: Option<(f64, f64)>,
+    /// Flat at x0: the first step is the steepest path's bound, a far one.
+    flat: bool,
     pub done: bool,
     steps: usize,
 }
@@ -147,12 +152,17 @@ impl Search {
             next: 0.0,
             lo: if grid.is_some() { 0.0 } else { x0 },
             hi: f64::INFINITY,
-            from: None,
+            bound: f64::INFINITY,
+            line: None,
+            flat: e0.slope_up <= 0.0,
             done: false,
             steps: 0,
         };
         match grid {
-            Some(g) if e0.slope_up > 0.0 => s.aim((s.whole_target - e0.makespan) / (e0.slope_up * g)),
+            Some(g) if e0.slope_up > 0.0 => {
+                s.line = (g == 1.0).then_some((e0.makespan, e0.slope_up));
+                s.aim((s.whole_target - e0.makespan) / (e0.slope_up * g))
+            }
             Some(g) => s.aim((bound - x0) / g),
             None => s.next = bound,
         }
@@ -160,14 +170,28 @@ impl Search {
     }
 
     /// On the grid: the root is at or below `bound` steps; step to the grid step at
-    /// or below it (a hair's float error above is allowed for), if it is not known.
+    /// or below the least bound known (a hair's float error above is allowed for),
+    /// if it is not known.
     fn aim(&mut self, bound: f64) {
-        let k = (bound + 1e-6 + 1e-12 * bound.abs()).floor().min(self.hi - 1.0);
+        self.bound = self.bound.min(bound);
+        let k = (self.bound + 1e-6 + 1e-12 * self.bound.abs()).floor().min(self.hi - 1.0);
         self.hi = self.hi.min(k + 1.0);
         if k <= self.lo {
             self.done = true;
         }
         self.next = k;
+    }
+
+    /// Whether this search's first step can wait for that of `other`, a search of
+    /// the same parameter with a larger ε: on a whole-ps grid, where T is one line up
+    /// to the larger one's step, that step answers this one too; flat at x0, the
+    /// first steps are far bounds and the larger one's line bounds this one as well.
+    pub fn waits_for(&self, other: &Search) -> bool {
+        (self.line.is_some() || (self.flat && self.shares()))
+            && self.steps == 0
+            && other.steps == 0
+            && !other.done
+            && other.target > self.target
     }
 
     /// The value of `u` (grid steps, or the value off the grid).
@@ -211,32 +235,69 @@ impl Search {
 
     /// Take T and its slope going down at each of `points` (from [`Search::points`]).
     pub fn step(&mut self, points: &[f64], evals: &[Eval]) {
+        self.stepped();
+        match self.grid {
+            Some(_) => self.learn(&self.on_grid(points, evals)),
+            None => self.step_off_grid(points, evals),
+        }
+    }
+
+    /// Count a pass this search had points in.
+    pub fn stepped(&mut self) {
         self.steps += 1;
-        let Some(g) = self.grid else { return self.step_off_grid(points, evals) };
-        let mut from: Option<(f64, f64, f64)> = None;
-        for (&v, e) in points.iter().zip(evals) {
-            let k = ((v - self.x0) / g).round();
-            if e.makespan <= self.whole_target {
+    }
+
+    /// `points` and their evaluations as (grid steps, T, slope going down).
+    pub fn on_grid(&self, points: &[f64], evals: &[Eval]) -> Vec<(f64, f64, f64)> {
+        let g = self.grid.unwrap_or(1.0);
+        points.iter().zip(evals).map(|(&v, e)| (((v - self.x0) / g).round(), e.makespan, e.slope_down)).collect()
+    }
+
+    /// Whether the search learns from every point of its parameter: on a grid of
+    /// whole ps, where T is exactly a maximum of lines (a per-byte cost is rounded to
+    /// the ps, so T there is only near one: each search keeps to its own points).
+    pub fn shares(&self) -> bool {
+        self.grid == Some(1.0)
+    }
+
+    /// On the grid: learn from points of this parameter evaluated by any search of
+    /// it (T is one convex curve): those at or below the target raise the answer,
+    /// those above it bound the root by their line, and one on the tangent at x0
+    /// shows T is that line up to it. Then aim the next step.
+    pub fn learn(&mut self, known: &[(f64, f64, f64)]) {
+        let Some(g) = self.grid.filter(|_| !self.done) else { return };
+        let mut bound = f64::INFINITY;
+        for &(k, t, slope) in known {
+            if t <= self.whole_target {
                 self.lo = self.lo.max(k);
-            } else if from.is_none_or(|f| k < f.0) {
-                from = Some((k, e.makespan, e.slope_down));
+            } else {
                 self.hi = self.hi.min(k);
+                if slope > 0.0 {
+                    // The line of T's piece left of k reaches the target at this bound.
+                    bound = bound.min(k - (t - self.whole_target) / (slope * g));
+                }
+            }
+            if let Some((t0, slope)) = self.line.filter(|&(t0, slope)| t == t0 + slope * k) {
+                // T is convex, at least its tangent at x0 and on it at k: it is that
+                // line up to k, whose last whole step at or below the target is `on`.
+                let mut on = ((self.whole_target - t0) / slope).floor();
+                while on > 0.0 && t0 + slope * on > self.whole_target {
+                    on -= 1.0;
+                }
+                while t0 + slope * (on + 1.0) <= self.whole_target {
+                    on += 1.0;
+                }
+                self.lo = self.lo.max(on.min(k));
+                if on < k {
+                    self.hi = self.hi.min(on + 1.0);
+                }
             }
         }
         if self.hi <= self.lo + 1.0 || self.steps >= MAX_PIECES {
             self.done = true;
             return;
         }
-        let (k, t, slope) = from.or(self.from).expect("a step above the target");
-        self.from = Some((k, t, slope));
-        if slope > 0.0 {
-            // The line of T's piece left of k reaches the target at this bound.
-            self.aim(k - (t - self.whole_target) / (slope * g));
-        } else {
-            // T is flat left of k yet above the target: it is not below it anywhere
-            // between (never so for a convex T above T0 there); halve the bracket.
-            self.aim(((self.lo + k) / 2.0).floor());
-        }
+        self.aim(bound);
     }
 
     /// Newton on floats: a step landing at or below the target is the answer.

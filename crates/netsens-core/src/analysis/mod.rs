@@ -135,6 +135,8 @@ pub struct Analysis {
     pub makespan: f64,
     pub critical_path: CriticalPath,
     pub params: Vec<ParamSensitivity>,
+    /// The points of each pass of Newton's steps (all parameters and ε together).
+    pub newton_passes: Vec<usize>,
 }
 
 impl ExecGraph {
@@ -164,21 +166,29 @@ impl ExecGraph {
                 epsilons.iter().map(|&eps| Search::start(self, base, x, e0, eps, steepest)).collect()
             })
             .collect();
+        let mut newton_passes = Vec::new();
         loop {
             // Every open search's step and the points between it takes anyway, then
-            // the lanes the pass carries spare, shared among the searches on a grid.
+            // the lanes the pass carries spare, shared among the searches on a whole-ps
+            // grid (where any point answers exactly).
+            // A search whose first step can wait for the largest ε's first step waits.
             let open: Vec<(usize, usize)> = (0..params.len())
                 .flat_map(|i| (0..epsilons.len()).map(move |j| (i, j)))
-                .filter(|&(i, j)| searches[i][j].is_some_and(|s| !s.done))
+                .filter(|&(i, j)| {
+                    let Some(s) = searches[i][j].filter(|s| !s.done) else { return false };
+                    let top = searches[i].iter().flatten().max_by(|a, b| a.target.total_cmp(&b.target));
+                    !top.is_some_and(|top| s.waits_for(top))
+                })
                 .collect();
             if open.is_empty() {
                 break;
             }
             let mut between: Vec<usize> = open.iter().map(|&(i, j)| searches[i][j].expect("open").between()).collect();
             let wanted = open.len() + between.iter().sum::<usize>();
-            let gridded: Vec<usize> = (0..open.len()).filter(|&o| params[open[o].0].grid().is_some()).collect();
+            let sharing: Vec<usize> =
+                (0..open.len()).filter(|&o| searches[open[o].0][open[o].1].is_some_and(|s| s.shares())).collect();
             for n in 0..(batch::width(wanted) - wanted) {
-                if let Some(&o) = gridded.get(n % gridded.len().max(1)) {
+                if let Some(&o) = sharing.get(n % sharing.len().max(1)) {
                     between[o] += 1;
                 }
             }
@@ -192,10 +202,25 @@ impl ExecGraph {
                 })
                 .collect();
             let evals = self.eval_lanes_down(&slots, &lanes);
+            newton_passes.push(lanes.len());
+            // Each parameter's points on a whole-ps grid, learnt by all its searches.
+            let mut known: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); params.len()];
             let mut first = 0;
             for (&(i, j), list) in open.iter().zip(&points) {
-                searches[i][j].as_mut().expect("open").step(list, &evals[first..first + list.len()]);
+                let s = searches[i][j].as_mut().expect("open");
+                let evals = &evals[first..first + list.len()];
                 first += list.len();
+                if s.shares() {
+                    s.stepped();
+                    known[i].extend(s.on_grid(list, evals));
+                } else {
+                    s.step(list, evals);
+                }
+            }
+            for (list, known) in searches.iter_mut().zip(&known) {
+                for s in list.iter_mut().flatten().filter(|s| s.shares()) {
+                    s.learn(known);
+                }
             }
         }
         let params = params
@@ -209,7 +234,7 @@ impl ExecGraph {
                 tolerances: epsilons.iter().zip(list).map(|(&e, s)| (e, s.map(|s| s.delta()))).collect(),
             })
             .collect();
-        Analysis { makespan: at.makespan, critical_path, params }
+        Analysis { makespan: at.makespan, critical_path, params, newton_passes }
     }
 }
 
