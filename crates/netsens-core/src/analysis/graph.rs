@@ -213,6 +213,9 @@ impl ExecGraph {
         g.spans.reserve(2 * ops);
         g.preds.reserve(8 * ops);
         g.edges.reserve(8 * ops);
+        // A schedule's operation ids are its indices.
+        g.op_event.reserve(ops);
+        g.ops.reserve(ops);
         g
     }
 
