@@ -125,7 +125,7 @@ pub(crate) struct Search {
 }
 
 /// Steps taken before a search tries points between (where a pass has no spare lanes).
-pub(crate) const PLAIN_STEPS: usize = 3;
+pub(crate) const PLAIN_STEPS: usize = 2;
 
 impl Search {
     /// The first step, or `None` where no path depends on x. Flat at x0, T may still
