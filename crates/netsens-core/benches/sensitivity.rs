@@ -47,7 +47,9 @@ fn case(name: &str, s: &Schedule, repeats: usize) {
         record_peak = record_peak.max(peak);
         let (analysis_s, peak, a) = measure(|| g.analyze(&Point::of(&p), &params, &EPSILONS));
         analysis_peak = analysis_peak.max(peak);
-        (runs.push(run_s), records.push(record_s), analyses.push(analysis_s));
+        runs.push(run_s);
+        records.push(record_s);
+        analyses.push(analysis_s);
         ratios.push((record_s + analysis_s) / run_s);
         last = Some((g, a.newton_passes));
     }

@@ -646,13 +646,16 @@ fn the_requests_values_come_back_and_bad_ones_are_one_line() {
 /// The critical path walked back along the predecessor the analysis's first pass
 /// found for each time (no time kept per node) is the one found from every node's
 /// time: the same steps at the same times, the same make-up, on LOGGP.md's vectors,
-/// random schedules, exchanges, wide-area links, a fat tree and a node level with noise.
+/// random schedules, exchanges, a 512-rank barrier, wide-area links, a fat tree and a
+/// node level with noise.
 #[test]
 fn the_critical_path_of_the_first_pass_is_the_one_from_every_nodes_time() {
     let mut rng = XorShift(0x5851_F42D_4C95_7F2D);
     let mut schedules = vec![dissemination(16, 1), ping_pong(1001), back_to_back(), example("calc_recv.goal")];
     schedules.extend((0..4).map(|_| random_rounds(&mut rng)));
     schedules.push(netsens_core::schedule::patterns::ring_exchange(8, 3, 64, 1000 * NS).unwrap());
+    // 512 ranks: the end is the latest of more times than a byte counts.
+    schedules.push(dissemination(512, 1));
     let node_level = format!(
         "{ENDS_1US}[node]\nL = \"100ns\"\no = \"200ns\"\n[shape]\nranks_per_node = 2\n\
          [noise]\ndetour_interval = \"exponential(3us)\"\ndetour_duration = \"constant(300ns)\"\n"
@@ -680,6 +683,9 @@ fn the_critical_path_of_the_first_pass_is_the_one_from_every_nodes_time() {
             };
             assert_eq!(steps(&got.critical_path), steps(&want));
             assert!(!want.ops.is_empty());
+            if s.num_ranks == 512 {
+                assert!(g.preds_of(g.sink as usize).0.len() > 255, "the end's predecessors");
+            }
             compared += 1;
         }
     }
