@@ -642,3 +642,93 @@ fn the_requests_values_come_back_and_bad_ones_are_one_line() {
         assert!(e.contains(want) && !e.contains('\n'), "{e}");
     }
 }
+
+/// The critical path walked back along the predecessor the analysis's first pass
+/// found for each time (no time kept per node) is the one found from every node's
+/// time: the same steps at the same times, the same make-up, on LOGGP.md's vectors,
+/// random schedules, exchanges, a 512-rank barrier, wide-area links, a fat tree and a
+/// node level with noise.
+#[test]
+fn the_critical_path_of_the_first_pass_is_the_one_from_every_nodes_time() {
+    let mut rng = XorShift(0x5851_F42D_4C95_7F2D);
+    let mut schedules = vec![dissemination(16, 1), ping_pong(1001), back_to_back(), example("calc_recv.goal")];
+    schedules.extend((0..4).map(|_| random_rounds(&mut rng)));
+    schedules.push(netsens_core::schedule::patterns::ring_exchange(8, 3, 64, 1000 * NS).unwrap());
+    // 512 ranks: the end is the latest of more times than a byte counts.
+    schedules.push(dissemination(512, 1));
+    let node_level = format!(
+        "{ENDS_1US}[node]\nL = \"100ns\"\no = \"200ns\"\n[shape]\nranks_per_node = 2\n\
+         [noise]\ndetour_interval = \"exponential(3us)\"\ndetour_duration = \"constant(300ns)\"\n"
+    );
+    let platforms = [
+        loggopsim_defaults(Rendezvous::Handshake),
+        two_clusters(level(2500, 1500, 1000, 6, 0, 65535), 4, 3_000 * NS, 1000),
+        fat_tree(ENDS_1US, 1, "1GB/s", "100ns"),
+        Platform::from_toml(&node_level, "n.toml").expect("the platform reads"),
+    ];
+    let mut compared = 0;
+    for p in &platforms {
+        for s in schedules.iter().filter(|s| s.num_ranks % 2 == 0 || p.node.is_none()) {
+            let Ok((_, g)) = record_schedule(s, p, &RunOptions::default(), &mut |_| true) else { continue };
+            let base = Point::of(p);
+            let mut times = Vec::new();
+            g.times(&base, &mut times);
+            let want = g.critical_path(&base, &times);
+            let got = g.analyze(&base, &Param::all(p), &[0.01]);
+            assert_eq!(got.makespan, times[g.sink as usize]);
+            assert_eq!(got.critical_path.parts, want.parts);
+            assert_eq!(got.critical_path.nic_wait, want.nic_wait);
+            let steps = |c: &netsens_core::analysis::CriticalPath| -> Vec<(u32, u32, bool, f64)> {
+                c.ops.iter().map(|s| (s.op, s.rank, s.arrival, s.until_ps)).collect()
+            };
+            assert_eq!(steps(&got.critical_path), steps(&want));
+            assert!(!want.ops.is_empty());
+            if s.num_ranks == 512 {
+                assert!(g.preds_of(g.sink as usize).0.len() > 255, "the end's predecessors");
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared >= 20, "{compared} runs compared");
+}
+
+/// A "latest of" that no later time reads is not kept: the release of enabled
+/// operations is folded into each operation's readiness, so a ring exchange's record
+/// has no latest-of read by none but the end (the 1024 × 500 exchange had 513 024).
+#[test]
+fn no_latest_of_is_recorded_that_no_time_reads() {
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let s = netsens_core::schedule::patterns::ring_exchange(16, 5, 64, 1000 * NS).unwrap();
+    let g = record(&s, &p);
+    let mut read = vec![false; g.nodes.len()];
+    for v in 0..g.nodes.len() {
+        for &q in g.preds_of(v).0 {
+            read[q as usize] = true;
+        }
+    }
+    let unread: Vec<usize> =
+        (1..g.nodes.len()).filter(|&v| !read[v] && v != g.sink as usize && g.nodes.kind(v) == 0).collect();
+    assert_eq!(unread, Vec::<usize>::new());
+}
+
+/// The four ε of one parameter share their points: on vector 3 (dissemination, 16
+/// ranks) every path crosses 4 L's, so T = T0 + 4·ΔL is one line and the 10 % step,
+/// found on it, answers 1, 2 and 5 % as well: one point in one pass for all four,
+/// each Δ = ⌊ε·T0 / 4⌋ ps, checked by full runs at Δ and Δ + 1 ps.
+#[test]
+fn the_four_epsilons_of_a_parameter_share_their_points() {
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let s = dissemination(16, 1);
+    let g = record(&s, &p);
+    let base = Point::of(&p);
+    let t0 = makespan(&s, &p) as f64;
+    let eps = [0.01, 0.02, 0.05, 0.10];
+    let got = g.analyze(&base, &[Param::Latency(1)], &eps);
+    assert_eq!(got.newton_passes, vec![1]);
+    for &(e, dx) in &got.params[0].tolerances {
+        assert_eq!(dx, Some((e * t0 / 4.0).floor()), "ε={e}");
+        let at = base.get(Param::Latency(1)) as u64 + dx.unwrap() as u64;
+        assert!(makespan(&s, &with(&p, Param::Latency(1), at)) as f64 <= (1.0 + e) * t0);
+        assert!(makespan(&s, &with(&p, Param::Latency(1), at + 1)) as f64 > (1.0 + e) * t0);
+    }
+}

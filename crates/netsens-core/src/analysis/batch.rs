@@ -11,9 +11,25 @@
 use super::eval::{compute_time, Coef, Eval, Price, Rate, KINDS};
 use super::graph::{kind, ExecGraph};
 use super::params::{Param, Point};
+use rustc_hash::FxHashMap as HashMap;
 
 /// Points evaluated together in one pass.
 pub const LANES: usize = 24;
+
+/// The lanes a pass of `n` points carries (a pass costs by its lanes): what
+/// [`by_width!`] picks for `n` up to [`LANES`], passes of [`LANES`] beyond.
+pub fn width(n: usize) -> usize {
+    let rest = match n % LANES {
+        0 => 0,
+        1 => 1,
+        2 => 2,
+        3 | 4 => 4,
+        5..=8 => 8,
+        9..=16 => 16,
+        _ => LANES,
+    };
+    n / LANES * LANES + rest
+}
 
 /// Call pass `$f` with as few lanes as `$n` points need: a pass costs by its lanes.
 macro_rules! by_width {
@@ -341,5 +357,153 @@ impl ExecGraph {
             rows[slots.node[v] as usize] = r;
         }
         out.extend_from_slice(&rows[slots.node[self.sink as usize] as usize][..lanes.len()]);
+    }
+}
+
+/// Which predecessor set each node's time at the platform's point (the first of tied
+/// ones): the critical path walks back along it.
+#[derive(Default)]
+pub struct Choices {
+    /// Its index among the node's predecessors, or `u8::MAX` for one in `wide`.
+    of: Vec<u8>,
+    /// The index of the nodes with more predecessors than a byte counts (the end's).
+    wide: HashMap<u32, u32>,
+}
+
+impl Choices {
+    /// The index of the predecessor that set node `v`'s time.
+    pub fn of(&self, v: usize) -> usize {
+        match self.of[v] {
+            u8::MAX => self.wide[&(v as u32)] as usize,
+            i => i as usize,
+        }
+    }
+
+    fn push(&mut self, v: usize, i: usize) {
+        if i < u8::MAX as usize {
+            self.of.push(i as u8);
+        } else {
+            self.of.push(u8::MAX);
+            self.wide.insert(v as u32, i as u32);
+        }
+    }
+}
+
+/// The run at the platform's own point: its makespan, each parameter's slopes both
+/// ways there, and the predecessor that set each time.
+pub struct AtBase {
+    pub makespan: f64,
+    pub slopes: Vec<Eval>,
+    pub choices: Choices,
+}
+
+impl ExecGraph {
+    /// [`ExecGraph::eval_lanes`] of every parameter in `params` at `base`, in passes
+    /// that share one time per node (every lane is at the same point): the same
+    /// numbers, and the predecessor that set each time.
+    pub fn at_base(&self, slots: &Slots, base: &Point, params: &[Param]) -> AtBase {
+        let lanes: Vec<Lane> = params.iter().map(|&param| Lane { point: *base, param }).collect();
+        let mut out = AtBase { makespan: 0.0, slopes: Vec::with_capacity(lanes.len()), choices: Choices::default() };
+        out.choices.of.reserve(self.nodes.len());
+        if lanes.is_empty() {
+            // The times and choices alone.
+            let one = [Lane { point: *base, param: Param::CpuTime }];
+            self.base_pass::<1>(slots, &one, &mut out, true);
+            out.slopes.clear();
+            return out;
+        }
+        for (i, chunk) in lanes.chunks(LANES).enumerate() {
+            by_width!(chunk.len(), self.base_pass(slots, chunk, &mut out, i == 0));
+        }
+        out
+    }
+
+    fn base_pass<const N: usize>(&self, slots: &Slots, lanes: &[Lane], out: &mut AtBase, choose: bool) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just now.
+            return unsafe { self.base_pass_avx2::<N>(slots, lanes, out, choose) };
+        }
+        self.base_pass_lanes::<N>(slots, lanes, out, choose)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn base_pass_avx2<const N: usize>(&self, slots: &Slots, lanes: &[Lane], out: &mut AtBase, choose: bool) {
+        self.base_pass_lanes::<N>(slots, lanes, out, choose)
+    }
+
+    /// Each slot holds the node's time (ps) and each lane's slopes both ways.
+    #[inline(always)]
+    fn base_pass_lanes<const N: usize>(&self, slots: &Slots, lanes: &[Lane], out: &mut AtBase, choose: bool) {
+        let noisy = !self.extra.is_empty();
+        let terms = Terms::<N>::new(lanes);
+        let base = &lanes[0].point;
+        // Each kind and level's price at the base, and whether it is whole ps per byte.
+        let prices: Vec<(Price, bool)> = (0..KINDS * 2)
+            .map(|i| {
+                let (k, level) = (i as u8 / 2, i % 2);
+                let price = Price::of(k, &base.levels[level], base);
+                (price, price.whole(k))
+            })
+            .collect();
+        let zero = [0.0; N];
+        let count = slots.count.max(1);
+        let mut times = vec![0.0f64; count];
+        let (mut downs, mut ups) = (vec![zero; count], vec![zero; count]);
+        let mut first = 0usize;
+        for v in 0..self.nodes.len() {
+            let next = self.nodes.first_pred.get(v + 1).map_or(self.preds.len(), |&n| n as usize);
+            let preds = &slots.preds[first..next];
+            first = next;
+            let (mut t, mut d, mut u, mut chosen) = match preds.first() {
+                Some(&s) => (times[s as usize], downs[s as usize], ups[s as usize], 0),
+                None => (0.0, zero, zero, 0),
+            };
+            for (i, &s) in preds.iter().enumerate().skip(1) {
+                let (qt, qd, qu) = (times[s as usize], &downs[s as usize], &ups[s as usize]);
+                let (later, tied) = (qt > t, qt == t);
+                for l in 0..N {
+                    let down = if tied { min(d[l], qd[l]) } else { d[l] };
+                    d[l] = if later { qd[l] } else { down };
+                    let up = if tied { max(u[l], qu[l]) } else { u[l] };
+                    u[l] = if later { qu[l] } else { up };
+                }
+                if later {
+                    (t, chosen) = (qt, i);
+                }
+            }
+            if choose {
+                out.choices.push(v, chosen);
+            }
+            let k = self.nodes.kind(v);
+            if k != kind::ZERO || noisy {
+                let i = self.price_index(v);
+                let (price, whole) = &prices[i];
+                let b = self.nodes.bytes[v] as f64;
+                t += if *whole && k != kind::COMPUTE {
+                    price.fixed + max(b * price.per_byte, b * price.or_per_byte)
+                } else {
+                    price.cost(k, b)
+                };
+                if noisy {
+                    t += self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64;
+                }
+                let c = &terms.of[i];
+                for l in 0..N {
+                    d[l] += c.down_fixed[l] + b * c.down_per_byte[l];
+                    u[l] += c.up_fixed[l] + b * c.up_per_byte[l];
+                }
+            }
+            let o = slots.node[v] as usize;
+            (times[o], downs[o], ups[o]) = (t, d, u);
+        }
+        let end = slots.node[self.sink as usize] as usize;
+        out.makespan = times[end];
+        out.slopes.extend((0..lanes.len()).map(|l| Eval {
+            makespan: times[end],
+            slope_down: downs[end][l],
+            slope_up: ups[end][l],
+        }));
     }
 }

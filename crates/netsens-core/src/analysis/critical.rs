@@ -1,6 +1,7 @@
 //! The critical path of a recorded run: the chain of times that sets its end, from
 //! the end back to the start, and what its time was spent on.
 
+use super::batch::Choices;
 use super::eval::{bytes_time, compute_time};
 use super::graph::{kind, Edge, ExecGraph};
 use super::params::Point;
@@ -97,6 +98,32 @@ impl ExecGraph {
             else {
                 break;
             };
+            v = preds[i] as usize;
+            via = edges[i];
+        }
+        cp.ops.reverse();
+        cp
+    }
+
+    /// [`ExecGraph::critical_path`] from the predecessor the pass at `p` found to set
+    /// each time ([`ExecGraph::at_base`]), and the makespan there: no time kept per
+    /// node. Times are whole ps, so each one back is the one after less its cost, exactly.
+    pub fn critical_path_of(&self, p: &Point, choices: &Choices, makespan: f64) -> CriticalPath {
+        let mut cp = CriticalPath::default();
+        let (mut v, mut via, mut t) = (self.sink as usize, Edge::Event, makespan);
+        loop {
+            self.attribute(v, p, via, &mut cp);
+            let n = self.node(v);
+            let op = n.op;
+            if op != OpId::MAX && cp.ops.last().map(|s| (s.op, s.arrival)) != Some((op, n.arrival)) {
+                cp.ops.push(Step { op, rank: n.rank, kind: n.op_kind, arrival: n.arrival, until_ps: t });
+            }
+            let (preds, edges) = self.preds_of(v);
+            if preds.is_empty() {
+                break;
+            }
+            let i = choices.of(v);
+            t -= self.cost(v, p);
             v = preds[i] as usize;
             via = edges[i];
         }

@@ -67,8 +67,9 @@ impl ExecGraph {
     pub fn tolerance(&self, base: &Point, x: Param, e0: &Eval, eps: f64, buf: &mut Buffers) -> Option<f64> {
         let mut search = Search::start(self, base, x, e0, eps, None)?;
         while !search.done {
-            let evals: Vec<Eval> = search.points().iter().map(|&v| self.eval(&base.with(x, v), x, buf)).collect();
-            search.step(&evals);
+            let points = search.points(search.between());
+            let evals: Vec<Eval> = points.iter().map(|&v| self.eval(&base.with(x, v), x, buf)).collect();
+            search.step(&points, &evals);
         }
         Some(search.delta())
     }
@@ -88,37 +89,43 @@ impl ExecGraph {
 
 /// Newton's search for one tolerance: from the left the tangent overshoots (T is
 /// convex); from then on steps from the right fall on the root, one piece at a time.
-/// Where the root is many pieces away, each step also tries points between the
-/// largest x known below the target and the step (a pass carries them at little
-/// more cost than the step alone), and steps on from the lowest one above it.
-/// Newton's root is a float within a few 1e-9 ps of the exact one; on the engine's
-/// grid (whole ps, or fs/B) the answer is the grid step at or below the root. A step
-/// aimed within float error of a grid step is taken at that grid step: landing there
-/// (T ≤ target) makes it the answer; above the target with the next step as close,
-/// the answer is the step below.
+/// Each step's line is below T on its left, so where it reaches the target is a bound
+/// the root is at or below. On the engine's grid (whole ps, or fs/B) every step is
+/// taken at the grid step at or below that bound, where T is a whole number of ps and
+/// compared with the target exactly: a step found at or below the target is the
+/// answer (the next grid step is past the bound). Where the root is many pieces away,
+/// steps also try points between the largest grid step known below the target and the
+/// next step (spare lanes of a pass carry them at no cost); the search steps on from
+/// the lowest one above it. A parameter off any grid (1/cpu_speed) steps on floats
+/// until Newton lands.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Search {
     pub x0: f64,
-    /// The parameter's grid step ([`Param::grid`]).
+    /// The parameter's grid step ([`Param::grid`]), `None` where it has none or the
+    /// answer would be beyond 2^52 steps.
     grid: Option<f64>,
-    /// Grid steps from x0 of the answer, once known.
-    on_grid: Option<u64>,
-    /// A grid step within float error of Newton's root, evaluated next.
-    check: Option<u64>,
-    /// The grid step `x` is at, where it was aimed within float error of one.
-    snapped: Option<u64>,
     pub target: f64,
-    /// The next value to step from (T there is above the target, or it is the answer).
-    pub x: f64,
-    /// The largest value known with T ≤ target.
-    below: f64,
+    /// On the grid: the largest whole ps at or below the target (T there is whole).
+    whole_target: f64,
+    /// Where the next step is (in grid steps from x0, or the value off the grid).
+    next: f64,
+    /// The largest known with T ≤ target (grid steps, or the value).
+    lo: f64,
+    /// On the grid: the smallest step known above the target, or bounded to be.
+    hi: f64,
+    /// On the grid: the least bound known on the root (grid steps, a float).
+    bound: f64,
+    /// On a grid of whole ps started from the tangent at x0: T0 and its slope there
+    /// (T is exactly that line up to any step found on it).
+    line: Option<(f64, f64)>,
+    /// Flat at x0: the first step is the steepest path's bound, a far one.
+    flat: bool,
     pub done: bool,
     steps: usize,
 }
 
-/// Steps taken before a search tries points between, and how many it tries.
-const PLAIN_STEPS: usize = 2;
-const BETWEEN: usize = 1;
+/// Steps taken before a search tries points between (where a pass has no spare lanes).
+pub(crate) const PLAIN_STEPS: usize = 2;
 
 impl Search {
     /// The first step, or `None` where no path depends on x. Flat at x0, T may still
@@ -127,7 +134,7 @@ impl Search {
     pub fn start(g: &ExecGraph, base: &Point, x: Param, e0: &Eval, eps: f64, steepest: Option<f64>) -> Option<Search> {
         let x0 = base.get(x);
         let target = (1.0 + eps) * e0.makespan;
-        let first = if e0.slope_up > 0.0 {
+        let bound = if e0.slope_up > 0.0 {
             x0 + eps * e0.makespan / e0.slope_up
         } else {
             let steepest = steepest.unwrap_or_else(|| g.steepest(base, x));
@@ -136,123 +143,184 @@ impl Search {
             }
             x0 + target / steepest
         };
-        let grid = x.grid();
+        let grid = x.grid().filter(|g| (bound - x0) / g < 4.5e15);
         let mut s = Search {
             x0,
             grid,
-            on_grid: None,
-            check: None,
-            snapped: None,
             target,
-            x: first,
-            below: x0,
+            whole_target: target.floor(),
+            next: 0.0,
+            lo: if grid.is_some() { 0.0 } else { x0 },
+            hi: f64::INFINITY,
+            bound: f64::INFINITY,
+            line: None,
+            flat: e0.slope_up <= 0.0,
             done: false,
             steps: 0,
         };
-        s.aim(first);
+        match grid {
+            Some(g) if e0.slope_up > 0.0 => {
+                s.line = (g == 1.0).then_some((e0.makespan, e0.slope_up));
+                s.aim((s.whole_target - e0.makespan) / (e0.slope_up * g))
+            }
+            Some(g) => s.aim((bound - x0) / g),
+            None => s.next = bound,
+        }
         Some(s)
     }
 
-    /// The grid step within Newton's float error of `x` (in grid steps, with a wide
-    /// margin), if any; none beyond 2^53 steps, where a float holds no whole step.
-    fn near_step(&self, x: f64) -> Option<u64> {
-        let u = (x - self.x0) / self.grid?;
-        let k = u.round();
-        ((0.0..9e15).contains(&u) && (u - k).abs() <= 1e-3 + 1e-9 * u && k >= 1.0).then_some(k as u64)
+    /// On the grid: the root is at or below `bound` steps; step to the grid step at
+    /// or below the least bound known (a hair's float error above is allowed for),
+    /// if it is not known.
+    fn aim(&mut self, bound: f64) {
+        self.bound = self.bound.min(bound);
+        let k = (self.bound + 1e-6 + 1e-12 * self.bound.abs()).floor().min(self.hi - 1.0);
+        self.hi = self.hi.min(k + 1.0);
+        if k <= self.lo {
+            self.done = true;
+        }
+        self.next = k;
     }
 
-    /// Step to `x`, or to the grid step within float error of it.
-    fn aim(&mut self, x: f64) {
-        self.snapped = self.near_step(x);
-        self.x = match (self.snapped, self.grid) {
-            (Some(k), Some(g)) => self.x0 + k as f64 * g,
-            _ => x,
-        };
+    /// Whether this search's first step can wait for that of `other`, a search of
+    /// the same parameter with a larger ε: on a whole-ps grid, where T is one line up
+    /// to the larger one's step, that step answers this one too; flat at x0, the
+    /// first steps are far bounds and the larger one's line bounds this one as well.
+    pub fn waits_for(&self, other: &Search) -> bool {
+        (self.line.is_some() || (self.flat && self.shares()))
+            && self.steps == 0
+            && other.steps == 0
+            && !other.done
+            && other.target > self.target
+    }
+
+    /// The value of `u` (grid steps, or the value off the grid).
+    fn value(&self, u: f64) -> f64 {
+        match self.grid {
+            Some(g) => self.x0 + u * g,
+            None => u,
+        }
     }
 
     /// The tolerance found: a whole number of grid steps where the parameter has one.
     pub fn delta(&self) -> f64 {
-        match (self.on_grid, self.grid) {
-            (Some(n), Some(g)) => n as f64 * g,
-            _ => self.x - self.x0,
+        match self.grid {
+            Some(g) => self.lo * g,
+            None => self.lo - self.x0,
         }
     }
 
-    /// Newton has ended at `self.x`, T's root up to float error: its grid step.
-    fn newton_done(&mut self) {
-        self.done = true;
-        let Some(g) = self.grid else { return };
-        let u = (self.x - self.x0) / g;
-        if let Some(k) = self.near_step(self.x) {
-            (self.check, self.done) = (Some(k), false);
-        } else if (0.0..9e15).contains(&u) {
-            self.on_grid = Some(u.floor() as u64);
+    /// Where T and its slope going down are wanted next: the step, then `between`
+    /// points between the largest known below the target and the step.
+    pub fn points(&self, between: usize) -> Vec<f64> {
+        let mut points = vec![self.value(self.next)];
+        let (lo, span) = (self.lo, self.next - self.lo);
+        for j in 1..=between {
+            let mut u = lo + span * j as f64 / (between + 1) as f64;
+            if self.grid.is_some() {
+                u = u.floor();
+                if u <= lo || u >= self.next || points.contains(&self.value(u)) {
+                    continue;
+                }
+            }
+            points.push(self.value(u));
+        }
+        points
+    }
+
+    /// How many points between a step takes where no lane is spare.
+    pub fn between(&self) -> usize {
+        usize::from(self.steps >= PLAIN_STEPS)
+    }
+
+    /// Take T and its slope going down at each of `points` (from [`Search::points`]).
+    pub fn step(&mut self, points: &[f64], evals: &[Eval]) {
+        self.stepped();
+        match self.grid {
+            Some(_) => self.learn(&self.on_grid(points, evals)),
+            None => self.step_off_grid(points, evals),
         }
     }
 
-    /// Where T and its slope going down are wanted next: the step, then the points
-    /// between.
-    pub fn points(&self) -> Vec<f64> {
-        if let (Some(k), Some(g)) = (self.check, self.grid) {
-            return vec![self.x0 + k as f64 * g];
-        }
-        let between = if self.steps >= PLAIN_STEPS { BETWEEN } else { 0 };
-        let span = self.x - self.below;
-        std::iter::once(self.x)
-            .chain((1..=between).map(|j| self.below + span * j as f64 / (between + 1) as f64))
-            .collect()
+    /// Count a pass this search had points in.
+    pub fn stepped(&mut self) {
+        self.steps += 1;
     }
 
-    /// Take T and its slope going down at each of [`Search::points`].
-    pub fn step(&mut self, evals: &[Eval]) {
-        if let Some(k) = self.check {
-            // The root is within a hair of step k: at k, or in the step below.
-            self.on_grid = Some(if evals[0].makespan <= self.target { k } else { k - 1 });
+    /// `points` and their evaluations as (grid steps, T, slope going down).
+    pub fn on_grid(&self, points: &[f64], evals: &[Eval]) -> Vec<(f64, f64, f64)> {
+        let g = self.grid.unwrap_or(1.0);
+        points.iter().zip(evals).map(|(&v, e)| (((v - self.x0) / g).round(), e.makespan, e.slope_down)).collect()
+    }
+
+    /// Whether the search learns from every point of its parameter: on a grid of
+    /// whole ps, where T is exactly a maximum of lines (a per-byte cost is rounded to
+    /// the ps, so T there is only near one: each search keeps to its own points).
+    pub fn shares(&self) -> bool {
+        self.grid == Some(1.0)
+    }
+
+    /// On the grid: learn from points of this parameter evaluated by any search of
+    /// it (T is one convex curve): those at or below the target raise the answer,
+    /// those above it bound the root by their line, and one on the tangent at x0
+    /// shows T is that line up to it. Then aim the next step.
+    pub fn learn(&mut self, known: &[(f64, f64, f64)]) {
+        let Some(g) = self.grid.filter(|_| !self.done) else { return };
+        let mut bound = f64::INFINITY;
+        for &(k, t, slope) in known {
+            if t <= self.whole_target {
+                self.lo = self.lo.max(k);
+            } else {
+                self.hi = self.hi.min(k);
+                if slope > 0.0 {
+                    // The line of T's piece left of k reaches the target at this bound.
+                    bound = bound.min(k - (t - self.whole_target) / (slope * g));
+                }
+            }
+            if let Some((t0, slope)) = self.line.filter(|&(t0, slope)| t == t0 + slope * k) {
+                // T is convex, at least its tangent at x0 and on it at k: it is that
+                // line up to k, whose last whole step at or below the target is `on`.
+                let mut on = ((self.whole_target - t0) / slope).floor();
+                while on > 0.0 && t0 + slope * on > self.whole_target {
+                    on -= 1.0;
+                }
+                while t0 + slope * (on + 1.0) <= self.whole_target {
+                    on += 1.0;
+                }
+                self.lo = self.lo.max(on.min(k));
+                if on < k {
+                    self.hi = self.hi.min(on + 1.0);
+                }
+            }
+        }
+        if self.hi <= self.lo + 1.0 || self.steps >= MAX_PIECES {
             self.done = true;
             return;
         }
-        let points = self.points();
-        self.steps += 1;
+        self.aim(bound);
+    }
+
+    /// Newton on floats: a step landing at or below the target is the answer.
+    fn step_off_grid(&mut self, points: &[f64], evals: &[Eval]) {
         if evals[0].makespan <= self.target {
-            // The step landed on the root (on a grid step: the answer).
-            if let Some(k) = self.snapped {
-                self.on_grid = Some(k);
-                self.done = true;
-                return;
-            }
-            return self.newton_done();
+            (self.lo, self.done) = (points[0], true);
+            return;
         }
-        let mut from = (self.x, evals[0]);
+        let mut from = (points[0], evals[0]);
         for (&v, e) in points.iter().zip(evals).skip(1) {
             if e.makespan <= self.target {
-                self.below = self.below.max(v);
+                self.lo = self.lo.max(v);
             } else if v < from.0 {
                 from = (v, *e);
             }
         }
         let (z, e) = from;
-        let at_step = if z == self.x { self.snapped } else { None };
-        (self.x, self.snapped) = (z, at_step);
-        if e.slope_down <= 0.0 {
-            self.done = true;
-            return;
-        }
-        let next = z - (e.makespan - self.target) / e.slope_down;
-        if let (Some(k), true) = (at_step, self.near_step(next) == at_step) {
-            // Above the target at grid step k, with the root within a hair of it.
-            self.on_grid = Some(k - 1);
-            self.done = true;
-        } else if next >= z {
-            self.newton_done();
+        let next = if e.slope_down > 0.0 { z - (e.makespan - self.target) / e.slope_down } else { z };
+        if next >= z || self.steps >= MAX_PIECES {
+            // Converged to the float: z is the root up to its error.
+            (self.lo, self.done) = (z, true);
         } else {
-            self.aim(next);
-            if self.x >= z {
-                // Aimed back at z's own grid step: Newton has nowhere to go.
-                self.x = z;
-                self.newton_done();
-            } else if self.steps >= MAX_PIECES {
-                self.newton_done();
-            }
+            self.next = next;
         }
     }
 }

@@ -139,8 +139,13 @@ pub struct ExecGraph {
     /// Rank and kind of every live operation, by its id.
     ops: Vec<(u32, OpKind)>,
     msg_event: Vec<u32>,
-    release: u32,
-    begin: u32,
+    /// When operations enabled next are ready: never a node of its own (each `ready`
+    /// takes its times as predecessors; half are read by none, half by one).
+    release: Start,
+    /// When the current event began; after `posted`, the latest of two made into a
+    /// node only when a second step reads it (most are read by one).
+    begin: Start,
+    begin_read: bool,
     op: OpId,
     /// Where the current event is handled, and whether it is a message reaching
     /// another rank than its operation's.
@@ -150,14 +155,22 @@ pub struct ExecGraph {
 
 const SOURCE: u32 = 0;
 
-/// The time a step starts from: one node, or the latest of two not made into one.
+/// The time a step starts from: one node, or the latest of up to four not made
+/// into one (a step from it takes them as its own predecessors).
 #[derive(Clone, Copy)]
 struct Start {
-    preds: [(u32, Edge); 2],
+    preds: [(u32, Edge); 4],
     n: usize,
 }
 
 impl Start {
+    /// This start and time `p` (a `Start` holds at most four: both are at most two).
+    fn and(mut self, p: (u32, Edge)) -> Start {
+        self.preds[self.n] = p;
+        self.n += 1;
+        self
+    }
+
     fn preds(&self) -> &[(u32, Edge)] {
         &self.preds[..self.n]
     }
@@ -180,8 +193,9 @@ impl ExecGraph {
             op_event: Vec::new(),
             ops: Vec::new(),
             msg_event: Vec::new(),
-            release: SOURCE,
-            begin: SOURCE,
+            release: Self::just(SOURCE),
+            begin: Self::just(SOURCE),
+            begin_read: false,
             op: OpId::MAX,
             host: 0,
             arrival: false,
@@ -199,6 +213,9 @@ impl ExecGraph {
         g.spans.reserve(2 * ops);
         g.preds.reserve(8 * ops);
         g.edges.reserve(8 * ops);
+        // A schedule's operation ids are its indices.
+        g.op_event.reserve(ops);
+        g.ops.reserve(ops);
         g
     }
 
@@ -365,12 +382,26 @@ impl ExecGraph {
 
     /// The times `at` is the latest of, unmade: a step from it takes them as its own
     /// predecessors (no latest-of node read by it alone).
-    fn start(&self, at: At) -> Start {
+    fn start(&mut self, at: At) -> Start {
         match at {
-            At::Begin => Self::just(self.begin),
+            At::Begin => self.began(),
             At::Clock(c) => Self::just(self.clock(c)),
-            At::BeginOr(c) => Start { preds: [(self.begin, Edge::Event), (self.clock(c), Self::edge_of(c))], n: 2 },
+            At::BeginOr(c) => self.began().and((self.clock(c), Self::edge_of(c))),
         }
+    }
+
+    /// The event's begin time as a start: the first step to read a latest-of not
+    /// made into a node takes its times, the second makes the node.
+    fn began(&mut self) -> Start {
+        if self.begin.n > 1 {
+            if self.begin_read {
+                let begin = self.begin;
+                let node = self.push(kind::ZERO, 1, 0, begin.preds(), 0);
+                self.begin = Self::just(node);
+            }
+            self.begin_read = true;
+        }
+        self.begin
     }
 
     /// The node of a time (made if it is a latest-of of two).
@@ -387,7 +418,7 @@ impl ExecGraph {
     }
 
     fn just(node: u32) -> Start {
-        Start { preds: [(node, Edge::Event), (SOURCE, Edge::Event)], n: 1 }
+        Start { preds: [(node, Edge::Event); 4], n: 1 }
     }
 
     fn event_slot(&mut self, key: Key) -> &mut u32 {
@@ -411,12 +442,22 @@ impl Observer for ExecGraph {
             self.ops.resize(i + 1, (0, OpKind::Calc));
         }
         self.ops[i] = (d.rank, d.kind);
-        let cpu = (self.clock(Clock::Cpu(cpu)), Edge::Cpu);
-        let release = (self.release, Edge::Dependency);
-        let node = match nic {
-            Some(n) => self.push(kind::ZERO, 1, 0, &[cpu, release, (self.clock(Clock::NicSend(n)), Edge::Nic)], 0),
-            None => self.push(kind::ZERO, 1, 0, &[cpu, release], 0),
+        // The CPU, the release's times (as the release node's own were labelled)
+        // and the send NIC.
+        let mut preds = [(SOURCE, Edge::Event); 6];
+        preds[0] = (self.clock(Clock::Cpu(cpu)), Edge::Cpu);
+        let r = self.release.preds();
+        let release = match self.release.n {
+            1 => &[(r[0].0, Edge::Dependency)][..],
+            _ => r,
         };
+        preds[1..1 + release.len()].copy_from_slice(release);
+        let mut n = 1 + release.len();
+        if let Some(nic) = nic {
+            preds[n] = (self.clock(Clock::NicSend(nic)), Edge::Nic);
+            n += 1;
+        }
+        let node = self.push(kind::ZERO, 1, 0, &preds[..n], 0);
         *self.event_slot(Key::Op(op)) = node;
     }
 
@@ -438,7 +479,8 @@ impl Observer for ExecGraph {
             *p = (self.clock(c), Self::edge_of(c));
         }
         let n = 1 + clocks.len().min(3);
-        self.begin = self.push(kind::ZERO, 1, 0, &preds[..n], 0);
+        self.begin = Self::just(self.push(kind::ZERO, 1, 0, &preds[..n], 0));
+        self.begin_read = false;
     }
 
     fn advance(&mut self, clock: Clock, from: At, cost: Cost, extra: Time) {
@@ -448,17 +490,19 @@ impl Observer for ExecGraph {
     }
 
     fn set(&mut self, clock: Clock, at: At, max: bool) {
-        let at = self.at(at);
         let node = if max {
-            self.push(kind::ZERO, 1, 0, &[(self.clock(clock), Self::edge_of(clock)), (at, Edge::Event)], 0)
+            let from = self.start(at);
+            let mut preds = [(self.clock(clock), Self::edge_of(clock)); 5];
+            preds[1..=from.n].copy_from_slice(from.preds());
+            self.push(kind::ZERO, 1, 0, &preds[..=from.n], 0)
         } else {
-            at
+            self.at(at)
         };
         self.set_clock(clock, node);
     }
 
     fn release(&mut self, at: At) {
-        self.release = self.at(at);
+        self.release = self.start(at);
     }
 
     fn delayed(&mut self, key: Key, op: OpId, cost: Cost) {
@@ -479,7 +523,13 @@ impl Observer for ExecGraph {
 
     fn posted(&mut self, recv: OpId) {
         let ready = *self.event_slot(Key::Op(recv));
-        self.begin = self.push(kind::ZERO, 1, 0, &[(self.begin, Edge::Event), (ready, Edge::Dependency)], 0);
+        if self.begin.n > 2 {
+            let begin = self.begin;
+            let node = self.push(kind::ZERO, 1, 0, begin.preds(), 0);
+            self.begin = Self::just(node);
+        }
+        self.begin = self.begin.and((ready, Edge::Dependency));
+        self.begin_read = false;
     }
 
     fn wildcard(&mut self) {

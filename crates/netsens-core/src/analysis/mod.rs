@@ -20,7 +20,7 @@ use crate::profile::RunResult;
 use crate::program::{run_program_observed, SimRank};
 use crate::schedule::executor::ScheduleFrontend;
 use crate::schedule::Schedule;
-pub use batch::{Lane, Slots};
+pub use batch::{AtBase, Choices, Lane, Slots};
 pub use critical::{CriticalPath, Part};
 pub use curve::Curve;
 use curve::Search;
@@ -128,13 +128,32 @@ pub struct ParamSensitivity {
     pub tolerances: Vec<(f64, Option<f64>)>,
 }
 
+/// The analysis at the platform's point: the makespan, the critical path and what
+/// each parameter does.
+pub struct Analysis {
+    /// ps.
+    pub makespan: f64,
+    pub critical_path: CriticalPath,
+    pub params: Vec<ParamSensitivity>,
+    /// The points of each pass of Newton's steps (all parameters and ε together).
+    pub newton_passes: Vec<usize>,
+}
+
 impl ExecGraph {
-    /// Slopes and tolerances of `params` at `base`: every parameter's slopes in one
-    /// pass, then each round of Newton steps of every (parameter, ε) in one more.
+    /// Slopes and tolerances of `params` at `base` (see [`ExecGraph::analyze`]).
     pub fn sensitivities(&self, base: &Point, params: &[Param], epsilons: &[f64]) -> Vec<ParamSensitivity> {
+        self.analyze(base, params, epsilons).params
+    }
+
+    /// The makespan, critical path, slopes and tolerances of `params` at `base`: the
+    /// time of every node, every parameter's slopes and the predecessor that set each
+    /// time in one pass, then each round of Newton steps of every (parameter, ε) in
+    /// one more.
+    pub fn analyze(&self, base: &Point, params: &[Param], epsilons: &[f64]) -> Analysis {
         let slots = self.slots();
-        let at_base: Vec<Lane> = params.iter().map(|&param| Lane { point: *base, param }).collect();
-        let slopes = self.eval_lanes(&slots, &at_base);
+        let at = self.at_base(&slots, base, params);
+        let critical_path = self.critical_path_of(base, &at.choices, at.makespan);
+        let slopes = at.slopes;
         // Flat at the platform's value, a parameter's search starts from its steepest path.
         let flat: Vec<Param> = params.iter().zip(&slopes).filter(|(_, e)| e.slope_up <= 0.0).map(|(&x, _)| x).collect();
         let steepest = self.steepest_lanes(&slots, base, &flat);
@@ -147,29 +166,64 @@ impl ExecGraph {
                 epsilons.iter().map(|&eps| Search::start(self, base, x, e0, eps, steepest)).collect()
             })
             .collect();
+        let mut newton_passes = Vec::new();
         loop {
-            // Every open search's points, one lane each.
-            let mut open: Vec<(usize, usize, usize)> = Vec::new();
-            let mut lanes: Vec<Lane> = Vec::new();
-            for (i, list) in searches.iter().enumerate() {
-                for (j, s) in list.iter().enumerate() {
-                    let Some(s) = s.filter(|s| !s.done) else { continue };
-                    let points = s.points();
-                    open.push((i, j, points.len()));
-                    lanes.extend(points.iter().map(|&v| Lane { point: base.with(params[i], v), param: params[i] }));
-                }
-            }
+            // Every open search's step and the points between it takes anyway, then
+            // the lanes the pass carries spare, shared among the searches on a whole-ps
+            // grid (where any point answers exactly).
+            // A search whose first step can wait for the largest ε's first step waits.
+            let open: Vec<(usize, usize)> = (0..params.len())
+                .flat_map(|i| (0..epsilons.len()).map(move |j| (i, j)))
+                .filter(|&(i, j)| {
+                    let Some(s) = searches[i][j].filter(|s| !s.done) else { return false };
+                    let top = searches[i].iter().flatten().max_by(|a, b| a.target.total_cmp(&b.target));
+                    !top.is_some_and(|top| s.waits_for(top))
+                })
+                .collect();
             if open.is_empty() {
                 break;
             }
+            let mut between: Vec<usize> = open.iter().map(|&(i, j)| searches[i][j].expect("open").between()).collect();
+            let wanted = open.len() + between.iter().sum::<usize>();
+            let sharing: Vec<usize> =
+                (0..open.len()).filter(|&o| searches[open[o].0][open[o].1].is_some_and(|s| s.shares())).collect();
+            for n in 0..(batch::width(wanted) - wanted) {
+                if let Some(&o) = sharing.get(n % sharing.len().max(1)) {
+                    between[o] += 1;
+                }
+            }
+            let points: Vec<Vec<f64>> =
+                open.iter().zip(&between).map(|(&(i, j), &b)| searches[i][j].expect("open").points(b)).collect();
+            let lanes: Vec<Lane> = open
+                .iter()
+                .zip(&points)
+                .flat_map(|(&(i, _), list)| {
+                    list.iter().map(move |&v| Lane { point: base.with(params[i], v), param: params[i] })
+                })
+                .collect();
             let evals = self.eval_lanes_down(&slots, &lanes);
-            let mut at = 0;
-            for &(i, j, n) in &open {
-                searches[i][j].as_mut().expect("open").step(&evals[at..at + n]);
-                at += n;
+            newton_passes.push(lanes.len());
+            // Each parameter's points on a whole-ps grid, learnt by all its searches.
+            let mut known: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); params.len()];
+            let mut first = 0;
+            for (&(i, j), list) in open.iter().zip(&points) {
+                let s = searches[i][j].as_mut().expect("open");
+                let evals = &evals[first..first + list.len()];
+                first += list.len();
+                if s.shares() {
+                    s.stepped();
+                    known[i].extend(s.on_grid(list, evals));
+                } else {
+                    s.step(list, evals);
+                }
+            }
+            for (list, known) in searches.iter_mut().zip(&known) {
+                for s in list.iter_mut().flatten().filter(|s| s.shares()) {
+                    s.learn(known);
+                }
             }
         }
-        params
+        let params = params
             .iter()
             .zip(slopes)
             .zip(searches)
@@ -179,7 +233,8 @@ impl ExecGraph {
                 slope,
                 tolerances: epsilons.iter().zip(list).map(|(&e, s)| (e, s.map(|s| s.delta()))).collect(),
             })
-            .collect()
+            .collect();
+        Analysis { makespan: at.makespan, critical_path, params, newton_passes }
     }
 }
 

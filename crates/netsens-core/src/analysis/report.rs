@@ -117,9 +117,8 @@ pub fn report(
     let Resolved { params, curves, at } = req.resolve(platform)?;
     let base = Point::of(platform);
     let mut buf = Buffers::default();
-    g.times(&base, &mut buf.times);
-    let t0 = buf.times[g.sink as usize];
-    let cp = g.critical_path(&base, &buf.times);
+    let analysis = g.analyze(&base, &params, &req.epsilons);
+    let (t0, cp) = (analysis.makespan, &analysis.critical_path);
     let parts: Vec<Value> = cp
         .parts
         .iter()
@@ -135,9 +134,9 @@ pub fn report(
             json!({"op": s.op, "rank": s.rank, "what": what, "until_ps": s.until_ps})
         })
         .collect();
-    let sens: Vec<Value> = g
-        .sensitivities(&base, &params, &req.epsilons)
-        .into_iter()
+    let sens: Vec<Value> = analysis
+        .params
+        .iter()
         .map(|s| {
             json!({
                 "param": s.param.name(), "unit": s.param.unit(), "value": s.value,
