@@ -20,6 +20,7 @@ pub fn level(l: u64, o: u64, g: u64, big_g: u64, big_o: u64, s: u64) -> LevelPar
         overhead_per_byte: PerByte::from_ps(big_o * NS),
         eager_limit: s,
         gap_above: 0,
+        control_overhead: None,
     }
 }
 

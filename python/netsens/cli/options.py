@@ -40,6 +40,12 @@ NETWORK_OPTIONS = [
     ("--O", "O", "PER_BYTE", "CPU overhead O per byte, e.g. 0ns/B."),
     ("--S", "S", "SIZE", "Eager limit S: larger messages use rendezvous, e.g. 64KiB."),
     ("--G-above", "G_above", "SIZE", "G only on messages above this size (0B: on all), e.g. 16B."),
+    (
+        "--o-control",
+        "o_control",
+        "TIME",
+        "CPU overhead of the rendezvous handshake's control messages, e.g. 2us  [default: o].",
+    ),
 ]
 SHAPE_OPTIONS = [
     ("--clusters", "clusters", "SHAPE", "Clusters joined by wide-area links, e.g. 4x8."),

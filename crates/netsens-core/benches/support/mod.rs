@@ -62,6 +62,7 @@ pub fn platform() -> Platform {
             overhead_per_byte: PerByte::ZERO,
             eager_limit: 65535,
             gap_above: 0,
+            control_overhead: None,
         },
         wan: None,
         shape: Shape { clusters: None, ranks_per_node: 1, cores_per_node: None },

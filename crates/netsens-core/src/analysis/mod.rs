@@ -33,6 +33,14 @@ pub use timeline::Window;
 
 /// The analysis needs the run's times to be set by its parameters alone.
 pub fn check_platform(platform: &Platform) -> Result<()> {
+    let levels = std::iter::once(&platform.cluster).chain(platform.node.as_ref());
+    if levels.into_iter().any(|l| l.control_overhead.is_some_and(|c| c != l.overhead)) {
+        return Err(Error::Input(
+            "sensitivity does not follow o_control (the handshake's control o) apart from o: the record prices \
+             every message at o; remove o_control for this analysis"
+                .into(),
+        ));
+    }
     if !platform.noise.background.is_empty() || !platform.noise.faults.is_empty() {
         return Err(Error::Input(
             "sensitivity cannot follow background traffic or faults ([[noise.background]], [[noise.faults]]): they \

@@ -11,7 +11,7 @@ use crate::time::Time;
 
 impl Core {
     /// Sender side of a message of `wire` bytes starting at `t0` on `host`, at
-    /// `level`'s parameters `p`.
+    /// `level`'s parameters `p` and per-message overhead `o` (o, or the control o).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn charge_send(
@@ -23,11 +23,12 @@ impl Core {
         t0: Time,
         wire: u64,
         p: &LevelParams,
+        o: Time,
         level: Level,
     ) {
         let k = wire.saturating_sub(1);
         let per_byte = self.per_byte(op, p.overhead_per_byte, k);
-        let busy = self.add(op, p.overhead, per_byte);
+        let busy = self.add(op, o, per_byte);
         let extra = self.noise.detour(host, t0, busy);
         let end = self.add(op, t0, busy);
         self.cpu[c] = self.add(op, end, extra);
@@ -77,9 +78,9 @@ impl Core {
         } else {
             Phase::Direct
         };
-        let wire = if phase == Phase::Rts { 1 } else { d.size };
+        let (wire, o) = if phase == Phase::Rts { (1, p.control_o()) } else { (d.size, p.overhead) };
         self.observe_begin(&ev, ev.id, Some(c), Some(Clock::NicSend(n)));
-        self.charge_send(ev.id, host, c, n, ev.time, wire, &p, level);
+        self.charge_send(ev.id, host, c, n, ev.time, wire, &p, o, level);
         let id = self.alloc_msg(Msg {
             src: host,
             dst,
@@ -96,7 +97,7 @@ impl Core {
         if phase == Phase::Rts {
             self.rec.control_messages += 1;
         }
-        let t1 = self.add(ev.id, ev.time, p.overhead);
+        let t1 = self.add(ev.id, ev.time, o);
         self.inject(id, phase, level, t1, &p);
         let at = self.cpu[c];
         self.started(front, ev.id, ev.time, At::Begin);
@@ -134,7 +135,7 @@ impl Core {
         });
         let wire = self.wire_bytes(id, phase);
         self.observe_begin(&ev, ev.id, Some(c), Some(Clock::NicSend(n)));
-        self.charge_send(ev.id, host, c, n, ev.time, wire, &p, level);
+        self.charge_send(ev.id, host, c, n, ev.time, wire, &p, p.overhead, level);
         if phase == Phase::GetReq {
             self.rec.control_messages += 1;
         } else {
@@ -169,12 +170,15 @@ impl Core {
         let (p, level) = self.params(from, to);
         let wire = self.wire_bytes(ev.id, phase);
         let op = self.msg_op(ev.id, phase);
+        // The handshake's clear-to-send pays the control o; the data and the
+        // one-sided replies pay o.
+        let o = if phase == Phase::Cts { p.control_o() } else { p.overhead };
         self.observe_begin(&ev, op, Some(c), Some(Clock::NicSend(n)));
-        self.charge_send(op, from, c, n, ev.time, wire, &p, level);
+        self.charge_send(op, from, c, n, ev.time, wire, &p, o, level);
         if phase == Phase::GetReply {
             self.rec.sent(from, to, wire);
         }
-        let t1 = self.add(op, ev.time, p.overhead);
+        let t1 = self.add(op, ev.time, o);
         self.inject(ev.id, phase, level, t1, &p);
         if phase == Phase::Data {
             self.done(front, send_op, self.cpu[c], At::Clock(Clock::Cpu(c)));

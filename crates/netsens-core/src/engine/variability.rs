@@ -72,7 +72,10 @@ impl Variability {
             let scale = |x: Time| (x as f64 * f.factor).round() as Time;
             match f.param {
                 Param::L => p.latency = scale(p.latency),
-                Param::O => p.overhead = scale(p.overhead),
+                Param::O => {
+                    p.overhead = scale(p.overhead);
+                    p.control_overhead = p.control_overhead.map(scale);
+                }
                 Param::G => p.gap_per_byte = PerByte((p.gap_per_byte.0 as f64 * f.factor).round() as u64),
             }
         }

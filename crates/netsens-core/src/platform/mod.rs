@@ -35,9 +35,20 @@ pub struct LevelParams {
     /// G applies only to messages of more than this many bytes (0: to every message,
     /// LogGP's rule). Martin et al. slowed only bulk transfers: see docs/concepts/bulk-gap.md.
     pub gap_above: u64,
+    /// o of the handshake's control messages (request-to-send, clear-to-send), ps;
+    /// `None` = `overhead`. An MPI's own rendezvous runs at the machine's o, whatever
+    /// a tool injects on each MPI message: see docs/concepts/platforms.md.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub control_overhead: Option<Time>,
 }
 
 impl LevelParams {
+    /// o of a rendezvous control message: `control_overhead`, or o when unset.
+    #[inline]
+    pub fn control_o(&self) -> Time {
+        self.control_overhead.unwrap_or(self.overhead)
+    }
+
     /// The per-byte gap of a message of `wire` bytes: G·(wire − 1), or 0 for a message
     /// of at most `gap_above` bytes.
     #[inline]

@@ -57,6 +57,7 @@ pub fn get(name: &str) -> Option<Platform> {
                 name,
                 LevelParams {
                     gap_above: 16,
+                    control_overhead: None,
                     ..level(5 * US, 2900 * NS, 5800 * NS, bandwidth(38_000_000), PerByte::ZERO, 64 * 1024)
                 },
                 Rendezvous::Handshake,
@@ -111,6 +112,7 @@ fn level(l: Time, o: Time, g: Time, big_g: PerByte, big_o: PerByte, s: u64) -> L
         overhead_per_byte: big_o,
         eager_limit: s,
         gap_above: 0,
+        control_overhead: None,
     }
 }
 

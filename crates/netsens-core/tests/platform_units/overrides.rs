@@ -27,6 +27,7 @@ fn set_overrides() {
             overhead_per_byte: PerByte(1_000),
             eager_limit: 16_384,
             gap_above: 0,
+            control_overhead: None,
         }
     );
     assert_eq!(p.rendezvous, Rendezvous::Handshake);
@@ -106,4 +107,33 @@ fn disks_section_and_override() {
     assert_eq!(err.unwrap_err().to_string(), "z.toml: disks.count: must be at least 1, got 0");
     let err = Platform::from_toml("base = \"now1997\"\n[disks]\nspeed = 1\n", "k.toml").unwrap_err().to_string();
     assert!(err.contains("unknown key \"speed\" in [disks]"), "{err}");
+}
+
+// ---------------------------------------------------------------- o_control
+
+#[test]
+fn control_overhead_in_toml_overrides_and_back() {
+    // Unset: the control o is o, follows o's overrides, and is not written back.
+    let mut p = Platform::from_toml(MINIMAL, "p.toml").unwrap();
+    assert_eq!((p.cluster.control_overhead, p.cluster.control_o()), (None, 2_900_000));
+    p.set("o", "52.9us").unwrap();
+    assert_eq!(p.cluster.control_o(), 52_900_000);
+    assert!(!p.to_toml().contains("o_control"));
+
+    // In [cluster]: the [node] level inherits it unless it sets its own.
+    let text = format!("{MINIMAL}o_control = \"2.2us\"\n[node]\nL = \"1us\"\n");
+    let mut q = Platform::from_toml(&text, "q.toml").unwrap();
+    assert_eq!(q.cluster.control_overhead, Some(2_200_000));
+    assert_eq!(q.node.as_ref().unwrap().control_overhead, Some(2_200_000));
+    q.set("o", "52.2us").unwrap();
+    assert_eq!((q.cluster.overhead, q.cluster.control_o()), (52_200_000, 2_200_000));
+    // The override sets both levels; written back, it reads back the same.
+    q.set("o_control", "3us").unwrap();
+    assert_eq!((q.cluster.control_o(), q.node.as_ref().unwrap().control_o()), (3 * US, 3 * US));
+    let back = Platform::from_toml(&q.to_toml(), "back.toml").unwrap();
+    assert_eq!((back.cluster, back.node), (q.cluster.clone(), q.node.clone()));
+
+    assert_eq!(msg(q.set("o_control", "3")), r#"o_control: "3" has no unit; write a time such as 5us"#);
+    let bad = format!("{MINIMAL}o_control = \"fast\"\n");
+    assert!(msg(Platform::from_toml(&bad, "b.toml")).starts_with("b.toml: cluster.o_control: "));
 }

@@ -35,6 +35,7 @@ fn preset_values() {
             overhead_per_byte: PerByte(0),
             eager_limit: 65_535,
             gap_above: 0,
+            control_overhead: None,
         }
     );
     assert_eq!(p.rendezvous, Rendezvous::Loggopsim);

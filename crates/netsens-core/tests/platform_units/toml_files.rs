@@ -117,7 +117,7 @@ fn toml_errors() {
     );
     assert_eq!(
         with_cluster("l = \"1us\"\n"),
-        "platform.toml: unknown key \"l\" in [cluster]; accepted keys: L, o, g, G, O, S, G_above"
+        "platform.toml: unknown key \"l\" in [cluster]; accepted keys: L, o, g, G, O, S, G_above, o_control"
     );
     assert!(with_cluster("[wan]\nlatency = \"1ms\"\nbw = \"1MB/s\"\n")
         .starts_with("platform.toml: unknown key \"bw\" in [wan]; accepted keys: shape, latency, bandwidth, hub"));

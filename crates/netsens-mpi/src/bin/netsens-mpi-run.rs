@@ -269,6 +269,7 @@ fn calibrate(cli: &Cli, world: &mpi::topology::SimpleCommunicator) -> i32 {
         overhead_per_byte: PerByte::ZERO,
         eager_limit: 0,
         gap_above: 0,
+        control_overhead: None,
     };
     let bench = MpiBench { world, platform: Platform { cpu_speed: 1.0, ..machine } };
     let options = Options { reps: cli.reps, max_size: cli.max_size };

@@ -19,6 +19,7 @@ pub const SET_KEYS: &[&str] = &[
     "O",
     "S",
     "G_above",
+    "o_control",
     "rendezvous",
     "cpu_speed",
     "clusters",
@@ -38,7 +39,7 @@ pub const SET_KEYS: &[&str] = &[
 
 impl Platform {
     /// Apply one CLI override to the cluster level (and the node level if present):
-    /// key is one of `L o g G O S` (case-sensitive), or `rendezvous`, `cpu_speed`,
+    /// key is one of `L o g G O S G_above o_control` (case-sensitive), or `rendezvous`, `cpu_speed`,
     /// `clusters`, `ranks_per_node`, `cores_per_node`, `wan_latency`, `wan_bandwidth`, `wan_shape`.
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
         let mut p = self.clone();
@@ -134,6 +135,10 @@ impl Platform {
             "G_above" => {
                 let v = parse_size(key, value)?;
                 levels(self, &|l| l.gap_above = v);
+            }
+            "o_control" => {
+                let v = parse_time(key, value)?;
+                levels(self, &|l| l.control_overhead = Some(v));
             }
             "rendezvous" => self.rendezvous = parse_rendezvous(key, value)?,
             "cpu_speed" => self.cpu_speed = parse_cpu_speed(key, value)?,

@@ -19,7 +19,7 @@ use toml::{Table, Value};
 const TOP_KEYS: &[&str] =
     &["name", "base", "rendezvous", "cpu_speed", "cluster", "node", "shape", "wan", "noise", "disks", "topology"];
 const DISK_KEYS: &[&str] = &["count", "bandwidth"];
-const LEVEL_KEYS: &[&str] = &["L", "o", "g", "G", "O", "S", "G_above"];
+const LEVEL_KEYS: &[&str] = &["L", "o", "g", "G", "O", "S", "G_above", "o_control"];
 const SHAPE_KEYS: &[&str] = &["clusters", "ranks_per_node", "cores_per_node"];
 const WAN_KEYS: &[&str] = &["shape", "latency", "bandwidth", "hub"];
 const NOISE_KEYS: &[&str] =
@@ -99,6 +99,13 @@ fn level(table: &Table, name: &str, start: Option<&LevelParams>, hint: &str) -> 
                 parse_size(&p, &text(&p, v, "16B")?)?
             }
             None => s.map_or(0, |s| s.gap_above),
+        },
+        control_overhead: match table.get("o_control") {
+            Some(v) => {
+                let p = path(name, "o_control");
+                Some(parse_time(&p, &text(&p, v, "2us")?)?)
+            }
+            None => s.and_then(|s| s.control_overhead),
         },
     })
 }

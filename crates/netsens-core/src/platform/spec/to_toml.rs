@@ -21,6 +21,9 @@ fn write_level(out: &mut String, section: &str, l: &LevelParams) {
     let _ = writeln!(out, "O = \"{}\"", format_per_byte(l.overhead_per_byte));
     let _ = writeln!(out, "S = \"{}\"", format_size(l.eager_limit));
     let _ = writeln!(out, "G_above = \"{}\"  # G on messages above this size only", format_size(l.gap_above));
+    if let Some(o) = l.control_overhead {
+        let _ = writeln!(out, "o_control = \"{}\"  # o of the handshake's control messages", format_time(o));
+    }
 }
 
 impl Platform {
