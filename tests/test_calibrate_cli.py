@@ -5,6 +5,7 @@ names the ones it cannot."""
 import json
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,64 @@ def test_a_failed_jobs_reason_is_its_last_line_that_says_something():
     )
     assert failure_reason("netsens-mpi-run: error: x\n") == "netsens-mpi-run: error: x"
     assert failure_reason("-----\n\n") is None
+
+
+def test_the_saved_platform_takes_the_handshake_above_the_mpis_copy_limit(tmp_path):
+    # The 16-core machine's first calibration in set C (ps, ps/B): o the mean of the
+    # streaming pair, (1.96 + 2.488) / 2 = 2.224 us; the long messages' slope
+    # G_long = 199.758 ps/B; Open MPI's vader limit 4096 B. Saved: S = 4096 B with the
+    # handshake, its control messages at the machine's o (2224000 ps) and O the long
+    # slope, not the eager O of 1415.918 ps/B; without the limit, every message eager.
+    from netsens.engine import platform_toml
+    from netsens.live.validate import EAGER_ALWAYS, machine_toml
+
+    def param(name, measured, bound=None):
+        return {"name": name, "measured": measured, "bound": bound}
+
+    base = [param("L", 0.0), param("o_s", 2.3e6), param("o_r", 2.1e6), param("g", 1.963001e6)]
+    base += [param("G", 2127.8), param("O", 1415.918), param("S", 256.0)]
+    base += [param("o_s_stream", 1.96e6), param("o_r_stream", 2.488e6)]
+    calibration = {"parameters": [*base, param("G_long", 199.758)]}
+    saved = tomllib.loads(machine_toml(calibration, cores=16, copy_limit=4096))
+    assert saved["rendezvous"] == "handshake"
+    assert saved["cluster"] == {
+        "L": "0ps",
+        "o": "2224000ps",
+        "g": "1963001ps",
+        "G": "199.758ps/B",
+        "O": "199.758ps/B",
+        "S": "4096B",
+        "o_control": "2224000ps",
+    }
+    # The engine reads it back, and --o moves o alone (the live o + 50 us runs).
+    path = tmp_path / "machine.toml"
+    path.write_text(machine_toml(calibration, copy_limit=4096))
+    shown = tomllib.loads(platform_toml(path, {"o": "52224000ps"}))["cluster"]
+    assert (shown["o"], shown["o_control"], shown["S"]) == ("52224ns", "2224ns", "4KiB")
+    # Set C's G_long was the bound G <= 199.758 ps/B (the eager O was larger): the slope
+    # is measured all the same, and O takes it.
+    bounded = {"parameters": [*base, param("G_long", None, {"kind": "at_most", "value": 199.758})]}
+    assert tomllib.loads(machine_toml(bounded, copy_limit=4096))["cluster"] == saved["cluster"]
+    # No limit, or no long sizes (G_long at least 0): every message eager, the eager O.
+    none = {"parameters": [*base, param("G_long", None, {"kind": "at_least", "value": 0.0})]}
+    for cluster in (
+        tomllib.loads(machine_toml(calibration))["cluster"],
+        tomllib.loads(machine_toml(none, copy_limit=4096))["cluster"],
+    ):
+        assert cluster["S"] == f"{EAGER_ALWAYS}B" and "o_control" not in cluster
+        assert cluster["O"] == "1415.918ps/B"
+
+
+def test_open_mpis_eager_limit_is_read_from_ompi_info():
+    from netsens.live.copy_limit import parse_ompi_info
+
+    text = (
+        "mca:btl:vader:param:btl_vader_max_send_size:value:32768\n"
+        "mca:btl:vader:param:btl_vader_eager_limit:value:4096\n"
+        "mca:btl:vader:param:btl_vader_eager_limit:source:default\n"
+    )
+    assert parse_ompi_info(text, "vader") == 4096
+    assert parse_ompi_info(text.replace("vader", "sm"), "sm") == 4096
+    assert parse_ompi_info(text, "sm") is None
+    assert parse_ompi_info("mca:btl:vader:param:btl_vader_eager_limit:value:x\n", "vader") is None
+    assert parse_ompi_info("mca:btl:vader:param:btl_vader_eager_limit:value:0\n", "vader") is None

@@ -254,16 +254,24 @@ def calibrate_live_cli(
     from rich.table import Table
 
     from netsens.live.calibrate import calibrate_live  # noqa: PLC0415
-    from netsens.live.validate import machine_toml, saved_values  # noqa: PLC0415
+    from netsens.live.copy_limit import copy_limit  # noqa: PLC0415
+    from netsens.live.validate import long_messages, machine_toml, saved_values  # noqa: PLC0415
 
     result = calibrate_live(mpi, platform, overrides, reps, timeout_seconds(timeout))
     if save is not None:
+        limit = copy_limit(mpi)
+        machine = result["machine"]
+        text = machine_toml(machine, cores=result["cores"], copy_limit=limit and limit.bytes)
         tmp = save.with_name(save.name + ".tmp")
-        tmp.write_text(machine_toml(result["machine"], cores=result["cores"]))
+        tmp.write_text(text)
         tmp.replace(save)
-        names = {p["name"] for p in result["machine"]["parameters"]}
+        names = {p["name"] for p in machine["parameters"]}
         o_from = "stream" if "o_s_stream" in names else "ping_pong"
-        result["saved"] = {"file": str(save), "o_from": o_from, **saved_values(result["machine"])}
+        values = saved_values(machine)
+        long = long_messages(machine, values, limit and limit.bytes)
+        result["saved"] = {"file": str(save), "o_from": o_from, **values}
+        if long is not None and limit is not None:
+            result["saved"]["long_messages"] = {**long, "S_from": limit.source}
     if as_json:
         click.echo(json.dumps(result))
         return
@@ -311,10 +319,23 @@ def calibrate_live_cli(
             "them share cores); it holds the saved column: o is the mean of the "
             "streaming o_s and o_r (what a rank pays per message when messages stream), "
             "G the long messages' cost per byte (G_long, or the bound its slope proves), "
-            "a value below 0 (noise around 0) is 0, and every message is eager "
-            "(the MPI's own protocol is inside the measured costs)"
+            "a value below 0 (noise around 0) is 0"
         )
         saved = result["saved"]
+        long = saved.get("long_messages")
+        if long is None:
+            console.print(
+                f"every message is eager: the MPI's copy limit was not read ({mpi}) or the "
+                "long messages' slope was not measured (the MPI's own protocol is inside "
+                "the measured costs)"
+            )
+        else:
+            console.print(
+                f"messages above S = {long['S']} B ({long['S_from']}: the MPI copies them "
+                "once) take the handshake, its control messages at the machine's o "
+                f"(o_control), and O = {_unit_value(long['O'], 'ps/B')}, the long "
+                "messages' slope"
+            )
         if saved_from_stream(saved) and saved["o_ping_pong"] > 0:
             change = 100 * (saved["o"] / saved["o_ping_pong"] - 1)
             console.print(
@@ -332,7 +353,10 @@ def calibrate_live_cli(
 def _saved_cell(name: str, saved: dict[str, Any], unit: str) -> str:
     """A parameter's value in the saved platform file, as the table shows it."""
     if name == "S":
-        return "all eager"
+        long = saved.get("long_messages")
+        return "all eager" if long is None else _unit_value(long["S"], unit)
+    if name == "O" and "long_messages" in saved:
+        return _unit_value(saved["long_messages"]["O"], unit)
     if name in ("o_s", "o_r", "o_s_stream", "o_r_stream"):
         # o is saved from the streaming pair when measured, else from the single one.
         stream = name.endswith("_stream")

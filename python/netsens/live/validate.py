@@ -373,15 +373,21 @@ def _long_gap(param: dict[str, Any]) -> float | None:
 
 
 def machine_toml(
-    calibration: dict[str, Any], name: str = "machine", cores: int | None = None
+    calibration: dict[str, Any],
+    name: str = "machine",
+    cores: int | None = None,
+    copy_limit: int | None = None,
 ) -> str:
     """A platform file of the measured machine (``calibrate --live --save``): L, o (the
     mean of the streaming o_s and o_r, see ``saved_values``), g, G and O as measured;
     a value the method could not observe is its proven bound (or 0 for a per-byte cost
-    it showed to be hidden). The measured S is left out: every message is eager (see
-    below). With ``cores``, the machine is one node of every rank with that many cores
-    (ranks on one core compute in turn)."""
+    it showed to be hidden). The measured S is left out (see below). With ``cores``,
+    the machine is one node of every rank with that many cores (ranks on one core
+    compute in turn). With ``copy_limit`` (bytes, the MPI's shared-memory eager limit,
+    ``netsens.live.copy_limit``) and the long messages' slope measured, see
+    ``long_messages``."""
     values = saved_values(calibration)
+    long = long_messages(calibration, values, copy_limit)
     lines = [
         f'name = "{name}"',
         'base = "loggopsim"',
@@ -392,17 +398,43 @@ def machine_toml(
         f'o = "{round(values["o"])}ps"',
         f'g = "{round(values["g"])}ps"',
         f'G = "{values["G"]:.3f}ps/B"',
-        f'O = "{values["O"]:.3f}ps/B"',
-        # The library charges o once per message at each end, whatever its size (the
-        # MPI's own rendezvous is inside the measured costs), so the simulated machine
-        # sends every message eagerly.
-        f'S = "{EAGER_ALWAYS}B"',
     ]
+    if long is None:
+        lines += [
+            f'O = "{values["O"]:.3f}ps/B"',
+            # The library charges o once per message at each end, whatever its size
+            # (the MPI's own rendezvous is inside the measured costs), so without the
+            # MPI's copy limit the simulated machine sends every message eagerly.
+            f'S = "{EAGER_ALWAYS}B"',
+        ]
+    else:
+        lines += [
+            f'O = "{long["O"]:.3f}ps/B"',
+            f'S = "{long["S"]}B"',
+            f'o_control = "{round(long["o_control"])}ps"',
+        ]
     if cores is not None:
         lines += ["", "[shape]", 'ranks_per_node = "all"', f"cores_per_node = {cores}"]
     text = "\n".join(lines) + "\n"
     tomllib.loads(text)
     return text
+
+
+def long_messages(
+    calibration: dict[str, Any], values: dict[str, float], copy_limit: int | None
+) -> dict[str, float] | None:
+    """What the saved platform charges messages above the MPI's copy limit, or None
+    (every message eager): S the limit with the handshake (the MPI's rendezvous), its
+    control messages at the machine's o (``o_control``: an injected o is charged once
+    per MPI message, on the data), and O the long messages' per-byte cost (their
+    slope, G_long, or the slope that bounds G where the eager O hides it: the slope is
+    measured either way; a message above the limit is copied once, and the eager O of
+    bursts of 256-byte messages is noise on this scale). Needs the limit and long
+    sizes in the calibration."""
+    slope = next((_long_gap(p) for p in calibration["parameters"] if p["name"] == "G_long"), None)
+    if copy_limit is None or slope is None:
+        return None
+    return {"S": copy_limit, "O": max(float(slope), 0.0), "o_control": values["o"]}
 
 
 def validation_figure(result: dict[str, Any]) -> Any:
