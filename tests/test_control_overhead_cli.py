@@ -5,26 +5,17 @@ S=65535 B) with the handshake: one message of 100000 B (k = 99999), receive post
 at 0. The end is the receiver's: the data's arrival + o + 99999·6 ns."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from cli_run import netsens, one_error_line
+
 NS = 1000  # ps per ns
 
-GOAL = """num_ranks 2
-rank 0 {
-l1: send 100000b to 1 tag 0
-}
-rank 1 {
-l1: recv 100000b from 0 tag 0
-}
-"""
-
-
-def netsens(*args: object) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "netsens", *map(str, args)]
-    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
+# One message of 100000 B from rank 0 to rank 1.
+GOAL = "num_ranks 2\n" + "".join(
+    f"rank {r} {{\nl1: {op} 100000b {way} {1 - r} tag 0\n}}\n"
+    for r, op, way in ((0, "send", "to"), (1, "recv", "from"))
+)
 
 
 def makespan_ns(goal: Path, *flags: str) -> int:
@@ -47,7 +38,5 @@ def test_o_control_charges_the_handshake_apart_from_the_data(tmp_path):
 def test_o_control_without_a_unit_is_one_error_line(tmp_path):
     goal = tmp_path / "long.goal"
     goal.write_text(GOAL)
-    proc = netsens("run", "--goal", goal, "--o-control", "2")
-    assert proc.returncode == 2
-    assert proc.stderr.startswith("netsens: error: o_control") and proc.stderr.count("\n") == 1
-    assert "Traceback" not in proc.stderr
+    line = one_error_line(netsens("run", "--goal", goal, "--o-control", "2"))
+    assert line == 'netsens: error: o_control: "2" has no unit; write a time such as 5us'
