@@ -214,3 +214,19 @@ def test_open_mpis_eager_limit_is_read_from_ompi_info():
     assert parse_ompi_info(text, "sm") is None
     assert parse_ompi_info("mca:btl:vader:param:btl_vader_eager_limit:value:x\n", "vader") is None
     assert parse_ompi_info("mca:btl:vader:param:btl_vader_eager_limit:value:0\n", "vader") is None
+
+
+def test_the_copy_limit_comes_from_the_ompi_info_on_path(tmp_path, monkeypatch):
+    # A stand-in ompi_info that knows only Open MPI 5's `sm` transport: vader gives
+    # nothing, sm gives 8192 B; MPICH's limit is not read.
+    from netsens.live.copy_limit import CopyLimit, copy_limit
+
+    tool = tmp_path / "ompi_info"
+    line = "mca:btl:sm:param:btl_sm_eager_limit:value:8192"
+    tool.write_text(f'#!/bin/sh\n[ "$4" = sm ] && echo "{line}"\nexit 0\n')
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert copy_limit("openmpi") == CopyLimit(8192, "Open MPI btl_sm_eager_limit")
+    assert copy_limit("mpich") is None
+    monkeypatch.setenv("PATH", str(tmp_path / "none"))
+    assert copy_limit("openmpi") is None

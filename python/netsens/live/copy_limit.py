@@ -10,7 +10,9 @@ calibrations and one of their three repetitions of the 8-32 KiB band (0.59 ns/B)
 stood with the eager sizes: not robust enough to set a limit by. So the limit is the
 MPI's own setting, read from the MPI: Open MPI's ``btl_vader_eager_limit`` (4.x) or
 ``btl_sm_eager_limit`` (5.x) through ``ompi_info --parsable`` (which also shows a value
-set by ``OMPI_MCA_...`` in the environment). MPICH's is not read (its limits are
+set by ``OMPI_MCA_...`` in the environment; the setting counts Open MPI's fragment
+header, so the largest payload sent eagerly is a few dozen bytes less: S is the
+setting). MPICH's is not read (its limits are
 control variables that depend on the build and device); without a limit the saved
 platform sends every message eagerly, as before.
 """
