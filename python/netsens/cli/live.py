@@ -272,6 +272,10 @@ def calibrate_live_cli(
         result["saved"] = {"file": str(save), "o_from": o_from, **values}
         if long is not None and limit is not None:
             result["saved"]["long_messages"] = {**long, "S_from": limit.source}
+            # "saved" is what the file holds: O the long messages' slope, the eager
+            # sizes' O kept beside it.
+            result["saved"]["O_eager"] = result["saved"]["O"]
+            result["saved"]["O"] = long["O"]
     if as_json:
         click.echo(json.dumps(result))
         return
@@ -355,8 +359,6 @@ def _saved_cell(name: str, saved: dict[str, Any], unit: str) -> str:
     if name == "S":
         long = saved.get("long_messages")
         return "all eager" if long is None else _unit_value(long["S"], unit)
-    if name == "O" and "long_messages" in saved:
-        return _unit_value(saved["long_messages"]["O"], unit)
     if name in ("o_s", "o_r", "o_s_stream", "o_r_stream"):
         # o is saved from the streaming pair when measured, else from the single one.
         stream = name.endswith("_stream")
