@@ -48,6 +48,18 @@ impl Phase {
             _ => Phase::GetReply,
         }
     }
+
+    /// The per-message CPU overhead a message of this phase pays at each end: the
+    /// handshake's request-to-send and clear-to-send the control o, every other
+    /// message o.
+    #[inline]
+    pub(super) fn overhead(self, p: &LevelParams) -> Time {
+        if matches!(self, Phase::Rts | Phase::Cts) {
+            p.control_o()
+        } else {
+            p.overhead
+        }
+    }
 }
 
 pub(super) const NO_OP: OpId = OpId::MAX;

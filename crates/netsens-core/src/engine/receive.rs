@@ -57,8 +57,7 @@ impl Core {
         let k = wire.saturating_sub(1);
         let op = self.msg_op(ev.id, phase);
         let (o_bytes, g_bytes) = (self.per_byte(op, p.overhead_per_byte, k), self.gap_bytes(op, &p, wire));
-        let o = if matches!(phase, Phase::Rts | Phase::Cts) { p.control_o() } else { p.overhead };
-        let busy = self.add(op, o, o_bytes.max(g_bytes));
+        let busy = self.add(op, phase.overhead(&p), o_bytes.max(g_bytes));
         let extra = self.noise.detour(host, ev.time, busy);
         let end = self.add(op, ev.time, busy);
         self.cpu[c] = self.add(op, end, extra);

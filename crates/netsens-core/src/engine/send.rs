@@ -78,7 +78,8 @@ impl Core {
         } else {
             Phase::Direct
         };
-        let (wire, o) = if phase == Phase::Rts { (1, p.control_o()) } else { (d.size, p.overhead) };
+        let wire = if phase == Phase::Rts { 1 } else { d.size };
+        let o = phase.overhead(&p);
         self.observe_begin(&ev, ev.id, Some(c), Some(Clock::NicSend(n)));
         self.charge_send(ev.id, host, c, n, ev.time, wire, &p, o, level);
         let id = self.alloc_msg(Msg {
@@ -135,7 +136,7 @@ impl Core {
         });
         let wire = self.wire_bytes(id, phase);
         self.observe_begin(&ev, ev.id, Some(c), Some(Clock::NicSend(n)));
-        self.charge_send(ev.id, host, c, n, ev.time, wire, &p, p.overhead, level);
+        self.charge_send(ev.id, host, c, n, ev.time, wire, &p, phase.overhead(&p), level);
         if phase == Phase::GetReq {
             self.rec.control_messages += 1;
         } else {
@@ -170,9 +171,7 @@ impl Core {
         let (p, level) = self.params(from, to);
         let wire = self.wire_bytes(ev.id, phase);
         let op = self.msg_op(ev.id, phase);
-        // The handshake's clear-to-send pays the control o; the data and the
-        // one-sided replies pay o.
-        let o = if phase == Phase::Cts { p.control_o() } else { p.overhead };
+        let o = phase.overhead(&p);
         self.observe_begin(&ev, op, Some(c), Some(Clock::NicSend(n)));
         self.charge_send(op, from, c, n, ev.time, wire, &p, o, level);
         if phase == Phase::GetReply {
