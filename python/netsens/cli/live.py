@@ -255,7 +255,7 @@ def calibrate_live_cli(
 
     from netsens.live.calibrate import calibrate_live  # noqa: PLC0415
     from netsens.live.copy_limit import copy_limit  # noqa: PLC0415
-    from netsens.live.validate import long_messages, machine_toml, saved_values  # noqa: PLC0415
+    from netsens.live.validate import machine_toml, saved_platform  # noqa: PLC0415
 
     result = calibrate_live(mpi, platform, overrides, reps, timeout_seconds(timeout))
     if save is not None:
@@ -267,15 +267,10 @@ def calibrate_live_cli(
         tmp.replace(save)
         names = {p["name"] for p in machine["parameters"]}
         o_from = "stream" if "o_s_stream" in names else "ping_pong"
-        values = saved_values(machine)
-        long = long_messages(machine, values, limit and limit.bytes)
+        values, long = saved_platform(machine, limit and limit.bytes)
         result["saved"] = {"file": str(save), "o_from": o_from, **values}
         if long is not None and limit is not None:
             result["saved"]["long_messages"] = {**long, "S_from": limit.source}
-            # "saved" is what the file holds: O the long messages' slope, the eager
-            # sizes' O kept beside it.
-            result["saved"]["O_eager"] = result["saved"]["O"]
-            result["saved"]["O"] = long["O"]
     if as_json:
         click.echo(json.dumps(result))
         return

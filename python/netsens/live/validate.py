@@ -386,8 +386,7 @@ def machine_toml(
     compute in turn). With ``copy_limit`` (bytes, the MPI's shared-memory eager limit,
     ``netsens.live.copy_limit``) and the long messages' slope measured, see
     ``long_messages``."""
-    values = saved_values(calibration)
-    long = long_messages(calibration, values, copy_limit)
+    values, long = saved_platform(calibration, copy_limit)
     lines = [
         f'name = "{name}"',
         'base = "loggopsim"',
@@ -398,10 +397,10 @@ def machine_toml(
         f'o = "{round(values["o"])}ps"',
         f'g = "{round(values["g"])}ps"',
         f'G = "{values["G"]:.3f}ps/B"',
+        f'O = "{values["O"]:.3f}ps/B"',
     ]
     if long is None:
         lines += [
-            f'O = "{values["O"]:.3f}ps/B"',
             # The library charges o once per message at each end, whatever its size
             # (the MPI's own rendezvous is inside the measured costs), so without the
             # MPI's copy limit the simulated machine sends every message eagerly.
@@ -409,7 +408,6 @@ def machine_toml(
         ]
     else:
         lines += [
-            f'O = "{long["O"]:.3f}ps/B"',
             f'S = "{long["S"]}B"',
             f'o_control = "{round(long["o_control"])}ps"',
         ]
@@ -418,6 +416,20 @@ def machine_toml(
     text = "\n".join(lines) + "\n"
     tomllib.loads(text)
     return text
+
+
+def saved_platform(
+    calibration: dict[str, Any], copy_limit: int | None
+) -> tuple[dict[str, float], dict[str, float] | None]:
+    """What ``machine_toml`` writes: ``saved_values``, and where long messages get
+    their own cost (``long_messages``, else None) O the long messages' slope, with the
+    eager sizes' O kept as ``O_eager``."""
+    values = saved_values(calibration)
+    long = long_messages(calibration, values, copy_limit)
+    if long is not None:
+        values["O_eager"] = values["O"]
+        values["O"] = long["O"]
+    return values, long
 
 
 def long_messages(
