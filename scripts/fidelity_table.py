@@ -2,7 +2,7 @@
 
     python scripts/fidelity_table.py DATA --platform NAME=FILE.toml [--platform ...]
         [--apps radb-small,em3d-write-small] [--served APP=COMM,...] [--o-extra-ps PS]
-        [--tracer-gap TIME] [--work DIR]
+        [--tracer-gap TIME] [--paid NAME,...] [--work DIR]
 
 DATA is a folder as the 16-core experiment left it (../shared/fidelity16/data:
 summary.json with the live medians, traces-8.tar.xz and traces-16.tar.xz with one OTF2
@@ -13,8 +13,10 @@ three jobs pooled). ``--served em3d-write-small=1`` replays that application wit
 ``netsens replay --served 1`` (the suite's one-sided requests travel on the archive's
 communicator 1). ``--tracer-gap 25ns`` replays with that tracer cost per gap between
 calls removed from the compute (``netsens replay --tracer-gap``; for archives that do
-not record one, or ``0ps`` to charge the gaps whole). Printed: a markdown table, times
-in ms, errors in % of live.
+not record one, or ``0ps`` to charge the gaps whole). ``--paid trace-o`` replays the
+platform named trace-o at the o each trace paid per message (``netsens replay
+--o-from-trace``, and ``--o-injected`` 50 us for the o + 50 us column). Printed: a
+markdown table, times in ms, errors in % of live.
 """
 
 import argparse
@@ -31,11 +33,20 @@ NETSENS = Path(sys.executable).parent / "netsens"
 
 
 def replay_ms(
-    anchor: Path, platform: Path, o: str | None, served: str | None, tracer_gap: str | None
+    anchor: Path,
+    platform: Path,
+    o: str | None,
+    served: str | None,
+    tracer_gap: str | None,
+    paid_plus: str | None = None,
 ) -> float:
+    """The replay's end, ms: at ``o`` (None: the platform's), or with ``paid_plus`` at
+    the o the trace paid plus that much."""
     command = [str(NETSENS), "replay", str(anchor), "--platform", str(platform), "--json"]
     if o is not None:
         command += ["--o", o]
+    if paid_plus is not None:
+        command += ["--o-from-trace", "--o-injected", paid_plus]
     if served is not None:
         command += ["--served", served]
     if tracer_gap is not None:
@@ -76,10 +87,12 @@ def main() -> None:
     parser.add_argument("--o-extra-ps", type=int, default=50_000_000)
     parser.add_argument("--served", action="append", default=[], help="APP=COMM,...")
     parser.add_argument("--tracer-gap", help="the tracer's cost per gap, e.g. 25ns")
+    parser.add_argument("--paid", default="", help="platform NAME,...: o from the trace")
     parser.add_argument("--work", type=Path)
     args = parser.parse_args()
     platforms = [tuple(p.split("=", 1)) for p in args.platform]
     served = dict(p.split("=", 1) for p in args.served)
+    paid = set(filter(None, args.paid.split(",")))
     summary = json.loads((args.data / "summary.json").read_text())
     work = args.work or Path(tempfile.mkdtemp(prefix="netsens-fidelity-"))
     header = "| P | app | live base | live o+50 µs |"
@@ -102,12 +115,17 @@ def main() -> None:
             base, slow = live["base"]["median_ms"], live["o50us"]["median_ms"]
             row = f"| {ranks} | {app_size} | {base:.2f} | {slow:.1f} |"
             anchor = folder / app_size / "traces.otf2"
-            for _, file in platforms:
+            for name, file in platforms:
                 platform = Path(file)
                 comms = served.get(app_size)
-                slow_o = o_plus(platform, args.o_extra_ps)
-                r0 = replay_ms(anchor, platform, None, comms, args.tracer_gap)
-                r1 = replay_ms(anchor, platform, slow_o, comms, args.tracer_gap)
+                if name in paid:
+                    extra = f"{args.o_extra_ps}ps"
+                    r0 = replay_ms(anchor, platform, None, comms, args.tracer_gap, "0ps")
+                    r1 = replay_ms(anchor, platform, None, comms, args.tracer_gap, extra)
+                else:
+                    slow_o = o_plus(platform, args.o_extra_ps)
+                    r0 = replay_ms(anchor, platform, None, comms, args.tracer_gap)
+                    r1 = replay_ms(anchor, platform, slow_o, comms, args.tracer_gap)
                 row += f" {r0:.2f} | {error(r0, base)} | {r1:.1f} | {error(r1, slow)} |"
             print(row, flush=True)
 

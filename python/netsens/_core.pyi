@@ -195,6 +195,11 @@ def trace_info(path: str) -> str:
     """What the trace holds (tracer, ranks, clock, events, measured time per rank, every
     MPI call with its count and what replay does with it), as JSON text."""
 
+def trace_overhead_paid(path: str, up_to: int) -> str:
+    """The o the traced program paid per message of at most ``up_to`` bytes: ``o_ps``
+    (None when no message was started by a non-blocking call and completed by a test),
+    ``up_to_bytes`` and per rank ``ends`` and ``paid_ps``, as JSON text."""
+
 def write_scorep_style_trace(dir: str, variant: int) -> str:
     """Write netsens-trace's two-rank test archive in Score-P's conventions in the new
     directory ``dir`` (``variant``: its bits); returns the anchor file's path."""

@@ -146,6 +146,16 @@ def trace_info(path: PathLike) -> dict[str, Any]:
     return json.loads(_core.trace_info(os.fspath(path)))
 
 
+def trace_overhead_paid(path: PathLike, up_to_bytes: int) -> dict[str, Any]:
+    """The o the program traced at ``path`` paid per message of at most ``up_to_bytes``
+    (docs/guides/replay-fidelity.md): each message started by a non-blocking call and
+    completed by a test pays both calls' durations (a call's shared among the requests
+    it started or completed); ``o_ps`` is their sum over all ranks divided by the number
+    of such message ends (None when there is none), ``ranks`` holds each rank's
+    ``ends`` and ``paid_ps``."""
+    return json.loads(_core.trace_overhead_paid(os.fspath(path), up_to_bytes))
+
+
 def trace_to_goal(path: PathLike, out: PathLike, collectives: str | None = None) -> tuple[int, int]:
     """Write the GOAL schedule equivalent to the trace at ``path`` (collectives
     expanded) to ``out``; returns (ranks, operations)."""

@@ -168,6 +168,24 @@ pub fn trace_info(py: Python<'_>, path: &str) -> PyResult<String> {
     })
 }
 
+/// The o the program traced at `path` paid per message of at most `up_to` bytes
+/// (`netsens_trace::overhead_paid`), as a JSON string: `o_ps` (null when no message
+/// was both started by a non-blocking call and completed by a test), `up_to_bytes`,
+/// and per rank the message ends counted and the time they paid, ps.
+#[pyfunction]
+pub fn trace_overhead_paid(py: Python<'_>, path: &str, up_to: u64) -> PyResult<String> {
+    py.detach(|| {
+        let paid = netsens_trace::overhead_paid(path, up_to).map_err(to_py)?;
+        let ranks: Vec<_> = paid
+            .ranks
+            .iter()
+            .enumerate()
+            .map(|(rank, r)| json!({"rank": rank, "ends": r.ends, "paid_ps": r.ps}))
+            .collect();
+        Ok(json!({"o_ps": paid.o_ps, "up_to_bytes": paid.up_to, "ranks": ranks}).to_string())
+    })
+}
+
 /// Write the two-rank archive in Score-P's conventions of netsens-trace's tests
 /// (`netsens_trace::write_scorep_style`; `variant` picks its bits) in the new directory
 /// `dir`; returns the anchor file's path. For tests and examples.
@@ -197,6 +215,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_synthetic_trace, m)?)?;
     m.add_function(wrap_pyfunction!(write_scorep_style_trace, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_overhead_paid, m)?)?;
     m.add_function(wrap_pyfunction!(run_trace, m)?)?;
     m.add_function(wrap_pyfunction!(trace_to_goal, m)?)?;
     m.add_function(wrap_pyfunction!(trace_ranks, m)?)?;

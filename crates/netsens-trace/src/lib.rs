@@ -4,7 +4,8 @@
 //! under any platform; and its GOAL form. A rank's unsuccessful polls are waiting
 //! (`polling.rs`); an archive of several runs replays one run at a time
 //! ([`read_trace_run`]); the tracer's own cost between calls is not the program's
-//! (`tracer_cost.rs`); [`write::write_archive`] writes archives of any shape for tests.
+//! (`tracer_cost.rs`); what a rank paid per message is measured from its calls'
+//! durations (`paid.rs`); [`write::write_archive`] writes archives of any shape for tests.
 
 mod allprof;
 pub mod collectives;
@@ -14,6 +15,7 @@ mod formats;
 pub mod goal_out;
 pub mod info;
 pub mod measure;
+pub mod paid;
 mod polling;
 pub mod replay;
 mod runs;
@@ -23,6 +25,7 @@ pub mod write;
 
 pub use collectives::Algorithms;
 pub use info::{trace_info, TraceInfo};
+pub use paid::{overhead_paid, Paid, RankPaid};
 pub use replay::{
     call_support, count_events, read_trace, read_trace_compute, read_trace_options, read_trace_with, trace_ranks,
     Compute, ReadOptions, Replay, Support,

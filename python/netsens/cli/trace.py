@@ -20,6 +20,7 @@ import click
 
 from netsens.cli.console import stdout_console
 from netsens.cli.live import CONTEXT, mpi_options, result_options, timeout_seconds
+from netsens.cli.o_from_trace import describe, o_from_trace_options, o_paid_override
 from netsens.cli.options import overrides_from, platform_options, repeat_option
 from netsens.cli.run import print_run, warn_trace
 from netsens.cli.trace_info import info_command
@@ -242,6 +243,7 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         "compute, in place of what the archive records (netsens's tracer measures it), "
         "e.g. 85ns; 0ps charges the gaps whole.",
     )
+    @o_from_trace_options
     def replay(
         trace: str,
         platform: str,
@@ -253,6 +255,8 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         run: str,
         served: str | None,
         tracer_gap: str | None,
+        o_from_trace: bool,
+        o_injected: str | None,
         **params: Any,
     ) -> None:
         """Replay an MPI run's trace under any network.
@@ -271,9 +275,16 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         (MPI_Test, MPI_Iprobe) and finds nothing is waiting, not computing. A trace of
         several runs reports its median run (--run picks another). The tracer's own
         cost between calls, recorded in netsens's archives, is not charged as compute.
+        --o-from-trace replays at the o the traced run paid per message (measured
+        from its calls), --o-injected 50us on top of it.
         The result has the schema of netsens run.
         """
         overrides = overrides_from(params)
+        measured = None
+        if o_from_trace:
+            overrides, measured = o_paid_override(trace, platform, overrides, o_injected)
+        elif o_injected is not None:
+            raise InputError("--o-injected adds to the o of --o-from-trace: give both")
         args = (trace, platform, overrides, seed)
         chosen = {
             "collectives": collectives,
@@ -284,9 +295,15 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         }
         if as_json:
             text = run_goal_json(*args, matrix, **chosen)
-            warn_trace(json.loads(text))
+            result = json.loads(text)
+            warn_trace(result)
+            if measured is not None:
+                result["workload"]["o_from_trace"] = measured
+                text = json.dumps(result)
             click.echo(text)
         else:
+            if measured is not None:
+                click.echo(describe(measured))
             print_run(run_goal(*args, matrix=False, **chosen))
 
     return replay
