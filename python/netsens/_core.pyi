@@ -200,6 +200,16 @@ def trace_overhead_paid(path: str, up_to: int) -> str:
     (None when no message was started by a non-blocking call and completed by a test),
     ``up_to_bytes`` and per rank ``ends`` and ``paid_ps``, as JSON text."""
 
+def write_trace_archive(
+    dir: str,
+    ranks: int,
+    regions: list[str],
+    events: list[tuple[int, str, int, int, int, int, int]],
+) -> str:
+    """Write an OTF2 archive event by event in the new directory ``dir``: each event is
+    (rank, kind, time_ps, region, peer, bytes, request), kind enter, leave, send, recv,
+    isend, isend_done, irecv_post or irecv_done; returns the anchor file's path."""
+
 def write_scorep_style_trace(dir: str, variant: int) -> str:
     """Write netsens-trace's two-rank test archive in Score-P's conventions in the new
     directory ``dir`` (``variant``: its bits); returns the anchor file's path."""

@@ -186,6 +186,44 @@ pub fn trace_overhead_paid(py: Python<'_>, path: &str, up_to: u64) -> PyResult<S
     })
 }
 
+/// Write an OTF2 archive of `ranks` ranks event by event in the new directory `dir`
+/// (`netsens_trace::write::write_archive`): region `r` is `regions[r]`; each event is
+/// (rank, kind, time_ps, region, peer, bytes, request), kind one of enter, leave,
+/// send, recv, isend, isend_done, irecv_post, irecv_done. Returns the anchor file's
+/// path. For tests whose replay is derived by hand.
+#[pyfunction]
+pub fn write_trace_archive(
+    dir: &str,
+    ranks: u32,
+    regions: Vec<String>,
+    events: Vec<(u32, String, u64, u32, u32, u64, u64)>,
+) -> PyResult<String> {
+    use netsens_trace::write;
+    let mut written = Vec::with_capacity(events.len());
+    for (rank, kind, time_ps, region, peer, bytes, req) in events {
+        let kind = match kind.as_str() {
+            "enter" => write::ENTER,
+            "leave" => write::LEAVE,
+            "send" => write::SEND,
+            "recv" => write::RECV,
+            "isend" => write::ISEND,
+            "isend_done" => write::ISEND_DONE,
+            "irecv_post" => write::IRECV_POST,
+            "irecv_done" => write::IRECV_DONE,
+            other => {
+                return Err(InputError::new_err(format!(
+                "event kind \"{other}\": write enter, leave, send, recv, isend, isend_done, irecv_post or irecv_done"
+            )))
+            }
+        };
+        let ev =
+            write::Event { kind, time_ps, region, peer, bytes, req, cpu_ps: write::NO_CPU_TIME, ..Default::default() };
+        written.push((rank, ev));
+    }
+    let names: Vec<&str> = regions.iter().map(String::as_str).collect();
+    write::write_archive(std::path::Path::new(dir), ranks, &names, &written).map_err(to_py)
+}
+
 /// Write the two-rank archive in Score-P's conventions of netsens-trace's tests
 /// (`netsens_trace::write_scorep_style`; `variant` picks its bits) in the new directory
 /// `dir`; returns the anchor file's path. For tests and examples.
@@ -216,6 +254,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_scorep_style_trace, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(trace_overhead_paid, m)?)?;
+    m.add_function(wrap_pyfunction!(write_trace_archive, m)?)?;
     m.add_function(wrap_pyfunction!(run_trace, m)?)?;
     m.add_function(wrap_pyfunction!(trace_to_goal, m)?)?;
     m.add_function(wrap_pyfunction!(trace_ranks, m)?)?;

@@ -40,7 +40,10 @@ def o_paid_override(
     S, plus ``injected``; and what was measured, for the result's workload."""
     if "o" in overrides:
         raise InputError("--o and --o-from-trace both set o: give one of them")
-    added = 0 if injected is None else parse_quantity("o-injected", injected, ("time",)).value
+    try:
+        added = 0 if injected is None else parse_quantity("o-injected", injected, ("time",)).value
+    except ValueError as e:
+        raise InputError(str(e)) from None
     if added != int(added):
         raise InputError(f'o-injected: "{injected}" is below the engine\'s 1 ps resolution')
     resolved = json.loads(_core.platform_json(platform, overrides))
