@@ -28,8 +28,9 @@ def o_from_trace_options(command: Callable[..., Any]) -> Callable[..., Any]:
         "--o-from-trace",
         is_flag=True,
         help="o = what the traced run paid per eager message (at most the platform's S): "
-        "the time in the non-blocking calls that started its messages and the tests "
-        "that completed them, per message end (docs/guides/replay-fidelity.md).",
+        "the time in the non-blocking calls that started its messages, the probes that "
+        "found them and the tests that completed them, per message end "
+        "(docs/guides/replay-fidelity.md).",
     )(command)
 
 
