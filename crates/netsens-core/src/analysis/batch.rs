@@ -95,6 +95,8 @@ impl Slots {
         let n = g.nodes.len();
         let mut node = Vec::with_capacity(n);
         let mut preds = Vec::with_capacity(g.preds.len());
+        crate::memory::advise_huge_pages(&node);
+        crate::memory::advise_huge_pages(&preds);
         let (mut free, mut count) = (Vec::new(), 0u32);
         let sink = g.sink as usize;
         for v in 0..n {

@@ -9,6 +9,7 @@
 use super::batch::Slots;
 use crate::engine::observe::{At, Clock, Cost, Key, Observer};
 use crate::engine::{OpDesc, OpId, OpKind};
+use crate::memory;
 use crate::platform::{Level, Platform};
 use crate::time::Time;
 use rustc_hash::FxHashMap as HashMap;
@@ -213,10 +214,23 @@ impl ExecGraph {
         g.spans.reserve(2 * ops);
         g.preds.reserve(8 * ops);
         g.edges.reserve(8 * ops);
+        g.advise_huge_pages();
         // A schedule's operation ids are its indices.
         g.op_event.reserve(ops);
         g.ops.reserve(ops);
         g
+    }
+
+    /// The record's buffers in 2 MiB pages where the system allows (see
+    /// [`memory::advise_huge_pages`]).
+    fn advise_huge_pages(&self) {
+        memory::advise_huge_pages(&self.nodes.cost);
+        memory::advise_huge_pages(&self.nodes.bytes);
+        memory::advise_huge_pages(&self.nodes.first_pred);
+        memory::advise_huge_pages(&self.last);
+        memory::advise_huge_pages(&self.spans);
+        memory::advise_huge_pages(&self.preds);
+        memory::advise_huge_pages(&self.edges);
     }
 
     /// Predecessors of node `v` and how it depends on each.
