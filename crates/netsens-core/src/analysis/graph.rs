@@ -207,30 +207,29 @@ impl ExecGraph {
     /// operations (about 5 nodes and 8 predecessors each): no growing as it runs.
     pub fn with_capacity(platform: &Platform, ops: usize) -> ExecGraph {
         let mut g = ExecGraph::new(platform);
-        g.nodes.cost.reserve(5 * ops);
-        g.nodes.bytes.reserve(5 * ops);
-        g.nodes.first_pred.reserve(5 * ops);
-        g.last.reserve(5 * ops);
-        g.spans.reserve(2 * ops);
-        g.preds.reserve(8 * ops);
-        g.edges.reserve(8 * ops);
-        g.advise_huge_pages();
+        g.reserve(5 * ops, 8 * ops);
         // A schedule's operation ids are its indices.
         g.op_event.reserve(ops);
         g.ops.reserve(ops);
         g
     }
 
-    /// The record's buffers in 2 MiB pages where the system allows (see
+    /// Room for `nodes` nodes and `preds` predecessors in all (and spans for 2 of 5
+    /// nodes), in 2 MiB pages where the system allows: written once, a record of
+    /// hundreds of MiB otherwise takes a page fault every 4 KiB (see
     /// [`memory::advise_huge_pages`]).
-    fn advise_huge_pages(&self) {
-        memory::advise_huge_pages(&self.nodes.cost);
-        memory::advise_huge_pages(&self.nodes.bytes);
-        memory::advise_huge_pages(&self.nodes.first_pred);
-        memory::advise_huge_pages(&self.last);
-        memory::advise_huge_pages(&self.spans);
-        memory::advise_huge_pages(&self.preds);
-        memory::advise_huge_pages(&self.edges);
+    fn reserve(&mut self, nodes: usize, preds: usize) {
+        fn room<T>(v: &mut Vec<T>, n: usize) {
+            v.reserve(n.saturating_sub(v.len()));
+            memory::advise_huge_pages(v);
+        }
+        room(&mut self.nodes.cost, nodes);
+        room(&mut self.nodes.bytes, nodes);
+        room(&mut self.nodes.first_pred, nodes);
+        room(&mut self.last, nodes);
+        room(&mut self.spans, nodes * 2 / 5);
+        room(&mut self.preds, preds);
+        room(&mut self.edges, preds);
     }
 
     /// Predecessors of node `v` and how it depends on each.
@@ -276,6 +275,10 @@ impl ExecGraph {
     }
 
     fn push(&mut self, kind: u8, level: u8, bytes: u64, preds: &[(u32, Edge)], extra: Time) -> u32 {
+        if self.nodes.len() == self.nodes.cost.capacity() || self.preds.capacity() - self.preds.len() < preds.len() {
+            // A record whose size was not known ahead (a rank program's) doubles.
+            self.reserve(2 * self.nodes.len().max(1 << 12), 2 * self.preds.len().max(1 << 13) + preds.len());
+        }
         let first_pred = self.preds.len();
         for &(p, e) in preds {
             // The start of the run adds nothing to a latest-of when another time is there.
