@@ -89,4 +89,39 @@ mod tests {
         assert_eq!(kib_field(text, "MemAvailable:"), Some(23_267_946));
         assert_eq!(kib_field(text, "SwapFree:"), None);
     }
+
+    /// The kB of 2 MiB pages backing the mapping that holds `addr` (`/proc/self/smaps`).
+    #[cfg(target_os = "linux")]
+    fn huge_kib_at(addr: usize) -> Option<u64> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        let mut inside = false;
+        for line in smaps.lines() {
+            let range = line.split_whitespace().next().and_then(|r| r.split_once('-'));
+            let bounds =
+                range.and_then(|(a, b)| Some((usize::from_str_radix(a, 16).ok()?, usize::from_str_radix(b, 16).ok()?)));
+            // A mapping's first line starts with its address range; its fields follow.
+            if let Some((a, b)) = bounds {
+                inside = (a..b).contains(&addr);
+            } else if inside && line.starts_with("AnonHugePages:") {
+                return kib_field(line, "AnonHugePages:");
+            }
+        }
+        None
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn an_advised_buffer_is_backed_by_2_mib_pages_where_the_kernel_allows() {
+        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
+        if !thp.contains("[madvise]") && !thp.contains("[always]") {
+            return; // Transparent huge pages are off: the advice can do nothing here.
+        }
+        // 16 MiB holds at least 7 whole aligned 2 MiB pages, whatever its start.
+        let mut v: Vec<u8> = Vec::with_capacity(16 << 20);
+        advise_huge_pages(&v);
+        v.resize(16 << 20, 1);
+        let kib = huge_kib_at(v.as_ptr() as usize + (8 << 20)).expect("the buffer's mapping is listed");
+        assert!(kib >= 2048, "{kib} kB of huge pages");
+        assert!(v.iter().all(|&b| b == 1));
+    }
 }
