@@ -60,8 +60,10 @@ use netsens_core::program::collectives::allreduce;
 use netsens_core::program::{decode, encode, Op, Rank};
 use netsens_core::time::Time;
 use netsens_core::Result;
+// Fx, not SipHash: a run inserts ~13 M states (64 per state expanded) and hashing
+// them was half its CPU; no set's iteration order decides a result.
+use rustc_hash::FxHashSet as HashSet;
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::rc::Rc;
 
 pub const APP: App = App {
@@ -224,7 +226,7 @@ pub fn owner(s: u64, seed: u64, ranks: u32) -> u32 {
 /// A serial BFS of the model of `n` caches: the states of each level, in the order
 /// they were found.
 pub fn levels(n: u32) -> Vec<Vec<u64>> {
-    let mut seen = HashSet::from([INITIAL]);
+    let mut seen = HashSet::from_iter([INITIAL]);
     let mut levels = vec![vec![INITIAL]];
     let mut succ = Vec::new();
     loop {
