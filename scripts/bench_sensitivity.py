@@ -45,6 +45,8 @@ def main() -> None:
         f"  record: {record['nodes']} nodes, {record['predecessors']} predecessors, "
         f"{record['bytes'] / 2**20:.1f} MiB"
     )
+    passes = out["newton_passes"]
+    print(f"  Newton: {len(passes)} passes, {sum(passes)} lanes ({passes})")
     verdict = "PASS" if ratio <= TARGET else "FAIL"
     print(f"target analysis <= {TARGET:g}x the run: {ratio:.2f}x {verdict}")
 

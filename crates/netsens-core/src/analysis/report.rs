@@ -190,6 +190,8 @@ pub fn report(
         // recorded as constants: slopes and curves hold it fixed.
         "link_waits_held_fixed": platform.topology.is_some(),
         "record": {"nodes": g.nodes.len(), "predecessors": g.preds.len(), "bytes": g.bytes()},
+        // The lanes of each pass Newton's steps took: what the tolerances cost.
+        "newton_passes": analysis.newton_passes,
         "critical_path": {
             "parts": parts, "nic_wait_ps": cp.nic_wait, "steps": cp.ops.len(), "chain": chain,
         },
