@@ -732,3 +732,40 @@ fn the_four_epsilons_of_a_parameter_share_their_points() {
         assert!(makespan(&s, &with(&p, Param::Latency(1), at + 1)) as f64 > (1.0 + e) * t0);
     }
 }
+
+/// Per byte, T is rounded to the ps a message: a staircase near a maximum of lines,
+/// whose crossing of the target can lie past where a line's Newton step says. The
+/// tolerance is still the last fs/B step at or below the target, by full runs.
+#[test]
+fn per_byte_tolerances_are_tight_to_the_fs_against_full_runs() {
+    let mut p = loggopsim_defaults(Rendezvous::Handshake);
+    p.cluster.gap_per_byte = PerByte(26_315_789);
+    p.cluster.overhead_per_byte = PerByte(333_333);
+    for s in [example("calc_recv.goal"), ping_pong(1001), dissemination(16, 1), one_message(100_000)] {
+        let g = record(&s, &p);
+        let base = Point::of(&p);
+        let t0 = makespan(&s, &p) as f64;
+        for x in [Param::GapPerByte(1), Param::OverheadPerByte(1)] {
+            let fs0 = match x {
+                Param::GapPerByte(_) => p.cluster.gap_per_byte.0,
+                _ => p.cluster.overhead_per_byte.0,
+            };
+            let at = |fs: u64| {
+                let mut q = p.clone();
+                match x {
+                    Param::GapPerByte(_) => q.cluster.gap_per_byte = PerByte(fs),
+                    _ => q.cluster.overhead_per_byte = PerByte(fs),
+                }
+                makespan(&s, &q) as f64
+            };
+            for eps in [0.01, 0.02, 0.05, 0.10] {
+                let mut buf = Buffers::default();
+                let e0 = g.eval(&base, x, &mut buf);
+                let Some(dx) = g.tolerance(&base, x, &e0, eps, &mut buf) else { continue };
+                let fs = fs0 + (dx * 1000.0).round() as u64;
+                assert!(at(fs) <= (1.0 + eps) * t0, "{} ε={eps}", x.name());
+                assert!(at(fs + 1) > (1.0 + eps) * t0, "{} ε={eps}", x.name());
+            }
+        }
+    }
+}

@@ -173,6 +173,20 @@ impl Search {
     /// or below the least bound known (a hair's float error above is allowed for),
     /// if it is not known.
     fn aim(&mut self, bound: f64) {
+        if !self.shares() {
+            // Per byte, T is rounded to the ps: a staircase near a maximum of lines,
+            // whose root may lie past a line's bound. The bound is only where to look
+            // next; the answer rests on evaluated steps alone (T never falls as x grows).
+            let k = match bound.is_finite() {
+                true => (bound + 1e-6 + 1e-12 * bound.abs()).floor(),
+                // No step above the target yet: look twice as far.
+                false if self.hi.is_infinite() => 2.0 * self.lo.max(self.next) + 1.0,
+                false => self.hi - 1.0,
+            };
+            self.next = k.max(self.lo + 1.0).min(self.hi - 1.0);
+            self.done = self.hi <= self.lo + 1.0;
+            return;
+        }
         self.bound = self.bound.min(bound);
         let k = (self.bound + 1e-6 + 1e-12 * self.bound.abs()).floor().min(self.hi - 1.0);
         self.hi = self.hi.min(k + 1.0);
@@ -214,12 +228,16 @@ impl Search {
     /// points between the largest known below the target and the step.
     pub fn points(&self, between: usize) -> Vec<f64> {
         let mut points = vec![self.value(self.next)];
-        let (lo, span) = (self.lo, self.next - self.lo);
+        // Learning from its own points on a grid, a search spreads them over the whole
+        // span known to hold the root, however near the step lands to one end.
+        let own = self.grid.is_some() && !self.shares();
+        let top = if own && self.hi.is_finite() { self.hi } else { self.next };
+        let (lo, span) = (self.lo, top - self.lo);
         for j in 1..=between {
             let mut u = lo + span * j as f64 / (between + 1) as f64;
             if self.grid.is_some() {
                 u = u.floor();
-                if u <= lo || u >= self.next || points.contains(&self.value(u)) {
+                if u <= lo || u >= top || points.contains(&self.value(u)) {
                     continue;
                 }
             }
