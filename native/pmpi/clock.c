@@ -4,6 +4,7 @@
 #include "netsens_pmpi.h"
 
 #include <sched.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <string.h>
 #include <time.h>
@@ -27,6 +28,12 @@ ps_t ns_thread_cpu(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (ps_t)ts.tv_sec * 1000000000000LL + (ps_t)ts.tv_nsec * 1000LL;
+}
+
+int ns_ps_order(const void *a, const void *b)
+{
+    ps_t x = *(const ps_t *)a, y = *(const ps_t *)b;
+    return (x > y) - (x < y);
 }
 
 static ps_t cpu_read_ps; /* what one ns_thread_cpu() costs, measured at MPI_Init */
@@ -97,12 +104,7 @@ static void measure_wake_up(void)
         sleep_until_local(target);
         late[i] = ns_now() - target;
     }
-    for (int i = 1; i < SLEEPS; i++) /* insertion sort: 16 values */
-        for (int j = i; j > 0 && late[j] < late[j - 1]; j--) {
-            ps_t t = late[j];
-            late[j] = late[j - 1];
-            late[j - 1] = t;
-        }
+    qsort(late, SLEEPS, sizeof *late, ns_ps_order);
     ps_t q3 = late[SLEEPS * 3 / 4];
     wake_late_ps = q3 < CAP_PS ? q3 : CAP_PS;
 }

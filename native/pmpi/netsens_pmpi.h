@@ -43,6 +43,7 @@ const char *ns_wan_shape_name(void);
 ps_t ns_now(void);        /* local CLOCK_MONOTONIC, ps */
 ps_t ns_global_now(void); /* on rank 0's timeline */
 ps_t ns_thread_cpu(void);  /* the calling thread's CPU time, ps */
+int ns_ps_order(const void *a, const void *b); /* qsort's order of ps_t values */
 void ns_measure_cpu_read(void); /* the cost of ns_thread_cpu, for o on the CPU clock */
 extern ps_t ns_clock_offset;
 void ns_busy_spin(ps_t duration);   /* injected overhead: a busy CPU (wall or CPU clock) */

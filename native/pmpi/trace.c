@@ -76,12 +76,6 @@ void ns_trace_init(void)
     }
 }
 
-static int by_value(const void *a, const void *b)
-{
-    ps_t x = *(const ps_t *)a, y = *(const ps_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Replay charges the time between a call's leave and the next call's enter as the
  * program's compute; part of it is the tracer's own work (the rest of the leave's
  * record, the next enter's region lookup and record, its clock reads). A burst of
@@ -107,8 +101,8 @@ static void measure_tracer_gap(void)
         cpu[i] = in->cpu - out->cpu;
         with_cpu &= in->cpu != NS_TRACE_NO_CPU && out->cpu != NS_TRACE_NO_CPU;
     }
-    qsort(wall, CALLS - 1, sizeof *wall, by_value);
-    qsort(cpu, CALLS - 1, sizeof *cpu, by_value);
+    qsort(wall, CALLS - 1, sizeof *wall, ns_ps_order);
+    qsort(cpu, CALLS - 1, sizeof *cpu, ns_ps_order);
     own_gap.wall_ps = wall[CALLS / 2];
     own_gap.cpu_ps = with_cpu ? cpu[CALLS / 2] : NS_TRACE_NO_CPU;
     nrecs = first;

@@ -616,6 +616,7 @@ fn steady_interval(times: &[Time]) -> f64 {
 /// Intervals per span of [`steady_interval`]: even, and short beside a burst's 30+.
 const SPAN: usize = 4;
 
+/// The middle value, or the mean of the two middle ones.
 fn median_f64(mut values: Vec<f64>) -> f64 {
     values.sort_unstable_by(f64::total_cmp);
     let n = values.len();
@@ -630,14 +631,7 @@ fn median_f64(mut values: Vec<f64>) -> f64 {
 /// state is the same, and on a shared real machine one preempted repetition does not
 /// move it (a mean would).
 fn median(times: &[Time]) -> f64 {
-    let mut sorted = times.to_vec();
-    sorted.sort_unstable();
-    let n = sorted.len();
-    if n % 2 == 1 {
-        sorted[n / 2] as f64
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) as f64 / 2.0
-    }
+    median_f64(times.iter().map(|&t| t as f64).collect())
 }
 
 /// Least-squares line through the points: (intercept, slope).
@@ -796,9 +790,9 @@ mod tests {
 
     #[test]
     fn a_burst_paced_on_deadlines_keeps_its_pace_through_late_wake_ups() {
-        const G: Time = 40_000_000; // 40 us in ps
-                                    // Thirty sends paced at g, every other one ending 6 us late: the single
-                                    // intervals alternate 46 and 34 us, and their median is 46 us.
+        // 40 us in ps. Thirty sends paced at g, every other one ending 6 us late: the
+        // single intervals alternate 46 and 34 us, and their median is 46 us.
+        const G: Time = 40_000_000;
         let late = |i: Time| if i % 2 == 1 { 6_000_000 } else { 0 };
         let times: Vec<Time> = (0..30).map(|i| i * G + late(i)).collect();
         let intervals: Vec<Time> = times.windows(2).map(|w| w[1] - w[0]).collect();
