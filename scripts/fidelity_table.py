@@ -37,11 +37,11 @@ def replay_ms(
     platform: Path,
     o: str | None,
     served: str | None,
-    tracer_gap: str | None,
+    options: list[str],
     paid_plus: str | None = None,
 ) -> float:
     """The replay's end, ms: at ``o`` (None: the platform's), or with ``paid_plus`` at
-    the o the trace paid plus that much."""
+    the o the trace paid plus that much; ``options`` are more of replay's flags."""
     command = [str(NETSENS), "replay", str(anchor), "--platform", str(platform), "--json"]
     if o is not None:
         command += ["--o", o]
@@ -49,8 +49,7 @@ def replay_ms(
         command += ["--o-from-trace", "--o-injected", paid_plus]
     if served is not None:
         command += ["--served", served]
-    if tracer_gap is not None:
-        command += ["--tracer-gap", tracer_gap]
+    command += options
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     return json.loads(out)["makespan_ps"] / 1e9
 
@@ -89,7 +88,14 @@ def main() -> None:
     parser.add_argument("--tracer-gap", help="the tracer's cost per gap, e.g. 25ns")
     parser.add_argument("--paid", default="", help="platform NAME,...: o from the trace")
     parser.add_argument("--work", type=Path)
+    parser.add_argument(
+        "--poll-runs-work",
+        default="",
+        help="platform NAME[=TIME],...: replay --poll-runs work [--tracer-call TIME]",
+    )
     args = parser.parse_args()
+    items = [item for item in args.poll_runs_work.split(",") if item]
+    as_work = dict((item.split("=", 1) + [""])[:2] for item in items)
     platforms = [tuple(p.split("=", 1)) for p in args.platform]
     served = dict(p.split("=", 1) for p in args.served)
     paid = set(filter(None, args.paid.split(",")))
@@ -118,14 +124,18 @@ def main() -> None:
             for name, file in platforms:
                 platform = Path(file)
                 comms = served.get(app_size)
+                options = ["--tracer-gap", args.tracer_gap] if args.tracer_gap else []
+                if name in as_work:
+                    options += ["--poll-runs", "work"]
+                    options += ["--tracer-call", as_work[name]] if as_work[name] else []
                 if name in paid:
                     extra = f"{args.o_extra_ps}ps"
-                    r0 = replay_ms(anchor, platform, None, comms, args.tracer_gap, "0ps")
-                    r1 = replay_ms(anchor, platform, None, comms, args.tracer_gap, extra)
+                    r0 = replay_ms(anchor, platform, None, comms, options, "0ps")
+                    r1 = replay_ms(anchor, platform, None, comms, options, extra)
                 else:
                     slow_o = o_plus(platform, args.o_extra_ps)
-                    r0 = replay_ms(anchor, platform, None, comms, args.tracer_gap)
-                    r1 = replay_ms(anchor, platform, slow_o, comms, args.tracer_gap)
+                    r0 = replay_ms(anchor, platform, None, comms, options)
+                    r1 = replay_ms(anchor, platform, slow_o, comms, options)
                 row += f" {r0:.2f} | {error(r0, base)} | {r1:.1f} | {error(r1, slow)} |"
             print(row, flush=True)
 

@@ -180,10 +180,15 @@ def run_trace(
     collectives: str | None = None,
     compute: str | None = None,
     run: str | None = None,
+    served: str | None = None,
+    tracer_gap: str | None = None,
+    poll_runs: str | None = None,
+    tracer_call: str | None = None,
 ) -> str:
     """Replay the trace at ``path`` (an OTF2 archive's ``.otf2`` anchor file, or a
     liballprof trace's directory or rank file); JSON result. ``run``: of a trace of
-    several runs, "median" (the default), "whole" or "N"."""
+    several runs, "median" (the default), "whole" or "N". ``poll_runs``: "wait" (the
+    default) or "work", with ``tracer_call`` ("230ns") left out of each poll charged."""
 
 def trace_to_goal(path: str, out: str, collectives: str | None = None) -> tuple[int, int]:
     """Write the trace's GOAL form to ``out``; returns (ranks, operations)."""

@@ -55,6 +55,8 @@ def run_goal(
     run: str | None = None,
     served: str | None = None,
     tracer_gap: str | None = None,
+    poll_runs: str | None = None,
+    tracer_call: str | None = None,
 ) -> dict[str, Any]:
     """Replay the GOAL schedule at ``path`` on ``platform`` (a preset name or a TOML file).
 
@@ -81,7 +83,11 @@ def run_goal(
     between calls, which netsens's tracer records in the archive, is removed from the
     compute (``workload.tracer_gap_ps`` per rank, ``workload.tracer_removed_ps`` what
     was removed); ``tracer_gap`` (``"85ns"``) gives that cost instead (``"0ps"``: the
-    gaps charged whole).
+    gaps charged whole). ``poll_runs="work"`` charges a run of polls that found nothing
+    and ended in new work (a send, not what it polled for) as the rank's compute, less
+    ``tracer_call`` (``"230ns"``: the tracer's cost inside each poll), where the
+    default ``"wait"`` leaves it out (``workload.poll_runs_charged_ps``: what was
+    charged per rank; docs/guides/replay-fidelity.md).
 
     ``parsing(bytes, total)`` is called as a GOAL file's text is parsed. With more
     ranks than ``summary_over`` (a GOAL file only), ``ranks`` is empty and
@@ -90,6 +96,7 @@ def run_goal(
     a moment).
     """
     extra = (collectives, compute, parsing, summary_over, run, served, tracer_gap)
+    extra += (poll_runs, tracer_call)
     text = run_goal_json(path, platform, overrides, seed, matrix, progress, ranks, *extra)
     return json.loads(text)
 
@@ -109,12 +116,15 @@ def run_goal_json(
     run: str | None = None,
     served: str | None = None,
     tracer_gap: str | None = None,
+    poll_runs: str | None = None,
+    tracer_call: str | None = None,
 ) -> str:
     """``run_goal``'s result as the engine's JSON text, unparsed."""
     check_memory_limit()
     args = (os.fspath(path), os.fspath(platform), dict(overrides or {}), seed, matrix, progress)
     if is_trace(path):
-        return _core.run_trace(*args, ranks, collectives, compute, run, served, tracer_gap)
+        trace_options = (collectives, compute, run, served, tracer_gap, poll_runs, tracer_call)
+        return _core.run_trace(*args, ranks, *trace_options)
     if collectives:
         raise InputError(f"collectives: {collectives!r} applies to traces, not GOAL files")
     if compute:
@@ -125,6 +135,9 @@ def run_goal_json(
         raise InputError(f"served: {served!r} applies to traces, not GOAL files")
     if tracer_gap:
         raise InputError(f"tracer_gap: {tracer_gap!r} applies to traces, not GOAL files")
+    if poll_runs or tracer_call:
+        given = poll_runs or tracer_call
+        raise InputError(f"poll_runs: {given!r} applies to traces, not GOAL files")
     return _core.run_goal(*args, ranks, parsing, summary_over)
 
 

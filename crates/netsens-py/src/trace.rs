@@ -22,10 +22,14 @@ use super::{opts, platform_with, result_json, to_py, with_progress, InputError};
 /// `tracer_gap` ("85ns") is the tracer's cost per gap between calls to remove from the
 /// compute, in place of what the archive records ("0ps": charge the gaps whole); the
 /// workload says per rank what was removed (`tracer_gap_ps`, `tracer_removed_ps`, over
-/// `compute_gaps` gaps charged as compute).
+/// `compute_gaps` gaps charged as compute). `poll_runs` ("wait", the default, or
+/// "work") says how a run of unsuccessful polls that ends in new work is charged, and
+/// `tracer_call` ("230ns") the tracer's cost inside each poll, left out of such a run
+/// charged as work, and the runs of unsuccessful polls charged
+/// as compute (`poll_runs_charged_ps`: [`netsens_trace::polling`]).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
-#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None, collectives=None, compute=None, run=None, served=None, tracer_gap=None))]
+#[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None, collectives=None, compute=None, run=None, served=None, tracer_gap=None, poll_runs=None, tracer_call=None))]
 pub fn run_trace(
     py: Python<'_>,
     path: &str,
@@ -40,13 +44,19 @@ pub fn run_trace(
     run: Option<&str>,
     served: Option<&str>,
     tracer_gap: Option<&str>,
+    poll_runs: Option<&str>,
+    tracer_call: Option<&str>,
 ) -> PyResult<String> {
     let algorithms = algorithms(collectives)?;
     let compute = compute.map_or(Ok(netsens_trace::Compute::default()), netsens_trace::Compute::parse);
     let compute = compute.map_err(InputError::new_err)?;
     let served = netsens_trace::ReadOptions::parse_served(served.unwrap_or("")).map_err(InputError::new_err)?;
     let tracer_gap = tracer_gap.map(|t| netsens_core::units::parse_time("tracer_gap", t)).transpose().map_err(to_py)?;
-    let options = netsens_trace::ReadOptions { algorithms, compute, served, tracer_gap };
+    let tracer_call =
+        tracer_call.map(|t| netsens_core::units::parse_time("tracer_call", t)).transpose().map_err(to_py)?;
+    let poll_runs =
+        netsens_trace::PollRuns::parse(poll_runs.unwrap_or("wait"), tracer_call).map_err(InputError::new_err)?;
+    let options = netsens_trace::ReadOptions { algorithms, compute, served, tracer_gap, poll_runs };
     let choice = run.map_or(Ok(RunChoice::Median), RunChoice::parse).map_err(InputError::new_err)?;
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
@@ -101,6 +111,7 @@ fn workload(path: &str, t: &netsens_trace::Replay, runs: Option<(u32, u32, Vec<u
         "tracer_gap_ps": t.tracer_gaps,
         "tracer_removed_ps": t.measured.iter().map(|m| m.tracer_ps).collect::<Vec<_>>(),
         "compute_gaps": t.measured.iter().map(|m| m.gaps).collect::<Vec<_>>(),
+        "poll_runs_charged_ps": t.measured.iter().map(|m| m.poll_runs_ps).collect::<Vec<_>>(),
     });
     if let Some((count, reported, ends)) = runs {
         w["runs"] = count.into();

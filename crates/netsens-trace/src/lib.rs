@@ -16,7 +16,7 @@ pub mod goal_out;
 pub mod info;
 pub mod measure;
 pub mod paid;
-mod polling;
+pub mod polling;
 pub mod replay;
 mod runs;
 mod scorep_bytes;
@@ -26,6 +26,7 @@ pub mod write;
 pub use collectives::Algorithms;
 pub use info::{trace_info, TraceInfo};
 pub use paid::{overhead_paid, Paid, RankPaid};
+pub use polling::PollRuns;
 pub use replay::{
     call_support, count_events, read_trace, read_trace_compute, read_trace_options, read_trace_with, trace_ranks,
     Compute, ReadOptions, Replay, Support,

@@ -19,6 +19,9 @@ pub struct Measured {
     pub tracer_ps: u64,
     /// Gaps charged as compute.
     pub gaps: u64,
+    /// Of the compute, the runs of unsuccessful polls that were no wait: the polls and
+    /// the gaps between them ([`crate::polling`]).
+    pub poll_runs_ps: u64,
     paused_since: Option<u64>,
 }
 

@@ -42,7 +42,7 @@ use netsens_core::Error;
 use crate::collectives::{expand_with, Algorithms, Coll, Msg};
 use crate::ffi::{self, Event, Members, Sink};
 use crate::measure::{compute_warnings, Measured};
-use crate::polling::Polls;
+use crate::polling::{Gap, PollRuns, Polls};
 use crate::runs::{agreed_runs, RunCount};
 use crate::scorep_bytes::from_scorep;
 use crate::tracer_cost::TracerGap;
@@ -225,6 +225,9 @@ pub struct ReadOptions {
     /// What the tracer adds to each gap between two calls, ps, for every rank and
     /// clock, in place of what the archive records (`Some(0)`: charge the gaps whole).
     pub tracer_gap: Option<u64>,
+    /// How a run of unsuccessful polls that ends in new work is charged
+    /// ([`crate::polling`]).
+    pub poll_runs: PollRuns,
 }
 
 impl ReadOptions {
@@ -340,6 +343,8 @@ pub(crate) struct Builder<'a> {
     served: Vec<u32>,
     /// See [`ReadOptions::tracer_gap`].
     tracer_gap: Option<u64>,
+    /// See [`ReadOptions::poll_runs`].
+    poll_runs: PollRuns,
     b: ScheduleBuilder,
     ranks: Vec<RankState>,
     regions: HashMap<u32, (Box<str>, RegionKind)>,
@@ -369,6 +374,7 @@ impl<'a> Builder<'a> {
             compute: options.compute,
             served: options.served,
             tracer_gap: options.tracer_gap,
+            poll_runs: options.poll_runs,
             b: ScheduleBuilder::new(1),
             ranks: Vec::new(),
             regions: HashMap::new(),
@@ -606,6 +612,17 @@ impl RankState {
         self.measured.gaps += 1;
         own
     }
+
+    /// The run of unsuccessful polls that just ended as the rank's own work
+    /// ([`crate::polling`]): its polls and the program's part of its gaps, ps, to charge
+    /// as compute.
+    fn charge_poll_run(&mut self) -> u64 {
+        let run = self.polls.take_run();
+        self.measured.tracer_ps += run.gaps_tracer_ps;
+        self.measured.gaps += run.gaps;
+        self.measured.poll_runs_ps += run.polls_ps + run.gaps_own_ps;
+        run.polls_ps + run.gaps_own_ps
+    }
 }
 
 /// The compute from a leave (at wall time `leave`, CPU time `leave_cpu`) to the enter
@@ -643,7 +660,7 @@ impl Sink for Builder<'_> {
                 requests: HashMap::new(),
                 pending_collectives: 0,
                 call_completions: 0,
-                polls: Polls::default(),
+                polls: Polls::new(self.poll_runs),
                 runs: RunCount::default(),
                 opaque_since: None,
                 sends: 0,
@@ -726,9 +743,17 @@ impl Sink for Builder<'_> {
                     if st.depth == 1 {
                         let (gap_ps, by_cpu) = compute_between(compute, st.last_leave, st.last_leave_cpu, ev);
                         self.cpu_time_used |= by_cpu;
-                        let polling = st.polls.enter(name, by_cpu);
+                        let gap = st.polls.enter(name, by_cpu, ev.time_ps);
                         let paused = st.measured.paused();
-                        let gap_ps = if polling || paused { gap_ps } else { st.own_compute(gap_ps, by_cpu) };
+                        let polling = matches!(gap, Gap::Waiting | Gap::InRun);
+                        if gap == Gap::InRun && !paused {
+                            let (own, tracer) = st.tracer_gap.split(gap_ps, by_cpu);
+                            st.polls.add_to_run(own, tracer);
+                        }
+                        let mut gap_ps = if polling || paused { gap_ps } else { st.own_compute(gap_ps, by_cpu) };
+                        if gap == Gap::RunWasWork && !paused {
+                            gap_ps += st.charge_poll_run();
+                        }
                         let gap_ns = if paused { 0 } else { gap_ps / 1000 };
                         st.runs.call(name);
                         st.call_completions = 0;
@@ -766,7 +791,7 @@ impl Sink for Builder<'_> {
                         }
                         st.last_leave = ev.time_ps;
                         st.last_leave_cpu = ev.cpu_ps;
-                        st.polls.leave(st.call_completions, st.pending_collectives);
+                        st.polls.leave(st.call_completions, st.pending_collectives, ev.time_ps);
                         if std::mem::take(&mut st.in_init) {
                             st.measured.start_ps = ev.time_ps;
                         }

@@ -13,7 +13,7 @@ use netsens_core::engine::RunOptions;
 use netsens_core::platform::Platform;
 use netsens_core::schedule::executor::run_schedule;
 use netsens_trace::write::{self, write_archive, Event};
-use netsens_trace::{read_trace_compute, read_trace_options, Algorithms, Compute, ReadOptions};
+use netsens_trace::{read_trace_compute, read_trace_options, Algorithms, Compute, PollRuns, ReadOptions};
 
 const US: u64 = 1_000_000;
 
@@ -197,4 +197,65 @@ fn served_communicators_are_numbers() {
     assert_eq!(ReadOptions::parse_served("").unwrap(), Vec::<u32>::new());
     let err = ReadOptions::parse_served("1,world").unwrap_err();
     assert!(err.contains("\"world\" is not a communicator reference"), "{err}");
+}
+
+/// Rank 0 probes five times without success before it sends (a program that checks
+/// for messages before each send): probes of 1 µs at 0, 2, 4, 6 and 8 µs, the send at
+/// 10 µs, then a receive of rank 1's answer. Rank 1 receives at 0 and answers at once.
+fn prober_before_send() -> [Rank; 2] {
+    let mut r0 = Rank::new(0, false);
+    for i in 0..5 {
+        r0.call(IPROBE, 2 * i, &[]);
+    }
+    r0.call(SEND, 10, &[(write::SEND, 1, 0)]).call(RECV, 11, &[(write::RECV, 1, 0)]);
+    let mut r1 = Rank::new(1, false);
+    r1.call(RECV, 0, &[(write::RECV, 0, 0)]).call(SEND, 1, &[(write::SEND, 0, 0)]);
+    [r0, r1]
+}
+
+fn end_with_poll_runs(ranks: [Rank; 2], poll_runs: PollRuns) -> (u64, Vec<u64>) {
+    let dir = tempfile::tempdir().unwrap();
+    let regions = ["MPI_Irecv", "MPI_Send", "MPI_Recv", "MPI_Iprobe", "MPI_Test"];
+    let events: Vec<(u32, Event)> = ranks.into_iter().flat_map(|r| r.events).collect();
+    let anchor = write_archive(&dir.path().join("t"), 2, &regions, &events).unwrap();
+    let replay = read_trace_options(&anchor, ReadOptions { poll_runs, ..ReadOptions::default() }).unwrap();
+    let charged = replay.measured.iter().map(|m| m.poll_runs_ps).collect();
+    (run_schedule(&replay.schedule, &platform(), &RunOptions::default()).unwrap().makespan_ps, charged)
+}
+
+#[test]
+fn polls_that_end_in_a_send_are_left_out_or_charged_as_work() {
+    // Left out (the default): rank 0 sends at 0 (o to 1 µs), rank 1 receives at
+    // 1 + L = 6 µs (o to 7), answers at 7 (o to 8), rank 0 receives at 8 + L + o = 14 µs.
+    assert_eq!(end_with_poll_runs(prober_before_send(), PollRuns::Wait), (14 * US, vec![0, 0]));
+    // As work: the five probes (5 µs), the four gaps between them (4 µs) and the gap
+    // after the last (1 µs) are rank 0's compute: it sends at 10 µs, and every time
+    // above moves by 10 µs: 24 µs. Of it the run's polls and gaps, 9 µs, are reported.
+    let work = PollRuns::Work { tracer_call_ps: 0 };
+    assert_eq!(end_with_poll_runs(prober_before_send(), work), (24 * US, vec![9 * US, 0]));
+    // Less the tracer's 0.5 µs inside each probe: 2.5 µs of probes, 21.5 µs.
+    let less = PollRuns::Work { tracer_call_ps: US / 2 };
+    assert_eq!(end_with_poll_runs(prober_before_send(), less), (21 * US + US / 2, vec![6 * US + US / 2, 0]));
+}
+
+#[test]
+fn as_work_polls_that_found_what_they_polled_for_still_wait() {
+    // The tester and the prober above end their runs in what they polled for: 27 µs
+    // either way, nothing charged.
+    let work = PollRuns::Work { tracer_call_ps: 0 };
+    assert_eq!(end_with_poll_runs([tester(false), partner(false)], work), (27 * US, vec![0, 0]));
+    let mut r = Rank::new(0, false);
+    for i in 0..31 {
+        r.call(IPROBE, 2 + 5 * i, &[]);
+    }
+    r.call(RECV, 155, &[(write::RECV, 1, 0)]).call(SEND, 159, &[(write::SEND, 1, 0)]);
+    assert_eq!(end_with_poll_runs([r, partner(false)], work), (27 * US, vec![0, 0]));
+}
+
+#[test]
+fn poll_runs_are_wait_or_work() {
+    assert_eq!(PollRuns::parse("wait", None), Ok(PollRuns::Wait));
+    assert_eq!(PollRuns::parse("work", Some(230_000)), Ok(PollRuns::Work { tracer_call_ps: 230_000 }));
+    assert!(PollRuns::parse("wait", Some(1)).unwrap_err().contains("applies to poll_runs \"work\" only"));
+    assert!(PollRuns::parse("charged", None).unwrap_err().contains("not one of"));
 }

@@ -276,6 +276,11 @@ def print_run(result: dict[str, Any]) -> None:
         extra.append(("run", f"{workload['run']} of {workload['runs']}{median}"))
     if "tracer_gap_ps" in workload:
         extra.append(("tracer cost", tracer_cost_line(workload)))
+    poll_work = workload.get("poll_runs_charged_ps") or []
+    if any(poll_work):
+        per_rank = sum(poll_work) / len(poll_work)
+        charged = f"{format_time(round(per_rank))} per rank, charged as compute"
+        extra.append(("polls that were no wait", charged))
     blocks = [headline, summary_table(result, extra)]
     blocks.append(rank_table(ranks, summary))
     if result.get("phases"):

@@ -243,6 +243,23 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         "compute, in place of what the archive records (netsens's tracer measures it), "
         "e.g. 85ns; 0ps charges the gaps whole.",
     )
+    @click.option(
+        "--poll-runs",
+        type=click.Choice(["wait", "work"]),
+        default="wait",
+        show_default=True,
+        help="A run of polls (MPI_Test*, MPI_Iprobe) that found nothing and ended in new "
+        "work (a send, a receive posted without a probe) rather than in what it polled "
+        "for: wait leaves it out, as every unsuccessful poll; work charges its polls and "
+        "the gaps between them as the rank's compute (a program that checks for messages "
+        "before each send).",
+    )
+    @click.option(
+        "--tracer-call",
+        metavar="TIME",
+        help="With --poll-runs work: the tracer's own cost inside each poll, left out of "
+        "what is charged, e.g. 230ns (default 0ps).",
+    )
     @o_from_trace_options
     def replay(
         trace: str,
@@ -255,6 +272,8 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         run: str,
         served: str | None,
         tracer_gap: str | None,
+        poll_runs: str,
+        tracer_call: str | None,
         o_from_trace: bool,
         o_injected: str | None,
         **params: Any,
@@ -275,6 +294,8 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
         (MPI_Test, MPI_Iprobe) and finds nothing is waiting, not computing. A trace of
         several runs reports its median run (--run picks another). The tracer's own
         cost between calls, recorded in netsens's archives, is not charged as compute.
+        --poll-runs work charges polls that found nothing and were followed by new
+        work, not by what they polled for, as compute.
         --o-from-trace replays at the o the traced run paid per message (measured
         from its calls), --o-injected 50us on top of it.
         The result has the schema of netsens run.
@@ -292,6 +313,8 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
             "run": run,
             "served": served,
             "tracer_gap": tracer_gap,
+            "poll_runs": poll_runs,
+            "tracer_call": tracer_call,
         }
         if as_json:
             text = run_goal_json(*args, matrix, **chosen)
