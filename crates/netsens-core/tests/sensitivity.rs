@@ -5,7 +5,7 @@
 
 mod common;
 use common::*;
-use netsens_core::analysis::{record_schedule, Buffers, ExecGraph, Param, Part, Point, Slots};
+use netsens_core::analysis::{record_schedule, Buffers, ExecGraph, Param, Part, Point, Slots, EPSILONS};
 use netsens_core::engine::RunOptions;
 use netsens_core::platform::{Platform, Rendezvous};
 use netsens_core::schedule::{goal::parse_goal, Schedule, ScheduleBuilder};
@@ -766,6 +766,44 @@ fn per_byte_tolerances_are_tight_to_the_fs_against_full_runs() {
                 assert!(at(fs) <= (1.0 + eps) * t0, "{} ε={eps}", x.name());
                 assert!(at(fs + 1) > (1.0 + eps) * t0, "{} ε={eps}", x.name());
             }
+        }
+    }
+}
+
+/// Many messages of one size make T per fs/B a staircase whose steps are far wider
+/// than a line's Newton step. A per-byte search brackets its root on whole ps/B (T
+/// there is a maximum of lines, as on whole ps, and the four ε share their points),
+/// then halves the 1000 fs/B between: a few rounds, then at most ⌈log2 999⌉ = 10.
+/// The tolerances stay the last fs/B at or below the target, by full runs.
+#[test]
+fn per_byte_searches_bracket_on_whole_ps_per_byte_then_halve_the_fs() {
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let s = netsens_core::schedule::patterns::ring_exchange(16, 40, 3, 1000 * NS).unwrap();
+    let g = record(&s, &p);
+    let base = Point::of(&p);
+    let t0 = makespan(&s, &p) as f64;
+    let params = [Param::GapPerByte(1), Param::OverheadPerByte(1)];
+    let a = g.analyze(&base, &params, &EPSILONS);
+    // Before: 28 rounds and 384 lanes, most halving the span from x0.
+    assert!(a.newton_passes.len() <= 16, "{:?}", a.newton_passes);
+    assert!(a.newton_passes.iter().sum::<usize>() <= 120, "{:?}", a.newton_passes);
+    for ps in &a.params {
+        let fs0 = match ps.param {
+            Param::GapPerByte(_) => p.cluster.gap_per_byte.0,
+            _ => p.cluster.overhead_per_byte.0,
+        };
+        let at = |fs: u64| {
+            let mut q = p.clone();
+            match ps.param {
+                Param::GapPerByte(_) => q.cluster.gap_per_byte = PerByte(fs),
+                _ => q.cluster.overhead_per_byte = PerByte(fs),
+            }
+            makespan(&s, &q) as f64
+        };
+        for &(eps, dx) in &ps.tolerances {
+            let fs = fs0 + (dx.unwrap() * 1000.0).round() as u64;
+            assert!(at(fs) <= (1.0 + eps) * t0, "{} ε={eps}", ps.param.name());
+            assert!(at(fs + 1) > (1.0 + eps) * t0, "{} ε={eps}", ps.param.name());
         }
     }
 }

@@ -210,10 +210,31 @@ impl ExecGraph {
                 let c = &terms.of[self.price_index(v)];
                 let b = self.nodes.bytes[v] as f64;
                 let mut cost = [0.0; N];
-                for l in 0..N {
-                    cost[l] = c.fixed[l] + max(b * c.per_byte[l], b * c.or_per_byte[l]);
+                match c.rounding {
+                    Rounding::Whole => {
+                        for l in 0..N {
+                            cost[l] = c.fixed[l] + max(b * c.per_byte[l], b * c.or_per_byte[l]);
+                        }
+                    }
+                    // The engine's integer rounding, in floats where they are exact.
+                    Rounding::Fs if b * c.max_fs < EXACT_FS => {
+                        for l in 0..N {
+                            cost[l] = c.fixed[l] + fs_time(b, c.fs[l]);
+                        }
+                    }
+                    Rounding::Fs => {
+                        for l in 0..N {
+                            let (rate, or_rate) = (Rate::of(c.per_byte[l]), Rate::of(c.or_per_byte[l]));
+                            cost[l] = c.fixed[l] + rate.time(b).max(or_rate.time(b));
+                        }
+                    }
+                    Rounding::Cpu => {
+                        for l in 0..N {
+                            cost[l] = round_half_up(b * c.per_byte[l]);
+                        }
+                    }
                 }
-                // The lanes whose price is rounded (not whole ps per byte) apart.
+                // Lanes whose price is off the fs/B grid, apart.
                 for &(l, rate, or_rate) in &c.rounded {
                     cost[l] = if k == kind::COMPUTE {
                         compute_time(b, c.per_byte[l])
@@ -268,6 +289,42 @@ fn min(a: f64, b: f64) -> f64 {
     }
 }
 
+/// Products `bytes · fs` below this are exact in f64, and so is the rounding of
+/// [`fs_time`]: its quotient is under 2^43, whose float is within 0.001 of it.
+const EXACT_FS: f64 = 8.0e15;
+
+/// `bytes · fs / 1000` ps rounded half up, as [`Rate::time`] does it in integers
+/// (the same number where `bytes · fs < EXACT_FS`): the division is correctly
+/// rounded, and a quotient under 2^43 that is not whole is at least 0.001 from the
+/// next whole number, more than the float's error.
+#[inline(always)]
+fn fs_time(bytes: f64, fs: f64) -> f64 {
+    ((bytes * fs + 500.0) / 1000.0).floor()
+}
+
+/// `y.round()` for `y ≥ 0` (half away from zero, as [`compute_time`]), in
+/// instructions that work on several lanes at once: `y - floor(y)` is exact.
+#[inline(always)]
+fn round_half_up(y: f64) -> f64 {
+    let r = y.floor();
+    if y - r >= 0.5 {
+        r + 1.0
+    } else {
+        r
+    }
+}
+
+/// How a kind's lanes price a node.
+#[derive(Clone, Copy, PartialEq)]
+enum Rounding {
+    /// Every lane whole ps per byte: `fixed + max(bytes·per_byte, bytes·or_per_byte)`.
+    Whole,
+    /// Some lane on the fs/B grid, not whole: every lane rounded as the engine does.
+    Fs,
+    /// A computation at a CPU speed other than 1 in some lane: rounded to the ps.
+    Cpu,
+}
+
 /// Every lane's [`Price`] and [`Coef`] for each kind and level of node, laid out lane
 /// by lane so that a node's lanes are computed together.
 struct Terms<const N: usize> {
@@ -279,7 +336,12 @@ struct LaneTerms<const N: usize> {
     fixed: [f64; N],
     per_byte: [f64; N],
     or_per_byte: [f64; N],
-    /// The lanes whose price is not whole ps per byte, with its two rates.
+    rounding: Rounding,
+    /// fs per byte of the larger of the two rates (on the fs/B grid), and its
+    /// largest over the lanes.
+    fs: [f64; N],
+    max_fs: f64,
+    /// The lanes whose price is off the fs/B grid (and not whole), with its two rates.
     rounded: Vec<(usize, Rate, Rate)>,
     down_fixed: [f64; N],
     down_per_byte: [f64; N],
@@ -298,6 +360,9 @@ impl<const N: usize> Terms<N> {
             fixed: none,
             per_byte: none,
             or_per_byte: none,
+            rounding: Rounding::Whole,
+            fs: none,
+            max_fs: 0.0,
             rounded: Vec::new(),
             down_fixed: none,
             down_per_byte: none,
@@ -312,7 +377,19 @@ impl<const N: usize> Terms<N> {
                     let p = &lane.point;
                     let price = Price::of(k, &p.levels[level], p);
                     let coef = Coef::of(k, level as u8, p, lane.param);
-                    if !price.whole(k) {
+                    let fs =
+                        |per_byte: f64| Some((per_byte * 1000.0).round()).filter(|_| Rate::of(per_byte).on_fs_grid());
+                    if k == kind::COMPUTE {
+                        if !price.whole(k) {
+                            t.rounding = Rounding::Cpu;
+                        }
+                    } else if let (Some(a), Some(b)) = (fs(price.per_byte), fs(price.or_per_byte)) {
+                        t.fs[l] = a.max(b);
+                        t.max_fs = t.max_fs.max(t.fs[l]);
+                        if !price.whole(k) {
+                            t.rounding = Rounding::Fs;
+                        }
+                    } else {
                         t.rounded.push((l, Rate::of(price.per_byte), Rate::of(price.or_per_byte)));
                     }
                     (t.fixed[l], t.per_byte[l], t.or_per_byte[l]) = (price.fixed, price.per_byte, price.or_per_byte);
@@ -507,5 +584,45 @@ impl ExecGraph {
             slope_down: downs[end][l],
             slope_up: ups[end][l],
         }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`fs_time`] against the engine's rounding in integers (u128, a second
+    /// method): small and odd rates and sizes, the halves, and products just under
+    /// [`EXACT_FS`] with every kind of remainder.
+    #[test]
+    fn float_rounding_per_fs_is_the_engines_integer_rounding_below_its_limit() {
+        let mut cases = Vec::new();
+        for fs in [0u64, 1, 333, 499, 500, 501, 999, 1000, 6000, 333_333, 26_315_789, 1_000_000_007] {
+            for b in [0u64, 1, 2, 3, 7, 64, 1001, 65_535, 1 << 20, 123_456_789] {
+                cases.push((b, fs));
+            }
+        }
+        let top = EXACT_FS as u64 / 1000 * 1000 - 1000;
+        for r in [0, 1, 499, 500, 501, 998, 999] {
+            cases.push((1, top + r));
+            cases.push((3, (top + r) / 3));
+        }
+        // Products past the limit take the integer path in a pass.
+        for (b, fs) in cases.into_iter().filter(|&(b, fs)| ((b as u128 * fs as u128) as f64) < EXACT_FS) {
+            let engine = ((b as u128 * fs as u128 + 500) / 1000) as f64;
+            assert_eq!(fs_time(b as f64, fs as f64), engine, "{b} B × {fs} fs/B");
+        }
+    }
+
+    /// [`round_half_up`] is `f64::round` for the products a computation's time is:
+    /// halves, the float just under a half, and values where 2^52 makes every float whole.
+    #[test]
+    fn rounding_half_up_is_round_for_non_negative_values() {
+        let under_half = 0.5 - f64::EPSILON / 4.0;
+        for y in
+            [0.0, under_half, 0.5, 1.5, 2.5, 2.0 + under_half, 1e15 + 0.5, 4_503_599_627_370_495.5, 9.1e15, 123.456]
+        {
+            assert_eq!(round_half_up(y), y.round(), "{y}");
+        }
     }
 }

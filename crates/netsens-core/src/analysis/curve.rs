@@ -90,20 +90,27 @@ impl ExecGraph {
 /// Newton's search for one tolerance: from the left the tangent overshoots (T is
 /// convex); from then on steps from the right fall on the root, one piece at a time.
 /// Each step's line is below T on its left, so where it reaches the target is a bound
-/// the root is at or below. On the engine's grid (whole ps, or fs/B) every step is
-/// taken at the grid step at or below that bound, where T is a whole number of ps and
-/// compared with the target exactly: a step found at or below the target is the
-/// answer (the next grid step is past the bound). Where the root is many pieces away,
-/// steps also try points between the largest grid step known below the target and the
-/// next step (spare lanes of a pass carry them at no cost); the search steps on from
-/// the lowest one above it. A parameter off any grid (1/cpu_speed) steps on floats
-/// until Newton lands.
+/// the root is at or below. On a grid of whole ps every step is taken at the grid
+/// step at or below that bound, where T is a whole number of ps and compared with the
+/// target exactly: a step found at or below the target is the answer (the next grid
+/// step is past the bound). Where the root is many pieces away, steps also try points
+/// between the largest grid step known below the target and the next step (spare
+/// lanes of a pass carry them at no cost); the search steps on from the lowest one
+/// above it. A per-byte cost (on the engine's fs/B grid) is searched in two stages:
+/// first as above on whole ps/B from x0, where T is exactly a maximum of lines (a
+/// whole number of ps per byte more adds whole ps to every rounded product), which
+/// leaves the root within one ps/B; then by halving that span of 1000 fs/B, where T
+/// is only a staircase near the lines (see [`Search::learn`]). A parameter off any
+/// grid (1/cpu_speed) steps on floats until Newton lands.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Search {
     pub x0: f64,
-    /// The parameter's grid step ([`Param::grid`]), `None` where it has none or the
+    /// The grid searched now: the parameter's ([`Param::grid`]), 1 ps/B while a
+    /// per-byte cost is searched on whole ps/B, `None` where it has none or the
     /// answer would be beyond 2^52 steps.
     grid: Option<f64>,
+    /// The fs/B grid a per-byte cost goes on to once its root is within one ps/B.
+    fine: Option<f64>,
     pub target: f64,
     /// On the grid: the largest whole ps at or below the target (T there is whole).
     whole_target: f64,
@@ -143,10 +150,14 @@ impl Search {
             }
             x0 + target / steepest
         };
-        let grid = x.grid().filter(|g| (bound - x0) / g < 4.5e15);
+        let engine_grid = x.grid().filter(|g| (bound - x0) / g < 4.5e15);
+        // A per-byte cost: whole ps/B first, where T is a maximum of lines.
+        let fine = engine_grid.filter(|&g| g < 1.0);
+        let grid = fine.map_or(engine_grid, |_| Some(1.0));
         let mut s = Search {
             x0,
             grid,
+            fine,
             target,
             whole_target: target.floor(),
             next: 0.0,
@@ -173,20 +184,6 @@ impl Search {
     /// or below the least bound known (a hair's float error above is allowed for),
     /// if it is not known.
     fn aim(&mut self, bound: f64) {
-        if !self.shares() {
-            // Per byte, T is rounded to the ps: a staircase near a maximum of lines,
-            // whose root may lie past a line's bound. The bound is only where to look
-            // next; the answer rests on evaluated steps alone (T never falls as x grows).
-            let k = match bound.is_finite() {
-                true => (bound + 1e-6 + 1e-12 * bound.abs()).floor(),
-                // No step above the target yet: look twice as far.
-                false if self.hi.is_infinite() => 2.0 * self.lo.max(self.next) + 1.0,
-                false => self.hi - 1.0,
-            };
-            self.next = k.max(self.lo + 1.0).min(self.hi - 1.0);
-            self.done = self.hi <= self.lo + 1.0;
-            return;
-        }
         self.bound = self.bound.min(bound);
         let k = (self.bound + 1e-6 + 1e-12 * self.bound.abs()).floor().min(self.hi - 1.0);
         self.hi = self.hi.min(k + 1.0);
@@ -194,6 +191,24 @@ impl Search {
             self.done = true;
         }
         self.next = k;
+        self.refine();
+    }
+
+    /// Done on whole ps/B, a per-byte search goes on to the fs/B steps between the
+    /// last whole one at or below the target and the next, known above it.
+    fn refine(&mut self) {
+        let Some(fine) = self.fine.filter(|_| self.done) else { return };
+        let per = (self.grid.unwrap_or(1.0) / fine).round();
+        (self.grid, self.fine, self.line, self.flat) = (Some(fine), None, None, false);
+        (self.lo, self.hi, self.bound) = (self.lo * per, self.hi * per, f64::INFINITY);
+        self.halve();
+    }
+
+    /// On the fs/B grid: the step halfway between the largest known at or below the
+    /// target and the smallest known above it.
+    fn halve(&mut self) {
+        self.done = self.hi <= self.lo + 1.0;
+        self.next = ((self.lo + self.hi) / 2.0).floor();
     }
 
     /// Whether this search's first step can wait for that of `other`, a search of
@@ -227,17 +242,21 @@ impl Search {
     /// Where T and its slope going down are wanted next: the step, then `between`
     /// points between the largest known below the target and the step.
     pub fn points(&self, between: usize) -> Vec<f64> {
+        if self.grid.is_some_and(|g| g < 1.0) {
+            // Per fs/B: the span known to hold the root cut in equal parts.
+            let (n, span) = (between + 1, self.hi - self.lo);
+            let mut points: Vec<f64> = (1..=n).map(|j| self.lo + (span * j as f64 / (n + 1) as f64).floor()).collect();
+            points.dedup();
+            points.retain(|&u| u > self.lo && u < self.hi);
+            return points.into_iter().map(|u| self.value(u)).collect();
+        }
         let mut points = vec![self.value(self.next)];
-        // Learning from its own points on a grid, a search spreads them over the whole
-        // span known to hold the root, however near the step lands to one end.
-        let own = self.grid.is_some() && !self.shares();
-        let top = if own && self.hi.is_finite() { self.hi } else { self.next };
-        let (lo, span) = (self.lo, top - self.lo);
+        let (lo, span) = (self.lo, self.next - self.lo);
         for j in 1..=between {
             let mut u = lo + span * j as f64 / (between + 1) as f64;
             if self.grid.is_some() {
                 u = u.floor();
-                if u <= lo || u >= top || points.contains(&self.value(u)) {
+                if u <= lo || u >= self.next || points.contains(&self.value(u)) {
                     continue;
                 }
             }
@@ -246,16 +265,17 @@ impl Search {
         points
     }
 
-    /// How many points between a step takes where no lane is spare.
+    /// How many points between a step takes where no lane is spare (none where it
+    /// halves a span already).
     pub fn between(&self) -> usize {
-        usize::from(self.steps >= PLAIN_STEPS)
+        usize::from(self.steps >= PLAIN_STEPS && self.grid.is_none_or(|g| g >= 1.0))
     }
 
     /// Take T and its slope going down at each of `points` (from [`Search::points`]).
     pub fn step(&mut self, points: &[f64], evals: &[Eval]) {
         self.stepped();
         match self.grid {
-            Some(_) => self.learn(&self.on_grid(points, evals)),
+            Some(_) => self.learn(&known(points, evals)),
             None => self.step_off_grid(points, evals),
         }
     }
@@ -265,27 +285,39 @@ impl Search {
         self.steps += 1;
     }
 
-    /// `points` and their evaluations as (grid steps, T, slope going down).
-    pub fn on_grid(&self, points: &[f64], evals: &[Eval]) -> Vec<(f64, f64, f64)> {
-        let g = self.grid.unwrap_or(1.0);
-        points.iter().zip(evals).map(|(&v, e)| (((v - self.x0) / g).round(), e.makespan, e.slope_down)).collect()
-    }
-
-    /// Whether the search learns from every point of its parameter: on a grid of
-    /// whole ps, where T is exactly a maximum of lines (a per-byte cost is rounded to
-    /// the ps, so T there is only near one: each search keeps to its own points).
+    /// Whether the search learns from every point of its parameter: on a grid (whole
+    /// ps, whole ps/B from x0, or fs/B), never off it (1/cpu_speed steps on floats).
     pub fn shares(&self) -> bool {
-        self.grid == Some(1.0)
+        self.grid.is_some()
     }
 
-    /// On the grid: learn from points of this parameter evaluated by any search of
-    /// it (T is one convex curve): those at or below the target raise the answer,
-    /// those above it bound the root by their line, and one on the tangent at x0
-    /// shows T is that line up to it. Then aim the next step.
+    /// Learn from points of this parameter, as (value, T, slope going down),
+    /// evaluated by any search of it. T never falls as x grows: a point at or below
+    /// the target raises the answer, one above it bounds the root. On whole ps (or
+    /// whole ps/B from x0) T is also one convex curve: a point above bounds the root
+    /// by its line, and one on the tangent at x0 shows T is that line up to it. Per
+    /// fs/B, T is rounded to the ps a message, a staircase near those lines whose root
+    /// may lie past a line's bound: there the answer rests on evaluated steps alone.
+    /// Then aim the next step.
     pub fn learn(&mut self, known: &[(f64, f64, f64)]) {
         let Some(g) = self.grid.filter(|_| !self.done) else { return };
+        if g < 1.0 {
+            for &(v, t, _) in known {
+                let k = ((v - self.x0) / g).round();
+                if t <= self.whole_target {
+                    self.lo = self.lo.max(k);
+                } else {
+                    self.hi = self.hi.min(k);
+                }
+            }
+            self.halve();
+            return;
+        }
         let mut bound = f64::INFINITY;
-        for &(k, t, slope) in known {
+        // Points of this grid alone (those of another search already on fs/B are not).
+        let on_grid = known.iter().map(|&(v, t, slope)| ((v - self.x0) / g, t, slope));
+        for (k, t, slope) in on_grid.filter(|&(u, _, _)| (u - u.round()).abs() < 1e-6) {
+            let k = k.round();
             if t <= self.whole_target {
                 self.lo = self.lo.max(k);
             } else {
@@ -313,6 +345,7 @@ impl Search {
         }
         if self.hi <= self.lo + 1.0 || self.steps >= MAX_PIECES {
             self.done = true;
+            self.refine();
             return;
         }
         self.aim(bound);
@@ -341,4 +374,9 @@ impl Search {
             self.next = next;
         }
     }
+}
+
+/// `points` and their evaluations as (value, T, slope going down).
+pub(crate) fn known(points: &[f64], evals: &[Eval]) -> Vec<(f64, f64, f64)> {
+    points.iter().zip(evals).map(|(&v, e)| (v, e.makespan, e.slope_down)).collect()
 }

@@ -40,6 +40,12 @@ impl Rate {
         Rate { per_byte, fs: grid.then_some(fs as u64) }
     }
 
+    /// Whether `time` is whole ps per byte or rounded on the fs/B grid (not off it).
+    #[inline]
+    pub fn on_fs_grid(&self) -> bool {
+        whole(self.per_byte) || self.fs.is_some()
+    }
+
     /// ps for `bytes`: exact for whole ps per byte, else rounded half up on the fs/B grid.
     #[inline]
     pub fn time(&self, bytes: f64) -> f64 {

@@ -177,8 +177,8 @@ impl ExecGraph {
         let mut newton_passes = Vec::new();
         loop {
             // Every open search's step and the points between it takes anyway, then
-            // the lanes the pass carries spare, shared among the searches on a whole-ps
-            // grid (where any point answers exactly).
+            // the lanes the pass carries spare, shared among the searches on a grid
+            // (where every point of a parameter answers each of its ε).
             // A search whose first step can wait for the largest ε's first step waits.
             let open: Vec<(usize, usize)> = (0..params.len())
                 .flat_map(|i| (0..epsilons.len()).map(move |j| (i, j)))
@@ -211,7 +211,7 @@ impl ExecGraph {
                 .collect();
             let evals = self.eval_lanes_down(&slots, &lanes);
             newton_passes.push(lanes.len());
-            // Each parameter's points on a whole-ps grid, learnt by all its searches.
+            // Each parameter's points on a grid, learnt by all its searches.
             let mut known: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); params.len()];
             let mut first = 0;
             for (&(i, j), list) in open.iter().zip(&points) {
@@ -220,7 +220,7 @@ impl ExecGraph {
                 first += list.len();
                 if s.shares() {
                     s.stepped();
-                    known[i].extend(s.on_grid(list, evals));
+                    known[i].extend(curve::known(list, evals));
                 } else {
                     s.step(list, evals);
                 }
