@@ -144,37 +144,48 @@ impl ExecGraph {
     }
 
     /// A pass in AVX2's wider registers where the CPU has them (the same IEEE
-    /// operations, so the same numbers), else in the baseline's.
+    /// operations, so the same numbers), else in the baseline's; with the rounding
+    /// of prices only where a lane has one (the loop without it stays as tight).
     fn pass<const N: usize>(&self, slots: &Slots, lanes: &[Lane], up: bool, out: &mut Vec<Eval>) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just now.
-            return unsafe {
-                if up {
-                    self.pass_avx2::<N, true>(slots, lanes, out)
-                } else {
-                    self.pass_avx2::<N, false>(slots, lanes, out)
+        let terms = Terms::<N>::new(lanes);
+        macro_rules! go {
+            ($f:ident) => {
+                match (up, terms.rounds()) {
+                    (true, true) => self.$f::<N, true, true>(slots, &terms, out),
+                    (true, false) => self.$f::<N, true, false>(slots, &terms, out),
+                    (false, true) => self.$f::<N, false, true>(slots, &terms, out),
+                    (false, false) => self.$f::<N, false, false>(slots, &terms, out),
                 }
             };
         }
-        if up {
-            self.pass_lanes::<N, true>(slots, lanes, out)
-        } else {
-            self.pass_lanes::<N, false>(slots, lanes, out)
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just now.
+            return unsafe { go!(pass_avx2) };
         }
+        go!(pass_lanes)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn pass_avx2<const N: usize, const UP: bool>(&self, slots: &Slots, lanes: &[Lane], out: &mut Vec<Eval>) {
-        self.pass_lanes::<N, UP>(slots, lanes, out)
+    fn pass_avx2<const N: usize, const UP: bool, const ROUND: bool>(
+        &self,
+        slots: &Slots,
+        terms: &Terms<N>,
+        out: &mut Vec<Eval>,
+    ) {
+        self.pass_lanes::<N, UP, ROUND>(slots, terms, out)
     }
 
     /// Each slot holds each lane's time (ps), slope going down and (if `UP`) going up.
     #[inline(always)]
-    fn pass_lanes<const N: usize, const UP: bool>(&self, slots: &Slots, lanes: &[Lane], out: &mut Vec<Eval>) {
+    fn pass_lanes<const N: usize, const UP: bool, const ROUND: bool>(
+        &self,
+        slots: &Slots,
+        terms: &Terms<N>,
+        out: &mut Vec<Eval>,
+    ) {
         let noisy = !self.extra.is_empty();
-        let terms = Terms::<N>::new(lanes);
         let zero = [0.0; N];
         let count = slots.count.max(1);
         let (mut times, mut downs) = (vec![zero; count], vec![zero; count]);
@@ -210,32 +221,14 @@ impl ExecGraph {
                 let c = &terms.of[self.price_index(v)];
                 let b = self.nodes.bytes[v] as f64;
                 let mut cost = [0.0; N];
-                match c.rounding {
-                    Rounding::Whole => {
-                        for l in 0..N {
-                            cost[l] = c.fixed[l] + max(b * c.per_byte[l], b * c.or_per_byte[l]);
-                        }
-                    }
-                    // The engine's integer rounding, in floats where they are exact.
-                    Rounding::Fs if b * c.max_fs < EXACT_FS => {
-                        for l in 0..N {
-                            cost[l] = c.fixed[l] + fs_time(b, c.fs[l]);
-                        }
-                    }
-                    Rounding::Fs => {
-                        for l in 0..N {
-                            let (rate, or_rate) = (Rate::of(c.per_byte[l]), Rate::of(c.or_per_byte[l]));
-                            cost[l] = c.fixed[l] + rate.time(b).max(or_rate.time(b));
-                        }
-                    }
-                    Rounding::Cpu => {
-                        for l in 0..N {
-                            cost[l] = round_half_up(b * c.per_byte[l]);
-                        }
-                    }
+                for l in 0..N {
+                    cost[l] = c.fixed[l] + max(b * c.per_byte[l], b * c.or_per_byte[l]);
+                }
+                if ROUND && c.rounding != Rounding::Whole {
+                    self.rounded_costs(c, b, &mut cost);
                 }
                 // Lanes whose price is off the fs/B grid, apart.
-                for &(l, rate, or_rate) in &c.rounded {
+                for &(l, rate, or_rate) in c.rounded.iter().filter(|_| ROUND) {
                     cost[l] = if k == kind::COMPUTE {
                         compute_time(b, c.per_byte[l])
                     } else {
@@ -261,11 +254,38 @@ impl ExecGraph {
             }
         }
         let end = slots.node[self.sink as usize] as usize;
-        out.extend((0..lanes.len()).map(|l| Eval {
+        out.extend((0..terms.lanes).map(|l| Eval {
             makespan: times[end][l],
             slope_down: downs[end][l],
             slope_up: if UP { ups[end][l] } else { f64::NAN },
         }));
+    }
+}
+
+impl ExecGraph {
+    /// The costs of a node of `b` bytes in lanes where some price is rounded: the
+    /// engine's integer rounding, in floats where they are exact.
+    #[inline(always)]
+    fn rounded_costs<const N: usize>(&self, c: &LaneTerms<N>, b: f64, cost: &mut [f64; N]) {
+        match c.rounding {
+            Rounding::Fs if b * c.max_fs < EXACT_FS => {
+                for l in 0..N {
+                    cost[l] = c.fixed[l] + fs_time(b, c.fs[l]);
+                }
+            }
+            Rounding::Fs => {
+                for l in 0..N {
+                    let (rate, or_rate) = (Rate::of(c.per_byte[l]), Rate::of(c.or_per_byte[l]));
+                    cost[l] = c.fixed[l] + rate.time(b).max(or_rate.time(b));
+                }
+            }
+            Rounding::Cpu => {
+                for l in 0..N {
+                    cost[l] = round_half_up(b * c.per_byte[l]);
+                }
+            }
+            Rounding::Whole => {}
+        }
     }
 }
 
@@ -329,6 +349,8 @@ enum Rounding {
 /// by lane so that a node's lanes are computed together.
 struct Terms<const N: usize> {
     of: Vec<LaneTerms<N>>,
+    /// The lanes in use (up to `N`).
+    lanes: usize,
 }
 
 #[derive(Clone)]
@@ -352,6 +374,11 @@ struct LaneTerms<const N: usize> {
 impl<const N: usize> Terms<N> {
     fn index(kind: u8, level: usize) -> usize {
         kind as usize * 2 + level
+    }
+
+    /// Whether some lane's price of some kind is rounded.
+    fn rounds(&self) -> bool {
+        self.of.iter().any(|t| t.rounding != Rounding::Whole || !t.rounded.is_empty())
     }
 
     fn new(lanes: &[Lane]) -> Terms<N> {
@@ -398,7 +425,7 @@ impl<const N: usize> Terms<N> {
                 }
             }
         }
-        Terms { of }
+        Terms { of, lanes: lanes.len() }
     }
 }
 
