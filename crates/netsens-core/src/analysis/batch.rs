@@ -45,6 +45,14 @@ macro_rules! by_width {
     };
 }
 
+/// The slopes a pass carries besides the makespans.
+#[derive(Clone, Copy)]
+enum Slopes {
+    Both,
+    Down,
+    None,
+}
+
 /// One evaluation: the makespan at `point` and its slopes in `param`.
 #[derive(Clone, Copy, Debug)]
 pub struct Lane {
@@ -128,7 +136,7 @@ impl ExecGraph {
     pub fn eval_lanes(&self, slots: &Slots, lanes: &[Lane]) -> Vec<Eval> {
         let mut out = Vec::with_capacity(lanes.len());
         for chunk in lanes.chunks(LANES) {
-            by_width!(chunk.len(), self.pass(slots, chunk, true, &mut out));
+            by_width!(chunk.len(), self.pass(slots, chunk, Slopes::Both, &mut out));
         }
         out
     }
@@ -138,7 +146,17 @@ impl ExecGraph {
     pub fn eval_lanes_down(&self, slots: &Slots, lanes: &[Lane]) -> Vec<Eval> {
         let mut out = Vec::with_capacity(lanes.len());
         for chunk in lanes.chunks(LANES) {
-            by_width!(chunk.len(), self.pass(slots, chunk, false, &mut out));
+            by_width!(chunk.len(), self.pass(slots, chunk, Slopes::Down, &mut out));
+        }
+        out
+    }
+
+    /// As [`ExecGraph::eval_lanes`] with the makespans alone (slopes NaN): about half
+    /// the work a lane, where no slope is wanted (halving a span per fs/B).
+    pub fn eval_lanes_times(&self, slots: &Slots, lanes: &[Lane]) -> Vec<Eval> {
+        let mut out = Vec::with_capacity(lanes.len());
+        for chunk in lanes.chunks(LANES) {
+            by_width!(chunk.len(), self.pass(slots, chunk, Slopes::None, &mut out));
         }
         out
     }
@@ -146,15 +164,17 @@ impl ExecGraph {
     /// A pass in AVX2's wider registers where the CPU has them (the same IEEE
     /// operations, so the same numbers), else in the baseline's; with the rounding
     /// of prices only where a lane has one (the loop without it stays as tight).
-    fn pass<const N: usize>(&self, slots: &Slots, lanes: &[Lane], up: bool, out: &mut Vec<Eval>) {
+    fn pass<const N: usize>(&self, slots: &Slots, lanes: &[Lane], slopes: Slopes, out: &mut Vec<Eval>) {
         let terms = Terms::<N>::new(lanes);
         macro_rules! go {
             ($f:ident) => {
-                match (up, terms.rounds()) {
-                    (true, true) => self.$f::<N, true, true>(slots, &terms, out),
-                    (true, false) => self.$f::<N, true, false>(slots, &terms, out),
-                    (false, true) => self.$f::<N, false, true>(slots, &terms, out),
-                    (false, false) => self.$f::<N, false, false>(slots, &terms, out),
+                match (slopes, terms.rounds()) {
+                    (Slopes::Both, true) => self.$f::<N, true, true, true>(slots, &terms, out),
+                    (Slopes::Both, false) => self.$f::<N, true, true, false>(slots, &terms, out),
+                    (Slopes::Down, true) => self.$f::<N, true, false, true>(slots, &terms, out),
+                    (Slopes::Down, false) => self.$f::<N, true, false, false>(slots, &terms, out),
+                    (Slopes::None, true) => self.$f::<N, false, false, true>(slots, &terms, out),
+                    (Slopes::None, false) => self.$f::<N, false, false, false>(slots, &terms, out),
                 }
             };
         }
@@ -168,18 +188,19 @@ impl ExecGraph {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn pass_avx2<const N: usize, const UP: bool, const ROUND: bool>(
+    fn pass_avx2<const N: usize, const DOWN: bool, const UP: bool, const ROUND: bool>(
         &self,
         slots: &Slots,
         terms: &Terms<N>,
         out: &mut Vec<Eval>,
     ) {
-        self.pass_lanes::<N, UP, ROUND>(slots, terms, out)
+        self.pass_lanes::<N, DOWN, UP, ROUND>(slots, terms, out)
     }
 
-    /// Each slot holds each lane's time (ps), slope going down and (if `UP`) going up.
+    /// Each slot holds each lane's time (ps) and (if `DOWN`) slope going down and (if
+    /// `UP`) going up.
     #[inline(always)]
-    fn pass_lanes<const N: usize, const UP: bool, const ROUND: bool>(
+    fn pass_lanes<const N: usize, const DOWN: bool, const UP: bool, const ROUND: bool>(
         &self,
         slots: &Slots,
         terms: &Terms<N>,
@@ -188,7 +209,8 @@ impl ExecGraph {
         let noisy = !self.extra.is_empty();
         let zero = [0.0; N];
         let count = slots.count.max(1);
-        let (mut times, mut downs) = (vec![zero; count], vec![zero; count]);
+        let mut times = vec![zero; count];
+        let mut downs = if DOWN { vec![zero; count] } else { Vec::new() };
         let mut ups = if UP { vec![zero; count] } else { Vec::new() };
         let mut first = 0usize;
         for v in 0..self.nodes.len() {
@@ -198,15 +220,22 @@ impl ExecGraph {
             // As `eval`: the latest predecessor, and the slopes of those tied with it
             // (kept as the latest so far changes; the same numbers, without branches).
             let (mut t, mut d, mut u) = match preds.first() {
-                Some(&s) => (times[s as usize], downs[s as usize], if UP { ups[s as usize] } else { zero }),
+                Some(&s) => (
+                    times[s as usize],
+                    if DOWN { downs[s as usize] } else { zero },
+                    if UP { ups[s as usize] } else { zero },
+                ),
                 None => (zero, zero, zero),
             };
             for &s in preds.iter().skip(1) {
-                let (qt, qd) = (&times[s as usize], &downs[s as usize]);
+                let qt = &times[s as usize];
                 for l in 0..N {
                     let (later, tied) = (qt[l] > t[l], qt[l] == t[l]);
-                    let down = if tied { min(d[l], qd[l]) } else { d[l] };
-                    d[l] = if later { qd[l] } else { down };
+                    if DOWN {
+                        let qd = downs[s as usize][l];
+                        let down = if tied { min(d[l], qd) } else { d[l] };
+                        d[l] = if later { qd } else { down };
+                    }
                     if UP {
                         let qu = ups[s as usize][l];
                         let up = if tied { max(u[l], qu) } else { u[l] };
@@ -241,14 +270,19 @@ impl ExecGraph {
                 }
                 for l in 0..N {
                     t[l] += cost[l];
-                    d[l] += c.down_fixed[l] + b * c.down_per_byte[l];
+                    if DOWN {
+                        d[l] += c.down_fixed[l] + b * c.down_per_byte[l];
+                    }
                     if UP {
                         u[l] += c.up_fixed[l] + b * c.up_per_byte[l];
                     }
                 }
             }
             let o = slots.node[v] as usize;
-            (times[o], downs[o]) = (t, d);
+            times[o] = t;
+            if DOWN {
+                downs[o] = d;
+            }
             if UP {
                 ups[o] = u;
             }
@@ -256,7 +290,7 @@ impl ExecGraph {
         let end = slots.node[self.sink as usize] as usize;
         out.extend((0..terms.lanes).map(|l| Eval {
             makespan: times[end][l],
-            slope_down: downs[end][l],
+            slope_down: if DOWN { downs[end][l] } else { f64::NAN },
             slope_up: if UP { ups[end][l] } else { f64::NAN },
         }));
     }

@@ -265,6 +265,12 @@ impl Search {
         points
     }
 
+    /// Whether its points need T's slope going down: not where it halves a span per
+    /// fs/B (learning from T alone).
+    pub fn wants_slopes(&self) -> bool {
+        self.grid.is_none_or(|g| g >= 1.0)
+    }
+
     /// How many points between a step takes where no lane is spare (none where it
     /// halves a span already).
     pub fn between(&self) -> usize {

@@ -192,25 +192,49 @@ impl ExecGraph {
                 break;
             }
             let mut between: Vec<usize> = open.iter().map(|&(i, j)| searches[i][j].expect("open").between()).collect();
-            let wanted = open.len() + between.iter().sum::<usize>();
-            let sharing: Vec<usize> =
-                (0..open.len()).filter(|&o| searches[open[o].0][open[o].1].is_some_and(|s| s.shares())).collect();
-            for n in 0..(batch::width(wanted) - wanted) {
-                if let Some(&o) = sharing.get(n % sharing.len().max(1)) {
-                    between[o] += 1;
+            // Searches halving a span per fs/B want no slopes: their points go in a
+            // pass of makespans alone, the others' in one with slopes going down.
+            let slopes: Vec<bool> = open.iter().map(|&(i, j)| searches[i][j].expect("open").wants_slopes()).collect();
+            for group in [true, false] {
+                let members: Vec<usize> = (0..open.len()).filter(|&o| slopes[o] == group).collect();
+                let wanted = members.iter().map(|&o| 1 + between[o]).sum::<usize>();
+                let sharing: Vec<usize> = members
+                    .iter()
+                    .copied()
+                    .filter(|&o| searches[open[o].0][open[o].1].is_some_and(|s| s.shares()))
+                    .collect();
+                for n in 0..(batch::width(wanted) - wanted) {
+                    if let Some(&o) = sharing.get(n % sharing.len().max(1)) {
+                        between[o] += 1;
+                    }
                 }
             }
             let points: Vec<Vec<f64>> =
                 open.iter().zip(&between).map(|(&(i, j), &b)| searches[i][j].expect("open").points(b)).collect();
-            let lanes: Vec<Lane> = open
+            let lanes_of = |group: bool| -> Vec<Lane> {
+                open.iter()
+                    .zip(&points)
+                    .zip(&slopes)
+                    .filter(|(_, &s)| s == group)
+                    .flat_map(|((&(i, _), list), _)| {
+                        list.iter().map(move |&v| Lane { point: base.with(params[i], v), param: params[i] })
+                    })
+                    .collect()
+            };
+            let (with_slopes, times_alone) = (lanes_of(true), lanes_of(false));
+            let mut evals_with = self.eval_lanes_down(&slots, &with_slopes).into_iter();
+            let mut evals_alone = self.eval_lanes_times(&slots, &times_alone).into_iter();
+            // Back in the order of the open searches' points.
+            let evals: Vec<Eval> = points
                 .iter()
-                .zip(&points)
-                .flat_map(|(&(i, _), list)| {
-                    list.iter().map(move |&v| Lane { point: base.with(params[i], v), param: params[i] })
+                .zip(&slopes)
+                .flat_map(|(list, &s)| {
+                    let from = if s { &mut evals_with } else { &mut evals_alone };
+                    from.by_ref().take(list.len()).collect::<Vec<_>>()
                 })
                 .collect();
-            let evals = self.eval_lanes_down(&slots, &lanes);
-            newton_passes.push(lanes.len());
+            let lanes = with_slopes.len() + times_alone.len();
+            newton_passes.push(lanes);
             // Each parameter's points on a grid, learnt by all its searches.
             let mut known: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); params.len()];
             let mut first = 0;
