@@ -104,8 +104,10 @@ def _create(path: Path, holder: Holder, ttl: float) -> bool:
     except FileExistsError:
         return False
     try:
+        # No fsync: a claim guards a computation in progress, which a crash of the
+        # machine ends anyway. A claim the crash left empty is stale a ttl after it was
+        # made (_is_stale), one it left whole as soon as its holder is gone.
         os.write(fd, data)
-        os.fsync(fd)
     except OSError:
         # A full disk or a failing filesystem: take the empty claim back, so that it
         # does not look held until it expires, then report the error.

@@ -12,6 +12,18 @@ Every file is written atomically (a temporary name in the same directory, fsync,
 rename), so a reader or a killed sweep never sees half a file. :func:`load` reads the
 points back as one polars DataFrame, one row per (point, axis), with each row's swept
 value and its slowdown against the baseline point.
+
+What a stored point survives: :func:`store_point` returns only once the point is on
+disk, and a sweep counts a point (and releases its claim) only after that, so a point
+a sweep has counted survives a crash of the machine, not only of the sweep. It costs
+three fsyncs: the checksum's data, the point's data (each before its rename, so that
+whatever name survives a crash names whole bytes) and one of ``points/`` after both
+renames, which puts both names on disk together. Within a crash's window, before that
+last fsync, the point may be kept or lost; kept without its checksum (a filesystem
+that put the second rename on disk before the first), it is whole, and read as the
+point of an older netsens without a checksum (``store_verify``). A local sweep's
+workers hand their points to the sweep's own process, which stores them while the
+workers compute the next (``netsens.study.sweep``).
 """
 
 import fcntl
@@ -192,10 +204,14 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, write: Callable[[IO[bytes]], None]) -> None:
+def write_atomic(
+    path: Path, write: Callable[[IO[bytes]], None], *, sync_directory: bool = True
+) -> None:
     """Write ``path`` through ``write(file)`` so that it appears whole or not at all:
-    a temporary ``<name>.tmp-<pid>`` beside it, fsync, rename, fsync the directory. The
-    writer holds a lock on the temporary while it lives (see remove_stale_temporaries)."""
+    a temporary ``<name>.tmp-<pid>`` beside it, fsync, rename, then (``sync_directory``)
+    fsync the directory, which puts the new name on disk; a caller that renames several
+    files into one directory syncs it once after the last. The writer holds a lock on
+    the temporary while it lives (see remove_stale_temporaries)."""
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     try:
         with open(tmp, "wb") as f:
@@ -207,21 +223,33 @@ def write_atomic(path: Path, write: Callable[[IO[bytes]], None]) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    if sync_directory:
+        _fsync_dir(path.parent)
+
+
+def encode_point(row: dict[str, Any]) -> bytes:
+    """The bytes of a point file holding ``row`` (one row of ``SCHEMA``)."""
+    buffer = io.BytesIO()
+    pl.DataFrame([row], schema=SCHEMA).write_parquet(buffer)
+    return buffer.getvalue()
+
+
+def store_point(results_dir: str | os.PathLike[str], point_id: str, data: bytes) -> Path:
+    """Store a point file's ``data`` (``encode_point``) as ``points/<point_id>.parquet``
+    with its checksum beside it; on disk when this returns (the module's docstring)."""
+    path = Path(results_dir) / POINTS / f"{point_id}.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    from netsens.study import store_verify
+
+    # The checksum first: a point file never appears before its checksum.
+    store_verify.write_checksum(path, data, sync_directory=False)
+    write_atomic(path, lambda f: f.write(data))  # and its folder: both names at once
+    return path
 
 
 def write_point(results_dir: str | os.PathLike[str], row: dict[str, Any]) -> Path:
     """Store one finished point as ``points/<point_id>.parquet``."""
-    path = Path(results_dir) / POINTS / f"{row['point_id']}.parquet"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    from netsens.study import store_verify
-
-    buffer = io.BytesIO()
-    pl.DataFrame([row], schema=SCHEMA).write_parquet(buffer)
-    data = buffer.getvalue()
-    store_verify.write_checksum(path, data)  # first: a point file never lacks its checksum
-    write_atomic(path, lambda f: f.write(data))
-    return path
+    return store_point(results_dir, row["point_id"], encode_point(row))
 
 
 def stored_ids(results_dir: str | os.PathLike[str]) -> set[str]:

@@ -35,10 +35,13 @@ def checksum_path(point_file: Path) -> Path:
     return point_file.with_suffix(CHECKSUM_SUFFIX)
 
 
-def write_checksum(point_file: Path, data: bytes) -> None:
-    """Record ``data``'s checksum for ``point_file`` (before the file itself is written)."""
+def write_checksum(point_file: Path, data: bytes, *, sync_directory: bool = True) -> None:
+    """Record ``data``'s checksum for ``point_file`` (before the file itself is written;
+    ``sync_directory``: see ``store.write_atomic``)."""
     text = digest(data) + "\n"
-    store.write_atomic(checksum_path(point_file), lambda f: f.write(text.encode()))
+    store.write_atomic(
+        checksum_path(point_file), lambda f: f.write(text.encode()), sync_directory=sync_directory
+    )
 
 
 def stored_checksums(results_dir: str | os.PathLike[str]) -> dict[str, str]:

@@ -1,9 +1,12 @@
 """Running a study: every point not yet stored, in parallel on the local cores.
 
 Points run in worker processes (started with ``spawn``: polars keeps threads, which
-``fork`` would copy half-alive); each worker stores its point itself, atomically, as
-soon as it finishes, so a sweep stopped at any moment -- Ctrl-C, SIGKILL, a crash --
-keeps every finished point and, run again, computes only the missing ones. A point
+``fork`` would copy half-alive). A worker hands each finished point's file to the
+sweep's own process, which stores it (atomically, on disk: ``netsens.study.store``)
+while the workers compute the next points, then counts it; a worker would otherwise
+wait for the disk after every point. A sweep stopped at any moment -- Ctrl-C, SIGKILL,
+a crash -- keeps every point it counted (Ctrl-C also stores those its workers had
+finished) and, run again, computes only the missing ones. A point
 whose run fails with a netsens error (a deadlock, a wrong answer, a bad override) is
 recorded in ``failures/`` and the sweep goes on; a later sweep tries it again.
 
@@ -17,12 +20,12 @@ import os
 import signal
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -38,6 +41,26 @@ PLAIN_EVERY_S = 2.0
 
 class SweepError(NetsensError):
     """The sweep itself could not go on (not one point's failure)."""
+
+
+# What a worker answers for a point another sweep holds a claim on or has stored.
+ELSEWHERE = "elsewhere"
+
+
+class Outcome(NamedTuple):
+    """What a worker answers for a point: the netsens error's class name (None when the
+    point ran; ``ELSEWHERE`` when another sweep has it) and message; for a point that
+    ran, why its matching can depend on timing (None: it cannot) and how it was
+    produced (netsens.study.produce); for a point handed to the caller to store, its
+    file's bytes (``store.encode_point``) and the holder of its claim, which the caller
+    releases once the point is stored."""
+
+    error: str | None
+    message: str | None = None
+    why: str | None = None
+    how: str | None = None
+    data: bytes | None = None
+    holder: claims.Holder | None = None
 
 
 @dataclass
@@ -171,14 +194,19 @@ def _run(
 ) -> None:
     context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_sigint)
+    futures: dict[Future[Outcome], Point] = {}
+    stored: set[Future[Outcome]] = set()  # the futures whose points this loop took
     try:
         # Workers inherit an ignored SIGINT: Ctrl-C reaches the terminal's whole process
         # group, and only this process should act on it.
         with _sigint_ignored():
-            futures = {pool.submit(_run_point, p, name, str(root), full): p for p in todo}
+            futures = {pool.submit(_run_point, p, name, str(root), full, False): p for p in todo}
         for future in as_completed(futures):
             point = futures[future]
-            error, message, why, how = future.result()
+            outcome = future.result()
+            _store_handed_over(root, point, outcome)
+            stored.add(future)
+            error, message, why, how = outcome[:4]
             if how is not None:
                 summary.produced[how] = summary.produced.get(how, 0) + 1
             if error is None and (why or point.workload not in summary.matching):
@@ -210,10 +238,32 @@ def _run(
             "intact, run the same command again once the results directory is writable "
             "and has room"
         ) from None
+    except KeyboardInterrupt:
+        try:
+            # Points the workers finished are computed: store them before stopping.
+            for future, point in futures.items():
+                if future in stored or not future.done() or future.cancelled():
+                    continue
+                if future.exception() is None:
+                    _store_handed_over(root, point, future.result())
+        finally:
+            _stop(pool)
+        raise
     except BaseException:
         _stop(pool)
         raise
     pool.shutdown()
+
+
+def _store_handed_over(root: Path, point: Point, outcome: Outcome) -> None:
+    """Store the point a worker handed over (if it did) and release its claim."""
+    if outcome.data is None:
+        return
+    assert outcome.holder is not None
+    try:
+        store.store_point(root, point.point_id, outcome.data)
+    finally:
+        claims.release(root, point.point_id, outcome.holder)
 
 
 @contextmanager
@@ -244,32 +294,33 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         manager.join(timeout=5)
 
 
-# What a worker answers for a point another sweep holds a claim on or has stored.
-ELSEWHERE = "elsewhere"
-
-
-# What a worker answers: the error's class name (None when stored) and message, and
-# for a stored point why its matching can depend on timing (None: it cannot) and how
-# it was produced (netsens.study.produce).
-Outcome = tuple[str | None, str | None, str | None, str | None]
-
-
-def _run_point(point: Point, name: str, results_dir: str, full: bool = False) -> Outcome:
-    """Claim, run and store one point (in a worker): ``(None, None, why)``, the netsens
-    error's class name and message, or ``(ELSEWHERE, who, None)`` when another sweep
-    has it."""
+def _run_point(
+    point: Point, name: str, results_dir: str, full: bool = False, store_here: bool = True
+) -> Outcome:
+    """Claim, run and store one point (in a worker); with ``store_here`` false, hand the
+    point's file and its claim to the caller to store (``_store_handed_over``)."""
     holder = claims.Holder.current()
     if not claims.try_claim(results_dir, point.point_id, holder):
         other = claims.holder_of(results_dir, point.point_id)
-        return ELSEWHERE, other.describe() if other else "another sweep", None, None
+        return Outcome(ELSEWHERE, other.describe() if other else "another sweep")
+    handed_over = False
     try:
         # Stored by another sweep after this one started: nothing left to do.
         if (Path(results_dir) / store.POINTS / f"{point.point_id}.parquet").exists():
-            return ELSEWHERE, "stored", None, None
+            return Outcome(ELSEWHERE, "stored")
         with claims.Heartbeat(results_dir, point.point_id, holder):
-            return _compute_point(point, name, results_dir, full)
+            outcome = _compute_point(point, name, full)
+        if outcome.data is None:
+            return outcome
+        if store_here:
+            store.store_point(results_dir, point.point_id, outcome.data)
+            return outcome._replace(data=None)
+        # Still claimed (this worker lives on) until the caller has stored it.
+        handed_over = True
+        return outcome._replace(holder=holder)
     finally:
-        claims.release(results_dir, point.point_id, holder)
+        if not handed_over:
+            claims.release(results_dir, point.point_id, holder)
 
 
 def run_and_record(point: Point, name: str, results_dir: str) -> str | None:
@@ -277,7 +328,7 @@ def run_and_record(point: Point, name: str, results_dir: str) -> str | None:
     (the point runner of the other executors, e.g. a Slurm task): None when stored,
     ``ELSEWHERE`` when another sweep has it, else the failure's message."""
     # One point per task: no later point could use a recorded schedule.
-    error, message, _, _ = _run_point(point, name, results_dir, full=True)
+    error, message, *_ = _run_point(point, name, results_dir, full=True)
     if error is None:
         store.clear_failure(results_dir, point.point_id)
     elif error != ELSEWHERE:
@@ -286,7 +337,8 @@ def run_and_record(point: Point, name: str, results_dir: str) -> str | None:
     return error
 
 
-def _compute_point(point: Point, name: str, results_dir: str, full: bool = False) -> Outcome:
+def _compute_point(point: Point, name: str, full: bool = False) -> Outcome:
+    """Run one point: its file's bytes, or the netsens error it failed with."""
     from netsens import __version__
 
     start = time.perf_counter()
@@ -314,11 +366,11 @@ def _compute_point(point: Point, name: str, results_dir: str, full: bool = False
                 point.goal_path, point.platform_path, point.overrides, point.seed, ranks=point.ranks
             )
     except NetsensError as e:
-        return type(e).__name__, str(e), None, None
+        return Outcome(type(e).__name__, str(e))
     wall_s = time.perf_counter() - start
     result.setdefault("produced", produce.FULL)
-    store.write_point(results_dir, store.point_row(point, name, result, wall_s, __version__))
-    return None, None, timing.dependence(result), result["produced"]
+    data = store.encode_point(store.point_row(point, name, result, wall_s, __version__))
+    return Outcome(None, None, timing.dependence(result), result["produced"], data)
 
 
 def _run_beside(point: Point) -> dict[str, Any]:
