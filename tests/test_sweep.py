@@ -342,12 +342,12 @@ def test_example_study(tmp_path):
 def test_points_run_round_robin_across_workloads():
     from types import SimpleNamespace
 
-    from netsens.study.sweep import _interleaved
+    from netsens.study.dispatch import interleaved
 
     points = [
         SimpleNamespace(workload=w, i=i)
         for w, n in (("a", 3), ("b", 1), ("c", 2))
         for i in range(n)
     ]
-    order = [(p.workload, p.i) for p in _interleaved(points)]
+    order = [(p.workload, p.i) for p in interleaved(points)]
     assert order == [("a", 0), ("b", 0), ("c", 0), ("a", 1), ("c", 1), ("a", 2)]

@@ -10,9 +10,10 @@ finished) and, run again, computes only the missing ones. A point
 whose run fails with a netsens error (a deadlock, a wrong answer, a bad override) is
 recorded in ``failures/`` and the sweep goes on; a later sweep tries it again.
 
-An application whose ops cannot depend on timing runs once per worker and key; its
-recorded schedule produces the key's other points (``netsens.study.produce``), unless
-``full`` asks for the program at every point.
+An application whose ops cannot depend on timing runs once per key, on the worker
+the key is given to (``netsens.study.dispatch``); its recorded schedule produces the
+key's other points there (``netsens.study.produce``), unless ``full`` asks for the
+program at every point.
 """
 
 import multiprocessing
@@ -20,7 +21,7 @@ import os
 import signal
 import sys
 import time
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from netsens.engine import run_goal
 from netsens.errors import NetsensError
-from netsens.study import claims, produce, store, store_verify, timing
+from netsens.study import claims, dispatch, produce, store, store_verify, timing
 from netsens.study.definition import Point, Study
 
 # Plain progress lines (stderr not a terminal) come at most this often, in s.
@@ -136,7 +137,7 @@ def run_study(
     have = store_verify.verified_ids(root)  # damaged files moved aside: computed again
     store.write_manifest(root, study, points)
     missing = [p for p in points if p.point_id not in have]
-    todo = _interleaved(missing) if full else _by_schedule(missing)
+    todo = missing
     jobs = max(1, min(jobs or default_jobs(), len(todo)))
     if study.mode == "live":
         jobs = 1  # live points share the machine: one at a time
@@ -161,26 +162,9 @@ def run_study(
     return summary
 
 
-def _interleaved(points: list[Point]) -> list[Point]:
-    """The points taken round-robin across workloads: workloads differ in cost by 10x
-    or more, so running them one after another would make the rate and ETA of the first
-    minutes meaningless and leave cores idle at the end behind one slow workload."""
-    by_workload: dict[str, list[Point]] = {}
-    for point in points:
-        by_workload.setdefault(point.workload, []).append(point)
-    queues = list(by_workload.values())
-    return [q[i] for i in range(max(map(len, queues), default=0)) for q in queues if i < len(q)]
-
-
-def _by_schedule(points: list[Point]) -> list[Point]:
-    """The points of one recorded schedule's key one after another (in the study's
-    order), so that a worker runs a program once and its schedule at the key's other
-    points, keeping few schedules at a time."""
-    by_key: dict[produce.Key, list[Point]] = {}
-    for point in points:
-        key = produce.key_of(point) if point.kind == "app" else (point.workload,)
-        by_key.setdefault(key, []).append(point)
-    return [p for group in by_key.values() for p in group]
+# Points given to a worker at a time: one it runs and one waiting, so that it never
+# waits for this process between points.
+QUEUED = 2
 
 
 def _run(
@@ -193,45 +177,48 @@ def _run(
     full: bool = False,
 ) -> None:
     context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_sigint)
-    futures: dict[Future[Outcome], Point] = {}
-    stored: set[Future[Outcome]] = set()  # the futures whose points this loop took
+    # A pool of one process per worker: the dispatcher chooses which worker runs what.
+    pools = [
+        ProcessPoolExecutor(1, mp_context=context, initializer=_ignore_sigint) for _ in range(jobs)
+    ]
+    dispatcher = dispatch.Dispatcher(todo, full)
+    running: dict[Future[Outcome], tuple[int, Point]] = {}
+    stored: set[Future[Outcome]] = set()  # whose points this process has taken
+
+    def give(worker: int) -> None:
+        point = dispatcher.next_for(worker)
+        if point is not None:
+            future = pools[worker].submit(_run_point, point, name, str(root), full, False)
+            running[future] = worker, point
+
     try:
         # Workers inherit an ignored SIGINT: Ctrl-C reaches the terminal's whole process
         # group, and only this process should act on it.
         with _sigint_ignored():
-            futures = {pool.submit(_run_point, p, name, str(root), full, False): p for p in todo}
-        for future in as_completed(futures):
-            point = futures[future]
-            outcome = future.result()
-            _store_handed_over(root, point, outcome)
-            stored.add(future)
-            error, message, why, how = outcome[:4]
-            if how is not None:
-                summary.produced[how] = summary.produced.get(how, 0) + 1
-            if error is None and (why or point.workload not in summary.matching):
-                summary.matching[point.workload] = why  # one run that can, if any
-            if error == ELSEWHERE:
-                summary.elsewhere += 1
-            elif error is None:
-                store.clear_failure(root, point.point_id)
-                summary.done += 1
-            else:
-                store.write_failure(root, point, error, message)
-                summary.failed += 1
-                summary.failures.append(
-                    {"point": point.describe(), "error": error, "message": message}
-                )
-            report.advance()
+            for _ in range(QUEUED):
+                for worker in range(jobs):
+                    give(worker)
+        while running:
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                worker, point = running[future]
+                outcome = future.result()
+                dispatcher.ran(point, outcome.how)
+                give(worker)
+                _store_handed_over(root, point, outcome)
+                stored.add(future)
+                del running[future]
+                _count(summary, root, point, outcome)
+                report.advance()
     except BrokenProcessPool:
-        _stop(pool)
+        _stop(pools)
         raise SweepError(
             "a worker process died (out of memory?); finished points are kept, run the "
             "same command again to continue"
         ) from None
     except OSError as e:
         # A full disk or a read-only directory: the points stored so far are whole.
-        _stop(pool)
+        _stop(pools)
         where = e.filename or root
         raise SweepError(
             f"cannot store a point: {e.strerror or e}: {where}; every point stored before is "
@@ -241,18 +228,37 @@ def _run(
     except KeyboardInterrupt:
         try:
             # Points the workers finished are computed: store them before stopping.
-            for future, point in futures.items():
+            for future, (_, point) in running.items():
                 if future in stored or not future.done() or future.cancelled():
                     continue
                 if future.exception() is None:
                     _store_handed_over(root, point, future.result())
         finally:
-            _stop(pool)
+            _stop(pools)
         raise
     except BaseException:
-        _stop(pool)
+        _stop(pools)
         raise
-    pool.shutdown()
+    for pool in pools:
+        pool.shutdown()
+
+
+def _count(summary: SweepSummary, root: Path, point: Point, outcome: Outcome) -> None:
+    """Count a point's outcome in ``summary``; record a failure, clear an old one."""
+    error, message, why, how = outcome[:4]
+    if how is not None:
+        summary.produced[how] = summary.produced.get(how, 0) + 1
+    if error is None and (why or point.workload not in summary.matching):
+        summary.matching[point.workload] = why  # one run that can, if any
+    if error == ELSEWHERE:
+        summary.elsewhere += 1
+    elif error is None:
+        store.clear_failure(root, point.point_id)
+        summary.done += 1
+    else:
+        store.write_failure(root, point, error, message or "")
+        summary.failed += 1
+        summary.failures.append({"point": point.describe(), "error": error, "message": message})
 
 
 def _store_handed_over(root: Path, point: Point, outcome: Outcome) -> None:
@@ -279,19 +285,22 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _stop(pool: ProcessPoolExecutor) -> None:
+def _stop(pools: list[ProcessPoolExecutor]) -> None:
     """End the workers now; their points in flight are lost (never half-stored)."""
-    processes = list(getattr(pool, "_processes", {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
+    processes = [p for pool in pools for p in getattr(pool, "_processes", {}).values()]
+    for pool in pools:
+        pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         process.terminate()
     for process in processes:
         process.join()
-    # Let the pool's manager thread see its workers gone and end now: left running, it
-    # can meet closed pipes at interpreter exit and print a traceback after our one line.
-    manager = getattr(pool, "_executor_manager_thread", None)
-    if manager is not None:
-        manager.join(timeout=5)
+    # Let the pools' manager threads see their workers gone and end now: left running,
+    # they can meet closed pipes at interpreter exit and print a traceback after our
+    # one line.
+    for pool in pools:
+        manager = getattr(pool, "_executor_manager_thread", None)
+        if manager is not None:
+            manager.join(timeout=5)
 
 
 def _run_point(
