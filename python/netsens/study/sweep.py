@@ -35,6 +35,7 @@ from netsens.engine import run_goal
 from netsens.errors import NetsensError
 from netsens.study import claims, dispatch, produce, store, store_verify, timing
 from netsens.study.definition import Point, Study
+from netsens.study.storer import Storer
 
 # Plain progress lines (stderr not a terminal) come at most this often, in s.
 PLAIN_EVERY_S = 2.0
@@ -183,7 +184,12 @@ def _run(
     ]
     dispatcher = dispatch.Dispatcher(todo, full)
     running: dict[Future[Outcome], tuple[int, Point]] = {}
-    stored: set[Future[Outcome]] = set()  # whose points this process has taken
+
+    def count(point: Point, outcome: Outcome) -> None:
+        _count(summary, root, point, outcome)
+        report.advance()
+
+    storer = Storer(root, count)
 
     def give(worker: int) -> None:
         point = dispatcher.next_for(worker)
@@ -205,13 +211,12 @@ def _run(
                 outcome = future.result()
                 dispatcher.ran(point, outcome.how)
                 give(worker)
-                _store_handed_over(root, point, outcome)
-                stored.add(future)
+                storer.put(point, outcome)
                 del running[future]
-                _count(summary, root, point, outcome)
-                report.advance()
+        storer.close()
     except BrokenProcessPool:
         _stop(pools)
+        storer.close_quietly()
         raise SweepError(
             "a worker process died (out of memory?); finished points are kept, run the "
             "same command again to continue"
@@ -219,6 +224,7 @@ def _run(
     except OSError as e:
         # A full disk or a read-only directory: the points stored so far are whole.
         _stop(pools)
+        storer.close_quietly()
         where = e.filename or root
         raise SweepError(
             f"cannot store a point: {e.strerror or e}: {where}; every point stored before is "
@@ -229,15 +235,15 @@ def _run(
         try:
             # Points the workers finished are computed: store them before stopping.
             for future, (_, point) in running.items():
-                if future in stored or not future.done() or future.cancelled():
-                    continue
-                if future.exception() is None:
-                    _store_handed_over(root, point, future.result())
+                if future.done() and not future.cancelled() and future.exception() is None:
+                    storer.put(point, future.result())
+            storer.close()
         finally:
             _stop(pools)
         raise
     except BaseException:
         _stop(pools)
+        storer.close_quietly()
         raise
     for pool in pools:
         pool.shutdown()
@@ -259,17 +265,6 @@ def _count(summary: SweepSummary, root: Path, point: Point, outcome: Outcome) ->
         store.write_failure(root, point, error, message or "")
         summary.failed += 1
         summary.failures.append({"point": point.describe(), "error": error, "message": message})
-
-
-def _store_handed_over(root: Path, point: Point, outcome: Outcome) -> None:
-    """Store the point a worker handed over (if it did) and release its claim."""
-    if outcome.data is None:
-        return
-    assert outcome.holder is not None
-    try:
-        store.store_point(root, point.point_id, outcome.data)
-    finally:
-        claims.release(root, point.point_id, outcome.holder)
 
 
 @contextmanager
@@ -307,7 +302,7 @@ def _run_point(
     point: Point, name: str, results_dir: str, full: bool = False, store_here: bool = True
 ) -> Outcome:
     """Claim, run and store one point (in a worker); with ``store_here`` false, hand the
-    point's file and its claim to the caller to store (``_store_handed_over``)."""
+    point's file and its claim to the caller to store (``storer.store_handed_over``)."""
     holder = claims.Holder.current()
     if not claims.try_claim(results_dir, point.point_id, holder):
         other = claims.holder_of(results_dir, point.point_id)
