@@ -5,11 +5,13 @@ are cheapest on the worker that recorded its schedule: on any other, the program
 again to record it there (mg's first run costs as much as 700 of its replays). The
 dispatcher therefore gives each key to one worker, its *owner*, which runs the key's
 points one after another; a worker with nothing of its own takes a key nobody has
-begun, in the study's order; only when none is left does it share another worker's key
-(from the one with the most points left), at the cost of one recording, so that no
-core idles while points wait. A key whose program turned out to depend on timing (its
+begun, in the study's order. A key whose program turned out to depend on timing (its
 points run in full: nothing to keep) and a point that is not an application's belong
-to no one: any worker takes them, first come.
+to no one: any worker takes them, in the study's order, once it has nothing of its own and no
+key is left to begin -- points that fit anywhere are best kept for the end, where
+they even out the workers' last minutes. Only when none is left either does a worker
+share another worker's key (the one with the most points left), at the cost of one
+recording, so that no core idles while points wait.
 
 With ``full`` (every point's program in full), nothing is kept and the points go out
 round-robin across workloads (``interleaved``).
@@ -66,11 +68,11 @@ class Dispatcher:
         keys = [k for k, q in self.left.items() if q]
         if not keys:
             return None
-        own = [k for k in keys if worker in self.owners.get(k, ())]
+        own = [k for k in keys if k not in self.shared and worker in self.owners.get(k, ())]
         shared = [k for k in keys if k in self.shared]
         new = [k for k in keys if k not in self.owners and k not in self.shared]
-        if own or shared or new:
-            key = (own or shared or new)[0]
+        if own or new or shared:
+            key = (own or new or shared)[0]
         else:
             key = max(keys, key=lambda k: len(self.left[k]))  # share the longest
         if key not in self.shared:

@@ -245,6 +245,9 @@ def _run(
         _stop(pools)
         storer.close_quietly()
         raise
+    # Every worker told to end before waiting for any: they end together.
+    for pool in pools:
+        pool.shutdown(wait=False)
     for pool in pools:
         pool.shutdown()
 
