@@ -128,9 +128,10 @@ def test_after_a_failed_store_nothing_more_is_stored_and_the_sweep_gets_the_erro
     monkeypatch.setattr(store, "store_point", full_disk)
     counted: list[str] = []
     storer = Storer(results, lambda point, _: counted.append(point.point_id))
-    for row in rows:
-        storer.put(type("P", (), {"point_id": row["point_id"]})(), handed_over(results, row))
     with pytest.raises(OSError, match="No space left"):
+        # A put after the failure raises it, or close at the latest.
+        for row in rows:
+            storer.put(type("P", (), {"point_id": row["point_id"]})(), handed_over(results, row))
         storer.close()
     assert counted == [rows[0]["point_id"]]
     assert sorted(p.stem for p in (results / store.POINTS).glob("*.parquet")) == [
