@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 import polars as pl
+from compare_results import differences
 
 from netsens import NetsensError
 from netsens.report.page import write_report
@@ -123,12 +124,7 @@ def main() -> int:
 def _same_results(fast: Path, full: Path) -> bool:
     """Whether both sweeps stored the same points, but for their wall times and how
     each was produced."""
-
-    def table(root: Path) -> pl.DataFrame:
-        frame = pl.read_parquet(root / "points" / "*.parquet")
-        return frame.drop("wall_s", "produced").sort("point_id")
-
-    return table(fast).equals(table(full))
+    return not differences(fast, full, ignore=("produced",))
 
 
 if __name__ == "__main__":
