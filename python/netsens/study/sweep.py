@@ -137,8 +137,7 @@ def run_study(
     store.remove_stale_temporaries(root)
     have = store_verify.verified_ids(root)  # damaged files moved aside: computed again
     store.write_manifest(root, study, points)
-    missing = [p for p in points if p.point_id not in have]
-    todo = missing
+    todo = [p for p in points if p.point_id not in have]
     jobs = max(1, min(jobs or default_jobs(), len(todo)))
     if study.mode == "live":
         jobs = 1  # live points share the machine: one at a time
