@@ -98,20 +98,24 @@ impl Slots {
     }
 
     /// Slots for `g`'s nodes, given each node's last reader (itself where none does;
-    /// the end's is never, whatever `last` says).
-    pub(crate) fn assign(g: &ExecGraph, last: &[u32]) -> Slots {
+    /// the end's is never, whatever `last` says). The node slots are written over
+    /// `last` as it is read (no second array of a node's size, freshly faulted in):
+    /// a live node's last reader is kept by its slot meanwhile.
+    pub(crate) fn assign(g: &ExecGraph, mut last: Vec<u32>) -> Slots {
         let n = g.nodes.len();
-        let mut node = Vec::with_capacity(n);
+        assert_eq!(last.len(), n, "a last reader for every node");
         let mut preds = Vec::with_capacity(g.preds.len());
-        crate::memory::advise_huge_pages(&node);
         crate::memory::advise_huge_pages(&preds);
+        // The last reader of the node in each slot, while it is live.
+        let mut reader: Vec<u32> = Vec::new();
         let (mut free, mut count) = (Vec::new(), 0u32);
         let sink = g.sink as usize;
         for v in 0..n {
             for &q in g.preds_of(v).0 {
-                let s = node[q as usize];
+                // `q < v`: its entry already holds its slot.
+                let s = last[q as usize];
                 preds.push(s);
-                if last[q as usize] == v as u32 && q as usize != sink {
+                if reader[s as usize] == v as u32 && q as usize != sink {
                     free.push(s);
                 }
             }
@@ -119,13 +123,16 @@ impl Slots {
             // a slot freed just now.
             let s = free.pop().unwrap_or_else(|| {
                 count += 1;
+                reader.push(0);
                 count - 1
             });
-            node.push(s);
-            if last[v] == v as u32 && v != sink {
+            let r = std::mem::replace(&mut last[v], s);
+            reader[s as usize] = r;
+            if r == v as u32 && v != sink {
                 free.push(s);
             }
         }
+        let node = last;
         Slots { node, preds, count: count as usize }
     }
 }

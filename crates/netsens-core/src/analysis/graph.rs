@@ -255,7 +255,7 @@ impl ExecGraph {
     pub fn slots(&self) -> Cow<'_, Slots> {
         match &self.slots {
             Some(s) => Cow::Borrowed(s),
-            None => Cow::Owned(Slots::assign(self, &Slots::last_readers(self))),
+            None => Cow::Owned(Slots::assign(self, Slots::last_readers(self))),
         }
     }
 
@@ -557,9 +557,10 @@ impl Observer for ExecGraph {
         let preds: Vec<(u32, Edge)> = ends.iter().map(|&c| (self.clock(c), Edge::Cpu)).collect();
         self.op = OpId::MAX;
         self.sink = if preds.is_empty() { SOURCE } else { self.push(kind::ZERO, 1, 0, &preds, 0) };
-        self.slots = Some(Slots::assign(self, &self.last));
+        // The last readers become the nodes' slots, in place.
+        let last = std::mem::take(&mut self.last);
+        self.slots = Some(Slots::assign(self, last));
         // The recorder's state is not needed any more.
-        self.last = Vec::new();
         self.clocks = Default::default();
         self.op_event = Vec::new();
         self.msg_event = Vec::new();
