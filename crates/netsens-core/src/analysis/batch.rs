@@ -255,7 +255,7 @@ impl ExecGraph {
             let k = self.nodes.kind(v);
             if k != kind::ZERO || noisy {
                 let c = &terms.of[self.price_index(v)];
-                let b = self.nodes.bytes[v] as f64;
+                let b = self.nodes.bytes(v) as f64;
                 let mut cost = [0.0; N];
                 for l in 0..N {
                     cost[l] = c.fixed[l] + max(b * c.per_byte[l], b * c.or_per_byte[l]);
@@ -497,7 +497,7 @@ impl ExecGraph {
             }
             first = next;
             let t = &terms.of[self.price_index(v)];
-            let b = self.nodes.bytes[v] as f64;
+            let b = self.nodes.bytes(v) as f64;
             for l in 0..N {
                 r[l] += t.up_fixed[l] + b * t.up_per_byte[l];
             }
@@ -627,7 +627,7 @@ impl ExecGraph {
             if k != kind::ZERO || noisy {
                 let i = self.price_index(v);
                 let (price, whole) = &prices[i];
-                let b = self.nodes.bytes[v] as f64;
+                let b = self.nodes.bytes(v) as f64;
                 t += if *whole && k != kind::COMPUTE {
                     price.fixed + max(b * price.per_byte, b * price.or_per_byte)
                 } else {

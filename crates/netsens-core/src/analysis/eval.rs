@@ -243,7 +243,7 @@ impl ExecGraph {
                 times.push(start + 0.0);
                 continue;
             }
-            let c = prices[self.price_index(v)].cost(k, self.nodes.bytes[v] as f64);
+            let c = prices[self.price_index(v)].cost(k, self.nodes.bytes(v) as f64);
             let extra = if noisy { self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64 } else { 0.0 };
             times.push(start + if noisy { c + extra } else { c });
         }

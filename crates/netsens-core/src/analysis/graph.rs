@@ -72,12 +72,16 @@ pub struct Node {
     pub arrival: bool,
 }
 
-/// The nodes as a pass reads them, array by array: 13 B a node.
+/// The nodes as a pass reads them, array by array: 9 B a node.
 #[derive(Default)]
 pub struct Nodes {
     /// `kind << 1 | level`: the index of its price in a table by kind and level.
     pub cost: Vec<u8>,
-    pub bytes: Vec<u64>,
+    /// Each node's bytes (or ps), [`WIDE`] where they need more than 32 bits: then
+    /// they are in `wide` (a computation or a fixed time of 4.3 ms or more, a
+    /// message of 4 GiB), read by [`Nodes::bytes`].
+    bytes: Vec<u32>,
+    wide: HashMap<u32, u64>,
     /// Its predecessors are `preds[first_pred[v] .. first_pred[v + 1]]`.
     pub first_pred: Vec<u32>,
 }
@@ -95,7 +99,34 @@ impl Nodes {
     pub fn kind(&self, v: usize) -> u8 {
         self.cost[v] >> 1
     }
+
+    /// Node `v`'s bytes (message bytes, or ps of a computation or a fixed time).
+    #[inline]
+    pub fn bytes(&self, v: usize) -> u64 {
+        match self.bytes[v] {
+            WIDE => self.wide[&(v as u32)],
+            b => b as u64,
+        }
+    }
+
+    fn push(&mut self, cost: u8, bytes: u64, first_pred: u32) {
+        let narrow = u32::try_from(bytes).ok().filter(|&b| b != WIDE);
+        if narrow.is_none() {
+            self.wide.insert(self.bytes.len() as u32, bytes);
+        }
+        self.cost.push(cost);
+        self.bytes.push(narrow.unwrap_or(WIDE));
+        self.first_pred.push(first_pred);
+    }
+
+    /// Bytes the nodes hold.
+    fn held(&self) -> usize {
+        self.len() * 9 + self.wide.len() * 16
+    }
 }
+
+/// A node's bytes that are in [`Nodes`]'s table of wide values.
+const WIDE: u32 = u32::MAX;
 
 /// Which operation's event made the nodes from `first` on (up to the next span's):
 /// what only the critical path and the timeline read, kept once per event.
@@ -109,7 +140,8 @@ pub struct Span {
 }
 
 /// Bytes per operation of a schedule the analysis needs at most: its record (up to
-/// 6 nodes of 13 B, 12 predecessors of 5 B and 4 spans of 16 B per operation, 24 B
+/// 6 nodes of 13 B (9 B, and a wide value's entry
+/// now and then), 12 predecessors of 5 B and 4 spans of 16 B per operation, 24 B
 /// of recorder state) and the analysis's scratch (a time, a slot and a last reader
 /// of 4 + 4 + 8 B per node, a slot of 4 B per predecessor): what a run too large
 /// for its record is refused by.
@@ -180,7 +212,12 @@ impl Start {
 impl ExecGraph {
     pub fn new(platform: &Platform) -> ExecGraph {
         ExecGraph {
-            nodes: Nodes { cost: vec![kind::ZERO << 1 | 1], bytes: vec![0], first_pred: vec![0] },
+            nodes: Nodes {
+                cost: vec![kind::ZERO << 1 | 1],
+                bytes: vec![0],
+                wide: HashMap::default(),
+                first_pred: vec![0],
+            },
             spans: vec![Span { first: 0, op: OpId::MAX, rank: 0, op_kind: OpKind::Calc, arrival: false }],
             preds: Vec::new(),
             edges: Vec::new(),
@@ -243,7 +280,7 @@ impl ExecGraph {
     /// Bytes the record holds.
     pub fn bytes(&self) -> usize {
         let slots = self.slots.as_ref().map_or(0, |s| 4 * (s.node_count() + s.pred_count()));
-        self.nodes.len() * 13
+        self.nodes.held()
             + self.spans.len() * std::mem::size_of::<Span>()
             + self.preds.len() * 5
             + self.extra.len() * 24
@@ -264,7 +301,7 @@ impl ExecGraph {
         let s = &self.spans[self.spans.partition_point(|s| s.first as usize <= v) - 1];
         let cost = self.nodes.cost[v];
         Node {
-            bytes: self.nodes.bytes[v],
+            bytes: self.nodes.bytes(v),
             op: s.op,
             rank: s.rank,
             kind: cost >> 1,
@@ -305,9 +342,7 @@ impl ExecGraph {
         for &p in &self.preds[first_pred..] {
             self.last[p as usize] = id;
         }
-        self.nodes.cost.push(kind << 1 | level);
-        self.nodes.bytes.push(bytes);
-        self.nodes.first_pred.push(first_pred as u32);
+        self.nodes.push(kind << 1 | level, bytes, first_pred as u32);
         if extra > 0 {
             self.extra.insert(id, extra);
         }
