@@ -78,10 +78,11 @@ pub struct Nodes {
     /// `kind << 1 | level`: the index of its price in a table by kind and level.
     pub cost: Vec<u8>,
     /// Each node's bytes (or ps), [`WIDE`] where they need more than 32 bits: then
-    /// they are in `wide` (a computation or a fixed time of 4.3 ms or more, a
+    /// they are in `wide`, by node (a computation or a fixed time of 4.3 ms or more, a
     /// message of 4 GiB), read by [`Nodes::bytes`].
     bytes: Vec<u32>,
-    wide: HashMap<u32, u64>,
+    /// (node, bytes) in the order of the nodes.
+    wide: Vec<(u32, u64)>,
     /// Its predecessors are `preds[first_pred[v] .. first_pred[v + 1]]`.
     pub first_pred: Vec<u32>,
 }
@@ -104,7 +105,7 @@ impl Nodes {
     #[inline]
     pub fn bytes(&self, v: usize) -> u64 {
         match self.bytes[v] {
-            WIDE => self.wide[&(v as u32)],
+            WIDE => self.wide[self.wide.partition_point(|w| (w.0 as usize) < v)].1,
             b => b as u64,
         }
     }
@@ -112,7 +113,7 @@ impl Nodes {
     fn push(&mut self, cost: u8, bytes: u64, first_pred: u32) {
         let narrow = u32::try_from(bytes).ok().filter(|&b| b != WIDE);
         if narrow.is_none() {
-            self.wide.insert(self.bytes.len() as u32, bytes);
+            self.wide.push((self.bytes.len() as u32, bytes));
         }
         self.cost.push(cost);
         self.bytes.push(narrow.unwrap_or(WIDE));
@@ -212,12 +213,7 @@ impl Start {
 impl ExecGraph {
     pub fn new(platform: &Platform) -> ExecGraph {
         ExecGraph {
-            nodes: Nodes {
-                cost: vec![kind::ZERO << 1 | 1],
-                bytes: vec![0],
-                wide: HashMap::default(),
-                first_pred: vec![0],
-            },
+            nodes: Nodes { cost: vec![kind::ZERO << 1 | 1], bytes: vec![0], wide: Vec::new(), first_pred: vec![0] },
             spans: vec![Span { first: 0, op: OpId::MAX, rank: 0, op_kind: OpKind::Calc, arrival: false }],
             preds: Vec::new(),
             edges: Vec::new(),
