@@ -23,10 +23,10 @@ use super::{opts, platform_with, result_json, to_py, with_progress, InputError};
 /// compute, in place of what the archive records ("0ps": charge the gaps whole); the
 /// workload says per rank what was removed (`tracer_gap_ps`, `tracer_removed_ps`, over
 /// `compute_gaps` gaps charged as compute). `poll_runs` ("wait", the default, or
-/// "work") says how a run of unsuccessful polls that ends in new work is charged, and
-/// `tracer_call` ("230ns") the tracer's cost inside each poll, left out of such a run
-/// charged as work, and the runs of unsuccessful polls charged
-/// as compute (`poll_runs_charged_ps`: [`netsens_trace::polling`]).
+/// "work") says how a run of unsuccessful polls that ends in new work is charged
+/// ([`netsens_trace::polling`]), and `tracer_call` ("230ns") the tracer's cost inside
+/// each poll, left out of such a run charged as work; the workload says per rank what
+/// was charged (`poll_runs_charged_ps`).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
 #[pyo3(signature = (path, platform="loggopsim", overrides=None, seed=0, matrix=true, progress=None, ranks=None, collectives=None, compute=None, run=None, served=None, tracer_gap=None, poll_runs=None, tracer_call=None))]
