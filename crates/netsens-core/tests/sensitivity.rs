@@ -826,3 +826,26 @@ fn computations_and_messages_past_32_bits_are_recorded_whole() {
     assert!(bytes.contains(&7000), "{bytes:?}");
     agrees_everywhere(&s, &p);
 }
+
+#[test]
+fn the_records_check_at_the_runs_end_is_the_full_runs_makespan() {
+    // The record's makespan at the run's own point comes from the loop that assigns
+    // the slots (no pass of its own); another point takes a pass. Both against full
+    // runs, and a run whose end the record does not give is refused in one line.
+    use netsens_core::analysis::check_record;
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let s = example("dissemination16.goal");
+    let g = record(&s, &p);
+    let t0 = makespan(&s, &p);
+    assert_eq!(g.makespan_at(&Point::of(&p)), t0 as f64);
+    let q = with(&p, Param::Latency(1), 7 * p.cluster.latency);
+    assert_eq!(g.makespan_at(&Point::of(&q)), makespan(&s, &q) as f64);
+    assert_ne!(makespan(&s, &q), t0, "L moves this schedule's end");
+    // The same record checked against a run that ended elsewhere.
+    let mut later = run(&s, &p);
+    later.ranks[0].end_ps = t0 + 1000;
+    let e = check_record(&g, &p, &later).unwrap_err().to_string();
+    assert!(e.contains(&format!("{} ps", t0 + 1000)) && !e.contains('\n'), "{e}");
+    assert!(check_record(&g, &q, &run(&s, &q)).is_ok());
+    assert!(check_record(&g, &p, &run(&s, &p)).is_ok());
+}

@@ -101,39 +101,102 @@ impl Slots {
     /// the end's is never, whatever `last` says). The node slots are written over
     /// `last` as it is read (no second array of a node's size, freshly faulted in):
     /// a live node's last reader is kept by its slot meanwhile.
-    pub(crate) fn assign(g: &ExecGraph, mut last: Vec<u32>) -> Slots {
+    pub(crate) fn assign(g: &ExecGraph, last: Vec<u32>) -> Slots {
+        Slots::assign_in::<false>(g, last, None).0
+    }
+
+    /// As [`Slots::assign`], and the makespan at `at` (ps) from the same loop, one
+    /// lane through the slots as they are assigned: the record's check at the run's
+    /// end without a pass of its own.
+    pub(crate) fn assign_at(g: &ExecGraph, last: Vec<u32>, at: &Point) -> (Slots, f64) {
+        Slots::assign_in::<true>(g, last, Some(&BasePrices::of(at)))
+    }
+
+    /// Slots, and with `TIMES` the makespan at the point of `prices` (else 0).
+    fn assign_in<const TIMES: bool>(g: &ExecGraph, mut last: Vec<u32>, prices: Option<&BasePrices>) -> (Slots, f64) {
         let n = g.nodes.len();
         assert_eq!(last.len(), n, "a last reader for every node");
         let mut preds = Vec::with_capacity(g.preds.len());
         crate::memory::advise_huge_pages(&preds);
-        // The last reader of the node in each slot, while it is live.
+        // The last reader of the node in each slot while it is live, and its time at `at`.
         let mut reader: Vec<u32> = Vec::new();
+        let mut times: Vec<f64> = Vec::new();
+        let noisy = !g.extra.is_empty();
         let (mut free, mut count) = (Vec::new(), 0u32);
         let sink = g.sink as usize;
+        let mut first = 0usize;
         for v in 0..n {
-            for &q in g.preds_of(v).0 {
+            let next = g.nodes.first_pred.get(v + 1).map_or(g.preds.len(), |&e| e as usize);
+            let mut t = 0.0f64;
+            for &q in &g.preds[first..next] {
                 // `q < v`: its entry already holds its slot.
                 let s = last[q as usize];
                 preds.push(s);
+                if TIMES {
+                    // As a pass (times are never below 0, so 0 is where the latest starts).
+                    let qt = times[s as usize];
+                    t = if qt > t { qt } else { t };
+                }
                 if reader[s as usize] == v as u32 && q as usize != sink {
                     free.push(s);
                 }
             }
+            first = next;
             // A pass reads every predecessor before it writes the node: it may take
             // a slot freed just now.
             let s = free.pop().unwrap_or_else(|| {
                 count += 1;
                 reader.push(0);
+                times.push(0.0);
                 count - 1
             });
+            if let Some(prices) = prices.filter(|_| TIMES) {
+                times[s as usize] = t + prices.cost(g, v, noisy);
+            }
             let r = std::mem::replace(&mut last[v], s);
             reader[s as usize] = r;
             if r == v as u32 && v != sink {
                 free.push(s);
             }
         }
+        let makespan = if TIMES { times[last[sink] as usize] } else { 0.0 };
         let node = last;
-        Slots { node, preds, count: count as usize }
+        (Slots { node, preds, count: count as usize }, makespan)
+    }
+}
+
+/// Each kind and level's price at one point, and whether it is whole ps per byte:
+/// a node's cost there as a pass at that point computes it.
+pub(crate) struct BasePrices([(Price, bool); KINDS * 2]);
+
+impl BasePrices {
+    pub fn of(p: &Point) -> BasePrices {
+        BasePrices(std::array::from_fn(|i| {
+            let (k, level) = (i as u8 / 2, i % 2);
+            let price = Price::of(k, &p.levels[level], p);
+            (price, price.whole(k))
+        }))
+    }
+
+    /// Node `v`'s own cost (ps), its noise included where the run has any.
+    #[inline]
+    pub fn cost(&self, g: &ExecGraph, v: usize, noisy: bool) -> f64 {
+        let k = g.nodes.kind(v);
+        if k == kind::ZERO && !noisy {
+            return 0.0;
+        }
+        let (price, whole) = &self.0[g.price_index(v)];
+        let b = g.nodes.bytes(v) as f64;
+        let c = if *whole && k != kind::COMPUTE {
+            price.fixed + max(b * price.per_byte, b * price.or_per_byte)
+        } else {
+            price.cost(k, b)
+        };
+        if noisy {
+            c + g.extra.get(&(v as u32)).copied().unwrap_or(0) as f64
+        } else {
+            c
+        }
     }
 }
 

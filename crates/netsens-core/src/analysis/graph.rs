@@ -7,6 +7,7 @@
 //! one pass in that order evaluates the whole run at other parameters.
 
 use super::batch::Slots;
+use super::params::Point;
 use crate::engine::observe::{At, Clock, Cost, Key, Observer};
 use crate::engine::{OpDesc, OpId, OpKind};
 use crate::memory;
@@ -165,6 +166,10 @@ pub struct ExecGraph {
     pub node_level: bool,
     /// Where each node's value lives in a pass, assigned when the run ends.
     pub(crate) slots: Option<Slots>,
+    /// The platform's own point, and the record's makespan there (ps), worked out
+    /// with the slots when the run ends: what the record is checked by.
+    own: Point,
+    own_makespan: Option<f64>,
     /// The last node reading each node (itself where none does), while recording.
     last: Vec<u32>,
     /// The node of each clock's current value, by kind of clock and index.
@@ -220,6 +225,8 @@ impl ExecGraph {
             extra: HashMap::default(),
             sink: SOURCE,
             slots: None,
+            own: Point::of(platform),
+            own_makespan: None,
             last: vec![SOURCE],
             wildcards: false,
             node_level: platform.node.is_some(),
@@ -289,6 +296,18 @@ impl ExecGraph {
         match &self.slots {
             Some(s) => Cow::Borrowed(s),
             None => Cow::Owned(Slots::assign(self, Slots::last_readers(self))),
+        }
+    }
+
+    /// The record's makespan at point `p` (ps): from the run's end where `p` is the
+    /// platform's own point, else one lane through the slots.
+    pub fn makespan_at(&self, p: &Point) -> f64 {
+        match self.own_makespan {
+            Some(t) if *p == self.own => t,
+            _ => {
+                let lane = super::batch::Lane { point: *p, param: super::params::Param::CpuTime };
+                self.eval_lanes(&self.slots(), &[lane])[0].makespan
+            }
         }
     }
 
@@ -588,12 +607,15 @@ impl Observer for ExecGraph {
         let preds: Vec<(u32, Edge)> = ends.iter().map(|&c| (self.clock(c), Edge::Cpu)).collect();
         self.op = OpId::MAX;
         self.sink = if preds.is_empty() { SOURCE } else { self.push(kind::ZERO, 1, 0, &preds, 0) };
-        // The last readers become the nodes' slots, in place.
+        // The last readers become the nodes' slots, in place; the same loop evaluates
+        // the record at the run's own point, for its check.
         let last = std::mem::take(&mut self.last);
-        self.slots = Some(Slots::assign(self, last));
+        let (slots, makespan) = Slots::assign_at(self, last, &self.own);
+        (self.slots, self.own_makespan) = (Some(slots), Some(makespan));
         // The recorder's state is not needed any more.
         self.clocks = Default::default();
         self.op_event = Vec::new();
+        self.ops = Vec::new();
         self.msg_event = Vec::new();
     }
 
