@@ -89,10 +89,13 @@ impl Slots {
     /// The last node reading each node (itself where none does).
     pub(crate) fn last_readers(g: &ExecGraph) -> Vec<u32> {
         let mut last: Vec<u32> = (0..g.nodes.len() as u32).collect();
+        let mut first = 0;
         for v in 0..g.nodes.len() {
-            for &q in g.preds_of(v).0 {
+            let next = first + g.nodes.pred_count(v);
+            for &q in &g.preds[first..next] {
                 last[q as usize] = v as u32;
             }
+            first = next;
         }
         last
     }
@@ -126,7 +129,7 @@ impl Slots {
         let sink = g.sink as usize;
         let mut first = 0usize;
         for v in 0..n {
-            let next = g.nodes.first_pred.get(v + 1).map_or(g.preds.len(), |&e| e as usize);
+            let next = first + g.nodes.pred_count(v);
             let mut t = 0.0f64;
             for &q in &g.preds[first..next] {
                 // `q < v`: its entry already holds its slot.
@@ -284,7 +287,7 @@ impl ExecGraph {
         let mut ups = if UP { vec![zero; count] } else { Vec::new() };
         let mut first = 0usize;
         for v in 0..self.nodes.len() {
-            let next = self.nodes.first_pred.get(v + 1).map_or(self.preds.len(), |&n| n as usize);
+            let next = first + self.nodes.pred_count(v);
             let preds = &slots.preds[first..next];
             first = next;
             // As `eval`: the latest predecessor, and the slopes of those tied with it
@@ -550,7 +553,7 @@ impl ExecGraph {
         let mut rows = vec![[0.0; N]; slots.count.max(1)];
         let mut first = 0usize;
         for v in 0..self.nodes.len() {
-            let next = self.nodes.first_pred.get(v + 1).map_or(self.preds.len(), |&n| n as usize);
+            let next = first + self.nodes.pred_count(v);
             let mut r = [0.0; N];
             for &s in &slots.preds[first..next] {
                 let q = &rows[s as usize];
@@ -663,7 +666,7 @@ impl ExecGraph {
         let (mut downs, mut ups) = (vec![zero; count], vec![zero; count]);
         let mut first = 0usize;
         for v in 0..self.nodes.len() {
-            let next = self.nodes.first_pred.get(v + 1).map_or(self.preds.len(), |&n| n as usize);
+            let next = first + self.nodes.pred_count(v);
             let preds = &slots.preds[first..next];
             first = next;
             let (mut t, mut d, mut u, mut chosen) = match preds.first() {

@@ -205,7 +205,7 @@ impl ExecGraph {
     /// cluster's level where the platform has no node level of its own).
     #[inline]
     pub(crate) fn price_index(&self, v: usize) -> usize {
-        (self.nodes.cost[v] | !self.node_level as u8) as usize
+        (self.nodes.price(v) | !self.node_level as u8) as usize
     }
 
     /// Node `v`'s own cost at point `p` (ps).
@@ -235,8 +235,10 @@ impl ExecGraph {
         // Each kind and level's price, worked out once.
         let prices: Vec<Price> = (0..KINDS * 2).map(|i| Price::of(i as u8 / 2, &p.levels[i % 2], p)).collect();
         let noisy = !self.extra.is_empty();
+        let mut first = 0;
         for v in 0..self.nodes.len() {
-            let (preds, _) = self.preds_of(v);
+            let preds = &self.preds[first..first + self.nodes.pred_count(v)];
+            first += preds.len();
             let start = preds.iter().map(|&q| times[q as usize]).fold(0.0, f64::max);
             let k = self.nodes.kind(v);
             if k == kind::ZERO && !noisy {
@@ -267,8 +269,10 @@ impl ExecGraph {
         buf.times.reserve(n);
         buf.down.reserve(n);
         buf.up.reserve(n);
+        let mut first = 0;
         for v in 0..n {
-            let (preds, _) = self.preds_of(v);
+            let preds = &self.preds[first..first + self.nodes.pred_count(v)];
+            first += preds.len();
             let start = preds.iter().map(|&q| buf.times[q as usize]).fold(0.0, f64::max);
             let (mut down, mut up) = (f64::INFINITY, f64::NEG_INFINITY);
             for &q in preds {

@@ -73,20 +73,33 @@ pub struct Node {
     pub arrival: bool,
 }
 
-/// The nodes as a pass reads them, array by array: 9 B a node.
+/// The nodes as a pass reads them, array by array: 5 B a node (and 4 B every
+/// [`MARK`] nodes).
 #[derive(Default)]
 pub struct Nodes {
-    /// `kind << 1 | level`: the index of its price in a table by kind and level.
-    pub cost: Vec<u8>,
+    /// `preds << 5 | kind << 1 | level`: how many predecessors it has (up to
+    /// [`MANY`] − 1; [`MANY`]: that many or more, its count in `many`) and the index
+    /// of its price in a table by kind and level.
+    cost: Vec<u8>,
     /// Each node's bytes (or ps), [`WIDE`] where they need more than 32 bits: then
     /// they are in `wide`, by node (a computation or a fixed time of 4.3 ms or more, a
     /// message of 4 GiB), read by [`Nodes::bytes`].
     bytes: Vec<u32>,
     /// (node, bytes) in the order of the nodes.
     wide: Vec<(u32, u64)>,
-    /// Its predecessors are `preds[first_pred[v] .. first_pred[v + 1]]`.
-    pub first_pred: Vec<u32>,
+    /// Where the predecessors of every [`MARK`]-th node start in `preds`: a node's
+    /// start is its mark's and the counts of the nodes between (no 4 B a node).
+    marks: Vec<u32>,
+    /// (node, predecessors) of the nodes with [`MANY`] or more, in node order.
+    many: Vec<(u32, u32)>,
 }
+
+/// A node's count of predecessors from which it is kept in [`Nodes`]'s list (the
+/// three high bits of its cost byte hold the smaller counts).
+const MANY: u8 = 7;
+
+/// Nodes between two marks of where their predecessors start.
+const MARK: usize = 32;
 
 impl Nodes {
     pub fn len(&self) -> usize {
@@ -99,7 +112,48 @@ impl Nodes {
 
     #[inline]
     pub fn kind(&self, v: usize) -> u8 {
-        self.cost[v] >> 1
+        (self.cost[v] >> 1) & 0xf
+    }
+
+    /// `kind << 1 | level`: node `v`'s index in a table by kind and level.
+    #[inline]
+    pub fn price(&self, v: usize) -> u8 {
+        self.cost[v] & 0x1f
+    }
+
+    /// How many predecessors node `v` has.
+    #[inline]
+    pub fn pred_count(&self, v: usize) -> usize {
+        match self.cost[v] >> 5 {
+            MANY => self.many_of(v),
+            n => n as usize,
+        }
+    }
+
+    #[cold]
+    fn many_of(&self, v: usize) -> usize {
+        self.many[self.many.partition_point(|m| (m.0 as usize) < v)].1 as usize
+    }
+
+    /// Where node `v`'s predecessors start in the record's list of them: its mark's
+    /// start and the counts since, eight cost bytes at a time.
+    #[inline]
+    pub fn first_pred(&self, v: usize) -> usize {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        let m = v / MARK;
+        let (mut first, mut u) = (self.marks[m] as usize, m * MARK);
+        while u + 8 <= v {
+            let w = u64::from_le_bytes(self.cost[u..u + 8].try_into().expect("eight bytes"));
+            // Each byte's three high bits, as a byte.
+            let counts = (w >> 5) & (7 * ONES);
+            if counts & (counts >> 1) & (counts >> 2) & ONES != 0 {
+                // A count kept aside among them: one at a time from here.
+                break;
+            }
+            first += (counts.wrapping_mul(ONES) >> 56) as usize;
+            u += 8;
+        }
+        (u..v).fold(first, |first, u| first + self.pred_count(u))
     }
 
     /// Node `v`'s bytes (message bytes, or ps of a computation or a fixed time).
@@ -111,19 +165,27 @@ impl Nodes {
         }
     }
 
-    fn push(&mut self, cost: u8, bytes: u64, first_pred: u32) {
+    /// A node of `kind << 1 | level` with `bytes` whose `count` predecessors start at `first_pred`.
+    fn push(&mut self, cost: u8, bytes: u64, first_pred: u32, count: usize) {
+        let v = self.cost.len();
         let narrow = u32::try_from(bytes).ok().filter(|&b| b != WIDE);
         if narrow.is_none() {
-            self.wide.push((self.bytes.len() as u32, bytes));
+            self.wide.push((v as u32, bytes));
         }
-        self.cost.push(cost);
+        if v.is_multiple_of(MARK) {
+            self.marks.push(first_pred);
+        }
+        let small = u8::try_from(count).ok().filter(|&n| n < MANY);
+        if small.is_none() {
+            self.many.push((v as u32, count as u32));
+        }
+        self.cost.push(small.unwrap_or(MANY) << 5 | cost);
         self.bytes.push(narrow.unwrap_or(WIDE));
-        self.first_pred.push(first_pred);
     }
 
     /// Bytes the nodes hold.
     fn held(&self) -> usize {
-        self.len() * 9 + self.wide.len() * 16
+        self.len() * 5 + self.marks.len() * 4 + self.wide.len() * 16 + self.many.len() * 8
     }
 }
 
@@ -142,8 +204,8 @@ pub struct Span {
 }
 
 /// Bytes per operation of a schedule the analysis needs at most: its record (up to
-/// 6 nodes of 13 B (9 B, and a wide value's entry
-/// now and then), 12 predecessors of 5 B and 4 spans of 16 B per operation, 24 B
+/// 6 nodes of 13 B (5 B, a mark every 32 nodes, and a wide value's or a long list's
+/// entry now and then: the bound kept as it was), 12 predecessors of 5 B and 4 spans of 16 B per operation, 24 B
 /// of recorder state) and the analysis's scratch (a time, a slot and a last reader
 /// of 4 + 4 + 8 B per node, a slot of 4 B per predecessor): what a run too large
 /// for its record is refused by.
@@ -172,6 +234,10 @@ pub struct ExecGraph {
     own_makespan: Option<f64>,
     /// The last node reading each node (itself where none does), while recording.
     last: Vec<u32>,
+    /// Where the predecessors of the last [`RECENT`] nodes start, by node modulo
+    /// [`RECENT`], while recording: what [`ExecGraph::dominated_by`] reads of a recent
+    /// node without counting from its mark.
+    recent: Vec<u32>,
     /// The node of each clock's current value, by kind of clock and index.
     clocks: [Vec<u32>; 7],
     op_event: Vec<u32>,
@@ -193,6 +259,9 @@ pub struct ExecGraph {
 }
 
 const SOURCE: u32 = 0;
+
+/// Nodes back whose predecessors' start the recorder keeps at hand (256 KiB).
+const RECENT: usize = 1 << 16;
 
 /// The time a step starts from: one node, or the latest of up to four not made
 /// into one (a step from it takes them as its own predecessors).
@@ -218,7 +287,7 @@ impl Start {
 impl ExecGraph {
     pub fn new(platform: &Platform) -> ExecGraph {
         ExecGraph {
-            nodes: Nodes { cost: vec![kind::ZERO << 1 | 1], bytes: vec![0], wide: Vec::new(), first_pred: vec![0] },
+            nodes: Nodes { cost: vec![kind::ZERO << 1 | 1], bytes: vec![0], marks: vec![0], ..Default::default() },
             spans: vec![Span { first: 0, op: OpId::MAX, rank: 0, op_kind: OpKind::Calc, arrival: false }],
             preds: Vec::new(),
             edges: Vec::new(),
@@ -228,6 +297,7 @@ impl ExecGraph {
             own: Point::of(platform),
             own_makespan: None,
             last: vec![SOURCE],
+            recent: vec![0; RECENT],
             wildcards: false,
             node_level: platform.node.is_some(),
             clocks: Default::default(),
@@ -265,7 +335,7 @@ impl ExecGraph {
         }
         room(&mut self.nodes.cost, nodes);
         room(&mut self.nodes.bytes, nodes);
-        room(&mut self.nodes.first_pred, nodes);
+        room(&mut self.nodes.marks, nodes / MARK + 1);
         room(&mut self.last, nodes);
         room(&mut self.spans, nodes * 2 / 5);
         room(&mut self.preds, preds);
@@ -275,8 +345,8 @@ impl ExecGraph {
     /// Predecessors of node `v` and how it depends on each.
     #[inline]
     pub fn preds_of(&self, v: usize) -> (&[u32], &[Edge]) {
-        let a = self.nodes.first_pred[v] as usize;
-        let b = self.nodes.first_pred.get(v + 1).map_or(self.preds.len(), |&n| n as usize);
+        let a = self.nodes.first_pred(v);
+        let b = a + self.nodes.pred_count(v);
         (&self.preds[a..b], &self.edges[a..b])
     }
 
@@ -314,7 +384,7 @@ impl ExecGraph {
     /// Node `v` with its operation (from its span).
     pub fn node(&self, v: usize) -> Node {
         let s = &self.spans[self.spans.partition_point(|s| s.first as usize <= v) - 1];
-        let cost = self.nodes.cost[v];
+        let cost = self.nodes.price(v);
         Node {
             bytes: self.nodes.bytes(v),
             op: s.op,
@@ -332,15 +402,20 @@ impl ExecGraph {
             self.reserve(2 * self.nodes.len().max(1 << 12), 2 * self.preds.len().max(1 << 13) + preds.len());
         }
         let first_pred = self.preds.len();
+        // The first predecessor taken's own, where they are already in its time.
+        let mut under = 0..0;
         for &(p, e) in preds {
             // The start of the run adds nothing to a latest-of when another time is there.
-            if !self.preds[first_pred..].contains(&p)
-                && (p != SOURCE || preds.iter().all(|q| q.0 == SOURCE))
-                && !self.dominated(p, first_pred)
-            {
-                self.preds.push(p);
-                self.edges.push(e);
+            if p == SOURCE && preds.iter().any(|q| q.0 != SOURCE) {
+                continue;
             }
+            if self.preds.len() == first_pred {
+                under = self.dominated_by(p);
+            } else if self.preds[first_pred..].contains(&p) || self.preds[under.clone()].contains(&p) {
+                continue;
+            }
+            self.preds.push(p);
+            self.edges.push(e);
         }
         if kind == kind::ZERO && extra == 0 && self.preds.len() == first_pred + 1 {
             // The latest of one time is that time.
@@ -357,27 +432,33 @@ impl ExecGraph {
         for &p in &self.preds[first_pred..] {
             self.last[p as usize] = id;
         }
-        self.nodes.push(kind << 1 | level, bytes, first_pred as u32);
+        self.recent[id as usize % RECENT] = first_pred as u32;
+        self.nodes.push(kind << 1 | level, bytes, first_pred as u32, self.preds.len() - first_pred);
         if extra > 0 {
             self.extra.insert(id, extra);
         }
         id
     }
 
-    /// Whether time `q` is already among those of the first predecessor taken for the
-    /// node being made (`preds[from]`, the event's own time where there is one): a
+    /// The times already among those of `p`, the first predecessor taken for the node
+    /// being made (the event's own time where there is one), as a range of `preds`: a
     /// latest-of without noise is no earlier than each of its own predecessors, so
-    /// `q` adds nothing to the maximum, to the slopes of the tied paths (the first's
-    /// already include `q`'s) or to the critical path (ties go to the first). Only
-    /// the first is looked into: the others would cost a cache miss each for little.
-    fn dominated(&self, q: u32, from: usize) -> bool {
-        let Some(&p) = self.preds.get(from) else { return false };
+    /// such a time adds nothing to the maximum, to the slopes of the tied paths (the
+    /// first's already include its) or to the critical path (ties go to the first).
+    /// Only the first is looked into: the others would cost a cache miss each for little.
+    fn dominated_by(&self, p: u32) -> std::ops::Range<usize> {
         let p = p as usize;
-        let end = self.nodes.first_pred.get(p + 1).map_or(from, |&e| e as usize);
-        p != SOURCE as usize
-            && self.nodes.kind(p) == kind::ZERO
-            && (self.extra.is_empty() || !self.extra.contains_key(&(p as u32)))
-            && self.preds[self.nodes.first_pred[p] as usize..end].contains(&q)
+        if p == SOURCE as usize
+            || self.nodes.kind(p) != kind::ZERO
+            || (!self.extra.is_empty() && self.extra.contains_key(&(p as u32)))
+        {
+            return 0..0;
+        }
+        let first = match self.nodes.len() - p {
+            back if back <= RECENT => self.recent[p % RECENT] as usize,
+            _ => self.nodes.first_pred(p),
+        };
+        first..first + self.nodes.pred_count(p)
     }
 
     fn level(level: Level) -> u8 {
@@ -617,9 +698,71 @@ impl Observer for ExecGraph {
         self.op_event = Vec::new();
         self.ops = Vec::new();
         self.msg_event = Vec::new();
+        self.recent = Vec::new();
     }
 
     fn into_any(self: Box<Self>) -> Box<dyn Any> {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::eval::KINDS;
+
+    /// Counts of predecessors around the escape: 0 to 9 (6 the largest kept in the
+    /// cost byte, 7 the first kept aside), 255, 256 and 100 000, alone and in runs
+    /// inside one group of eight cost bytes, across several marks.
+    fn counts() -> Vec<usize> {
+        let mut c: Vec<usize> = (0..10).collect();
+        c.extend([255, 256, 100_000, 1, 7, 7, 7, 7, 7, 7, 7, 7, 2, 6, 6, 6, 6, 6, 6, 6, 6]);
+        c.extend((0..150).map(|i| (i * 5) % 7));
+        c.extend([8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9]);
+        c
+    }
+
+    #[test]
+    fn a_nodes_predecessors_start_where_the_counts_before_it_add_up_to() {
+        let mut nodes = Nodes::default();
+        let mut sum = 0usize;
+        let mut starts = Vec::new();
+        for (v, &n) in counts().iter().enumerate() {
+            starts.push(sum);
+            nodes.push((v % (2 * KINDS)) as u8, v as u64, sum as u32, n);
+            sum += n;
+        }
+        for (v, &n) in counts().iter().enumerate() {
+            assert_eq!(nodes.pred_count(v), n, "node {v}");
+            assert_eq!(nodes.first_pred(v), starts[v], "node {v}");
+            assert_eq!(nodes.price(v), (v % (2 * KINDS)) as u8, "node {v}");
+            assert_eq!(nodes.bytes(v), v as u64, "node {v}");
+        }
+    }
+
+    #[test]
+    fn a_recent_nodes_predecessors_are_where_counting_from_its_mark_finds_them() {
+        // Latest-of nodes over earlier ones, more than the recorder keeps at hand:
+        // the first predecessor's own found the same either way, against where
+        // each node's list began as it was pushed.
+        let mut g = ExecGraph::new(&Platform::resolve("loggopsim").expect("a preset"));
+        let mut starts = vec![(0, 0)];
+        for v in 1..3 * RECENT as u32 + 100 {
+            let n = 2 + v as usize % 9;
+            let preds: Vec<(u32, Edge)> = (1..=n as u32).map(|k| (v.saturating_sub(k * k), Edge::Event)).collect();
+            // A computation where the earlier nodes are too few to be the latest of.
+            let k = if v < 100 { kind::COMPUTE } else { kind::ZERO };
+            let first = g.preds.len();
+            assert_eq!(g.push(k, 1, 1, &preds, 0), v);
+            starts.push((first, g.preds.len() - first));
+        }
+        let end = g.nodes.len();
+        for p in (100..end).step_by(97).chain(end - RECENT - 2..end) {
+            let (first, n) = starts[p];
+            assert!(n >= 2, "node {p}");
+            assert_eq!(g.dominated_by(p as u32), first..first + n, "node {p}");
+            assert_eq!(g.preds_of(p).0, &g.preds[first..first + n], "node {p}");
+        }
+        assert_eq!(g.dominated_by(50), 0..0, "a computation's predecessors are not in its time");
     }
 }
