@@ -193,19 +193,50 @@ impl Nodes {
 const WIDE: u32 = u32::MAX;
 
 /// Which operation's event made the nodes from `first` on (up to the next span's):
-/// what only the critical path and the timeline read, kept once per event.
-#[derive(Clone, Copy, Debug)]
+/// what only the critical path and the timeline read, kept once per event (12 B).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Span {
     pub first: u32,
     pub op: OpId,
-    pub rank: u32,
-    pub op_kind: OpKind,
-    pub arrival: bool,
+    /// `rank << 4 | kind << 1 | arrival` of the operation's kind ([`OP_KINDS`]) and
+    /// whether the nodes are where its message arrived; a rank from [`FAR_RANK`] on
+    /// is [`FAR_RANK`] here and kept in [`ExecGraph`]'s list by span.
+    who: u32,
+}
+
+/// Operation kinds by their code in a span.
+const OP_KINDS: [OpKind; 7] =
+    [OpKind::Send, OpKind::Recv, OpKind::Calc, OpKind::Store, OpKind::Put, OpKind::Get, OpKind::Disk];
+
+/// Ranks from this one on are kept beside the spans (28 bits hold the rest).
+const FAR_RANK: u32 = (1 << 28) - 1;
+
+impl Span {
+    fn who(rank: u32, kind: OpKind, arrival: bool) -> u32 {
+        let code = match kind {
+            OpKind::Send => 0,
+            OpKind::Recv => 1,
+            OpKind::Calc => 2,
+            OpKind::Store => 3,
+            OpKind::Put => 4,
+            OpKind::Get => 5,
+            OpKind::Disk => 6,
+        };
+        rank.min(FAR_RANK) << 4 | code << 1 | arrival as u32
+    }
+
+    pub fn op_kind(&self) -> OpKind {
+        OP_KINDS[(self.who >> 1 & 7) as usize]
+    }
+
+    pub fn arrival(&self) -> bool {
+        self.who & 1 == 1
+    }
 }
 
 /// Bytes per operation of a schedule the analysis needs at most: its record (up to
 /// 6 nodes of 13 B (5 B, a mark every 32 nodes, and a wide value's or a long list's
-/// entry now and then: the bound kept as it was), 12 predecessors of 5 B and 4 spans of 16 B per operation, 24 B
+/// entry now and then: the bound kept as it was), 12 predecessors of 5 B and 4 spans of 16 B (12 B) per operation, 24 B
 /// of recorder state) and the analysis's scratch (a time, a slot and a last reader
 /// of 4 + 4 + 8 B per node, a slot of 4 B per predecessor): what a run too large
 /// for its record is refused by.
@@ -215,6 +246,8 @@ pub const BYTES_PER_OP: u128 = 6 * 13 + 12 * 5 + 4 * 16 + 24 + 6 * 24;
 pub struct ExecGraph {
     pub nodes: Nodes,
     pub spans: Vec<Span>,
+    /// (span, rank) of the spans whose rank is [`FAR_RANK`] or more, in span order.
+    far_ranks: Vec<(u32, u32)>,
     pub preds: Vec<u32>,
     pub edges: Vec<Edge>,
     /// Noise and jitter added to a node (a constant of the run).
@@ -288,7 +321,8 @@ impl ExecGraph {
     pub fn new(platform: &Platform) -> ExecGraph {
         ExecGraph {
             nodes: Nodes { cost: vec![kind::ZERO << 1 | 1], bytes: vec![0], marks: vec![0], ..Default::default() },
-            spans: vec![Span { first: 0, op: OpId::MAX, rank: 0, op_kind: OpKind::Calc, arrival: false }],
+            spans: vec![Span { first: 0, op: OpId::MAX, who: Span::who(0, OpKind::Calc, false) }],
+            far_ranks: Vec::new(),
             preds: Vec::new(),
             edges: Vec::new(),
             extra: HashMap::default(),
@@ -355,6 +389,7 @@ impl ExecGraph {
         let slots = self.slots.as_ref().map_or(0, |s| 4 * (s.node_count() + s.pred_count()));
         self.nodes.held()
             + self.spans.len() * std::mem::size_of::<Span>()
+            + self.far_ranks.len() * 8
             + self.preds.len() * 5
             + self.extra.len() * 24
             + slots
@@ -383,16 +418,21 @@ impl ExecGraph {
 
     /// Node `v` with its operation (from its span).
     pub fn node(&self, v: usize) -> Node {
-        let s = &self.spans[self.spans.partition_point(|s| s.first as usize <= v) - 1];
+        let i = self.spans.partition_point(|s| s.first as usize <= v) - 1;
+        let s = &self.spans[i];
+        let rank = match s.who >> 4 {
+            FAR_RANK => self.far_ranks[self.far_ranks.partition_point(|f| (f.0 as usize) < i)].1,
+            r => r,
+        };
         let cost = self.nodes.price(v);
         Node {
             bytes: self.nodes.bytes(v),
             op: s.op,
-            rank: s.rank,
+            rank,
             kind: cost >> 1,
             level: cost & 1,
-            op_kind: s.op_kind,
-            arrival: s.arrival,
+            op_kind: s.op_kind(),
+            arrival: s.arrival(),
         }
     }
 
@@ -425,8 +465,14 @@ impl ExecGraph {
         let id = self.nodes.len() as u32;
         let op_kind = self.ops.get(self.op as usize).map_or(OpKind::Calc, |o| o.1);
         let last = self.spans.last().expect("the start's span");
-        if (last.op, last.rank, last.op_kind, last.arrival) != (self.op, self.host, op_kind, self.arrival) {
-            self.spans.push(Span { first: id, op: self.op, rank: self.host, op_kind, arrival: self.arrival });
+        let who = Span::who(self.host, op_kind, self.arrival);
+        let far = self.host >= FAR_RANK;
+        // Two far ranks look alike in `who`: the last far span's is in the list.
+        if (last.op, last.who) != (self.op, who) || (far && self.far_ranks.last().map(|f| f.1) != Some(self.host)) {
+            if far {
+                self.far_ranks.push((self.spans.len() as u32, self.host));
+            }
+            self.spans.push(Span { first: id, op: self.op, who });
         }
         self.last.push(id);
         for &p in &self.preds[first_pred..] {
@@ -764,5 +810,44 @@ mod tests {
             assert_eq!(g.preds_of(p).0, &g.preds[first..first + n], "node {p}");
         }
         assert_eq!(g.dominated_by(50), 0..0, "a computation's predecessors are not in its time");
+    }
+
+    #[test]
+    fn a_nodes_operation_rank_kind_and_arrival_come_back_from_its_span() {
+        // Ranks either side of where they are kept aside (two far ones in turn with
+        // the same operation must not share a span), every kind, both arrivals.
+        let mut g = ExecGraph::new(&Platform::resolve("loggopsim").expect("a preset"));
+        let ranks = [0, 5, FAR_RANK - 1, FAR_RANK, FAR_RANK + 1, FAR_RANK, u32::MAX - 1, 7, FAR_RANK + 1];
+        let mut want = Vec::new();
+        for (i, &rank) in ranks.iter().enumerate() {
+            for (k, &kind) in OP_KINDS.iter().enumerate() {
+                for arrival in [false, true] {
+                    let op = (i % 2 + k) as OpId;
+                    g.op = op;
+                    if g.ops.len() <= op as usize {
+                        g.ops.resize(op as usize + 1, (0, OpKind::Calc));
+                    }
+                    g.ops[op as usize] = (rank, kind);
+                    (g.host, g.arrival) = (rank, arrival);
+                    for _ in 0..2 {
+                        let v = g.push(kind::COMPUTE, 1, 1, &[(0, Edge::Event)], 0);
+                        want.push((v as usize, op, rank, kind, arrival));
+                    }
+                }
+            }
+        }
+        // Far ranks in turn with everything else alike.
+        g.ops.resize(100, (0, OpKind::Send));
+        g.op = 99;
+        for rank in [FAR_RANK + 3, FAR_RANK + 4, FAR_RANK + 4, FAR_RANK + 3] {
+            g.host = rank;
+            let v = g.push(kind::COMPUTE, 1, 1, &[(0, Edge::Event)], 0);
+            want.push((v as usize, 99, rank, OpKind::Send, g.arrival));
+        }
+        for (v, op, rank, kind, arrival) in want {
+            let n = g.node(v);
+            assert_eq!((n.op, n.rank, n.op_kind, n.arrival), (op, rank, kind, arrival), "node {v}");
+        }
+        assert_eq!(g.far_ranks.len(), 5 * OP_KINDS.len() * 2 + 3);
     }
 }
