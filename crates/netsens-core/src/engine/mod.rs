@@ -455,16 +455,23 @@ impl Core {
             EventKind::Ready | EventKind::DiskDone => Key::Op(ev.id),
             _ => Key::Msg(ev.id),
         };
-        let mut clocks = Vec::with_capacity(3);
+        // At most three clocks, on the stack: no allocation per event recorded.
+        let (mut clocks, mut n) = ([Clock::Cpu(0); 3], 0);
+        let mut add = |c| {
+            clocks[n] = c;
+            n += 1;
+        };
         if let Some(c) = cpu {
-            clocks.push(Clock::Cpu(c));
+            add(Clock::Cpu(c));
             if !self.core.is_empty() {
-                clocks.push(Clock::Core(self.core_slot(c)));
+                add(Clock::Core(self.core_slot(c)));
             }
         }
-        clocks.extend(other);
+        if let Some(o) = other {
+            add(o);
+        }
         let host = cpu.map(|c| (c / self.ncpus) as u32);
-        tell!(self.begin(key, op, host, &clocks));
+        tell!(self.begin(key, op, host, &clocks[..n]));
     }
 
     /// CPU clock `c` was set from `from` plus `cost` and noise `extra`: the observer
