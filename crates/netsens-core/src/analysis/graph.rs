@@ -734,17 +734,18 @@ impl Observer for ExecGraph {
         let preds: Vec<(u32, Edge)> = ends.iter().map(|&c| (self.clock(c), Edge::Cpu)).collect();
         self.op = OpId::MAX;
         self.sink = if preds.is_empty() { SOURCE } else { self.push(kind::ZERO, 1, 0, &preds, 0) };
-        // The last readers become the nodes' slots, in place; the same loop evaluates
-        // the record at the run's own point, for its check.
-        let last = std::mem::take(&mut self.last);
-        let (slots, makespan) = Slots::assign_at(self, last, &self.own);
-        (self.slots, self.own_makespan) = (Some(slots), Some(makespan));
-        // The recorder's state is not needed any more.
+        // The recorder's state is not needed any more: freed before the slots are
+        // made, its memory is theirs to take (a lower peak, pages not yet handed back).
         self.clocks = Default::default();
         self.op_event = Vec::new();
         self.ops = Vec::new();
         self.msg_event = Vec::new();
         self.recent = Vec::new();
+        // The last readers become the nodes' slots, in place; the same loop evaluates
+        // the record at the run's own point, for its check.
+        let last = std::mem::take(&mut self.last);
+        let (slots, makespan) = Slots::assign_at(self, last, &self.own);
+        (self.slots, self.own_makespan) = (Some(slots), Some(makespan));
     }
 
     fn into_any(self: Box<Self>) -> Box<dyn Any> {
