@@ -770,41 +770,70 @@ fn per_byte_tolerances_are_tight_to_the_fs_against_full_runs() {
     }
 }
 
-/// Many messages of one size make T per fs/B a staircase whose steps are far wider
-/// than a line's Newton step. A per-byte search brackets its root on whole ps/B (T
-/// there is a maximum of lines, as on whole ps, and the four ε share their points),
-/// then halves the 1000 fs/B between: a few rounds, then at most ⌈log2 999⌉ = 10.
-/// The tolerances stay the last fs/B at or below the target, by full runs.
-#[test]
-fn per_byte_searches_bracket_on_whole_ps_per_byte_then_halve_the_fs() {
-    let p = loggopsim_defaults(Rendezvous::Handshake);
-    let s = netsens_core::schedule::patterns::ring_exchange(16, 40, 3, 1000 * NS).unwrap();
-    let g = record(&s, &p);
-    let base = Point::of(&p);
-    let t0 = makespan(&s, &p) as f64;
-    let params = [Param::GapPerByte(1), Param::OverheadPerByte(1)];
-    let a = g.analyze(&base, &params, &EPSILONS);
-    // Before: 28 rounds and 384 lanes, most halving the span from x0.
-    assert!(a.newton_passes.len() <= 16, "{:?}", a.newton_passes);
-    assert!(a.newton_passes.iter().sum::<usize>() <= 120, "{:?}", a.newton_passes);
+/// Each per-byte tolerance of `a` (the analysis of `s` on `p`) is the last fs/B at or
+/// below the target, by full runs there and 1 fs/B beyond.
+fn per_byte_tolerances_are_tight(s: &Schedule, p: &Platform, a: &netsens_core::analysis::Analysis) {
+    let t0 = makespan(s, p) as f64;
     for ps in &a.params {
-        let fs0 = match ps.param {
-            Param::GapPerByte(_) => p.cluster.gap_per_byte.0,
-            _ => p.cluster.overhead_per_byte.0,
-        };
         let at = |fs: u64| {
             let mut q = p.clone();
             match ps.param {
                 Param::GapPerByte(_) => q.cluster.gap_per_byte = PerByte(fs),
                 _ => q.cluster.overhead_per_byte = PerByte(fs),
             }
-            makespan(&s, &q) as f64
+            makespan(s, &q) as f64
+        };
+        let fs0 = match ps.param {
+            Param::GapPerByte(_) => p.cluster.gap_per_byte.0,
+            _ => p.cluster.overhead_per_byte.0,
         };
         for &(eps, dx) in &ps.tolerances {
-            let fs = fs0 + (dx.unwrap() * 1000.0).round() as u64;
+            let fs = fs0 + (dx.expect("bounded") * 1000.0).round() as u64;
             assert!(at(fs) <= (1.0 + eps) * t0, "{} ε={eps}", ps.param.name());
             assert!(at(fs + 1) > (1.0 + eps) * t0, "{} ε={eps}", ps.param.name());
         }
+    }
+}
+
+/// Messages of one size b + 1 (per-byte costs are paid on b bytes): every node G or
+/// O prices costs y = ⌊(b·x + 500) / 1000⌋ ps at x fs/B, so T is a maximum of lines in
+/// y and is searched on whole ps of y as L is on whole ps: the four ε of each wait for
+/// the largest one's first step, which lies on the tangent at x0 for G (one round)
+/// and bounds O's (flat at x0, from its steepest path). Before: 13 rounds and 94 lanes
+/// (whole ps/B, then 1000 fs/B halved); before that 28 rounds and 384 lanes.
+#[test]
+fn per_byte_searches_of_one_message_size_step_on_whole_ps_of_its_price() {
+    let s = netsens_core::schedule::patterns::ring_exchange(16, 40, 3, 1000 * NS).unwrap();
+    let mut p = loggopsim_defaults(Rendezvous::Handshake);
+    let g = record(&s, &p);
+    let a = g.analyze(&Point::of(&p), &[Param::GapPerByte(1), Param::OverheadPerByte(1)], &EPSILONS);
+    assert_eq!(a.newton_passes, vec![2, 4, 8]);
+    per_byte_tolerances_are_tight(&s, &p, &a);
+    // From values off the whole ps/B, whose price is already rounded.
+    (p.cluster.gap_per_byte, p.cluster.overhead_per_byte) = (PerByte(26_315_789), PerByte(333_333));
+    for x in [Param::GapPerByte(1), Param::OverheadPerByte(1)] {
+        let g = record(&s, &p);
+        let a = g.analyze(&Point::of(&p), &[x], &EPSILONS);
+        assert!(a.newton_passes.len() <= 3, "{}: {:?}", x.name(), a.newton_passes);
+        per_byte_tolerances_are_tight(&s, &p, &a);
+    }
+}
+
+/// Messages of 4 and 8 bytes (prices of 3 and 7 bytes): T per fs/B can rise only
+/// where one of the two prices does, at most 3 + 7 = 10 fs/B a ps/B, so once the
+/// root is within one ps/B (whole ps/B, as before) its search halves those edges,
+/// ⌈log2 11⌉ = 4 rounds, not the 1000 fs/B (10 rounds: 13 in all before). Where a
+/// message of 1000 bytes or more rises at every fs/B, the halving is the span's as before.
+#[test]
+fn per_byte_searches_of_several_message_sizes_halve_the_stair_edges() {
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let params = [Param::GapPerByte(1), Param::OverheadPerByte(1)];
+    for (right, left, rounds) in [(4, 8, 6), (3, 1500, 13)] {
+        let s = ring_two_sizes(16, 40, right, left);
+        let g = record(&s, &p);
+        let a = g.analyze(&Point::of(&p), &params, &EPSILONS);
+        assert_eq!(a.newton_passes.len(), rounds, "{right} and {left} B: {:?}", a.newton_passes);
+        per_byte_tolerances_are_tight(&s, &p, &a);
     }
 }
 
@@ -848,4 +877,28 @@ fn the_records_check_at_the_runs_end_is_the_full_runs_makespan() {
     assert!(e.contains(&format!("{} ps", t0 + 1000)) && !e.contains('\n'), "{e}");
     assert!(check_record(&g, &q, &run(&s, &q)).is_ok());
     assert!(check_record(&g, &p, &run(&s, &p)).is_ok());
+}
+
+/// `ring_exchange` with messages of `right` bytes to the right and `left` to the left.
+fn ring_two_sizes(ranks: u32, iters: u32, right: u64, left: u64) -> Schedule {
+    let mut b = ScheduleBuilder::new(ranks);
+    for i in 0..ranks {
+        let (l, r) = ((i + ranks - 1) % ranks, (i + 1) % ranks);
+        let mut prev: Option<(u32, u32)> = None;
+        for it in 0..iters {
+            let tag = (it % 2) as i32;
+            let c = b.calc(i, 1000 * NS, 0);
+            if let Some((ra, rb)) = prev {
+                b.requires(c, ra);
+                b.requires(c, rb);
+            }
+            let sends = [b.send(i, r, right, tag, 0, 0), b.send(i, l, left, tag, 0, 0)];
+            let recvs = [b.recv(i, l as i32, right, tag, 0, 0), b.recv(i, r as i32, left, tag, 0, 0)];
+            for op in sends.into_iter().chain(recvs) {
+                b.requires(op, c);
+            }
+            prev = Some((recvs[0], recvs[1]));
+        }
+    }
+    b.build().unwrap()
 }

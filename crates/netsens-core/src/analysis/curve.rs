@@ -9,6 +9,7 @@ use super::batch::{Lane, Slots};
 use super::eval::{Buffers, Eval};
 use super::graph::ExecGraph;
 use super::params::{Param, Point};
+use super::stairs::Stairs;
 
 /// The curve's corners, and the ends of the range, as (x, T in ps), x increasing.
 pub type Curve = Vec<(f64, f64)>;
@@ -65,7 +66,8 @@ impl ExecGraph {
     /// The largest increase Δx from `base` with T ≤ (1 + eps)·T0 (`None`: T never
     /// passes it, no path depends on x); `e0` is T and its slopes at `base`.
     pub fn tolerance(&self, base: &Point, x: Param, e0: &Eval, eps: f64, buf: &mut Buffers) -> Option<f64> {
-        let mut search = Search::start(self, base, x, e0, eps, None)?;
+        let stairs = x.grid().is_some_and(|g| g < 1.0).then(|| Stairs::of(&self.byte_counts(), base, x));
+        let mut search = Search::start(self, base, x, e0, eps, None, stairs)?;
         while !search.done {
             let points = search.points(search.between());
             let evals: Vec<Eval> = points.iter().map(|&v| self.eval(&base.with(x, v), x, buf)).collect();
@@ -100,8 +102,9 @@ impl ExecGraph {
 /// first as above on whole ps/B from x0, where T is exactly a maximum of lines (a
 /// whole number of ps per byte more adds whole ps to every rounded product), which
 /// leaves the root within one ps/B; then by halving that span of 1000 fs/B, where T
-/// is only a staircase near the lines (see [`Search::learn`]). A parameter off any
-/// grid (1/cpu_speed) steps on floats until Newton lands.
+/// is only a staircase near the lines (see [`Search::learn`]), on its stair edges
+/// alone (see [`Stairs`]: T is flat between them). A parameter off any grid
+/// (1/cpu_speed) steps on floats until Newton lands.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Search {
     pub x0: f64,
@@ -111,6 +114,13 @@ pub(crate) struct Search {
     grid: Option<f64>,
     /// The fs/B grid a per-byte cost goes on to once its root is within one ps/B.
     fine: Option<f64>,
+    /// Where every node it prices has one byte count: its grid is whole ps of their
+    /// price, from x0's.
+    count: Option<Count>,
+    /// Where T can rise on the fs/B grid, and x0 in fs/B (the edges are by the fs/B
+    /// value, the steps from x0).
+    stairs: Stairs,
+    fs0: u64,
     pub target: f64,
     /// On the grid: the largest whole ps at or below the target (T there is whole).
     whole_target: f64,
@@ -131,6 +141,34 @@ pub(crate) struct Search {
     steps: usize,
 }
 
+/// A per-byte cost whose nodes all have one byte count b: at x fs/B each costs its
+/// price y = ⌊(b·x + 500) / 1000⌋ ps, so T depends on x only through y, and is a
+/// maximum of lines in y (a path's constant plus y for each of its nodes of b bytes),
+/// searched on whole y as on whole ps.
+#[derive(Clone, Copy, Debug)]
+struct Count {
+    bytes: u64,
+    /// The price at x0.
+    y0: u64,
+}
+
+impl Count {
+    fn at(bytes: u64, fs0: u64) -> Count {
+        let c = Count { bytes, y0: 0 };
+        Count { y0: c.price(fs0), ..c }
+    }
+
+    /// The price at `fs` fs/B, as the engine rounds it.
+    fn price(&self, fs: u64) -> u64 {
+        ((self.bytes as u128 * fs as u128 + 500) / 1000) as u64
+    }
+
+    /// The least fs/B at which the price is `y`.
+    fn first_fs(&self, y: u64) -> u64 {
+        (1000 * y as u128).saturating_sub(500).div_ceil(self.bytes as u128) as u64
+    }
+}
+
 /// Steps taken before a search tries points between (where a pass has no spare lanes).
 pub(crate) const PLAIN_STEPS: usize = 2;
 
@@ -138,26 +176,43 @@ impl Search {
     /// The first step, or `None` where no path depends on x. Flat at x0, T may still
     /// rise later: the steepest path alone passes the target at x0 + target / its
     /// slope (its constant part is ≥ 0); `steepest` is that slope if already known.
-    pub fn start(g: &ExecGraph, base: &Point, x: Param, e0: &Eval, eps: f64, steepest: Option<f64>) -> Option<Search> {
+    /// `stairs`: where a per-byte cost's T can rise (`None`: anywhere).
+    pub fn start(
+        g: &ExecGraph,
+        base: &Point,
+        x: Param,
+        e0: &Eval,
+        eps: f64,
+        steepest: Option<f64>,
+        stairs: Option<Stairs>,
+    ) -> Option<Search> {
         let x0 = base.get(x);
         let target = (1.0 + eps) * e0.makespan;
-        let bound = if e0.slope_up > 0.0 {
-            x0 + eps * e0.makespan / e0.slope_up
-        } else {
-            let steepest = steepest.unwrap_or_else(|| g.steepest(base, x));
-            if steepest <= 0.0 {
-                return None;
-            }
-            x0 + target / steepest
+        // Flat at x0, the steepest path's slope.
+        let steepest = match e0.slope_up > 0.0 {
+            true => None,
+            false => Some(steepest.unwrap_or_else(|| g.steepest(base, x))).filter(|&s| s > 0.0),
+        };
+        let bound = match steepest {
+            None if e0.slope_up <= 0.0 => return None,
+            None => x0 + eps * e0.makespan / e0.slope_up,
+            Some(steepest) => x0 + target / steepest,
         };
         let engine_grid = x.grid().filter(|g| (bound - x0) / g < 4.5e15);
-        // A per-byte cost: whole ps/B first, where T is a maximum of lines.
-        let fine = engine_grid.filter(|&g| g < 1.0);
-        let grid = fine.map_or(engine_grid, |_| Some(1.0));
+        let per_byte = engine_grid.is_some_and(|g| g < 1.0);
+        let fs0 = (x0 * 1000.0).round().max(0.0) as u64;
+        // A per-byte cost whose nodes have one byte count: on whole ps of its price.
+        let count = stairs.and_then(|s| s.count).filter(|_| per_byte).map(|bytes| Count::at(bytes, fs0));
+        // Another: whole ps/B first, where T is a maximum of lines, then fs/B.
+        let fine = engine_grid.filter(|_| per_byte && count.is_none());
+        let grid = if per_byte { Some(1.0) } else { engine_grid };
         let mut s = Search {
             x0,
             grid,
             fine,
+            count,
+            stairs: stairs.unwrap_or_else(Stairs::every),
+            fs0,
             target,
             whole_target: target.floor(),
             next: 0.0,
@@ -169,13 +224,16 @@ impl Search {
             done: false,
             steps: 0,
         };
-        match grid {
-            Some(g) if e0.slope_up > 0.0 => {
-                s.line = (g == 1.0).then_some((e0.makespan, e0.slope_up));
-                s.aim((s.whole_target - e0.makespan) / (e0.slope_up * g))
+        match (grid, count, steepest) {
+            (Some(_), _, None) => {
+                let slope = s.per_step(e0.slope_up);
+                s.line = Some((e0.makespan, slope));
+                s.aim((s.whole_target - e0.makespan) / slope)
             }
-            Some(g) => s.aim((bound - x0) / g),
-            None => s.next = bound,
+            // The steepest path's n nodes of the count cost n·y, its constant ≥ 0.
+            (Some(_), Some(c), Some(steepest)) => s.aim(target / s.per_step(steepest) - c.y0 as f64),
+            (Some(g), None, Some(_)) => s.aim((bound - x0) / g),
+            (None, ..) => s.next = bound,
         }
         Some(s)
     }
@@ -196,19 +254,35 @@ impl Search {
 
     /// Done on whole ps/B, a per-byte search goes on to the fs/B steps between the
     /// last whole one at or below the target and the next, known above it.
+    /// (A bracket that never closed, past [`MAX_PIECES`] steps, ends on whole ps/B.)
     fn refine(&mut self) {
-        let Some(fine) = self.fine.filter(|_| self.done) else { return };
+        let Some(fine) = self.fine.filter(|_| self.done && self.hi <= self.lo + 1.0) else { return };
         let per = (self.grid.unwrap_or(1.0) / fine).round();
         (self.grid, self.fine, self.line, self.flat) = (Some(fine), None, None, false);
         (self.lo, self.hi, self.bound) = (self.lo * per, self.hi * per, f64::INFINITY);
-        self.halve();
+        self.onto_edges();
     }
 
-    /// On the fs/B grid: the step halfway between the largest known at or below the
-    /// target and the smallest known above it.
-    fn halve(&mut self) {
+    /// Whether T can rise from step `u − 1` to `u` on the fs/B grid.
+    fn rises(&self, u: f64) -> bool {
+        self.stairs.rises(self.fs0 + u as u64)
+    }
+
+    /// On the fs/B grid: T is flat from `lo` to the step before the next edge, and
+    /// `hi`'s T is that of the last edge at or below it; done when they are
+    /// neighbours.
+    fn onto_edges(&mut self) {
+        let next = (self.lo as u64 + 1..self.hi as u64).find(|&u| self.rises(u as f64));
+        self.lo = next.map_or(self.hi, |u| u as f64) - 1.0;
+        if let Some(u) = (self.lo as u64 + 1..=self.hi as u64).rev().find(|&u| self.rises(u as f64)) {
+            self.hi = u as f64;
+        }
         self.done = self.hi <= self.lo + 1.0;
-        self.next = ((self.lo + self.hi) / 2.0).floor();
+    }
+
+    /// On the fs/B grid: the edges strictly between `lo` and `hi`, where T is not known.
+    fn edges_between(&self) -> Vec<f64> {
+        (self.lo as u64 + 1..self.hi as u64).map(|u| u as f64).filter(|&u| self.rises(u)).collect()
     }
 
     /// Whether this search's first step can wait for that of `other`, a search of
@@ -225,17 +299,38 @@ impl Search {
 
     /// The value of `u` (grid steps, or the value off the grid).
     fn value(&self, u: f64) -> f64 {
-        match self.grid {
-            Some(g) => self.x0 + u * g,
-            None => u,
+        match (self.count, self.grid) {
+            (Some(c), _) => c.first_fs(c.y0 + u as u64) as f64 / 1000.0,
+            (None, Some(g)) => self.x0 + u * g,
+            (None, None) => u,
         }
     }
 
-    /// The tolerance found: a whole number of grid steps where the parameter has one.
+    /// The grid steps of value `v`, where it is on the grid.
+    fn steps_of(&self, v: f64) -> Option<f64> {
+        match (self.count, self.grid) {
+            (Some(c), _) => Some(c.price((v * 1000.0).round() as u64) as f64 - c.y0 as f64),
+            (None, Some(g)) => Some((v - self.x0) / g).filter(|u| (u - u.round()).abs() < 1e-6).map(f64::round),
+            (None, None) => None,
+        }
+    }
+
+    /// T's slope per grid step, from its slope in x: a path through n nodes of the
+    /// count has slope n·count in x and n in their price.
+    fn per_step(&self, slope: f64) -> f64 {
+        match (self.count, self.grid) {
+            (Some(c), _) => slope / c.bytes as f64,
+            (None, g) => slope * g.unwrap_or(1.0),
+        }
+    }
+
+    /// The tolerance found: a whole number of grid steps where the parameter has one
+    /// (by a count's price: the last fs/B priced at most the price found).
     pub fn delta(&self) -> f64 {
-        match self.grid {
-            Some(g) => self.lo * g,
-            None => self.lo - self.x0,
+        match (self.count, self.grid) {
+            (Some(c), _) => (c.first_fs(c.y0 + self.lo as u64 + 1) - 1 - self.fs0) as f64 * 0.001,
+            (None, Some(g)) => self.lo * g,
+            (None, None) => self.lo - self.x0,
         }
     }
 
@@ -243,11 +338,14 @@ impl Search {
     /// points between the largest known below the target and the step.
     pub fn points(&self, between: usize) -> Vec<f64> {
         if self.grid.is_some_and(|g| g < 1.0) {
-            // Per fs/B: the span known to hold the root cut in equal parts.
-            let (n, span) = (between + 1, self.hi - self.lo);
-            let mut points: Vec<f64> = (1..=n).map(|j| self.lo + (span * j as f64 / (n + 1) as f64).floor()).collect();
+            // Per fs/B: the m edges known to hold the root (m + 1 answers, the last
+            // `hi` − 1) cut in equal parts; where every step is an edge, the span's
+            // steps lo + ⌊span·j / (n + 1)⌋.
+            let edges = self.edges_between();
+            let (n, m) = (between + 1, edges.len());
+            let mut points: Vec<f64> =
+                (1..=n).filter_map(|j| ((m + 1) * j / (n + 1)).checked_sub(1).map(|i| edges[i])).collect();
             points.dedup();
-            points.retain(|&u| u > self.lo && u < self.hi);
             return points.into_iter().map(|u| self.value(u)).collect();
         }
         let mut points = vec![self.value(self.next)];
@@ -316,21 +414,20 @@ impl Search {
                     self.hi = self.hi.min(k);
                 }
             }
-            self.halve();
+            self.onto_edges();
             return;
         }
         let mut bound = f64::INFINITY;
         // Points of this grid alone (those of another search already on fs/B are not).
-        let on_grid = known.iter().map(|&(v, t, slope)| ((v - self.x0) / g, t, slope));
-        for (k, t, slope) in on_grid.filter(|&(u, _, _)| (u - u.round()).abs() < 1e-6) {
-            let k = k.round();
+        let on_grid: Vec<_> = known.iter().filter_map(|&(v, t, slope)| Some((self.steps_of(v)?, t, slope))).collect();
+        for (k, t, slope) in on_grid {
             if t <= self.whole_target {
                 self.lo = self.lo.max(k);
             } else {
                 self.hi = self.hi.min(k);
                 if slope > 0.0 {
                     // The line of T's piece left of k reaches the target at this bound.
-                    bound = bound.min(k - (t - self.whole_target) / (slope * g));
+                    bound = bound.min(k - (t - self.whole_target) / self.per_step(slope));
                 }
             }
             if let Some((t0, slope)) = self.line.filter(|&(t0, slope)| t == t0 + slope * k) {

@@ -10,6 +10,7 @@ pub mod eval;
 pub mod graph;
 pub mod params;
 pub mod report;
+pub mod stairs;
 pub mod timeline;
 
 use crate::engine::observe::Observer;
@@ -28,6 +29,7 @@ pub use eval::{Buffers, Eval};
 pub use graph::ExecGraph;
 pub use params::{Param, Point};
 pub use report::{report, Request, EPSILONS};
+use stairs::Stairs;
 use std::future::Future;
 pub use timeline::Window;
 
@@ -165,13 +167,18 @@ impl ExecGraph {
         // Flat at the platform's value, a parameter's search starts from its steepest path.
         let flat: Vec<Param> = params.iter().zip(&slopes).filter(|(_, e)| e.slope_up <= 0.0).map(|(&x, _)| x).collect();
         let steepest = self.steepest_lanes(&slots, base, &flat);
+        // Where a per-byte cost's T can rise on the fs/B grid: the byte counts it prices.
+        let per_byte = params.iter().any(|x| x.grid().is_some_and(|g| g < 1.0));
+        let counts = per_byte.then(|| self.byte_counts());
         // (parameter, its search for each ε; `None`: unbounded).
         let mut searches: Vec<Vec<Option<Search>>> = params
             .iter()
             .zip(&slopes)
             .map(|(&x, e0)| {
                 let steepest = flat.iter().position(|&f| f == x).map(|i| steepest[i]);
-                epsilons.iter().map(|&eps| Search::start(self, base, x, e0, eps, steepest)).collect()
+                let stairs =
+                    counts.as_ref().filter(|_| x.grid().is_some_and(|g| g < 1.0)).map(|c| Stairs::of(c, base, x));
+                epsilons.iter().map(|&eps| Search::start(self, base, x, e0, eps, steepest, stairs)).collect()
             })
             .collect();
         let mut newton_passes = Vec::new();

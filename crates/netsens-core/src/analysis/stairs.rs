@@ -1,0 +1,182 @@
+//! Where a per-byte price's rounding steps. At r fs/B a node of b bytes costs
+//! ⌊(b·r + 500) / 1000⌋ ps (the engine's rounding), which rises with r only at
+//! some r: its stair edges. T is a maximum over paths of sums of such prices, each
+//! non-decreasing in r, so it can rise only where some node priced by the parameter
+//! does: between two edges T is flat. A per-byte tolerance on the fs/B grid is thus
+//! one fs/B below an edge (or below a step known above the target), and a search
+//! needs T at edges alone.
+//!
+//! b·(r + 1000) costs b ps more than b·r: a price's edges repeat every 1000 fs/B, so
+//! a set of residues mod 1000 holds them all; a node of 1000 bytes or more rises at
+//! every fs/B.
+
+use super::eval::{Coef, KINDS};
+use super::graph::{kind, ExecGraph};
+use super::params::{Param, Point};
+
+/// fs/B after which every price's edges repeat.
+const PERIOD: u64 = 1000;
+
+/// A set of residues 0..1000 (bits of 16 words).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Residues([u64; 16]);
+
+impl Residues {
+    const NONE: Residues = Residues([0; 16]);
+
+    fn every() -> Residues {
+        let mut r = Residues::NONE;
+        (0..PERIOD).for_each(|i| r.insert(i));
+        r
+    }
+
+    fn insert(&mut self, i: u64) {
+        self.0[(i / 64) as usize] |= 1 << (i % 64);
+    }
+
+    fn contains(&self, i: u64) -> bool {
+        self.0[(i / 64) as usize] >> (i % 64) & 1 == 1
+    }
+
+    fn union(&mut self, other: &Residues) {
+        self.0.iter_mut().zip(other.0).for_each(|(a, b)| *a |= b);
+    }
+
+    fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        (0..PERIOD).filter(|&i| self.contains(i))
+    }
+}
+
+/// The byte counts the record prices per byte, by kind and level of node (the index
+/// of its price, [`ExecGraph::price_index`]): those under 1000, and whether any is
+/// 1000 or more.
+pub struct ByteCounts {
+    under: Vec<Residues>,
+    over: Vec<bool>,
+}
+
+/// Kinds of node whose price has a per-byte part a parameter can set.
+const PER_BYTE: [u8; 5] = [kind::SEND_CPU, kind::RECV_CPU, kind::RECV_CPU_NO_G, kind::GAP, kind::LINK_BYTES];
+
+impl ExecGraph {
+    /// Every byte count of a node priced per byte, in one scan of the nodes' kinds
+    /// and bytes (not their predecessors).
+    pub fn byte_counts(&self) -> ByteCounts {
+        let mut per_byte = [false; KINDS * 2];
+        PER_BYTE.iter().for_each(|&k| (per_byte[k as usize * 2], per_byte[k as usize * 2 + 1]) = (true, true));
+        let mut c = ByteCounts { under: vec![Residues::NONE; KINDS * 2], over: vec![false; KINDS * 2] };
+        // Messages repeat their sizes: a count just seen is not looked up again.
+        let mut last = (usize::MAX, u64::MAX);
+        for v in 0..self.nodes.len() {
+            let i = self.price_index(v);
+            if !per_byte[i] {
+                continue;
+            }
+            let b = self.nodes.bytes(v);
+            if (i, b) == last {
+                continue;
+            }
+            last = (i, b);
+            if b < PERIOD {
+                c.under[i].insert(b);
+            } else {
+                c.over[i] = true;
+            }
+        }
+        c
+    }
+}
+
+/// The fs/B (mod 1000) at which some node priced per byte by one parameter costs
+/// more than 1 fs/B below: T can rise only there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stairs {
+    edges: Residues,
+    /// The one byte count (1 to 999) of every node the parameter prices, if they
+    /// have one: then T depends on the parameter only through that count's price.
+    pub count: Option<u64>,
+}
+
+impl Stairs {
+    /// Every fs/B an edge: T may rise at any (what a search assumes without counts).
+    pub fn every() -> Stairs {
+        Stairs { edges: Residues::every(), count: None }
+    }
+
+    /// The edges of the prices that parameter `x` sets per byte at `base`'s other
+    /// values (a receive's max of O and G counted for both: its edges in one are
+    /// among those of its own rounded product).
+    pub fn of(counts: &ByteCounts, base: &Point, x: Param) -> Stairs {
+        let far = base.with(x, 1e30);
+        let mut bytes = Residues::NONE;
+        for i in 0..KINDS * 2 {
+            let (k, level) = ((i / 2) as u8, (i % 2) as u8);
+            if Coef::of(k, level, &far, x).up.1 > 0.0 {
+                if counts.over[i] {
+                    return Stairs::every();
+                }
+                bytes.union(&counts.under[i]);
+            }
+        }
+        let mut edges = Residues::NONE;
+        let mut counts = bytes.iter().filter(|&b| b > 0);
+        let count = counts.next().filter(|_| counts.next().is_none());
+        for b in bytes.iter().filter(|&b| b > 0) {
+            // b·r + 500 reaches 1000·m at r = ⌈(1000·m − 500) / b⌉, for m = 1..=b
+            // in one period (r in 1..=1000; 1000 is residue 0).
+            for m in 1..=b {
+                edges.insert((PERIOD * m - 500).div_ceil(b) % PERIOD);
+            }
+        }
+        Stairs { edges, count }
+    }
+
+    /// Whether some price rises from `fs − 1` to `fs` fs/B.
+    pub fn rises(&self, fs: u64) -> bool {
+        self.edges.contains(fs % PERIOD)
+    }
+
+    /// How many edges a period has.
+    pub fn per_period(&self) -> usize {
+        self.edges.iter().count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::params::LevelValues;
+    use super::*;
+
+    /// The engine's rounded price of `b` bytes at `fs` fs/B, in integers.
+    fn price(b: u64, fs: u64) -> u64 {
+        (b * fs + 500) / 1000
+    }
+
+    /// The edges from the formula against the prices themselves (a second method):
+    /// every fs/B where some count's price differs from the one below, over three
+    /// periods, for single counts and a mix of two.
+    #[test]
+    fn edges_are_where_a_rounded_price_rises() {
+        for counts in [vec![1u64], vec![3], vec![63], vec![500], vec![999], vec![7, 63], vec![2, 250, 333]] {
+            let mut c = ByteCounts { under: vec![Residues::NONE; KINDS * 2], over: vec![false; KINDS * 2] };
+            let gap = kind::GAP as usize * 2 + 1;
+            counts.iter().for_each(|&b| c.under[gap].insert(b));
+            let level =
+                LevelValues { latency: 1.0, overhead: 1.0, gap: 1.0, gap_per_byte: 6.0, overhead_per_byte: 0.0 };
+            let base = Point { levels: [level; 2], wan_latency: 0.0, wan_per_byte: 0.0, cpu_time: 1.0 };
+            let stairs = Stairs::of(&c, &base, Param::GapPerByte(1));
+            for fs in 1..3000 {
+                let rises = counts.iter().any(|&b| price(b, fs) > price(b, fs - 1));
+                assert_eq!(stairs.rises(fs), rises, "{counts:?} at {fs} fs/B");
+            }
+            // Every count b rises b times a period; a mix at the union of its counts'.
+            if counts.len() == 1 {
+                assert_eq!(stairs.per_period(), counts[0] as usize);
+            }
+            // O sets no gap's price: no edges.
+            assert_eq!(Stairs::of(&c, &base, Param::OverheadPerByte(1)).per_period(), 0);
+            c.over[gap] = true;
+            assert_eq!(Stairs::of(&c, &base, Param::GapPerByte(1)), Stairs::every());
+        }
+    }
+}
