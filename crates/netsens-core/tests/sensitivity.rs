@@ -819,6 +819,29 @@ fn per_byte_searches_of_one_message_size_step_on_whole_ps_of_its_price() {
     }
 }
 
+/// The exchange's G by hand: each iteration's critical path crosses two 64-byte
+/// messages priced by G (the sender's gap and the receive, on 63 bytes each), so T
+/// is T0 + 80·(y − y0) in their price y = ⌊(63·x + 500) / 1000⌋ ps at x fs/B (y0 =
+/// 63 · 6000 = 378 000 ps at G = 6 ns/B) as far as that line stays the maximum: the
+/// largest y with T ≤ (1 + ε)·T0 is y0 + ⌊(⌊(1 + ε)·T0⌋ − T0) / 80⌋, and the tolerance
+/// the last fs/B priced at most that, ⌈(1000·(y + 1) − 500) / 63⌉ − 1.
+#[test]
+fn one_message_sizes_tolerance_is_the_hand_derived_last_fs_of_its_price() {
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let s = netsens_core::schedule::patterns::ring_exchange(16, 40, 64, 1000 * NS).unwrap();
+    let g = record(&s, &p);
+    let a = g.analyze(&Point::of(&p), &[Param::GapPerByte(1)], &EPSILONS);
+    let t0 = makespan(&s, &p);
+    let (n, y0) = (80u64, 63 * 6000u64);
+    assert_eq!(a.params[0].slope.slope_down, (63 * n) as f64);
+    for &(eps, dx) in &a.params[0].tolerances {
+        let y = y0 + (((1.0 + eps) * t0 as f64).floor() as u64 - t0) / n;
+        let fs = (1000 * (y + 1) - 500).div_ceil(63) - 1;
+        assert_eq!(dx, Some((fs - 6_000_000) as f64 * 0.001), "ε={eps}");
+    }
+    assert_eq!(a.newton_passes, vec![1]);
+}
+
 /// Messages of 4 and 8 bytes (prices of 3 and 7 bytes): T per fs/B can rise only
 /// where one of the two prices does, at most 3 + 7 = 10 fs/B a ps/B, so once the
 /// root is within one ps/B (whole ps/B, as before) its search halves those edges,
