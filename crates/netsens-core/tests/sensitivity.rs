@@ -902,6 +902,56 @@ fn the_records_check_at_the_runs_end_is_the_full_runs_makespan() {
     assert!(check_record(&g, &p, &run(&s, &p)).is_ok());
 }
 
+/// Random rounds of messages of one to three sizes under 1000 bytes (one price per
+/// size), from G and O off the whole ps/B: every per-byte tolerance, whichever way
+/// it is searched (one count on its price, several on their stair edges), is the
+/// last fs/B at or below the target by the record's makespan there and 1 fs/B
+/// beyond, worked out node by node (not by the batched passes the search uses). Full
+/// runs agree where the run keeps the recorded order of events up to there; some of
+/// these schedules reorder messages before O's tolerance (main's code gives the same
+/// tolerance there), which is what `confirm` searches by full runs.
+#[test]
+fn per_byte_tolerances_of_random_message_sizes_are_tight() {
+    let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
+    for _ in 0..8 {
+        let ranks = 2 + rng.below(5) as u32;
+        let sizes: Vec<u64> = (0..1 + rng.below(3)).map(|_| 2 + rng.below(998)).collect();
+        let mut b = ScheduleBuilder::new(ranks);
+        let mut last: Vec<Vec<u32>> = vec![Vec::new(); ranks as usize];
+        for round in 0..3 {
+            for r in 0..ranks {
+                let (to, from) = ((r + 1) % ranks, (r + ranks - 1) % ranks);
+                let calc = b.calc(r, rng.below(3000) * NS, 0);
+                last[r as usize].iter().for_each(|&prev| b.requires(calc, prev));
+                let size = |k: u32| sizes[(k as usize + round as usize) % sizes.len()];
+                let send = b.send(r, to, size(r), round, 0, 0);
+                let recv = b.recv(r, from as i32, size(from), round, 0, 0);
+                b.requires(send, calc);
+                b.requires(recv, calc);
+                last[r as usize] = vec![send, recv];
+            }
+        }
+        let s = b.build().unwrap();
+        let mut p = loggopsim_defaults(Rendezvous::Handshake);
+        p.cluster.gap_per_byte = PerByte(1_000_000 + rng.below(9_000_000));
+        p.cluster.overhead_per_byte = PerByte(rng.below(2_000_000));
+        let g = record(&s, &p);
+        let base = Point::of(&p);
+        let a = g.analyze(&base, &[Param::GapPerByte(1), Param::OverheadPerByte(1)], &EPSILONS);
+        let mut times = Vec::new();
+        for ps in &a.params {
+            let at = |fs: u64, times: &mut Vec<f64>| g.makespan(&base.with(ps.param, fs as f64 / 1000.0), times);
+            let fs0 = (ps.value * 1000.0).round() as u64;
+            for &(eps, dx) in &ps.tolerances {
+                let fs = fs0 + (dx.expect("bounded") * 1000.0).round() as u64;
+                let target = (1.0 + eps) * a.makespan;
+                assert!(at(fs, &mut times) <= target, "{} ε={eps} {sizes:?}", ps.param.name());
+                assert!(at(fs + 1, &mut times) > target, "{} ε={eps} {sizes:?}", ps.param.name());
+            }
+        }
+    }
+}
+
 /// `ring_exchange` with messages of `right` bytes to the right and `left` to the left.
 fn ring_two_sizes(ranks: u32, iters: u32, right: u64, left: u64) -> Schedule {
     let mut b = ScheduleBuilder::new(ranks);
