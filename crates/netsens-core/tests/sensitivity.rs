@@ -906,8 +906,8 @@ fn the_records_check_at_the_runs_end_is_the_full_runs_makespan() {
 /// size), from G and O off the whole ps/B: every per-byte tolerance, whichever way
 /// it is searched (one count on its price, several on their stair edges), is the
 /// last fs/B at or below the target by the record's makespan there and 1 fs/B
-/// beyond, worked out node by node (not by the batched passes the search uses). Full
-/// runs agree where the run keeps the recorded order of events up to there; some of
+/// beyond, worked out node by node (not by the batched passes the search uses); so
+/// are wide-area G's and a cluster's on two clusters. Full runs agree where the run keeps the recorded order of events up to there; some of
 /// these schedules reorder messages before O's tolerance (main's code gives the same
 /// tolerance there), which is what `confirm` searches by full runs.
 #[test]
@@ -935,19 +935,35 @@ fn per_byte_tolerances_of_random_message_sizes_are_tight() {
         let mut p = loggopsim_defaults(Rendezvous::Handshake);
         p.cluster.gap_per_byte = PerByte(1_000_000 + rng.below(9_000_000));
         p.cluster.overhead_per_byte = PerByte(rng.below(2_000_000));
-        let g = record(&s, &p);
-        let base = Point::of(&p);
-        let a = g.analyze(&base, &[Param::GapPerByte(1), Param::OverheadPerByte(1)], &EPSILONS);
-        let mut times = Vec::new();
-        for ps in &a.params {
-            let at = |fs: u64, times: &mut Vec<f64>| g.makespan(&base.with(ps.param, fs as f64 / 1000.0), times);
-            let fs0 = (ps.value * 1000.0).round() as u64;
-            for &(eps, dx) in &ps.tolerances {
-                let fs = fs0 + (dx.expect("bounded") * 1000.0).round() as u64;
-                let target = (1.0 + eps) * a.makespan;
-                assert!(at(fs, &mut times) <= target, "{} ε={eps} {sizes:?}", ps.param.name());
-                assert!(at(fs + 1, &mut times) > target, "{} ε={eps} {sizes:?}", ps.param.name());
-            }
+        per_byte_tolerances_are_tight_in_the_record(&s, &p, &[Param::GapPerByte(1), Param::OverheadPerByte(1)]);
+    }
+    // Wide-area G (a link's bytes, whole messages of 300 B) and a cluster's G and O
+    // (299 B) on two clusters: one count each.
+    let p = two_clusters(level(2500, 1500, 1000, 6, 1, 65535), 2, 3_000 * NS, 1000);
+    let mut b = ScheduleBuilder::new(4);
+    for src in [0, 1] {
+        b.send(src, 2 + src, 300, 0, 0, 0);
+        b.recv(2 + src, src as i32, 300, 0, 0, 0);
+    }
+    let params = [Param::WanPerByte, Param::GapPerByte(1), Param::OverheadPerByte(1)];
+    per_byte_tolerances_are_tight_in_the_record(&b.build().unwrap(), &p, &params);
+}
+
+/// Each tolerance of `params` on `s` is the last fs/B at or below the target by the
+/// record's makespan there and 1 fs/B beyond, worked out node by node.
+fn per_byte_tolerances_are_tight_in_the_record(s: &Schedule, p: &Platform, params: &[Param]) {
+    let g = record(s, p);
+    let base = Point::of(p);
+    let a = g.analyze(&base, params, &EPSILONS);
+    let mut times = Vec::new();
+    for ps in &a.params {
+        let mut at = |fs: u64| g.makespan(&base.with(ps.param, fs as f64 / 1000.0), &mut times);
+        let fs0 = (ps.value * 1000.0).round() as u64;
+        for &(eps, dx) in &ps.tolerances {
+            let fs = fs0 + (dx.expect("bounded") * 1000.0).round() as u64;
+            let target = (1.0 + eps) * a.makespan;
+            assert!(at(fs) <= target, "{} ε={eps}", ps.param.name());
+            assert!(at(fs + 1) > target, "{} ε={eps}", ps.param.name());
         }
     }
 }
