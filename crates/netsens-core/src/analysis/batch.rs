@@ -25,7 +25,8 @@ pub fn width(n: usize) -> usize {
         2 => 2,
         3 | 4 => 4,
         5..=8 => 8,
-        9..=16 => 16,
+        9..=12 => 12,
+        13..=16 => 16,
         _ => LANES,
     };
     n / LANES * LANES + rest
@@ -39,7 +40,8 @@ macro_rules! by_width {
             2 => $self.$f::<2>($($arg),*),
             3 | 4 => $self.$f::<4>($($arg),*),
             5..=8 => $self.$f::<8>($($arg),*),
-            9..=16 => $self.$f::<16>($($arg),*),
+            9..=12 => $self.$f::<12>($($arg),*),
+            13..=16 => $self.$f::<16>($($arg),*),
             _ => $self.$f::<LANES>($($arg),*),
         }
     };
