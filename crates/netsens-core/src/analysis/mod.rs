@@ -167,17 +167,20 @@ impl ExecGraph {
         // Flat at the platform's value, a parameter's search starts from its steepest path.
         let flat: Vec<Param> = params.iter().zip(&slopes).filter(|(_, e)| e.slope_up <= 0.0).map(|(&x, _)| x).collect();
         let steepest = self.steepest_lanes(&slots, base, &flat);
-        // Where a per-byte cost's T can rise on the fs/B grid: the byte counts it prices.
-        let per_byte = params.iter().any(|x| x.grid().is_some_and(|g| g < 1.0));
-        let counts = per_byte.then(|| self.byte_counts());
+        let steepest_of = |x: Param| flat.iter().position(|&f| f == x).map(|i| steepest[i]);
+        // Where a per-byte cost's T can rise on the fs/B grid: the byte counts it
+        // prices, scanned once where some per-byte cost has a tolerance to search.
+        let per_byte = |x: Param| x.grid().is_some_and(|g| g < 1.0);
+        let searched = |(x, e0): (&Param, &Eval)| e0.slope_up > 0.0 || steepest_of(*x).is_some_and(|s| s > 0.0);
+        let counts =
+            params.iter().zip(&slopes).any(|(x, e0)| per_byte(*x) && searched((x, e0))).then(|| self.byte_counts());
         // (parameter, its search for each ε; `None`: unbounded).
         let mut searches: Vec<Vec<Option<Search>>> = params
             .iter()
             .zip(&slopes)
             .map(|(&x, e0)| {
-                let steepest = flat.iter().position(|&f| f == x).map(|i| steepest[i]);
-                let stairs =
-                    counts.as_ref().filter(|_| x.grid().is_some_and(|g| g < 1.0)).map(|c| Stairs::of(c, base, x));
+                let steepest = steepest_of(x);
+                let stairs = counts.as_ref().filter(|_| per_byte(x)).map(|c| Stairs::of(c, base, x));
                 epsilons.iter().map(|&eps| Search::start(self, base, x, e0, eps, steepest, stairs)).collect()
             })
             .collect();
