@@ -98,12 +98,13 @@ impl ExecGraph {
 /// step is past the bound). Where the root is many pieces away, steps also try points
 /// between the largest grid step known below the target and the next step (spare
 /// lanes of a pass carry them at no cost); the search steps on from the lowest one
-/// above it. A per-byte cost (on the engine's fs/B grid) is searched in two stages:
-/// first as above on whole ps/B from x0, where T is exactly a maximum of lines (a
-/// whole number of ps per byte more adds whole ps to every rounded product), which
-/// leaves the root within one ps/B; then by halving that span of 1000 fs/B, where T
-/// is only a staircase near the lines (see [`Search::learn`]), on its stair edges
-/// alone (see [`Stairs`]: T is flat between them). A parameter off any grid
+/// above it. A per-byte cost (on the engine's fs/B grid) whose nodes all have one
+/// byte count is searched as above on whole ps of their price ([`Count`]); another in
+/// two stages: first as above on whole ps/B from x0, where T is exactly a maximum of
+/// lines (a whole number of ps per byte more adds whole ps to every rounded product),
+/// which leaves the root within one ps/B; then by halving that span of 1000 fs/B,
+/// where T is only a staircase near the lines (see [`Search::learn`]), on its stair
+/// edges alone (see [`Stairs`]: T is flat between them). A parameter off any grid
 /// (1/cpu_speed) steps on floats until Newton lands.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Search {

@@ -48,7 +48,7 @@ impl Residues {
 }
 
 /// The byte counts the record prices per byte, by kind and level of node (the index
-/// of its price, [`ExecGraph::price_index`]): those under 1000, and whether any is
+/// of its price in a table, `kind·2 + level`): those under 1000, and whether any is
 /// 1000 or more.
 pub struct ByteCounts {
     under: Vec<Residues>,
