@@ -991,3 +991,72 @@ fn ring_two_sizes(ranks: u32, iters: u32, right: u64, left: u64) -> Schedule {
     }
     b.build().unwrap()
 }
+
+/// 1/cpu_speed's tolerance is the last float at or below the target by the record's
+/// makespan (worked out node by node): T there is at most (1 + ε)·T0 and at the next
+/// float up (a step beyond, for a float parameter) more, and it is the float a
+/// bisection of the floats themselves finds (a second method). Random rounds whose
+/// computations have one to four sizes, at cpu_speed 1 and 0.8 (where 1/cpu_speed
+/// is not whole). Full runs are not compared at these floats: the engine divides a
+/// computation by cpu_speed where the record multiplies by 1/cpu_speed, which can
+/// part by a ps exactly at a stair edge.
+#[test]
+fn cpu_tolerances_are_the_last_float_at_or_below_the_target() {
+    let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+    for case in 0..7 {
+        let ranks = 2 + rng.below(4) as u32;
+        // The last case: more sizes than the search keeps edges of (it takes
+        // Newton's steps on floats as before: at or below the target, not tight).
+        let count = if case == 6 { 24 } else { 1 + rng.below(4) };
+        let sizes: Vec<u64> = (0..count).map(|_| (1 + rng.below(5000)) * 1000 + rng.below(1000)).collect();
+        let mut b = ScheduleBuilder::new(ranks);
+        let mut last: Vec<Vec<u32>> = vec![Vec::new(); ranks as usize];
+        for round in 0..count.max(4) as i32 {
+            for r in 0..ranks {
+                let to = (r + 1) % ranks;
+                let from = (r + ranks - 1) % ranks;
+                let calc = b.calc(r, sizes[(round as usize + r as usize + rng.below(2) as usize) % sizes.len()], 0);
+                last[r as usize].iter().for_each(|&prev| b.requires(calc, prev));
+                let send = b.send(r, to, 64, round, 0, 0);
+                let recv = b.recv(r, from as i32, 64, round, 0, 0);
+                b.requires(send, calc);
+                b.requires(recv, calc);
+                last[r as usize] = vec![send, recv];
+            }
+        }
+        let s = b.build().unwrap();
+        let mut p = loggopsim_defaults(Rendezvous::Handshake);
+        p.cpu_speed = if case % 2 == 0 { 1.0 } else { 0.8 };
+        let g = record(&s, &p);
+        let base = Point::of(&p);
+        let a = g.analyze(&base, &[Param::CpuTime], &EPSILONS);
+        let mut times = Vec::new();
+        let mut at = |x: f64| g.makespan(&base.with(Param::CpuTime, x), &mut times);
+        let x0 = base.cpu_time;
+        for &(eps, dx) in &a.params[0].tolerances {
+            let x = x0 + dx.expect("bounded: every rank computes");
+            let target = (1.0 + eps) * a.makespan;
+            assert!(at(x) <= target, "case {case} ε={eps}: T({x}) = {}", at(x));
+            if count > 16 {
+                continue;
+            }
+            assert!(at(x.next_up()) > target, "case {case} ε={eps}: T({}) = {}", x.next_up(), at(x.next_up()));
+            // The floats from x0 to one above the target, bisected by their bits
+            // (positive floats are ordered as their bits).
+            let mut above = x0 * 2.0;
+            while at(above) <= target {
+                above *= 2.0;
+            }
+            let (mut lo, mut hi) = (x0.to_bits(), above.to_bits());
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if at(f64::from_bits(mid)) <= target {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            assert_eq!(x, f64::from_bits(lo), "case {case} ε={eps}");
+        }
+    }
+}

@@ -6,6 +6,7 @@
 //! wanted, T there comes from the batched passes, every value a lane.
 
 use super::batch::{Lane, Slots};
+use super::cpu_stairs::ComputeSizes;
 use super::eval::{Buffers, Eval};
 use super::graph::ExecGraph;
 use super::params::{Param, Point};
@@ -67,7 +68,8 @@ impl ExecGraph {
     /// passes it, no path depends on x); `e0` is T and its slopes at `base`.
     pub fn tolerance(&self, base: &Point, x: Param, e0: &Eval, eps: f64, buf: &mut Buffers) -> Option<f64> {
         let stairs = x.grid().is_some_and(|g| g < 1.0).then(|| Stairs::of(&self.byte_counts(), base, x));
-        let mut search = Search::start(self, base, x, e0, eps, None, stairs)?;
+        let sizes = (x == Param::CpuTime).then(|| self.compute_sizes()).flatten();
+        let mut search = Search::start(self, base, x, e0, eps, None, stairs)?.with_sizes(sizes);
         while !search.done {
             let points = search.points(search.between());
             let evals: Vec<Eval> = points.iter().map(|&v| self.eval(&base.with(x, v), x, buf)).collect();
@@ -105,7 +107,11 @@ impl ExecGraph {
 /// which leaves the root within one ps/B; then by halving that span of 1000 fs/B,
 /// where T is only a staircase near the lines (see [`Search::learn`]), on its stair
 /// edges alone (see [`Stairs`]: T is flat between them). A parameter off any grid
-/// (1/cpu_speed) steps on floats until Newton lands.
+/// (1/cpu_speed) steps on floats until Newton lands; where the program's computations
+/// have few sizes, it instead brackets the root between floats evaluated (from every
+/// search of it), steps by secants, Newton and the bracket's chord, and once the
+/// bracket holds few stair edges of the computations' prices ([`ComputeSizes`]) tries
+/// the edges alone, down to the float just below the first edge above the target.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Search {
     pub x0: f64,
@@ -140,6 +146,14 @@ pub(crate) struct Search {
     flat: bool,
     pub done: bool,
     steps: usize,
+    /// Off any grid: the sizes of the computations, where few (their edges bracket
+    /// the root); with T at `lo`, T and its slope going down at `hi`, and the next
+    /// point known above the target (value, T) for a secant.
+    sizes: Option<ComputeSizes>,
+    t_lo: f64,
+    t_hi: f64,
+    slope_hi: f64,
+    above: (f64, f64),
 }
 
 /// A per-byte cost whose nodes all have one byte count b: at x fs/B each costs its
@@ -224,6 +238,11 @@ impl Search {
             flat: e0.slope_up <= 0.0,
             done: false,
             steps: 0,
+            sizes: None,
+            t_lo: e0.makespan,
+            t_hi: f64::INFINITY,
+            slope_hi: 0.0,
+            above: (f64::INFINITY, f64::INFINITY),
         };
         match (grid, count, steepest) {
             (Some(_), _, None) => {
@@ -237,6 +256,11 @@ impl Search {
             (None, ..) => s.next = bound,
         }
         Some(s)
+    }
+
+    /// Off any grid, with the sizes of the computations (`None`: today's Newton steps).
+    pub fn with_sizes(self, sizes: Option<ComputeSizes>) -> Search {
+        Search { sizes: sizes.filter(|_| self.grid.is_none()), ..self }
     }
 
     /// On the grid: the root is at or below `bound` steps; step to the grid step at
@@ -331,6 +355,14 @@ impl Search {
         match (self.count, self.grid) {
             (Some(c), _) => (c.first_fs(c.y0 + self.lo as u64 + 1) - 1 - self.fs0) as f64 * 0.001,
             (None, Some(g)) => self.lo * g,
+            (None, None) if self.sizes.is_some() => {
+                // x0 + Δx must not round past the float found.
+                let mut d = self.lo - self.x0;
+                while d > 0.0 && self.x0 + d > self.lo {
+                    d = d.next_down();
+                }
+                d
+            }
             (None, None) => self.lo - self.x0,
         }
     }
@@ -338,6 +370,9 @@ impl Search {
     /// Where T and its slope going down are wanted next: the step, then `between`
     /// points between the largest known below the target and the step.
     pub fn points(&self, between: usize) -> Vec<f64> {
+        if self.sizes.is_some() {
+            return self.float_points(1 + between);
+        }
         if self.grid.is_some_and(|g| g < 1.0) {
             // Per fs/B: the m edges known to hold the root (m + 1 answers, the last
             // `hi` − 1) cut in equal parts; where every step is an edge, the span's
@@ -373,12 +408,20 @@ impl Search {
     /// How many points between a step takes where no lane is spare (none where it
     /// halves a span already).
     pub fn between(&self) -> usize {
+        if self.sizes.is_some() {
+            // Its estimates and as far again (or cuts of the edges): a pass costs
+            // about as much for 4 lanes as for 2.
+            return 3;
+        }
         usize::from(self.steps >= PLAIN_STEPS && self.grid.is_none_or(|g| g >= 1.0))
     }
 
     /// Take T and its slope going down at each of `points` (from [`Search::points`]).
     pub fn step(&mut self, points: &[f64], evals: &[Eval]) {
         self.stepped();
+        if self.sizes.is_some() {
+            return self.learn(&known(points, evals));
+        }
         match self.grid {
             Some(_) => self.learn(&known(points, evals)),
             None => self.step_off_grid(points, evals),
@@ -393,7 +436,7 @@ impl Search {
     /// Whether the search learns from every point of its parameter: on a grid (whole
     /// ps, whole ps/B from x0, or fs/B), never off it (1/cpu_speed steps on floats).
     pub fn shares(&self) -> bool {
-        self.grid.is_some()
+        self.grid.is_some() || self.sizes.is_some()
     }
 
     /// Learn from points of this parameter, as (value, T, slope going down),
@@ -405,6 +448,9 @@ impl Search {
     /// may lie past a line's bound: there the answer rests on evaluated steps alone.
     /// Then aim the next step.
     pub fn learn(&mut self, known: &[(f64, f64, f64)]) {
+        if self.sizes.is_some() {
+            return self.learn_floats(known);
+        }
         let Some(g) = self.grid.filter(|_| !self.done) else { return };
         if g < 1.0 {
             for &(v, t, _) in known {
@@ -453,6 +499,102 @@ impl Search {
             return;
         }
         self.aim(bound);
+    }
+
+    /// Off any grid, with the computations' sizes: T never falls as x grows, so a
+    /// point at or below the target raises `lo`, one above lowers `hi`. Once the
+    /// bracket holds few edges, `lo` moves up to the float before the first edge
+    /// above it and `hi` down to the last edge at or below it (T is flat between
+    /// edges: neither's T changes); done when `hi` is the float after `lo`.
+    fn learn_floats(&mut self, known: &[(f64, f64, f64)]) {
+        if self.done {
+            return;
+        }
+        for &(v, t, slope) in known {
+            if t <= self.target {
+                if v > self.lo {
+                    (self.lo, self.t_lo) = (v, t);
+                }
+            } else if v < self.hi {
+                self.above = (self.hi, self.t_hi);
+                (self.hi, self.t_hi, self.slope_hi) = (v, t, slope);
+            } else if v > self.hi && v < self.above.0 {
+                self.above = (v, t);
+            }
+        }
+        let edges = self.sizes.and_then(|s| s.edges_in(self.lo, self.hi));
+        if let Some(&first) = edges.as_ref().and_then(|e| e.first()) {
+            self.hi = *edges.as_ref().and_then(|e| e.last()).expect("an edge");
+            self.lo = self.lo.max(first.next_down());
+        }
+        if self.hi <= self.lo.next_up() || edges.is_some_and(|e| e.is_empty()) || self.steps >= MAX_PIECES {
+            self.done = true;
+        }
+        if !self.hi.is_finite() && self.next <= self.lo {
+            // The first step fell short (T's stairs are under its lines): twice as far.
+            self.next = self.lo + (self.lo - self.x0).max(self.lo * f64::EPSILON);
+        }
+    }
+
+    /// Off any grid, with the computations' sizes: `n` points about the estimates of
+    /// the root (a secant through the two least points above the target, Newton's
+    /// step from the least, the chord between `lo` and `hi`), then spread through the
+    /// bracket. Where the bracket holds few edges, each estimate gives the edge above
+    /// it and the one at or below it (T is flat between them), the rest cut the edges
+    /// in equal parts; elsewhere the estimates themselves, then equal parts.
+    fn float_points(&self, n: usize) -> Vec<f64> {
+        let (lo, hi) = (self.lo, self.hi);
+        let mut estimates = Vec::new();
+        if hi.is_finite() {
+            let (v2, t2) = self.above;
+            if v2.is_finite() && t2 > self.t_hi {
+                estimates.push(hi - (self.t_hi - self.target) * (v2 - hi) / (t2 - self.t_hi));
+            }
+            if self.slope_hi > 0.0 {
+                estimates.push(hi - (self.t_hi - self.target) / self.slope_hi);
+            }
+            estimates.push(lo + (self.target - self.t_lo) * (hi - lo) / (self.t_hi - self.t_lo));
+        } else {
+            estimates.push(self.next);
+        }
+        let inside: Vec<f64> = estimates.into_iter().filter(|&x| x > lo && x < hi).collect();
+        let mut points = Vec::with_capacity(n);
+        let add = |points: &mut Vec<f64>, v: f64| {
+            if points.len() < n && !points.contains(&v) {
+                points.push(v);
+            }
+        };
+        match self.sizes.and_then(|s| s.edges_in(lo, hi)) {
+            Some(mut edges) => {
+                // The m edges strictly inside (T at `hi` is known) cut in n + 1
+                // equal parts: the stairs are too uneven for the estimates to beat
+                // that (radix: thousands of ps at one edge where sizes share it).
+                edges.retain(|&e| e < hi);
+                let m = edges.len();
+                for j in 1..=n {
+                    if let Some(i) = ((m + 1) * j / (n + 1)).checked_sub(1) {
+                        add(&mut points, edges[i]);
+                    }
+                }
+            }
+            None => {
+                // Each estimate, and as far again from `hi` (T's stairs may give
+                // half the drop a line expects).
+                for &x in &inside {
+                    add(&mut points, x);
+                    add(&mut points, (hi - 2.0 * (hi - x)).max(lo + (x - lo) / 2.0));
+                }
+                if hi.is_finite() {
+                    for j in 1..=n {
+                        add(&mut points, lo + (hi - lo) * j as f64 / (n + 1) as f64);
+                    }
+                }
+            }
+        }
+        if points.is_empty() {
+            points.push(self.next);
+        }
+        points
     }
 
     /// Newton on floats: a step landing at or below the target is the answer.

@@ -4,6 +4,7 @@
 //! are computed from that record, the same for GOAL schedules, traces and programs.
 
 pub mod batch;
+pub mod cpu_stairs;
 pub mod critical;
 pub mod curve;
 pub mod eval;
@@ -174,6 +175,13 @@ impl ExecGraph {
         let searched = |(x, e0): (&Param, &Eval)| e0.slope_up > 0.0 || steepest_of(*x).is_some_and(|s| s > 0.0);
         let counts =
             params.iter().zip(&slopes).any(|(x, e0)| per_byte(*x) && searched((x, e0))).then(|| self.byte_counts());
+        // Where 1/cpu_speed's T can rise: the computations' sizes, where few.
+        let sizes = params
+            .iter()
+            .zip(&slopes)
+            .any(|(x, e0)| *x == Param::CpuTime && searched((x, e0)))
+            .then(|| self.compute_sizes())
+            .flatten();
         // (parameter, its search for each ε; `None`: unbounded).
         let mut searches: Vec<Vec<Option<Search>>> = params
             .iter()
@@ -181,7 +189,11 @@ impl ExecGraph {
             .map(|(&x, e0)| {
                 let steepest = steepest_of(x);
                 let stairs = counts.as_ref().filter(|_| per_byte(x)).map(|c| Stairs::of(c, base, x));
-                epsilons.iter().map(|&eps| Search::start(self, base, x, e0, eps, steepest, stairs)).collect()
+                let sizes = sizes.filter(|_| x == Param::CpuTime);
+                epsilons
+                    .iter()
+                    .map(|&eps| Search::start(self, base, x, e0, eps, steepest, stairs).map(|s| s.with_sizes(sizes)))
+                    .collect()
             })
             .collect();
         let mut newton_passes = Vec::new();
