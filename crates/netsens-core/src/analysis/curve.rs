@@ -409,9 +409,9 @@ impl Search {
     /// halves a span already).
     pub fn between(&self) -> usize {
         if self.sizes.is_some() {
-            // Its estimates and as far again (or cuts of the edges): a pass costs
-            // about as much for 4 lanes as for 2.
-            return 3;
+            // Its estimate (or one cut of the edges), then a second: more lanes
+            // would take radix's rounds past one pass of 24.
+            return usize::from(self.steps >= PLAIN_STEPS);
         }
         usize::from(self.steps >= PLAIN_STEPS && self.grid.is_none_or(|g| g >= 1.0))
     }
