@@ -1060,3 +1060,34 @@ fn cpu_tolerances_are_the_last_float_at_or_below_the_target() {
         }
     }
 }
+
+/// An exchange whose computations have one size c = 1000 ns: at 1/cpu_speed t each
+/// costs y = round(c·t) ps, and T = T0 + n·(y − c) with n computations on the path
+/// (n = ∂T/∂t / c), so the target allows y* = c + ⌊ε·T0 / n⌋ and the tolerance is
+/// the float before the least t with c·t ≥ y* + 0.5 (by hand, as a float: within a
+/// float's error of (y* + 0.5)/c − 1). The CPU's search, whose first step lands on
+/// the line, takes no more rounds than the other parameters' (3, as before it).
+#[test]
+fn one_computation_sizes_cpu_tolerance_is_the_hand_derived_float() {
+    let s = netsens_core::schedule::patterns::ring_exchange(16, 40, 64, 1000 * NS).unwrap();
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let g = record(&s, &p);
+    let base = Point::of(&p);
+    let a = g.analyze(&base, &Param::all(&p), &EPSILONS);
+    assert!(a.newton_passes.len() <= 3, "{:?}", a.newton_passes);
+    let cpu = a.params.iter().find(|ps| ps.param == Param::CpuTime).unwrap();
+    let c = (1000 * NS) as f64;
+    let n = (cpu.slope.slope_up / c).round();
+    assert_eq!(n * c, cpu.slope.slope_up, "whole computations on the path");
+    let mut times = Vec::new();
+    for &(eps, dx) in &cpu.tolerances {
+        let dx = dx.expect("bounded");
+        let y = c + (eps * a.makespan / n).floor();
+        let by_hand = (y + 0.5) / c - 1.0;
+        assert!((dx - by_hand).abs() < 1e-12, "ε={eps}: {dx} against {by_hand}");
+        let target = (1.0 + eps) * a.makespan;
+        let x = 1.0 + dx;
+        assert!(g.makespan(&base.with(Param::CpuTime, x), &mut times) <= target);
+        assert!(g.makespan(&base.with(Param::CpuTime, x.next_up()), &mut times) > target);
+    }
+}

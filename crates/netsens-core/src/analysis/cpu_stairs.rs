@@ -68,6 +68,11 @@ impl ComputeSizes {
         self.sizes[..self.len].iter().copied()
     }
 
+    /// The smallest size (ps; infinite where there is none).
+    pub fn smallest(&self) -> f64 {
+        self.iter().fold(f64::INFINITY, f64::min)
+    }
+
     /// The least float t with a price of c ps above `k` ps (fl(c·t) ≥ k + 0.5).
     fn edge(c: f64, k: f64) -> f64 {
         let mut t = (k + 0.5) / c;

@@ -148,7 +148,8 @@ pub(crate) struct Search {
     steps: usize,
     /// Off any grid: the sizes of the computations, where few (their edges bracket
     /// the root); with T at `lo`, T and its slope going down at `hi`, and the next
-    /// point known above the target (value, T) for a secant.
+    /// point known above the target (value, T) for a secant (T infinite: not
+    /// evaluated, `hi` a bound).
     sizes: Option<ComputeSizes>,
     t_lo: f64,
     t_hi: f64,
@@ -259,8 +260,19 @@ impl Search {
     }
 
     /// Off any grid, with the sizes of the computations (`None`: today's Newton steps).
+    ///
+    /// The first step's line (the tangent at x0, or the steepest path's from 0) is
+    /// below the continuous T; the rounded T is below that by at most half a ps a
+    /// computation on the path, each under 1/(smallest size) of x per ps of slope and
+    /// as much again for the first step's own rounding: the root is at most the first
+    /// step plus 2/(smallest size), and every float above it is above the target.
     pub fn with_sizes(self, sizes: Option<ComputeSizes>) -> Search {
-        Search { sizes: sizes.filter(|_| self.grid.is_none()), ..self }
+        let sizes = sizes.filter(|_| self.grid.is_none());
+        let hi = match sizes.map(|s| self.next + 2.0 / s.smallest()) {
+            Some(cap) if cap.is_finite() && cap > self.lo => cap.next_up(),
+            _ => self.hi,
+        };
+        Search { sizes, hi, ..self }
     }
 
     /// On the grid: the root is at or below `bound` steps; step to the grid step at
@@ -545,9 +557,9 @@ impl Search {
     fn float_points(&self, n: usize) -> Vec<f64> {
         let (lo, hi) = (self.lo, self.hi);
         let mut estimates = Vec::new();
-        if hi.is_finite() {
+        if self.t_hi.is_finite() {
             let (v2, t2) = self.above;
-            if v2.is_finite() && t2 > self.t_hi {
+            if t2.is_finite() && t2 > self.t_hi {
                 estimates.push(hi - (self.t_hi - self.target) * (v2 - hi) / (t2 - self.t_hi));
             }
             if self.slope_hi > 0.0 {
