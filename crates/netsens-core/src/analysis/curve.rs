@@ -261,14 +261,16 @@ impl Search {
 
     /// Off any grid, with the sizes of the computations (`None`: today's Newton steps).
     ///
-    /// The first step's line (the tangent at x0, or the steepest path's from 0) is
-    /// below the continuous T; the rounded T is below that by at most half a ps a
-    /// computation on the path, each under 1/(smallest size) of x per ps of slope and
-    /// as much again for the first step's own rounding: the root is at most the first
-    /// step plus 2/(smallest size), and every float above it is above the target.
+    /// The first step is where the line of a path P through T0 at x0 (with slope s,
+    /// n computations) meets the target. Each of P's prices is within half a ps of
+    /// c·x, so T(x) ≥ P(x) ≥ T0 + s·(x − x0) − n, and the root is at most the first
+    /// step plus n/s ≤ 1/(smallest size) (from a flat x0, P's constant is ≥ 0: the
+    /// same): every float above that (and a hair for the floats' error) is above the
+    /// target. With one computation size the bracket then holds one edge, its answer.
     pub fn with_sizes(self, sizes: Option<ComputeSizes>) -> Search {
         let sizes = sizes.filter(|_| self.grid.is_none());
-        let hi = match sizes.map(|s| self.next + 2.0 / s.smallest()) {
+        let cap = |s: ComputeSizes| self.next + (1.0 + 1e-9) / s.smallest() + 4.0 * f64::EPSILON * self.next;
+        let hi = match sizes.map(cap) {
             Some(cap) if cap.is_finite() && cap > self.lo => cap.next_up(),
             _ => self.hi,
         };
