@@ -653,15 +653,7 @@ impl ExecGraph {
     fn base_pass_lanes<const N: usize>(&self, slots: &Slots, lanes: &[Lane], out: &mut AtBase, choose: bool) {
         let noisy = !self.extra.is_empty();
         let terms = Terms::<N>::new(lanes);
-        let base = &lanes[0].point;
-        // Each kind and level's price at the base, and whether it is whole ps per byte.
-        let prices: Vec<(Price, bool)> = (0..KINDS * 2)
-            .map(|i| {
-                let (k, level) = (i as u8 / 2, i % 2);
-                let price = Price::of(k, &base.levels[level], base);
-                (price, price.whole(k))
-            })
-            .collect();
+        let prices = BasePrices::of(&lanes[0].point);
         let zero = [0.0; N];
         let count = slots.count.max(1);
         let mut times = vec![0.0f64; count];
@@ -691,20 +683,11 @@ impl ExecGraph {
             if choose {
                 out.choices.push(v, chosen);
             }
-            let k = self.nodes.kind(v);
-            if k != kind::ZERO || noisy {
-                let i = self.price_index(v);
-                let (price, whole) = &prices[i];
+            if self.nodes.kind(v) != kind::ZERO || noisy {
+                // Prices, noise and times are whole ps (below 2^53): the sums are exact.
+                t += prices.cost(self, v, noisy);
                 let b = self.nodes.bytes(v) as f64;
-                t += if *whole && k != kind::COMPUTE {
-                    price.fixed + max(b * price.per_byte, b * price.or_per_byte)
-                } else {
-                    price.cost(k, b)
-                };
-                if noisy {
-                    t += self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64;
-                }
-                let c = &terms.of[i];
+                let c = &terms.of[self.price_index(v)];
                 for l in 0..N {
                     d[l] += c.down_fixed[l] + b * c.down_per_byte[l];
                     u[l] += c.up_fixed[l] + b * c.up_per_byte[l];

@@ -173,15 +173,11 @@ impl ExecGraph {
         // prices, scanned once where some per-byte cost has a tolerance to search.
         let per_byte = |x: Param| x.grid().is_some_and(|g| g < 1.0);
         let searched = |(x, e0): (&Param, &Eval)| e0.slope_up > 0.0 || steepest_of(*x).is_some_and(|s| s > 0.0);
-        let counts =
-            params.iter().zip(&slopes).any(|(x, e0)| per_byte(*x) && searched((x, e0))).then(|| self.byte_counts());
+        let any_searched =
+            |of: &dyn Fn(Param) -> bool| params.iter().zip(&slopes).any(|(x, e0)| of(*x) && searched((x, e0)));
+        let counts = any_searched(&per_byte).then(|| self.byte_counts());
         // Where 1/cpu_speed's T can rise: the computations' sizes, where few.
-        let sizes = params
-            .iter()
-            .zip(&slopes)
-            .any(|(x, e0)| *x == Param::CpuTime && searched((x, e0)))
-            .then(|| self.compute_sizes())
-            .flatten();
+        let sizes = any_searched(&|x| x == Param::CpuTime).then(|| self.compute_sizes()).flatten();
         // (parameter, its search for each ε; `None`: unbounded).
         let mut searches: Vec<Vec<Option<Search>>> = params
             .iter()
