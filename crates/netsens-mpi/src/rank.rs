@@ -4,10 +4,11 @@
 //! poll. Waiting loops MPI_Test, serving one-sided requests between tests and
 //! yielding the CPU, so that more ranks than cores still progress.
 //!
-//! A receive is matched lazily, in the order the program posted its receives: each
-//! pending receive probes its communicator (MPI_Iprobe for its source and tag) and,
-//! when a message is there, posts the MPI_Irecv of exactly that message (its source,
-//! tag and size), so no receive needs to know a size in advance.
+//! A receive is matched lazily: a probe for any message on the communicator
+//! (MPI_Iprobe) finds what has arrived, the first pending receive in posting order that
+//! the message matches posts the MPI_Irecv of exactly that message (its source, tag and
+//! size), so no receive needs to know a size in advance; and a rank with many receives
+//! pending makes one probe, not one per receive ([`match_arrived`]).
 
 use crate::comms::Comms;
 use crate::disks::{self, Disks};
@@ -188,17 +189,7 @@ impl MpiRank {
         let mut s = self.state.borrow_mut();
         let s = &mut *s;
         s.one_sided.progress();
-        let ops = &mut s.ops;
-        s.unmatched.retain(|&id| {
-            let Some(Op::Recv { comm, src, tag, posted }) = ops[id as usize].as_mut() else { return false };
-            match transport::probe(*comm, *src, *tag) {
-                Some(env) => {
-                    *posted = Some(Transfer::recv(*comm, env.source, env.tag, env.len));
-                    false
-                }
-                None => true,
-            }
-        });
+        match_arrived(&mut s.ops, &mut s.unmatched);
     }
 
     /// Whether op `id` has completed.
@@ -283,6 +274,66 @@ impl MpiRank {
                 return false;
             }
             std::thread::yield_now();
+        }
+    }
+}
+
+/// Posts the MPI_Irecv of every message that has arrived for a pending receive.
+///
+/// One probe for any message per communicator comes first, so a rank with many
+/// receives pending and nothing arrived makes one unsuccessful probe, not one per
+/// receive (before each send it starts, such probes were most of a polling program's
+/// time in MPI). A message found goes to the first pending receive, in posting order,
+/// whose source and tag it matches, as MPI matches a message to posted receives. A
+/// message that no pending receive matches (sent for a receive not yet posted) hides
+/// the ones behind it from the wildcard probe: then every pending receive of that
+/// communicator probes for its own message.
+fn match_arrived(ops: &mut [Option<Op>], unmatched: &mut Vec<u32>) {
+    let (any_source, any_tag) = (transport::any_source(), transport::any_tag());
+    let recv_on = |ops: &[Option<Op>], id: u32| match ops[id as usize] {
+        Some(Op::Recv { comm, src, tag, .. }) => Some((comm, src, tag)),
+        _ => None,
+    };
+    let mut comms: Vec<RawComm> = Vec::new();
+    for &id in unmatched.iter() {
+        if let Some((comm, ..)) = recv_on(ops, id) {
+            if !comms.contains(&comm) {
+                comms.push(comm);
+            }
+        }
+    }
+    for comm in comms {
+        let mut hidden = false;
+        while let Some(env) = transport::probe(comm, any_source, any_tag) {
+            let first = unmatched.iter().position(|&id| {
+                recv_on(ops, id).is_some_and(|(c, src, tag)| {
+                    c == comm && (src == any_source || src == env.source) && (tag == any_tag || tag == env.tag)
+                })
+            });
+            let Some(i) = first else {
+                hidden = true;
+                break;
+            };
+            let id = unmatched.remove(i);
+            if let Some(Op::Recv { posted, .. }) = ops[id as usize].as_mut() {
+                // Posted with the message's own envelope, it takes that message now.
+                *posted = Some(Transfer::recv(comm, env.source, env.tag, env.len));
+            }
+        }
+        if hidden {
+            unmatched.retain(|&id| {
+                let Some(Op::Recv { comm: c, src, tag, posted }) = ops[id as usize].as_mut() else { return false };
+                if *c != comm {
+                    return true;
+                }
+                match transport::probe(*c, *src, *tag) {
+                    Some(env) => {
+                        *posted = Some(Transfer::recv(*c, env.source, env.tag, env.len));
+                        false
+                    }
+                    None => true,
+                }
+            });
         }
     }
 }
