@@ -7,6 +7,7 @@
 pub mod calibrate;
 mod comms;
 mod disks;
+mod matching;
 mod one_sided;
 mod rank;
 mod transport;

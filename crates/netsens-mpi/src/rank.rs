@@ -4,14 +4,13 @@
 //! poll. Waiting loops MPI_Test, serving one-sided requests between tests and
 //! yielding the CPU, so that more ranks than cores still progress.
 //!
-//! A receive is matched lazily: a probe for any message on the communicator
-//! (MPI_Iprobe) finds what has arrived, the first pending receive in posting order that
-//! the message matches posts the MPI_Irecv of exactly that message (its source, tag and
-//! size), so no receive needs to know a size in advance; and a rank with many receives
-//! pending makes one probe, not one per receive ([`match_arrived`]).
+//! A receive is matched lazily: once its message has arrived, it posts the MPI_Irecv of
+//! exactly that message (its source, tag and size), so no receive needs to know a size
+//! in advance ([`crate::matching`]: one probe finds what has arrived).
 
 use crate::comms::Comms;
 use crate::disks::{self, Disks};
+use crate::matching::{match_arrived, Pattern, Wildcards};
 use crate::one_sided::OneSided;
 use crate::transport::{self, RawComm, Transfer};
 use mpi::topology::SimpleCommunicator;
@@ -31,9 +30,6 @@ enum Op {
     Send(Transfer),
     /// A receive; `posted` once its message was found and its MPI_Irecv started.
     Recv {
-        comm: RawComm,
-        src: i32,
-        tag: i32,
         posted: Option<Transfer>,
     },
     Put {
@@ -80,7 +76,7 @@ struct State {
     ops: Vec<Option<Op>>,
     free: Vec<u32>,
     /// Receives not yet matched, in the order the program posted them.
-    unmatched: Vec<u32>,
+    unmatched: Vec<(u32, Pattern<RawComm>)>,
     disks: Option<Disks>,
     /// First disk error (the request completes at once; the run then fails).
     pub disk_error: Option<String>,
@@ -189,7 +185,13 @@ impl MpiRank {
         let mut s = self.state.borrow_mut();
         let s = &mut *s;
         s.one_sided.progress();
-        match_arrived(&mut s.ops, &mut s.unmatched);
+        let ops = &mut s.ops;
+        let wild = Wildcards { any_source: transport::any_source(), any_tag: transport::any_tag() };
+        match_arrived(&mut s.unmatched, wild, transport::probe, |id, comm, env| {
+            if let Some(Op::Recv { posted }) = ops[id as usize].as_mut() {
+                *posted = Some(Transfer::recv(comm, env.source, env.tag, env.len));
+            }
+        });
     }
 
     /// Whether op `id` has completed.
@@ -278,66 +280,6 @@ impl MpiRank {
     }
 }
 
-/// Posts the MPI_Irecv of every message that has arrived for a pending receive.
-///
-/// One probe for any message per communicator comes first, so a rank with many
-/// receives pending and nothing arrived makes one unsuccessful probe, not one per
-/// receive (before each send it starts, such probes were most of a polling program's
-/// time in MPI). A message found goes to the first pending receive, in posting order,
-/// whose source and tag it matches, as MPI matches a message to posted receives. A
-/// message that no pending receive matches (sent for a receive not yet posted) hides
-/// the ones behind it from the wildcard probe: then every pending receive of that
-/// communicator probes for its own message.
-fn match_arrived(ops: &mut [Option<Op>], unmatched: &mut Vec<u32>) {
-    let (any_source, any_tag) = (transport::any_source(), transport::any_tag());
-    let recv_on = |ops: &[Option<Op>], id: u32| match ops[id as usize] {
-        Some(Op::Recv { comm, src, tag, .. }) => Some((comm, src, tag)),
-        _ => None,
-    };
-    let mut comms: Vec<RawComm> = Vec::new();
-    for &id in unmatched.iter() {
-        if let Some((comm, ..)) = recv_on(ops, id) {
-            if !comms.contains(&comm) {
-                comms.push(comm);
-            }
-        }
-    }
-    for comm in comms {
-        let mut hidden = false;
-        while let Some(env) = transport::probe(comm, any_source, any_tag) {
-            let first = unmatched.iter().position(|&id| {
-                recv_on(ops, id).is_some_and(|(c, src, tag)| {
-                    c == comm && (src == any_source || src == env.source) && (tag == any_tag || tag == env.tag)
-                })
-            });
-            let Some(i) = first else {
-                hidden = true;
-                break;
-            };
-            let id = unmatched.remove(i);
-            if let Some(Op::Recv { posted, .. }) = ops[id as usize].as_mut() {
-                // Posted with the message's own envelope, it takes that message now.
-                *posted = Some(Transfer::recv(comm, env.source, env.tag, env.len));
-            }
-        }
-        if hidden {
-            unmatched.retain(|&id| {
-                let Some(Op::Recv { comm: c, src, tag, posted }) = ops[id as usize].as_mut() else { return false };
-                if *c != comm {
-                    return true;
-                }
-                match transport::probe(*c, *src, *tag) {
-                    Some(env) => {
-                        *posted = Some(Transfer::recv(*c, env.source, env.tag, env.len));
-                        false
-                    }
-                    None => true,
-                }
-            });
-        }
-    }
-}
-
 fn close_phase(s: &mut State, now: Time, compute: Time) {
     if let Some((name, t0, c0)) = s.open.take() {
         let acc = s.phases.entry(name).or_default();
@@ -381,8 +323,8 @@ impl Rank for MpiRank {
         let raw = self.state.borrow().comms.raw(comm);
         let src = if src == ANY_SOURCE { transport::any_source() } else { src };
         let tag = if tag == ANY_TAG { transport::any_tag() } else { tag };
-        let req = self.add_op(Op::Recv { comm: raw, src, tag, posted: None });
-        self.state.borrow_mut().unmatched.push(req.id());
+        let req = self.add_op(Op::Recv { posted: None });
+        self.state.borrow_mut().unmatched.push((req.id(), Pattern { comm: raw, src, tag }));
         req
     }
 

@@ -12,7 +12,8 @@
 //! polls that found nothing and ends in a call that starts something new (a send, a
 //! receive posted without a probe, a collective) was no wait. The rank looked and went
 //! on with its own work, as a program does that checks for messages between its sends
-//! (the suite's MPI backend probes every pending receive before each send it starts).
+//! (the suite's MPI backend probed every pending receive before each send it started,
+//! until it learnt to probe once for any message).
 //! That run's polls and the gaps between them are then the rank's own time, charged as
 //! compute when the run ends, less the tracer's cost inside each poll where it is
 //! given. A run that ends in what it polled for (a test that completes a request, a
