@@ -27,7 +27,10 @@
 # median is the slower of two warm runs: mg at 8 ranks replayed 10.82 ms where its other
 # warm run gave 9.55); em3d-write stays one run (three would pass the 64 MiB that
 # comes back). The calibrations record o_s_stream and o_r_stream (the streaming
-# overheads) beside the ping-pong's o_s and o_r.
+# overheads) beside the ping-pong's o_s and o_r. DEVKIT_TRACES=0 skips the traces (more
+# live rounds in a device job: set E ran `DEVKIT_INSTALL=0 DEVKIT_TRACES=0
+# DEVKIT_ROUNDS=1 bash fidelity16-kit/run.sh` in turns with a kit of another commit's
+# netsens-mpi-run, to compare two backends on one machine).
 #
 # Time on 16 free cores: the kit's budget (DEVKIT_BUDGET_S, 280 s) plus packing, about
 # 5 to 6 minutes in all; give the device command 540 s.
@@ -58,6 +61,9 @@ EOF
   local warm='$( [[ " ${DEVKIT_WARM_APPS:-radb mg ft} " == *" $app "* ]] \&\& echo --repeat "${DEVKIT_TRACE_REPEAT:-5}" )'
   sed -i "s|--out \"\$t/live\"\$|--out \"\$t/live\" $warm|" "$KIT/run.sh"
   grep -q 'DEVKIT_WARM_APPS' "$KIT/run.sh" || { echo "error: run.sh's trace step was not found" >&2; exit 2; }
+  # DEVKIT_TRACES=0: live jobs and calibrations only (more live rounds in less time).
+  sed -i 's|^  for R in \$RANKS_LIST; do trace_all "\$R"; done|  [[ ${DEVKIT_TRACES:-1} == 1 ]] \&\& for R in $RANKS_LIST; do trace_all "$R"; done|' "$KIT/run.sh"
+  grep -q 'DEVKIT_TRACES' "$KIT/run.sh" || { echo "error: run.sh's trace loop was not found" >&2; exit 2; }
   # The kit's analysis imports the module by its place before python/netsens was split.
   sed -i 's/from netsens.validate import/from netsens.live.validate import/' "$KIT/analyze.py"
   NETSENS_MAIN=$ROOT bash "$KIT/build_bundle.sh"
