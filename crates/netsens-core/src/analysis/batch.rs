@@ -13,8 +13,10 @@ use super::graph::{kind, ExecGraph};
 use super::params::{Param, Point};
 use rustc_hash::FxHashMap as HashMap;
 
-/// Points evaluated together in one pass.
-pub const LANES: usize = 24;
+/// Points evaluated together in one pass at most. More is dearer than two passes:
+/// on radix's record a pass of 24 lanes with slopes took 1.5 to 2.5 times one of 16
+/// (its values no longer fit the vector registers), where 16 took 1.3 times 8.
+pub const LANES: usize = 16;
 
 /// The lanes a pass of `n` points carries (a pass costs by its lanes): what
 /// [`by_width!`] picks for `n` up to [`LANES`], passes of [`LANES`] beyond.
@@ -26,8 +28,7 @@ pub fn width(n: usize) -> usize {
         3 | 4 => 4,
         5..=8 => 8,
         9..=12 => 12,
-        13..=16 => 16,
-        _ => LANES,
+        _ => 16,
     };
     n / LANES * LANES + rest
 }
@@ -41,8 +42,7 @@ macro_rules! by_width {
             3 | 4 => $self.$f::<4>($($arg),*),
             5..=8 => $self.$f::<8>($($arg),*),
             9..=12 => $self.$f::<12>($($arg),*),
-            13..=16 => $self.$f::<16>($($arg),*),
-            _ => $self.$f::<LANES>($($arg),*),
+            _ => $self.$f::<16>($($arg),*),
         }
     };
 }

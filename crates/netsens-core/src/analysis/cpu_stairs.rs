@@ -73,6 +73,14 @@ impl ComputeSizes {
         self.iter().fold(f64::INFINITY, f64::min)
     }
 
+    /// Whether the price of some size but the largest (the one with the most edges)
+    /// rises at `t` from the float below: a coarse edge (see `stairs::cut_edges`).
+    pub fn coarse(&self, t: f64) -> bool {
+        let largest = self.iter().fold(0.0, f64::max);
+        let below = t.next_down();
+        self.iter().filter(|&c| c != largest).any(|c| compute_time(c, t) > compute_time(c, below))
+    }
+
     /// The least float t with a price of c ps above `k` ps (fl(c·t) ≥ k + 0.5).
     fn edge(c: f64, k: f64) -> f64 {
         let mut t = (k + 0.5) / c;

@@ -10,7 +10,7 @@ use super::cpu_stairs::ComputeSizes;
 use super::eval::{Buffers, Eval};
 use super::graph::ExecGraph;
 use super::params::{Param, Point};
-use super::stairs::Stairs;
+use super::stairs::{any_coarse, cut_edges, Stairs};
 
 /// The curve's corners, and the ends of the range, as (x, T in ps), x increasing.
 pub type Curve = Vec<(f64, f64)>;
@@ -97,21 +97,25 @@ impl ExecGraph {
 /// the root is at or below. On a grid of whole ps every step is taken at the grid
 /// step at or below that bound, where T is a whole number of ps and compared with the
 /// target exactly: a step found at or below the target is the answer (the next grid
-/// step is past the bound). Where the root is many pieces away, steps also try points
-/// between the largest grid step known below the target and the next step (spare
-/// lanes of a pass carry them at no cost); the search steps on from the lowest one
-/// above it. A per-byte cost (on the engine's fs/B grid) whose nodes all have one
+/// step is past the bound). T is also at most the chord between two steps evaluated
+/// either side of the target, so the last step where that chord is at or below it
+/// is known to be too, without a pass: the bracket closes from both ends. Where the
+/// root is many pieces away, steps also try points between the largest grid step
+/// known below the target and the next step (spare lanes of a pass carry them at no
+/// cost); the search steps on from the lowest one above it. A per-byte cost (on the engine's fs/B grid) whose nodes all have one
 /// byte count is searched as above on whole ps of their price ([`Count`]); another in
 /// two stages: first as above on whole ps/B from x0, where T is exactly a maximum of
 /// lines (a whole number of ps per byte more adds whole ps to every rounded product),
-/// which leaves the root within one ps/B; then by halving that span of 1000 fs/B,
+/// which leaves the root within one ps/B; then by cutting that span of 1000 fs/B,
 /// where T is only a staircase near the lines (see [`Search::learn`]), on its stair
-/// edges alone (see [`Stairs`]: T is flat between them). A parameter off any grid
+/// edges alone (see [`Stairs`]: T is flat between them), the smaller byte counts'
+/// edges first, each with the edge before it ([`cut_edges`]). A parameter off any grid
 /// (1/cpu_speed) steps on floats until Newton lands; where the program's computations
 /// have few sizes, it instead brackets the root between floats evaluated (from every
 /// search of it), steps by secants, Newton and the bracket's chord, and once the
 /// bracket holds few stair edges of the computations' prices ([`ComputeSizes`]) tries
-/// the edges alone, down to the float just below the first edge above the target.
+/// the edges alone (the smaller sizes' first, as per byte), down to the float just
+/// below the first edge above the target.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Search {
     pub x0: f64,
@@ -155,6 +159,11 @@ pub(crate) struct Search {
     t_hi: f64,
     slope_hi: f64,
     above: (f64, f64),
+    /// On a grid where T is a maximum of lines: the largest step evaluated at or
+    /// below the target and the least above it, with T there (their chord bounds
+    /// the root from below).
+    below_at: (f64, f64),
+    above_at: (f64, f64),
 }
 
 /// A per-byte cost whose nodes all have one byte count b: at x fs/B each costs its
@@ -244,6 +253,8 @@ impl Search {
             t_hi: f64::INFINITY,
             slope_hi: 0.0,
             above: (f64::INFINITY, f64::INFINITY),
+            below_at: (0.0, e0.makespan),
+            above_at: (f64::INFINITY, f64::INFINITY),
         };
         match (grid, count, steepest) {
             (Some(_), _, None) => {
@@ -319,6 +330,11 @@ impl Search {
         self.done = self.hi <= self.lo + 1.0;
     }
 
+    /// Whether step `u` is an edge of a smaller count (see [`cut_edges`]).
+    fn coarse_fs(&self, u: f64) -> bool {
+        self.stairs.coarse(self.fs0 + u as u64)
+    }
+
     /// On the fs/B grid: the edges strictly between `lo` and `hi`, where T is not known.
     fn edges_between(&self) -> Vec<f64> {
         (self.lo as u64 + 1..self.hi as u64).map(|u| u as f64).filter(|&u| self.rises(u)).collect()
@@ -389,14 +405,10 @@ impl Search {
         }
         if self.grid.is_some_and(|g| g < 1.0) {
             // Per fs/B: the m edges known to hold the root (m + 1 answers, the last
-            // `hi` − 1) cut in equal parts; where every step is an edge, the span's
-            // steps lo + ⌊span·j / (n + 1)⌋.
+            // `hi` − 1), the smaller counts' first; where every step is an edge, the
+            // span's steps lo + ⌊span·j / (n + 1)⌋.
             let edges = self.edges_between();
-            let (n, m) = (between + 1, edges.len());
-            let mut points: Vec<f64> =
-                (1..=n).filter_map(|j| ((m + 1) * j / (n + 1)).checked_sub(1).map(|i| edges[i])).collect();
-            points.dedup();
-            return points.into_iter().map(|u| self.value(u)).collect();
+            return cut_edges(&edges, |u| self.coarse_fs(u), between + 1).into_iter().map(|u| self.value(u)).collect();
         }
         let mut points = vec![self.value(self.next)];
         let (lo, span) = (self.lo, self.next - self.lo);
@@ -413,19 +425,31 @@ impl Search {
         points
     }
 
-    /// Whether its points need T's slope going down: not where it halves a span per
-    /// fs/B (learning from T alone).
+    /// Whether its points need T's slope going down: not where it cuts stair edges
+    /// (per fs/B, or of the computations' prices: learning from T alone).
     pub fn wants_slopes(&self) -> bool {
+        if self.on_cpu_edges() {
+            return false;
+        }
         self.grid.is_none_or(|g| g >= 1.0)
+    }
+
+    /// Off any grid, with few edges in the bracket: the search cuts edges (T alone).
+    fn on_cpu_edges(&self) -> bool {
+        self.sizes.is_some_and(|s| s.edges_in(self.lo, self.hi).is_some())
     }
 
     /// How many points between a step takes where no lane is spare (none where it
     /// halves a span already).
     pub fn between(&self) -> usize {
         if self.sizes.is_some() {
-            // Its estimate (or one cut of the edges), then a second: more lanes
-            // would take radix's rounds past one pass of 24.
+            // Its estimate (or a cut of the edges with the edge before it), then a
+            // second: more lanes would take radix's rounds past one pass.
             return usize::from(self.steps >= PLAIN_STEPS);
+        }
+        if self.grid.is_some_and(|g| g < 1.0) {
+            // A smaller count's edge and the edge before it, where the span has one.
+            return usize::from(any_coarse(&self.edges_between(), |u| self.coarse_fs(u)));
         }
         usize::from(self.steps >= PLAIN_STEPS && self.grid.is_none_or(|g| g >= 1.0))
     }
@@ -484,8 +508,14 @@ impl Search {
         for (k, t, slope) in on_grid {
             if t <= self.whole_target {
                 self.lo = self.lo.max(k);
+                if k > self.below_at.0 {
+                    self.below_at = (k, t);
+                }
             } else {
                 self.hi = self.hi.min(k);
+                if k < self.above_at.0 {
+                    self.above_at = (k, t);
+                }
                 if slope > 0.0 {
                     // The line of T's piece left of k reaches the target at this bound.
                     bound = bound.min(k - (t - self.whole_target) / self.per_step(slope));
@@ -507,12 +537,29 @@ impl Search {
                 }
             }
         }
+        self.lo = self.lo.max(self.chord());
         if self.hi <= self.lo + 1.0 || self.steps >= MAX_PIECES {
             self.done = true;
             self.refine();
             return;
         }
         self.aim(bound);
+    }
+
+    /// On a grid where T is a maximum of lines (convex): T is at most the chord
+    /// between two steps evaluated, so the last step where that chord is at or below
+    /// the target is too (no pass needed to know it). In integers: T, the target and
+    /// the steps are whole (below 2^53), their products below 2^106.
+    fn chord(&self) -> f64 {
+        let ((a, ta), (b, tb)) = (self.below_at, self.above_at);
+        if !b.is_finite() || tb <= ta || b <= a + 1.0 {
+            return a;
+        }
+        let (ta, tb, w) = (ta as i128, tb as i128, self.whole_target as i128);
+        let span = (b - a) as i128;
+        // The largest d with ta·span + (tb − ta)·d ≤ w·span.
+        let d = (w - ta) * span / (tb - ta);
+        a + d.clamp(0, span - 1) as f64
     }
 
     /// Off any grid, with the computations' sizes: T never falls as x grows, so a
@@ -580,15 +627,13 @@ impl Search {
         };
         match self.sizes.and_then(|s| s.edges_in(lo, hi)) {
             Some(mut edges) => {
-                // The m edges strictly inside (T at `hi` is known) cut in n + 1
-                // equal parts: the stairs are too uneven for the estimates to beat
-                // that (radix: thousands of ps at one edge where sizes share it).
+                // The edges strictly inside (T at `hi` is known), the smaller sizes'
+                // first: the stairs are too uneven for the estimates to beat that
+                // (radix: thousands of ps at one edge where sizes share it).
                 edges.retain(|&e| e < hi);
-                let m = edges.len();
-                for j in 1..=n {
-                    if let Some(i) = ((m + 1) * j / (n + 1)).checked_sub(1) {
-                        add(&mut points, edges[i]);
-                    }
+                let sizes = self.sizes.expect("with sizes");
+                for p in cut_edges(&edges, |e| sizes.coarse(e), n) {
+                    add(&mut points, p);
                 }
             }
             None => {

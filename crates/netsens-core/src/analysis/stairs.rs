@@ -92,6 +92,9 @@ impl ExecGraph {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stairs {
     edges: Residues,
+    /// The edges of every count but the largest (the fewest a period): where many
+    /// nodes step together, T's tall steps (see [`cut_edges`]).
+    coarse: Residues,
     /// The one byte count (1 to 999) of every node the parameter prices, if they
     /// have one: then T depends on the parameter only through that count's price.
     pub count: Option<u64>,
@@ -100,7 +103,7 @@ pub struct Stairs {
 impl Stairs {
     /// Every fs/B an edge: T may rise at any (what a search assumes without counts).
     pub fn every() -> Stairs {
-        Stairs { edges: Residues::every(), count: None }
+        Stairs { edges: Residues::every(), coarse: Residues::NONE, count: None }
     }
 
     /// The edges of the prices that parameter `x` sets per byte at `base`'s other
@@ -118,17 +121,22 @@ impl Stairs {
                 bytes.union(&counts.under[i]);
             }
         }
-        let mut edges = Residues::NONE;
+        let (mut edges, mut coarse) = (Residues::NONE, Residues::NONE);
         let mut counts = bytes.iter().filter(|&b| b > 0);
         let count = counts.next().filter(|_| counts.next().is_none());
+        let largest = bytes.iter().filter(|&b| b > 0).last();
         for b in bytes.iter().filter(|&b| b > 0) {
             // b·r + 500 reaches 1000·m at r = ⌈(1000·m − 500) / b⌉, for m = 1..=b
             // in one period (r in 1..=1000; 1000 is residue 0).
             for m in 1..=b {
-                edges.insert((PERIOD * m - 500).div_ceil(b) % PERIOD);
+                let r = (PERIOD * m - 500).div_ceil(b) % PERIOD;
+                edges.insert(r);
+                if Some(b) != largest {
+                    coarse.insert(r);
+                }
             }
         }
-        Stairs { edges, count }
+        Stairs { edges, coarse, count }
     }
 
     /// Whether some price rises from `fs − 1` to `fs` fs/B.
@@ -136,10 +144,57 @@ impl Stairs {
         self.edges.contains(fs % PERIOD)
     }
 
+    /// Whether some count but the largest rises from `fs − 1` to `fs` fs/B.
+    pub fn coarse(&self, fs: u64) -> bool {
+        self.coarse.contains(fs % PERIOD)
+    }
+
     /// How many edges a period has.
     pub fn per_period(&self) -> usize {
         self.edges.iter().count()
     }
+}
+
+/// Up to `n` points among `edges` (increasing, strictly inside a bracket that holds
+/// the root), where T is a staircase that rises only at them: cut in equal parts
+/// where no edge is `coarse`; else each of ⌊n / 2⌋ cuts of the coarse edges with the
+/// edge just before it (T just below the step), and any odd point an equal cut of
+/// all. Coarse edges are those of the smaller byte counts or computation sizes:
+/// where a program has many small messages (or computations) of one size, they step
+/// together, by far the tallest stairs, and a root lies just below one of them more
+/// often than not (every tolerance of radix's G, O and two of its CPU's): the pair
+/// then shows it in one round. Any answer is still found: every point is an edge
+/// strictly inside the bracket, so each round narrows it.
+pub(crate) fn cut_edges(edges: &[f64], coarse: impl Fn(f64) -> bool, n: usize) -> Vec<f64> {
+    let m = edges.len();
+    let equal = |k: usize, points: &mut Vec<f64>| {
+        for j in 1..=k {
+            if let Some(i) = ((m + 1) * j / (k + 1)).checked_sub(1) {
+                points.push(edges[i]);
+            }
+        }
+    };
+    let big: Vec<usize> = (0..m).filter(|&i| coarse(edges[i])).collect();
+    let mut points = Vec::with_capacity(n.max(2));
+    if big.is_empty() || n < 2 {
+        equal(n, &mut points);
+    } else {
+        let pairs = n / 2;
+        for j in 1..=pairs {
+            let i = big[((big.len() + 1) * j / (pairs + 1)).max(1) - 1];
+            points.extend(i.checked_sub(1).map(|p| edges[p]));
+            points.push(edges[i]);
+        }
+        equal(n - 2 * pairs, &mut points);
+        points.sort_by(f64::total_cmp);
+    }
+    points.dedup();
+    points
+}
+
+/// Whether some coarse edge lies among `edges` (then a search takes two points a round).
+pub(crate) fn any_coarse(edges: &[f64], coarse: impl Fn(f64) -> bool) -> bool {
+    edges.iter().any(|&e| coarse(e))
 }
 
 #[cfg(test)]
