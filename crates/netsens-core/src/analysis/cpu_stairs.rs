@@ -124,8 +124,11 @@ mod tests {
     /// near 1/cpu_speed = 1.6376 and for sizes of a few ps at 1.
     #[test]
     fn cpu_edges_are_where_a_rounded_price_rises() {
-        let cases: [(&[f64], f64, f64); 2] = [
-            (&[800_000.0, 320_000.0, 5_120_000.0, 819_200_000.0], 1.637_623_9, 1.637_624_0),
+        const RADIX: [f64; 4] = [800_000.0, 320_000.0, 5_120_000.0, 819_200_000.0];
+        let cases: [(&[f64], f64, f64); 3] = [
+            (&RADIX, 1.637_623_9, 1.637_624_0),
+            // Around 1.318834375, where every 800 000 ps computation rises at once.
+            (&RADIX, 1.318_834_3, 1.318_834_4),
             (&[3.0, 7.0, 1_000.0], 1.0, 1.01),
         ];
         let prices = |sizes: &[f64], t: f64| sizes.iter().map(|&c| compute_time(c, t)).collect::<Vec<_>>();
@@ -135,8 +138,12 @@ mod tests {
             assert!(!edges.is_empty());
             let expected: f64 = sizes.iter().map(|&c| compute_time(c, hi) - compute_time(c, lo)).sum();
             assert!(edges.len() as f64 <= expected && edges.windows(2).all(|w| w[0] < w[1]));
+            let largest = sizes.iter().copied().fold(0.0, f64::max);
             for &e in &edges {
                 assert!(e > lo && e <= hi);
+                // Coarse where a size other than the largest rises.
+                let rises = sizes.iter().any(|&c| c != largest && compute_time(c, e) > compute_time(c, e.next_down()));
+                assert_eq!(s.coarse(e), rises, "{sizes:?} at {e}");
                 assert_ne!(prices(sizes, e), prices(sizes, e.next_down()), "{sizes:?} at {e}");
                 // The floats just above an edge price as it does.
                 assert_eq!(prices(sizes, e), prices(sizes, e.next_up()), "{sizes:?} at {e}");
@@ -147,6 +154,8 @@ mod tests {
                 assert_eq!(prices(sizes, w[0]), prices(sizes, w[1].next_down()), "{sizes:?} in {w:?}");
             }
         }
+        let s = ComputeSizes::of(&RADIX).unwrap();
+        assert!(s.coarse(1.318_834_375) && !s.coarse(1.318_834_375f64.next_up()));
         // Too many edges, or too many sizes: none kept.
         let s = ComputeSizes::of(&[819_200_000.0]).unwrap();
         assert!(s.edges_in(1.0, 1.1).is_none() && s.edges_in(1.0, f64::INFINITY).is_none());

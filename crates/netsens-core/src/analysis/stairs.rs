@@ -228,10 +228,44 @@ mod tests {
             if counts.len() == 1 {
                 assert_eq!(stairs.per_period(), counts[0] as usize);
             }
+            // The coarse edges: where a count other than the largest rises (none
+            // with one count).
+            let largest = *counts.iter().max().expect("a count");
+            for fs in 1..3000 {
+                let rises = counts.iter().filter(|&&b| b != largest).any(|&b| price(b, fs) > price(b, fs - 1));
+                assert_eq!(stairs.coarse(fs), rises, "{counts:?} at {fs} fs/B");
+            }
             // O sets no gap's price: no edges.
             assert_eq!(Stairs::of(&c, &base, Param::OverheadPerByte(1)).per_period(), 0);
             c.over[gap] = true;
             assert_eq!(Stairs::of(&c, &base, Param::GapPerByte(1)), Stairs::every());
+        }
+    }
+
+    /// The points among hand-made edges 1..=9: equal cuts where none is coarse, else
+    /// a coarse edge with the edge before it (none before the first), the coarse
+    /// edges cut in equal parts, and an odd point an equal cut of all.
+    #[test]
+    fn a_round_tries_a_coarse_edge_with_the_edge_before_it() {
+        let edges: Vec<f64> = (1..=9).map(f64::from).collect();
+        let none = |_: f64| false;
+        assert_eq!(cut_edges(&edges, none, 1), [5.0]);
+        assert_eq!(cut_edges(&edges, none, 2), [3.0, 6.0]);
+        let at_4_8 = |e: f64| e == 4.0 || e == 8.0;
+        assert_eq!(cut_edges(&edges, at_4_8, 1), [5.0]);
+        assert_eq!(cut_edges(&edges, at_4_8, 2), [3.0, 4.0]);
+        assert_eq!(cut_edges(&edges, at_4_8, 3), [3.0, 4.0, 5.0]);
+        assert_eq!(cut_edges(&edges, at_4_8, 4), [3.0, 4.0, 7.0, 8.0]);
+        assert_eq!(cut_edges(&edges, |e| e == 1.0, 2), [1.0]);
+        assert!(any_coarse(&edges, at_4_8) && !any_coarse(&edges, none));
+        // Every point an edge, increasing, at most n (a round always narrows the bracket).
+        for n in 1..12 {
+            for mask in 0u32..512 {
+                let coarse = |e: f64| mask >> (e as u32 - 1) & 1 == 1;
+                let points = cut_edges(&edges, coarse, n);
+                assert!(!points.is_empty() && points.len() <= n.max(2), "{n} {mask:b}: {points:?}");
+                assert!(points.windows(2).all(|w| w[0] < w[1]) && points.iter().all(|p| edges.contains(p)));
+            }
         }
     }
 }
