@@ -492,6 +492,11 @@ fn ping_pong_ladder() -> Schedule {
     b.build().unwrap()
 }
 
+/// Also the rounds: T(L) is convex on whole ps, so it is at most the chord between a
+/// step evaluated at or below the target and one above it: the last step where that
+/// chord is at or below the target is too, known without a pass. On the ladder L's
+/// four ε take 3 rounds of 1, 4 and 4 lanes, where Newton's steps from the right
+/// alone took a fourth of 2; L, o and g together 34 lanes, not 38.
 #[test]
 fn a_tolerance_many_pieces_from_the_first_step_is_tight() {
     let p = loggopsim_defaults(Rendezvous::Handshake);
@@ -522,32 +527,18 @@ fn a_tolerance_many_pieces_from_the_first_step_is_tight() {
     let first = base.get(l) + 0.10 * t0 / 2.0;
     let corners = g.curve(&base, l, base.get(l) + dx, first, &mut buf).len() - 2;
     assert!(corners >= 3, "{corners} corners");
-}
-
-/// T(L) is convex on whole ps, so it is at most the chord between a step evaluated at
-/// or below the target and one above it: the last step where that chord is at or
-/// below the target is too, known without a pass. On the ladder (a corner of T(L)
-/// every 0.5 µs) L's four ε take 3 rounds of 1, 4 and 4 lanes, where Newton's steps
-/// from the right alone took a fourth of 2; L, o and g together 34 lanes, not 38.
-#[test]
-fn grid_searches_close_from_below_by_the_chord() {
-    let p = loggopsim_defaults(Rendezvous::Handshake);
-    let s = ping_pong_ladder();
-    let g = record(&s, &p);
-    let base = Point::of(&p);
-    let t0 = makespan(&s, &p) as f64;
-    let a = g.analyze(&base, &[Param::Latency(1)], &EPSILONS);
-    assert_eq!(a.newton_passes, vec![1, 4, 4]);
-    let three = g.analyze(&base, &[Param::Latency(1), Param::Overhead(1), Param::Gap(1)], &EPSILONS);
+    // Closed from below by the chord.
+    assert_eq!(g.analyze(&base, &[l], &eps).newton_passes, vec![1, 4, 4]);
+    let three = g.analyze(&base, &[l, Param::Overhead(1), Param::Gap(1)], &eps);
     assert_eq!(three.newton_passes, vec![4, 12, 12, 4, 2]);
-    for ps in &three.params {
+    assert_eq!(three.params[0].tolerances, all[0].tolerances);
+    for ps in &three.params[1..] {
         for &(e, dx) in &ps.tolerances {
-            let at = base.get(ps.param) as u64 + dx.expect("every pair depends on L, o, g") as u64;
+            let at = base.get(ps.param) as u64 + dx.expect("every pair depends on o and g") as u64;
             assert!(makespan(&s, &with(&p, ps.param, at)) as f64 <= (1.0 + e) * t0, "{} ε={e}", ps.param.name());
             assert!(makespan(&s, &with(&p, ps.param, at + 1)) as f64 > (1.0 + e) * t0, "{} ε={e}", ps.param.name());
         }
     }
-    assert_eq!(a.params[0].tolerances, three.params[0].tolerances);
 }
 
 /// The tolerance is a whole number of ps (of fs/B for a per-byte cost), exactly: a full
