@@ -97,9 +97,10 @@ impl ExecGraph {
 /// the root is at or below. On a grid of whole ps every step is taken at the grid
 /// step at or below that bound, where T is a whole number of ps and compared with the
 /// target exactly: a step found at or below the target is the answer (the next grid
-/// step is past the bound). T is also at most the chord between two steps evaluated
-/// either side of the target, so the last step where that chord is at or below it
-/// is known to be too, without a pass: the bracket closes from both ends. Where the
+/// step is past the bound); a step's line below the target bounds it too (T is at
+/// least that tangent past it). T is also at most the chord between two steps
+/// evaluated either side of the target, so the last step where that chord is at or
+/// below it is known to be too, without a pass: the bracket closes from both ends. Where the
 /// root is many pieces away, steps also try points between the largest grid step
 /// known below the target and the next step (spare lanes of a pass carry them at no
 /// cost); the search steps on from the lowest one above it. A per-byte cost (on the engine's fs/B grid) whose nodes all have one
@@ -510,6 +511,11 @@ impl Search {
                 self.lo = self.lo.max(k);
                 if k > self.below_at.0 {
                     self.below_at = (k, t);
+                }
+                if slope > 0.0 {
+                    // T is at least its tangent here (convex, the slope going down a
+                    // subgradient): past where that line reaches the target, T is above it.
+                    bound = bound.min(k + (self.whole_target - t) / self.per_step(slope));
                 }
             } else {
                 self.hi = self.hi.min(k);
