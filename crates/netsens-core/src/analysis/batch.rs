@@ -68,8 +68,10 @@ pub struct Lane {
 pub struct Slots {
     /// The slot of each node.
     node: Vec<u32>,
-    /// The slot of each predecessor, parallel to `ExecGraph::preds`.
-    preds: Vec<u32>,
+    /// The slot of each predecessor, parallel to `ExecGraph::preds`; `None` where
+    /// they are written over the record's own (a record ended by its run: no second
+    /// array of a predecessor's size).
+    preds: Option<Vec<u32>>,
     /// Slots in use at most at once.
     pub count: usize,
 }
@@ -80,15 +82,43 @@ impl Slots {
         g.slots().into_owned()
     }
 
-    pub(crate) fn node_count(&self) -> usize {
-        self.node.len()
+    /// Bytes the slots hold beside the record.
+    pub(crate) fn held(&self) -> usize {
+        4 * (self.node.len() + self.preds.as_ref().map_or(0, Vec::len))
     }
 
-    pub(crate) fn pred_count(&self) -> usize {
-        self.preds.len()
+    /// The slot of each of `g`'s predecessors (`g`: the record these slots are of).
+    #[inline]
+    pub(crate) fn preds<'a>(&'a self, g: &'a ExecGraph) -> &'a [u32] {
+        self.preds.as_deref().unwrap_or(&g.preds)
     }
 
-    /// The last node reading each node (itself where none does).
+    /// The slot of each node.
+    pub(crate) fn nodes(&self) -> &[u32] {
+        &self.node
+    }
+
+    /// The last node before `before` whose value lives in `slot`: the node a
+    /// predecessor of `before` in that slot is (no other takes the slot while that
+    /// value is live). A walk back from the end scans each node once.
+    pub(crate) fn last_in(&self, slot: u32, before: usize) -> usize {
+        const CHUNK: usize = 32;
+        let mut end = before;
+        while end > 0 {
+            let start = end.saturating_sub(CHUNK);
+            let chunk = &self.node[start..end];
+            // A whole chunk compared at once (vector instructions), then the match.
+            if chunk.iter().fold(false, |any, &s| any | (s == slot)) {
+                let i = chunk.iter().rposition(|&s| s == slot).expect("a match in the chunk");
+                return start + i;
+            }
+            end = start;
+        }
+        panic!("slot {slot} is given to no node before {before}")
+    }
+
+    /// The last node reading each node (itself where none does); `g`'s
+    /// predecessors are its nodes (a record not ended by its run).
     pub(crate) fn last_readers(g: &ExecGraph) -> Vec<u32> {
         let mut last: Vec<u32> = (0..g.nodes.len() as u32).collect();
         let mut first = 0;
@@ -103,26 +133,35 @@ impl Slots {
     }
 
     /// Slots for `g`'s nodes, given each node's last reader (itself where none does;
-    /// the end's is never, whatever `last` says). The node slots are written over
-    /// `last` as it is read (no second array of a node's size, freshly faulted in):
-    /// a live node's last reader is kept by its slot meanwhile.
+    /// the end's is never, whatever `last` says), in arrays of their own (`g`'s
+    /// predecessors are its nodes: a record not ended by its run).
     pub(crate) fn assign(g: &ExecGraph, last: Vec<u32>) -> Slots {
-        Slots::assign_in::<false>(g, last, None).0
+        let mut preds = g.preds.clone();
+        let (node, count, _) = Slots::assign_in::<false>(g, &mut preds, last, None);
+        Slots { node, preds: Some(preds), count }
     }
 
-    /// As [`Slots::assign`], and the makespan at `at` (ps) from the same loop, one
-    /// lane through the slots as they are assigned: the record's check at the run's
-    /// end without a pass of its own.
-    pub(crate) fn assign_at(g: &ExecGraph, last: Vec<u32>, at: &Point) -> (Slots, f64) {
-        Slots::assign_in::<true>(g, last, Some(&BasePrices::of(at)))
+    /// As [`Slots::assign`], written over the predecessors `preds` (`g`'s own, taken
+    /// out of it while this runs), and the makespan at `at` (ps) from the same loop,
+    /// one lane through the slots as they are assigned: the record's check at the
+    /// run's end without a pass of its own.
+    pub(crate) fn assign_at(g: &ExecGraph, preds: &mut [u32], last: Vec<u32>, at: &Point) -> (Slots, f64) {
+        let (node, count, makespan) = Slots::assign_in::<true>(g, preds, last, Some(&BasePrices::of(at)));
+        (Slots { node, preds: None, count }, makespan)
     }
 
-    /// Slots, and with `TIMES` the makespan at the point of `prices` (else 0).
-    fn assign_in<const TIMES: bool>(g: &ExecGraph, mut last: Vec<u32>, prices: Option<&BasePrices>) -> (Slots, f64) {
+    /// The nodes' slots and how many there are, with `preds` (the nodes of `g`'s
+    /// predecessors) turned into their slots: each is read and written in place, as
+    /// the nodes' slots are written over `last`; with `TIMES` the makespan at the
+    /// point of `prices` (else 0).
+    fn assign_in<const TIMES: bool>(
+        g: &ExecGraph,
+        preds: &mut [u32],
+        mut last: Vec<u32>,
+        prices: Option<&BasePrices>,
+    ) -> (Vec<u32>, usize, f64) {
         let n = g.nodes.len();
         assert_eq!(last.len(), n, "a last reader for every node");
-        let mut preds = Vec::with_capacity(g.preds.len());
-        crate::memory::advise_huge_pages(&preds);
         // The last reader of the node in each slot while it is live, and its time at `at`.
         let mut reader: Vec<u32> = Vec::new();
         let mut times: Vec<f64> = Vec::new();
@@ -133,16 +172,17 @@ impl Slots {
         for v in 0..n {
             let next = first + g.nodes.pred_count(v);
             let mut t = 0.0f64;
-            for &q in &g.preds[first..next] {
+            for p in &mut preds[first..next] {
                 // `q < v`: its entry already holds its slot.
-                let s = last[q as usize];
-                preds.push(s);
+                let q = *p as usize;
+                let s = last[q];
+                *p = s;
                 if TIMES {
                     // As a pass (times are never below 0, so 0 is where the latest starts).
                     let qt = times[s as usize];
                     t = if qt > t { qt } else { t };
                 }
-                if reader[s as usize] == v as u32 && q as usize != sink {
+                if reader[s as usize] == v as u32 && q != sink {
                     free.push(s);
                 }
             }
@@ -165,8 +205,7 @@ impl Slots {
             }
         }
         let makespan = if TIMES { times[last[sink] as usize] } else { 0.0 };
-        let node = last;
-        (Slots { node, preds, count: count as usize }, makespan)
+        (last, count as usize, makespan)
     }
 }
 
@@ -287,10 +326,11 @@ impl ExecGraph {
         let mut times = vec![zero; count];
         let mut downs = if DOWN { vec![zero; count] } else { Vec::new() };
         let mut ups = if UP { vec![zero; count] } else { Vec::new() };
+        let pred_slots = slots.preds(self);
         let mut first = 0usize;
         for v in 0..self.nodes.len() {
             let next = first + self.nodes.pred_count(v);
-            let preds = &slots.preds[first..next];
+            let preds = &pred_slots[first..next];
             first = next;
             // As `eval`: the latest predecessor, and the slopes of those tied with it
             // (kept as the latest so far changes; the same numbers, without branches).
@@ -553,11 +593,12 @@ impl ExecGraph {
     fn steepest_pass<const N: usize>(&self, slots: &Slots, lanes: &[Lane], out: &mut Vec<f64>) {
         let terms = Terms::<N>::new(lanes);
         let mut rows = vec![[0.0; N]; slots.count.max(1)];
+        let pred_slots = slots.preds(self);
         let mut first = 0usize;
         for v in 0..self.nodes.len() {
             let next = first + self.nodes.pred_count(v);
             let mut r = [0.0; N];
-            for &s in &slots.preds[first..next] {
+            for &s in &pred_slots[first..next] {
                 let q = &rows[s as usize];
                 for l in 0..N {
                     r[l] = max(r[l], q[l]);
@@ -658,10 +699,11 @@ impl ExecGraph {
         let count = slots.count.max(1);
         let mut times = vec![0.0f64; count];
         let (mut downs, mut ups) = (vec![zero; count], vec![zero; count]);
+        let pred_slots = slots.preds(self);
         let mut first = 0usize;
         for v in 0..self.nodes.len() {
             let next = first + self.nodes.pred_count(v);
-            let preds = &slots.preds[first..next];
+            let preds = &pred_slots[first..next];
             first = next;
             let (mut t, mut d, mut u, mut chosen) = match preds.first() {
                 Some(&s) => (times[s as usize], downs[s as usize], ups[s as usize], 0),

@@ -118,14 +118,11 @@ impl ExecGraph {
             if op != OpId::MAX && cp.ops.last().map(|s| (s.op, s.arrival)) != Some((op, n.arrival)) {
                 cp.ops.push(Step { op, rank: n.rank, kind: n.op_kind, arrival: n.arrival, until_ps: t });
             }
-            let (preds, edges) = self.preds_of(v);
-            if preds.is_empty() {
+            if self.nodes.pred_count(v) == 0 {
                 break;
             }
-            let i = choices.of(v);
             t -= self.cost(v, p);
-            v = preds[i] as usize;
-            via = edges[i];
+            (v, via) = self.pred(v, choices.of(v));
         }
         cp.ops.reverse();
         cp

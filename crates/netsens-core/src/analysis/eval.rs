@@ -235,9 +235,10 @@ impl ExecGraph {
         // Each kind and level's price, worked out once.
         let prices: Vec<Price> = (0..KINDS * 2).map(|i| Price::of(i as u8 / 2, &p.levels[i % 2], p)).collect();
         let noisy = !self.extra.is_empty();
+        let all = self.pred_nodes();
         let mut first = 0;
         for v in 0..self.nodes.len() {
-            let preds = &self.preds[first..first + self.nodes.pred_count(v)];
+            let preds = &all[first..first + self.nodes.pred_count(v)];
             first += preds.len();
             let start = preds.iter().map(|&q| times[q as usize]).fold(0.0, f64::max);
             let k = self.nodes.kind(v);
@@ -269,9 +270,10 @@ impl ExecGraph {
         buf.times.reserve(n);
         buf.down.reserve(n);
         buf.up.reserve(n);
+        let all = self.pred_nodes();
         let mut first = 0;
         for v in 0..n {
-            let preds = &self.preds[first..first + self.nodes.pred_count(v)];
+            let preds = &all[first..first + self.nodes.pred_count(v)];
             first += preds.len();
             let start = preds.iter().map(|&q| buf.times[q as usize]).fold(0.0, f64::max);
             let (mut down, mut up) = (f64::INFINITY, f64::NEG_INFINITY);

@@ -16,6 +16,7 @@ use crate::time::Time;
 use rustc_hash::FxHashMap as HashMap;
 use std::any::Any;
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 /// How a node depends on one of its predecessors (the make-up of a critical path
 /// tells queueing from the program's own order by it).
@@ -236,10 +237,11 @@ impl Span {
 
 /// Bytes per operation of a schedule the analysis needs at most: its record (up to
 /// 6 nodes of 13 B (5 B, a mark every 32 nodes, and a wide value's or a long list's
-/// entry now and then: the bound kept as it was), 12 predecessors of 5 B and 4 spans of 16 B (12 B) per operation, 24 B
-/// of recorder state) and the analysis's scratch (a time, a slot and a last reader
-/// of 4 + 4 + 8 B per node, a slot of 4 B per predecessor): what a run too large
-/// for its record is refused by.
+/// entry now and then), 12 predecessors of 5 B and 4 spans of 16 B (12 B) per
+/// operation, 24 B of recorder state) and the analysis's scratch (a time, a slot
+/// and a last reader of 4 + 4 + 8 B per node, a slot of 4 B per predecessor, now
+/// written over its node): what a run too large for its record is refused by (the
+/// bound kept as it was, above what the record now takes).
 pub const BYTES_PER_OP: u128 = 6 * 13 + 12 * 5 + 4 * 16 + 24 + 6 * 24;
 
 /// The recorded graph, and the recorder's state while the run goes.
@@ -248,7 +250,14 @@ pub struct ExecGraph {
     pub spans: Vec<Span>,
     /// (span, rank) of the spans whose rank is [`FAR_RANK`] or more, in span order.
     far_ranks: Vec<(u32, u32)>,
+    /// Every node's predecessors, in node order: their nodes while the run goes
+    /// (and in a record not ended by its run); once it has ended, the slots their
+    /// values live in during a pass, written over the nodes ([`Slots::assign_at`]:
+    /// no second array of their size). Their nodes: [`ExecGraph::preds_of`].
     pub preds: Vec<u32>,
+    /// The predecessors' nodes, found again from the slots when first asked for
+    /// (the timeline, the reference evaluations; the analysis does without).
+    pred_nodes: OnceLock<Vec<u32>>,
     pub edges: Vec<Edge>,
     /// Noise and jitter added to a node (a constant of the run).
     pub extra: HashMap<u32, Time>,
@@ -324,6 +333,7 @@ impl ExecGraph {
             spans: vec![Span { first: 0, op: OpId::MAX, who: Span::who(0, OpKind::Calc, false) }],
             far_ranks: Vec::new(),
             preds: Vec::new(),
+            pred_nodes: OnceLock::new(),
             edges: Vec::new(),
             extra: HashMap::default(),
             sink: SOURCE,
@@ -381,12 +391,44 @@ impl ExecGraph {
     pub fn preds_of(&self, v: usize) -> (&[u32], &[Edge]) {
         let a = self.nodes.first_pred(v);
         let b = a + self.nodes.pred_count(v);
-        (&self.preds[a..b], &self.edges[a..b])
+        (&self.pred_nodes()[a..b], &self.edges[a..b])
+    }
+
+    /// Every node's predecessors' nodes, in node order: the record's own until the
+    /// run has ended, then found again from the slots the first time (one pass, and
+    /// an array of the predecessors' size kept from then on).
+    pub fn pred_nodes(&self) -> &[u32] {
+        let Some(slots) = &self.slots else { return &self.preds };
+        self.pred_nodes.get_or_init(|| {
+            // The node in each slot as a pass would have it there.
+            let mut owner = vec![SOURCE; slots.count.max(1)];
+            let mut nodes = Vec::with_capacity(self.preds.len());
+            let mut first = 0;
+            for (v, &slot) in slots.nodes().iter().enumerate() {
+                let next = first + self.nodes.pred_count(v);
+                nodes.extend(self.preds[first..next].iter().map(|&s| owner[s as usize]));
+                first = next;
+                owner[slot as usize] = v as u32;
+            }
+            nodes
+        })
+    }
+
+    /// Node `v`'s predecessor `i` and how `v` depends on it, without finding every
+    /// predecessor's node again: from its slot once the run has ended (a walk back
+    /// from the end, as the critical path's, scans each node once).
+    pub fn pred(&self, v: usize, i: usize) -> (usize, Edge) {
+        let at = self.nodes.first_pred(v) + i;
+        let q = match (&self.slots, self.pred_nodes.get()) {
+            (Some(slots), None) => slots.last_in(self.preds[at], v),
+            _ => self.pred_nodes()[at] as usize,
+        };
+        (q, self.edges[at])
     }
 
     /// Bytes the record holds.
     pub fn bytes(&self) -> usize {
-        let slots = self.slots.as_ref().map_or(0, |s| 4 * (s.node_count() + s.pred_count()));
+        let slots = self.slots.as_ref().map_or(0, Slots::held) + self.pred_nodes.get().map_or(0, |p| 4 * p.len());
         self.nodes.held()
             + self.spans.len() * std::mem::size_of::<Span>()
             + self.far_ranks.len() * 8
@@ -744,7 +786,9 @@ impl Observer for ExecGraph {
         // The last readers become the nodes' slots, in place; the same loop evaluates
         // the record at the run's own point, for its check.
         let last = std::mem::take(&mut self.last);
-        let (slots, makespan) = Slots::assign_at(self, last, &self.own);
+        let mut preds = std::mem::take(&mut self.preds);
+        let (slots, makespan) = Slots::assign_at(self, &mut preds, last, &self.own);
+        self.preds = preds;
         (self.slots, self.own_makespan) = (Some(slots), Some(makespan));
     }
 
@@ -756,7 +800,9 @@ impl Observer for ExecGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::batch::Lane;
     use crate::analysis::eval::KINDS;
+    use crate::analysis::params::Param;
 
     /// Counts of predecessors around the escape: 0 to 9 (6 the largest kept in the
     /// cost byte, 7 the first kept aside), 255, 256 and 100 000, alone and in runs
@@ -811,6 +857,87 @@ mod tests {
             assert_eq!(g.preds_of(p).0, &g.preds[first..first + n], "node {p}");
         }
         assert_eq!(g.dominated_by(50), 0..0, "a computation's predecessors are not in its time");
+    }
+
+    /// A record of `n` nodes over random earlier ones (deterministic): mostly
+    /// recent, some far back (past a scan's chunk of 32 nodes), counts 1 to 9 (the
+    /// escape from 7), computations and latest-ofs; ended as a run ends it. Also the
+    /// predecessors' nodes as recorded.
+    fn ended_record(n: u32) -> (ExecGraph, Vec<u32>) {
+        let mut g = ExecGraph::new(&Platform::resolve("loggopsim").expect("a preset"));
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m as u64) as u32
+        };
+        while g.nodes.len() < n as usize {
+            // (A latest-of that kept one predecessor is that one: no node made.)
+            let v = g.nodes.len() as u32;
+            let count = 1 + next(9) as usize;
+            let preds: Vec<(u32, Edge)> = (0..count)
+                .map(|_| {
+                    let back = match next(10) {
+                        0 => next(v),
+                        1 => next(v.min(300)),
+                        _ => next(v.min(40)),
+                    };
+                    (v - 1 - back.min(v - 1), Edge::Event)
+                })
+                .collect();
+            let k = if v.is_multiple_of(3) { kind::ZERO } else { kind::COMPUTE };
+            g.push(k, 1, 1000 + v as u64, &preds, 0);
+        }
+        let recorded = g.preds.clone();
+        let end = g.nodes.len() as u32 - 1;
+        g.set_clock(Clock::Cpu(0), end);
+        g.finish(&[Clock::Cpu(0)]);
+        assert_eq!(g.sink, end);
+        (g, recorded)
+    }
+
+    #[test]
+    fn a_records_predecessors_come_back_from_the_slots_written_over_them() {
+        let (g, recorded) = ended_record(20_000);
+        let slots = g.slots.as_ref().expect("slots once the run ended");
+        assert!(g.preds.iter().all(|&s| (s as usize) < slots.count), "the predecessors are slots now");
+        assert_ne!(g.preds, recorded);
+        // One at a time from the slots (a walk back), at every node, before the
+        // whole list is found again; then the list.
+        let mut first = 0;
+        for v in 0..g.nodes.len() {
+            for i in 0..g.nodes.pred_count(v) {
+                assert_eq!(g.pred(v, i).0, recorded[first + i] as usize, "node {v}, predecessor {i}");
+            }
+            first += g.nodes.pred_count(v);
+        }
+        assert!(g.pred_nodes.get().is_none(), "one predecessor's node alone finds no list");
+        assert_eq!(g.pred_nodes(), &recorded[..]);
+        assert_eq!(g.bytes(), g.nodes.held() + g.spans.len() * 12 + g.preds.len() * 9 + 4 * g.nodes.len());
+    }
+
+    #[test]
+    fn a_pass_over_the_slots_written_over_the_predecessors_is_the_one_over_their_nodes() {
+        // The record's check at its end and a pass through the slots, against every
+        // node's time from the predecessors' nodes (found again) and the longest
+        // path worked out here from the list as recorded (a second method).
+        let (g, recorded) = ended_record(20_000);
+        let p = Point::of(&Platform::resolve("loggopsim").expect("a preset"));
+        let mut t = vec![0.0f64; g.nodes.len()];
+        let mut first = 0;
+        for v in 0..g.nodes.len() {
+            let n = g.nodes.pred_count(v);
+            let start = recorded[first..first + n].iter().map(|&q| t[q as usize]).fold(0.0, f64::max);
+            first += n;
+            t[v] = start + if g.nodes.kind(v) == kind::COMPUTE { g.nodes.bytes(v) as f64 } else { 0.0 };
+        }
+        let want = t[g.sink as usize];
+        assert!(want > 0.0);
+        assert_eq!(g.own_makespan, Some(want));
+        let lane = Lane { point: p, param: Param::CpuTime };
+        assert_eq!(g.eval_lanes(&g.slots(), &[lane])[0].makespan, want);
+        assert_eq!(g.makespan(&p, &mut Vec::new()), want);
     }
 
     #[test]
