@@ -193,16 +193,51 @@ impl Nodes {
 /// A node's bytes that are in [`Nodes`]'s table of wide values.
 const WIDE: u32 = u32::MAX;
 
-/// Which operation's event made the nodes from `first` on (up to the next span's):
-/// what only the critical path and the timeline read, kept once per event (12 B).
+/// Which operation's event made the nodes from where it starts (a bit of
+/// [`SpanStarts`]) up to the next span's: what only the critical path and the
+/// timeline read, kept once per event (8 B).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Span {
-    pub first: u32,
     pub op: OpId,
     /// `rank << 4 | kind << 1 | arrival` of the operation's kind ([`OP_KINDS`]) and
     /// whether the nodes are where its message arrived; a rank from [`FAR_RANK`] on
     /// is [`FAR_RANK`] here and kept in [`ExecGraph`]'s list by span.
     who: u32,
+}
+
+/// Which nodes start a span, a bit each (where a span's first node was 4 B a span):
+/// a node's span is the count of starts up to it, less one.
+#[derive(Default)]
+struct SpanStarts {
+    /// Bit `v % 64` of word `v / 64`: node `v` starts a span.
+    bits: Vec<u64>,
+    /// Spans started before each word's first node.
+    before: Vec<u32>,
+}
+
+impl SpanStarts {
+    /// Node `v` (the next one), starting a span or not, `spans` spans before it.
+    #[inline]
+    fn push(&mut self, v: usize, starts: bool, spans: usize) {
+        if v.is_multiple_of(64) {
+            self.bits.push(0);
+            self.before.push(spans as u32);
+        }
+        self.bits[v / 64] |= (starts as u64) << (v % 64);
+    }
+
+    /// The span node `v` is in.
+    #[inline]
+    fn span_of(&self, v: usize) -> usize {
+        let (w, b) = (v / 64, v % 64);
+        // The starts at or before `v` in its word.
+        let upto = (self.bits[w] & (u64::MAX >> (63 - b))).count_ones();
+        (self.before[w] + upto) as usize - 1
+    }
+
+    fn held(&self) -> usize {
+        self.bits.len() * 8 + self.before.len() * 4
+    }
 }
 
 /// Operation kinds by their code in a span.
@@ -237,7 +272,7 @@ impl Span {
 
 /// Bytes per operation of a schedule the analysis needs at most: its record (up to
 /// 6 nodes of 13 B (5 B, a mark every 32 nodes, and a wide value's or a long list's
-/// entry now and then), 12 predecessors of 5 B and 4 spans of 16 B (12 B) per
+/// entry now and then), 12 predecessors of 5 B and 4 spans of 16 B (8 B now) per
 /// operation, 24 B of recorder state) and the analysis's scratch (a time, a slot
 /// and a last reader of 4 + 4 + 8 B per node, a slot of 4 B per predecessor, now
 /// written over its node): what a run too large for its record is refused by (the
@@ -248,6 +283,7 @@ pub const BYTES_PER_OP: u128 = 6 * 13 + 12 * 5 + 4 * 16 + 24 + 6 * 24;
 pub struct ExecGraph {
     pub nodes: Nodes,
     pub spans: Vec<Span>,
+    starts: SpanStarts,
     /// (span, rank) of the spans whose rank is [`FAR_RANK`] or more, in span order.
     far_ranks: Vec<(u32, u32)>,
     /// Every node's predecessors, in node order: their nodes while the run goes
@@ -330,7 +366,8 @@ impl ExecGraph {
     pub fn new(platform: &Platform) -> ExecGraph {
         ExecGraph {
             nodes: Nodes { cost: vec![kind::ZERO << 1 | 1], bytes: vec![0], marks: vec![0], ..Default::default() },
-            spans: vec![Span { first: 0, op: OpId::MAX, who: Span::who(0, OpKind::Calc, false) }],
+            spans: vec![Span { op: OpId::MAX, who: Span::who(0, OpKind::Calc, false) }],
+            starts: SpanStarts { bits: vec![1], before: vec![0] },
             far_ranks: Vec::new(),
             preds: Vec::new(),
             pred_nodes: OnceLock::new(),
@@ -382,6 +419,8 @@ impl ExecGraph {
         room(&mut self.nodes.marks, nodes / MARK + 1);
         room(&mut self.last, nodes);
         room(&mut self.spans, nodes * 2 / 5);
+        room(&mut self.starts.bits, nodes / 64 + 1);
+        room(&mut self.starts.before, nodes / 64 + 1);
         room(&mut self.preds, preds);
         room(&mut self.edges, preds);
     }
@@ -431,6 +470,7 @@ impl ExecGraph {
         let slots = self.slots.as_ref().map_or(0, Slots::held) + self.pred_nodes.get().map_or(0, |p| 4 * p.len());
         self.nodes.held()
             + self.spans.len() * std::mem::size_of::<Span>()
+            + self.starts.held()
             + self.far_ranks.len() * 8
             + self.preds.len() * 5
             + self.extra.len() * 24
@@ -460,7 +500,7 @@ impl ExecGraph {
 
     /// Node `v` with its operation (from its span).
     pub fn node(&self, v: usize) -> Node {
-        let i = self.spans.partition_point(|s| s.first as usize <= v) - 1;
+        let i = self.starts.span_of(v);
         let s = &self.spans[i];
         let rank = match s.who >> 4 {
             FAR_RANK => self.far_ranks[self.far_ranks.partition_point(|f| (f.0 as usize) < i)].1,
@@ -510,11 +550,14 @@ impl ExecGraph {
         let who = Span::who(self.host, op_kind, self.arrival);
         let far = self.host >= FAR_RANK;
         // Two far ranks look alike in `who`: the last far span's is in the list.
-        if (last.op, last.who) != (self.op, who) || (far && self.far_ranks.last().map(|f| f.1) != Some(self.host)) {
+        let starts =
+            (last.op, last.who) != (self.op, who) || (far && self.far_ranks.last().map(|f| f.1) != Some(self.host));
+        self.starts.push(id as usize, starts, self.spans.len());
+        if starts {
             if far {
                 self.far_ranks.push((self.spans.len() as u32, self.host));
             }
-            self.spans.push(Span { first: id, op: self.op, who });
+            self.spans.push(Span { op: self.op, who });
         }
         self.last.push(id);
         for &p in &self.preds[first_pred..] {
@@ -914,7 +957,8 @@ mod tests {
         }
         assert!(g.pred_nodes.get().is_none(), "one predecessor's node alone finds no list");
         assert_eq!(g.pred_nodes(), &recorded[..]);
-        assert_eq!(g.bytes(), g.nodes.held() + g.spans.len() * 12 + g.preds.len() * 9 + 4 * g.nodes.len());
+        let spans = g.spans.len() * 8 + g.starts.held();
+        assert_eq!(g.bytes(), g.nodes.held() + spans + g.preds.len() * 9 + 4 * g.nodes.len());
     }
 
     #[test]
@@ -938,6 +982,26 @@ mod tests {
         let lane = Lane { point: p, param: Param::CpuTime };
         assert_eq!(g.eval_lanes(&g.slots(), &[lane])[0].makespan, want);
         assert_eq!(g.makespan(&p, &mut Vec::new()), want);
+    }
+
+    #[test]
+    fn a_nodes_span_is_the_count_of_the_starts_up_to_it() {
+        // Starts at a word's first and last bit, on every node of a stretch, none
+        // over several words; against a running count.
+        let starts = |v: usize| {
+            v == 0 || v % 64 == 0 || v % 64 == 63 || (200..260).contains(&v) || (v % 7 == 0 && !(300..600).contains(&v))
+        };
+        let mut s = SpanStarts::default();
+        let (mut spans, mut want) = (0, Vec::new());
+        for v in 0..1000 {
+            s.push(v, starts(v), spans);
+            spans += starts(v) as usize;
+            want.push(spans - 1);
+        }
+        for (v, &w) in want.iter().enumerate() {
+            assert_eq!(s.span_of(v), w, "node {v}");
+        }
+        assert_eq!(s.held(), 16 * 8 + 16 * 4);
     }
 
     #[test]
