@@ -989,7 +989,11 @@ mod tests {
         // Starts at a word's first and last bit, on every node of a stretch, none
         // over several words; against a running count.
         let starts = |v: usize| {
-            v == 0 || v % 64 == 0 || v % 64 == 63 || (200..260).contains(&v) || (v % 7 == 0 && !(300..600).contains(&v))
+            v == 0
+                || v.is_multiple_of(64)
+                || v % 64 == 63
+                || (200..260).contains(&v)
+                || (v.is_multiple_of(7) && !(300..600).contains(&v))
         };
         let mut s = SpanStarts::default();
         let (mut spans, mut want) = (0, Vec::new());
