@@ -262,7 +262,11 @@ impl Span {
     }
 
     pub fn op_kind(&self) -> OpKind {
-        OP_KINDS[(self.who >> 1 & 7) as usize]
+        Span::kind_of(self.who)
+    }
+
+    fn kind_of(who: u32) -> OpKind {
+        OP_KINDS[(who >> 1 & 7) as usize]
     }
 
     pub fn arrival(&self) -> bool {
@@ -319,8 +323,10 @@ pub struct ExecGraph {
     /// The node of each clock's current value, by kind of clock and index.
     clocks: [Vec<u32>; 7],
     op_event: Vec<u32>,
-    /// Rank and kind of every live operation, by its id.
-    ops: Vec<(u32, OpKind)>,
+    /// Rank and kind of every live operation, by its id, as a span's `who` (4 B
+    /// where a pair took 8); a rank from [`FAR_RANK`] on is in `far_ops`.
+    ops: Vec<u32>,
+    far_ops: HashMap<OpId, u32>,
     msg_event: Vec<u32>,
     /// When operations enabled next are ready: never a node of its own (each `ready`
     /// takes its times as predecessors; half are read by none, half by one).
@@ -384,6 +390,7 @@ impl ExecGraph {
             clocks: Default::default(),
             op_event: Vec::new(),
             ops: Vec::new(),
+            far_ops: HashMap::default(),
             msg_event: Vec::new(),
             release: Self::just(SOURCE),
             begin: Self::just(SOURCE),
@@ -545,7 +552,7 @@ impl ExecGraph {
             return self.preds.pop().expect("one predecessor was pushed");
         }
         let id = self.nodes.len() as u32;
-        let op_kind = self.ops.get(self.op as usize).map_or(OpKind::Calc, |o| o.1);
+        let op_kind = self.ops.get(self.op as usize).map_or(OpKind::Calc, |&who| Span::kind_of(who));
         let last = self.spans.last().expect("the start's span");
         let who = Span::who(self.host, op_kind, self.arrival);
         let far = self.host >= FAR_RANK;
@@ -700,6 +707,26 @@ impl ExecGraph {
         Start { preds: [(node, Edge::Event); 4], n: 1 }
     }
 
+    /// Operation `op` (live from now on) is of `kind` on `rank`.
+    fn set_op(&mut self, op: OpId, rank: u32, kind: OpKind) {
+        let i = op as usize;
+        if self.ops.len() <= i {
+            self.ops.resize(i + 1, Span::who(0, OpKind::Calc, false));
+        }
+        self.ops[i] = Span::who(rank, kind, false);
+        if rank >= FAR_RANK {
+            self.far_ops.insert(op, rank);
+        }
+    }
+
+    /// The rank of operation `op` (`None`: never made live).
+    fn op_rank(&self, op: OpId) -> Option<u32> {
+        self.ops.get(op as usize).map(|&who| match who >> 4 {
+            FAR_RANK => self.far_ops[&op],
+            rank => rank,
+        })
+    }
+
     fn event_slot(&mut self, key: Key) -> &mut u32 {
         let (v, i) = match key {
             Key::Op(i) => (&mut self.op_event, i as usize),
@@ -716,11 +743,7 @@ impl Observer for ExecGraph {
     fn ready(&mut self, op: OpId, d: &OpDesc, cpu: usize, nic: Option<usize>) {
         self.op = op;
         (self.host, self.arrival) = (d.rank, false);
-        let i = op as usize;
-        if self.ops.len() <= i {
-            self.ops.resize(i + 1, (0, OpKind::Calc));
-        }
-        self.ops[i] = (d.rank, d.kind);
+        self.set_op(op, d.rank, d.kind);
         // The CPU, the release's times (as the release node's own were labelled)
         // and the send NIC.
         let mut preds = [(SOURCE, Edge::Event); 6];
@@ -748,7 +771,7 @@ impl Observer for ExecGraph {
 
     fn begin(&mut self, key: Key, op: OpId, host: Option<u32>, clocks: &[Clock]) {
         self.op = op;
-        let own = self.ops.get(op as usize).map(|o| o.0);
+        let own = self.op_rank(op);
         self.host = host.or(own).unwrap_or(0);
         self.arrival = matches!(key, Key::Msg(_)) && host.is_some() && host != own;
         // The event's own time and at most three clocks (CPU, core, NIC).
@@ -787,7 +810,7 @@ impl Observer for ExecGraph {
     fn delayed(&mut self, key: Key, op: OpId, cost: Cost) {
         // Told between events: the nodes belong to the message's operation.
         self.op = op;
-        (self.host, self.arrival) = (self.ops.get(op as usize).map_or(0, |o| o.0), false);
+        (self.host, self.arrival) = (self.op_rank(op).unwrap_or(0), false);
         let event = *self.event_slot(key);
         let from = Self::just(event);
         let node = self.step(from, cost, 0);
@@ -824,6 +847,7 @@ impl Observer for ExecGraph {
         self.clocks = Default::default();
         self.op_event = Vec::new();
         self.ops = Vec::new();
+        self.far_ops = HashMap::default();
         self.msg_event = Vec::new();
         self.recent = Vec::new();
         // The last readers become the nodes' slots, in place; the same loop evaluates
@@ -985,6 +1009,26 @@ mod tests {
     }
 
     #[test]
+    fn an_operations_rank_and_kind_come_back_from_the_recorders_table() {
+        // Ranks either side of where they are kept aside, every kind, an operation
+        // id reused with another rank (a rank program's), ids never made live.
+        let mut g = ExecGraph::new(&Platform::resolve("loggopsim").expect("a preset"));
+        let ranks = [0, 1, FAR_RANK - 1, FAR_RANK, FAR_RANK + 1, u32::MAX];
+        let mut want = HashMap::default();
+        for (i, &rank) in ranks.iter().enumerate() {
+            for (k, &kind) in OP_KINDS.iter().enumerate() {
+                let op = (3 * (i * OP_KINDS.len() + k) % 40) as OpId;
+                g.set_op(op, rank, kind);
+                want.insert(op, (rank, kind));
+            }
+        }
+        for op in 0..45 {
+            let kind = g.ops.get(op as usize).map(|&who| Span::kind_of(who));
+            assert_eq!(g.op_rank(op).zip(kind), want.get(&op).copied(), "operation {op}");
+        }
+    }
+
+    #[test]
     fn a_nodes_span_is_the_count_of_the_starts_up_to_it() {
         // Starts at a word's first and last bit, on every node of a stretch, none
         // over several words; against a running count.
@@ -1020,10 +1064,7 @@ mod tests {
                 for arrival in [false, true] {
                     let op = (i % 2 + k) as OpId;
                     g.op = op;
-                    if g.ops.len() <= op as usize {
-                        g.ops.resize(op as usize + 1, (0, OpKind::Calc));
-                    }
-                    g.ops[op as usize] = (rank, kind);
+                    g.set_op(op, rank, kind);
                     (g.host, g.arrival) = (rank, arrival);
                     for _ in 0..2 {
                         let v = g.push(kind::COMPUTE, 1, 1, &[(0, Edge::Event)], 0);
@@ -1033,7 +1074,7 @@ mod tests {
             }
         }
         // Far ranks in turn with everything else alike.
-        g.ops.resize(100, (0, OpKind::Send));
+        g.set_op(99, 0, OpKind::Send);
         g.op = 99;
         for rank in [FAR_RANK + 3, FAR_RANK + 4, FAR_RANK + 4, FAR_RANK + 3] {
             g.host = rank;
