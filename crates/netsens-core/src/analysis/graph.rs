@@ -472,9 +472,10 @@ impl ExecGraph {
         (q, self.edges[at])
     }
 
-    /// Bytes the record holds.
+    /// Bytes the record holds (without the predecessors' nodes where something
+    /// found them again: 4 B a predecessor more while the record lives).
     pub fn bytes(&self) -> usize {
-        let slots = self.slots.as_ref().map_or(0, Slots::held) + self.pred_nodes.get().map_or(0, |p| 4 * p.len());
+        let slots = self.slots.as_ref().map_or(0, Slots::held);
         self.nodes.held()
             + self.spans.len() * std::mem::size_of::<Span>()
             + self.starts.held()
@@ -982,8 +983,10 @@ mod tests {
         }
         assert!(g.pred_nodes.get().is_none(), "one predecessor's node alone finds no list");
         assert_eq!(g.pred_nodes(), &recorded[..]);
+        // A predecessor's 5 B (its slot over its node, its edge) and a node's slot:
+        // no array of the predecessors' slots beside them, nor the nodes found again.
         let spans = g.spans.len() * 8 + g.starts.held();
-        assert_eq!(g.bytes(), g.nodes.held() + spans + g.preds.len() * 9 + 4 * g.nodes.len());
+        assert_eq!(g.bytes(), g.nodes.held() + spans + g.preds.len() * 5 + 4 * g.nodes.len());
     }
 
     #[test]
