@@ -340,6 +340,9 @@ pub struct ExecGraph {
     /// another rank than its operation's.
     host: u32,
     arrival: bool,
+    /// The span's code of the three (`Span::who`), worked out once per event, not
+    /// per node.
+    who: u32,
 }
 
 const SOURCE: u32 = 0;
@@ -398,6 +401,7 @@ impl ExecGraph {
             op: OpId::MAX,
             host: 0,
             arrival: false,
+            who: Span::who(0, OpKind::Calc, false),
         }
     }
 
@@ -535,17 +539,22 @@ impl ExecGraph {
             self.reserve(2 * self.nodes.len().max(1 << 12), 2 * self.preds.len().max(1 << 13) + preds.len());
         }
         let first_pred = self.preds.len();
-        // The first predecessor taken's own, where they are already in its time.
-        let mut under = 0..0;
+        // The first predecessor taken's own, where they are already in its time:
+        // looked up only when a second one comes (most nodes have one).
+        let mut under = None;
         for &(p, e) in preds {
             // The start of the run adds nothing to a latest-of when another time is there.
             if p == SOURCE && preds.iter().any(|q| q.0 != SOURCE) {
                 continue;
             }
-            if self.preds.len() == first_pred {
-                under = self.dominated_by(p);
-            } else if self.preds[first_pred..].contains(&p) || self.preds[under.clone()].contains(&p) {
-                continue;
+            if self.preds.len() > first_pred {
+                if self.preds[first_pred..].contains(&p) {
+                    continue;
+                }
+                let under = under.get_or_insert_with(|| self.dominated_by(self.preds[first_pred]));
+                if self.preds[under.clone()].contains(&p) {
+                    continue;
+                }
             }
             self.preds.push(p);
             self.edges.push(e);
@@ -555,27 +564,26 @@ impl ExecGraph {
             self.edges.pop();
             return self.preds.pop().expect("one predecessor was pushed");
         }
+        let n = self.preds.len() - first_pred;
         let id = self.nodes.len() as u32;
-        let op_kind = self.ops.get(self.op as usize).map_or(OpKind::Calc, |&who| Span::kind_of(who));
         let last = self.spans.last().expect("the start's span");
-        let who = Span::who(self.host, op_kind, self.arrival);
         let far = self.host >= FAR_RANK;
         // Two far ranks look alike in `who`: the last far span's is in the list.
-        let starts =
-            (last.op, last.who) != (self.op, who) || (far && self.far_ranks.last().map(|f| f.1) != Some(self.host));
+        let starts = (last.op, last.who) != (self.op, self.who)
+            || (far && self.far_ranks.last().map(|f| f.1) != Some(self.host));
         self.starts.push(id as usize, starts, self.spans.len());
         if starts {
             if far {
                 self.far_ranks.push((self.spans.len() as u32, self.host));
             }
-            self.spans.push(Span { op: self.op, who });
+            self.spans.push(Span { op: self.op, who: self.who });
         }
         self.last.push(id);
         for &p in &self.preds[first_pred..] {
             self.last[p as usize] = id;
         }
         self.recent[id as usize % RECENT] = first_pred as u32;
-        self.nodes.push(kind << 1 | level, bytes, first_pred as u32, self.preds.len() - first_pred);
+        self.nodes.push(kind << 1 | level, bytes, first_pred as u32, n);
         if extra > 0 {
             self.extra.insert(id, extra);
         }
@@ -723,6 +731,15 @@ impl ExecGraph {
         }
     }
 
+    /// Nodes made from now on are of operation `op`'s event, on `host` (its kind
+    /// from the table of live operations; a computation's where it is not live),
+    /// where its message arrived or not.
+    fn handling(&mut self, op: OpId, host: u32, arrival: bool) {
+        let kind = self.ops.get(op as usize).map_or(OpKind::Calc, |&who| Span::kind_of(who));
+        (self.op, self.host, self.arrival) = (op, host, arrival);
+        self.who = Span::who(host, kind, arrival);
+    }
+
     /// The rank of operation `op` (`None`: never made live).
     fn op_rank(&self, op: OpId) -> Option<u32> {
         self.ops.get(op as usize).map(|&who| match who >> 4 {
@@ -745,9 +762,8 @@ impl ExecGraph {
 
 impl Observer for ExecGraph {
     fn ready(&mut self, op: OpId, d: &OpDesc, cpu: usize, nic: Option<usize>) {
-        self.op = op;
-        (self.host, self.arrival) = (d.rank, false);
         self.set_op(op, d.rank, d.kind);
+        self.handling(op, d.rank, false);
         // The CPU, the release's times (as the release node's own were labelled)
         // and the send NIC.
         let mut preds = [(SOURCE, Edge::Event); 6];
@@ -774,10 +790,9 @@ impl Observer for ExecGraph {
     }
 
     fn begin(&mut self, key: Key, op: OpId, host: Option<u32>, clocks: &[Clock]) {
-        self.op = op;
         let own = self.op_rank(op);
-        self.host = host.or(own).unwrap_or(0);
-        self.arrival = matches!(key, Key::Msg(_)) && host.is_some() && host != own;
+        let arrival = matches!(key, Key::Msg(_)) && host.is_some() && host != own;
+        self.handling(op, host.or(own).unwrap_or(0), arrival);
         // The event's own time and at most three clocks (CPU, core, NIC).
         let mut preds = [(SOURCE, Edge::Event); 4];
         preds[0].0 = *self.event_slot(key);
@@ -814,8 +829,7 @@ impl Observer for ExecGraph {
 
     fn delayed(&mut self, key: Key, op: OpId, cost: Cost) {
         // Told between events: the nodes belong to the message's operation.
-        self.op = op;
-        (self.host, self.arrival) = (self.op_rank(op).unwrap_or(0), false);
+        self.handling(op, self.op_rank(op).unwrap_or(0), false);
         let event = *self.event_slot(key);
         let from = Self::just(event);
         let node = self.step(from, cost, 0);
@@ -845,7 +859,7 @@ impl Observer for ExecGraph {
 
     fn finish(&mut self, ends: &[Clock]) {
         let preds: Vec<(u32, Edge)> = ends.iter().map(|&c| (self.clock(c), Edge::Cpu)).collect();
-        self.op = OpId::MAX;
+        self.handling(OpId::MAX, self.host, self.arrival);
         self.sink = if preds.is_empty() { SOURCE } else { self.push(kind::ZERO, 1, 0, &preds, 0) };
         // The recorder's state is not needed any more: freed before the slots are
         // made, its memory is theirs to take (a lower peak, pages not yet handed back).
@@ -1070,9 +1084,8 @@ mod tests {
             for (k, &kind) in OP_KINDS.iter().enumerate() {
                 for arrival in [false, true] {
                     let op = (i % 2 + k) as OpId;
-                    g.op = op;
                     g.set_op(op, rank, kind);
-                    (g.host, g.arrival) = (rank, arrival);
+                    g.handling(op, rank, arrival);
                     for _ in 0..2 {
                         let v = g.push(kind::COMPUTE, 1, 1, &[(0, Edge::Event)], 0);
                         want.push((v as usize, op, rank, kind, arrival));
@@ -1082,9 +1095,8 @@ mod tests {
         }
         // Far ranks in turn with everything else alike.
         g.set_op(99, 0, OpKind::Send);
-        g.op = 99;
         for rank in [FAR_RANK + 3, FAR_RANK + 4, FAR_RANK + 4, FAR_RANK + 3] {
-            g.host = rank;
+            g.handling(99, rank, g.arrival);
             let v = g.push(kind::COMPUTE, 1, 1, &[(0, Edge::Event)], 0);
             want.push((v as usize, 99, rank, OpKind::Send, g.arrival));
         }
