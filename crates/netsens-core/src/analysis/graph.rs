@@ -167,6 +167,7 @@ impl Nodes {
     }
 
     /// A node of `kind << 1 | level` with `bytes` whose `count` predecessors start at `first_pred`.
+    #[inline(always)]
     fn push(&mut self, cost: u8, bytes: u64, first_pred: u32, count: usize) {
         let v = self.cost.len();
         let narrow = u32::try_from(bytes).ok().filter(|&b| b != WIDE);
@@ -564,6 +565,25 @@ impl ExecGraph {
             self.edges.pop();
             return self.preds.pop().expect("one predecessor was pushed");
         }
+        self.node_over(kind << 1 | level, bytes, first_pred, extra)
+    }
+
+    /// A node of one predecessor `p` that is made whatever its cost (a step from
+    /// one time): nothing to leave out, no latest-of to look into.
+    fn push_one(&mut self, kind: u8, level: u8, bytes: u64, p: (u32, Edge), extra: Time) -> u32 {
+        if self.nodes.len() == self.nodes.cost.capacity() || self.preds.len() == self.preds.capacity() {
+            self.reserve(2 * self.nodes.len().max(1 << 12), 2 * self.preds.len().max(1 << 13) + 1);
+        }
+        let first_pred = self.preds.len();
+        self.preds.push(p.0);
+        self.edges.push(p.1);
+        self.node_over(kind << 1 | level, bytes, first_pred, extra)
+    }
+
+    /// The next node, of `cost` (`kind << 1 | level`) with `bytes`, over the
+    /// predecessors pushed from `first_pred` on (room for it already made).
+    #[inline(always)]
+    fn node_over(&mut self, cost: u8, bytes: u64, first_pred: usize, extra: Time) -> u32 {
         let n = self.preds.len() - first_pred;
         let id = self.nodes.len() as u32;
         let last = self.spans.last().expect("the start's span");
@@ -583,7 +603,7 @@ impl ExecGraph {
             self.last[p as usize] = id;
         }
         self.recent[id as usize % RECENT] = first_pred as u32;
-        self.nodes.push(kind << 1 | level, bytes, first_pred as u32, n);
+        self.nodes.push(cost, bytes, first_pred as u32, n);
         if extra > 0 {
             self.extra.insert(id, extra);
         }
@@ -640,7 +660,10 @@ impl ExecGraph {
         if (k == kind::ZERO || adds_nothing) && extra == 0 {
             return self.node_of(from);
         }
-        self.push(k, level, bytes, from.preds(), extra)
+        match from.n {
+            1 => self.push_one(k, level, bytes, from.preds[0], extra),
+            _ => self.push(k, level, bytes, from.preds(), extra),
+        }
     }
 
     fn clock(&self, c: Clock) -> u32 {
