@@ -1053,6 +1053,46 @@ mod tests {
     }
 
     #[test]
+    fn a_step_from_one_time_records_what_the_general_push_records() {
+        // The same nodes pushed through `push_one` and through `push` with a list of
+        // one, from every earlier node (the start of the run included), with and
+        // without noise, every kind and level, narrow and wide bytes, an operation
+        // of each kind on near and far ranks, across marks and span words: the two
+        // records alike in every part, and the node ids given back.
+        let platform = Platform::resolve("loggopsim").expect("a preset");
+        let (mut one, mut general) = (ExecGraph::new(&platform), ExecGraph::new(&platform));
+        let mut ids = (Vec::new(), Vec::new());
+        for v in 0..3000u32 {
+            let kind = 1 + (v % 13) as u8;
+            let (level, bytes) = ((v % 2) as u8, if v % 17 == 0 { u64::MAX - v as u64 } else { v as u64 * 977 });
+            let p = (v * 7919) % (v + 1);
+            let e = [Edge::Event, Edge::Cpu, Edge::Nic, Edge::Link, Edge::Dependency, Edge::Disk][v as usize % 6];
+            let extra = if v % 11 == 0 { 5 + v as Time } else { 0 };
+            let (op, rank) = ((v / 5) as OpId, if v % 300 < 40 { FAR_RANK + v / 100 } else { v % 64 });
+            for (g, ids) in [(&mut one, &mut ids.0), (&mut general, &mut ids.1)] {
+                if v % 5 == 0 {
+                    g.set_op(op, rank, OP_KINDS[v as usize % OP_KINDS.len()]);
+                }
+                g.handling(op, rank, v % 3 == 0);
+            }
+            ids.0.push(one.push_one(kind, level, bytes, (p, e), extra));
+            ids.1.push(general.push(kind, level, bytes, &[(p, e)], extra));
+        }
+        assert_eq!(ids.0, ids.1);
+        assert_eq!(ids.0, (1..=3000).collect::<Vec<u32>>(), "every step a node of its own");
+        assert_eq!(
+            (&one.nodes.cost, &one.nodes.bytes, &one.nodes.wide),
+            (&general.nodes.cost, &general.nodes.bytes, &general.nodes.wide)
+        );
+        assert_eq!((&one.nodes.marks, &one.nodes.many), (&general.nodes.marks, &general.nodes.many));
+        assert_eq!((&one.preds, &one.edges, &one.last), (&general.preds, &general.edges, &general.last));
+        assert_eq!((&one.spans, &one.far_ranks), (&general.spans, &general.far_ranks));
+        assert_eq!((&one.starts.bits, &one.starts.before), (&general.starts.bits, &general.starts.before));
+        assert_eq!((&one.extra, &one.recent), (&general.extra, &general.recent));
+        assert!(one.nodes.wide.len() > 100 && one.far_ranks.len() > 10 && one.extra.len() > 200);
+    }
+
+    #[test]
     fn an_operations_rank_and_kind_come_back_from_the_recorders_table() {
         // Ranks either side of where they are kept aside, every kind, an operation
         // id reused with another rank (a rank program's), ids never made live.
