@@ -1069,7 +1069,7 @@ mod tests {
             let e = [Edge::Event, Edge::Cpu, Edge::Nic, Edge::Link, Edge::Dependency, Edge::Disk][v as usize % 6];
             let extra = if v % 11 == 0 { 5 + v as Time } else { 0 };
             let (op, rank) = ((v / 5) as OpId, if v % 300 < 40 { FAR_RANK + v / 100 } else { v % 64 });
-            for (g, ids) in [(&mut one, &mut ids.0), (&mut general, &mut ids.1)] {
+            for g in [&mut one, &mut general] {
                 if v % 5 == 0 {
                     g.set_op(op, rank, OP_KINDS[v as usize % OP_KINDS.len()]);
                 }
