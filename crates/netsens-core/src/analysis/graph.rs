@@ -167,6 +167,7 @@ impl Nodes {
     }
 
     /// A node of `kind << 1 | level` with `bytes` whose `count` predecessors start at `first_pred`.
+    /// Always inlined: left a call, it was 4 % of what recording adds.
     #[inline(always)]
     fn push(&mut self, cost: u8, bytes: u64, first_pred: u32, count: usize) {
         let v = self.cost.len();
