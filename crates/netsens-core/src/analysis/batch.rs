@@ -11,6 +11,7 @@
 use super::eval::{compute_time, Coef, Eval, Price, Rate, KINDS};
 use super::graph::{kind, ExecGraph};
 use super::params::{Param, Point};
+use super::stairs::NodeSizes;
 use rustc_hash::FxHashMap as HashMap;
 
 /// Points evaluated together in one pass at most. More is dearer than two passes:
@@ -648,20 +649,27 @@ impl Choices {
 }
 
 /// The run at the platform's own point: its makespan, each parameter's slopes both
-/// ways there, and the predecessor that set each time.
+/// ways there, and the predecessor that set each time; and the nodes' sizes, noted
+/// on the way.
 pub struct AtBase {
     pub makespan: f64,
     pub slopes: Vec<Eval>,
     pub choices: Choices,
+    pub sizes: NodeSizes,
 }
 
 impl ExecGraph {
     /// [`ExecGraph::eval_lanes`] of every parameter in `params` at `base`, in passes
     /// that share one time per node (every lane is at the same point): the same
-    /// numbers, and the predecessor that set each time.
+    /// numbers, the predecessor that set each time and the nodes' sizes.
     pub fn at_base(&self, slots: &Slots, base: &Point, params: &[Param]) -> AtBase {
         let lanes: Vec<Lane> = params.iter().map(|&param| Lane { point: *base, param }).collect();
-        let mut out = AtBase { makespan: 0.0, slopes: Vec::with_capacity(lanes.len()), choices: Choices::default() };
+        let mut out = AtBase {
+            makespan: 0.0,
+            slopes: Vec::with_capacity(lanes.len()),
+            choices: Choices::default(),
+            sizes: NodeSizes::new(),
+        };
         out.choices.of.reserve(self.nodes.len());
         if lanes.is_empty() {
             // The times and choices alone.
@@ -730,8 +738,13 @@ impl ExecGraph {
             if self.nodes.kind(v) != kind::ZERO || noisy {
                 // Prices, noise and times are whole ps (below 2^53): the sums are exact.
                 t += prices.cost(self, v, noisy);
-                let b = self.nodes.bytes(v) as f64;
-                let c = &terms.of[self.price_index(v)];
+                let (i, bytes) = (self.price_index(v), self.nodes.bytes(v));
+                if choose {
+                    // A ZERO node carries no size a search steps on.
+                    out.sizes.note(i, bytes);
+                }
+                let b = bytes as f64;
+                let c = &terms.of[i];
                 for l in 0..N {
                     d[l] += c.down_fixed[l] + b * c.down_per_byte[l];
                     u[l] += c.up_fixed[l] + b * c.up_per_byte[l];

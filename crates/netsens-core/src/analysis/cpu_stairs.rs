@@ -10,7 +10,7 @@
 //! as many edges as floats, and its search stays on floats).
 
 use super::eval::compute_time;
-use super::graph::{kind, ExecGraph};
+use super::graph::ExecGraph;
 
 /// Computation sizes beyond which the edges are not kept.
 pub const MAX_SIZES: usize = 16;
@@ -26,23 +26,10 @@ pub struct ComputeSizes {
 }
 
 impl ExecGraph {
-    /// The sizes of the computations, in one scan of the nodes' kinds and bytes;
-    /// `None` where there are more than [`MAX_SIZES`].
+    /// The sizes of the computations (of [`ExecGraph::node_sizes`]); `None` where
+    /// there are more than [`MAX_SIZES`].
     pub fn compute_sizes(&self) -> Option<ComputeSizes> {
-        let mut s = ComputeSizes { sizes: [0.0; MAX_SIZES], len: 0 };
-        let mut last = u64::MAX;
-        for v in 0..self.nodes.len() {
-            if self.nodes.kind(v) != kind::COMPUTE {
-                continue;
-            }
-            let b = self.nodes.bytes(v);
-            if b == last || b == 0 {
-                continue;
-            }
-            last = b;
-            s.insert(b as f64)?;
-        }
-        Some(s)
+        self.node_sizes().sizes
     }
 }
 
@@ -56,7 +43,7 @@ impl ComputeSizes {
         Some(s)
     }
 
-    fn insert(&mut self, c: f64) -> Option<()> {
+    pub(crate) fn insert(&mut self, c: f64) -> Option<()> {
         if !self.sizes[..self.len].contains(&c) {
             *self.sizes.get_mut(self.len)? = c;
             self.len += 1;

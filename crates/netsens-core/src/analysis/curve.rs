@@ -67,8 +67,10 @@ impl ExecGraph {
     /// The largest increase Δx from `base` with T ≤ (1 + eps)·T0 (`None`: T never
     /// passes it, no path depends on x); `e0` is T and its slopes at `base`.
     pub fn tolerance(&self, base: &Point, x: Param, e0: &Eval, eps: f64, buf: &mut Buffers) -> Option<f64> {
-        let stairs = x.grid().is_some_and(|g| g < 1.0).then(|| Stairs::of(&self.byte_counts(), base, x));
-        let sizes = (x == Param::CpuTime).then(|| self.compute_sizes()).flatten();
+        let per_byte = x.grid().is_some_and(|g| g < 1.0);
+        let found = (per_byte || x == Param::CpuTime).then(|| self.node_sizes());
+        let stairs = found.as_ref().filter(|_| per_byte).map(|f| Stairs::of(&f.counts, base, x));
+        let sizes = found.and_then(|f| f.sizes).filter(|_| x == Param::CpuTime);
         let mut search = Search::start(self, base, x, e0, eps, None, stairs)?.with_sizes(sizes);
         while !search.done {
             let points = search.points(search.between());

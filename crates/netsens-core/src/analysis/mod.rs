@@ -170,21 +170,21 @@ impl ExecGraph {
         let steepest = self.steepest_lanes(&slots, base, &flat);
         let steepest_of = |x: Param| flat.iter().position(|&f| f == x).map(|i| steepest[i]);
         // Where a per-byte cost's T can rise on the fs/B grid: the byte counts it
-        // prices, scanned once where some per-byte cost has a tolerance to search.
+        // prices, noted by the first pass.
         let per_byte = |x: Param| x.grid().is_some_and(|g| g < 1.0);
         let searched = |(x, e0): (&Param, &Eval)| e0.slope_up > 0.0 || steepest_of(*x).is_some_and(|s| s > 0.0);
         let any_searched =
             |of: &dyn Fn(Param) -> bool| params.iter().zip(&slopes).any(|(x, e0)| of(*x) && searched((x, e0)));
-        let counts = any_searched(&per_byte).then(|| self.byte_counts());
-        // Where 1/cpu_speed's T can rise: the computations' sizes, where few.
-        let sizes = any_searched(&|x| x == Param::CpuTime).then(|| self.compute_sizes()).flatten();
+        let counts = any_searched(&per_byte).then_some(&at.sizes.counts);
+        // Where 1/cpu_speed's T can rise: the computations' sizes, where few (the first pass's too).
+        let sizes = any_searched(&|x| x == Param::CpuTime).then_some(at.sizes.sizes).flatten();
         // (parameter, its search for each ε; `None`: unbounded).
         let mut searches: Vec<Vec<Option<Search>>> = params
             .iter()
             .zip(&slopes)
             .map(|(&x, e0)| {
                 let steepest = steepest_of(x);
-                let stairs = counts.as_ref().filter(|_| per_byte(x)).map(|c| Stairs::of(c, base, x));
+                let stairs = counts.filter(|_| per_byte(x)).map(|c| Stairs::of(c, base, x));
                 let sizes = sizes.filter(|_| x == Param::CpuTime);
                 epsilons
                     .iter()

@@ -10,6 +10,7 @@
 //! a set of residues mod 1000 holds them all; a node of 1000 bytes or more rises at
 //! every fs/B.
 
+use super::cpu_stairs::ComputeSizes;
 use super::eval::{Coef, KINDS};
 use super::graph::{kind, ExecGraph};
 use super::params::{Param, Point};
@@ -50,6 +51,7 @@ impl Residues {
 /// The byte counts the record prices per byte, by kind and level of node (the index
 /// of its price in a table, `kind·2 + level`): those under 1000, and whether any is
 /// 1000 or more.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ByteCounts {
     under: Vec<Residues>,
     over: Vec<bool>,
@@ -58,32 +60,71 @@ pub struct ByteCounts {
 /// Kinds of node whose price has a per-byte part a parameter can set.
 const PER_BYTE: [u8; 5] = [kind::SEND_CPU, kind::RECV_CPU, kind::RECV_CPU_NO_G, kind::GAP, kind::LINK_BYTES];
 
-impl ExecGraph {
-    /// Every byte count of a node priced per byte, in one scan of the nodes' kinds
-    /// and bytes (not their predecessors).
-    pub fn byte_counts(&self) -> ByteCounts {
+/// The byte counts priced per byte and the computations' sizes, gathered a node at a
+/// time: by the first pass, which reads every node's kind and bytes anyway (two scans
+/// of their own took 35–45 ms of radix's analysis), or by [`ExecGraph::node_sizes`].
+pub struct NodeSizes {
+    pub counts: ByteCounts,
+    /// `None` where there are more than [`super::cpu_stairs::MAX_SIZES`].
+    pub sizes: Option<ComputeSizes>,
+    per_byte: [bool; KINDS * 2],
+    // Messages and computations repeat their sizes: one just seen is not looked up again.
+    last: (usize, u64),
+    last_compute: u64,
+}
+
+impl NodeSizes {
+    pub fn new() -> NodeSizes {
         let mut per_byte = [false; KINDS * 2];
         PER_BYTE.iter().for_each(|&k| (per_byte[k as usize * 2], per_byte[k as usize * 2 + 1]) = (true, true));
-        let mut c = ByteCounts { under: vec![Residues::NONE; KINDS * 2], over: vec![false; KINDS * 2] };
-        // Messages repeat their sizes: a count just seen is not looked up again.
-        let mut last = (usize::MAX, u64::MAX);
-        for v in 0..self.nodes.len() {
-            let i = self.price_index(v);
-            if !per_byte[i] {
-                continue;
-            }
-            let b = self.nodes.bytes(v);
-            if (i, b) == last {
-                continue;
-            }
-            last = (i, b);
-            if b < PERIOD {
-                c.under[i].insert(b);
-            } else {
-                c.over[i] = true;
-            }
+        NodeSizes {
+            counts: ByteCounts { under: vec![Residues::NONE; KINDS * 2], over: vec![false; KINDS * 2] },
+            sizes: ComputeSizes::of(&[]),
+            per_byte,
+            last: (usize::MAX, u64::MAX),
+            last_compute: u64::MAX,
         }
-        c
+    }
+
+    /// A node of price index `i` (`kind·2 + level`) and `b` bytes.
+    #[inline(always)]
+    pub fn note(&mut self, i: usize, b: u64) {
+        if self.per_byte[i] {
+            if (i, b) != self.last {
+                self.last = (i, b);
+                if b < PERIOD {
+                    self.counts.under[i].insert(b);
+                } else {
+                    self.counts.over[i] = true;
+                }
+            }
+        } else if i >> 1 == kind::COMPUTE as usize && b != self.last_compute && b != 0 {
+            self.last_compute = b;
+            self.sizes = self.sizes.and_then(|mut s| s.insert(b as f64).map(|_| s));
+        }
+    }
+}
+
+impl Default for NodeSizes {
+    fn default() -> Self {
+        NodeSizes::new()
+    }
+}
+
+impl ExecGraph {
+    /// Every byte count of a node priced per byte and every computation's size, in
+    /// one scan of the nodes' kinds and bytes (not their predecessors).
+    pub fn node_sizes(&self) -> NodeSizes {
+        let mut s = NodeSizes::new();
+        for v in 0..self.nodes.len() {
+            s.note(self.price_index(v), self.nodes.bytes(v));
+        }
+        s
+    }
+
+    /// The byte counts of [`ExecGraph::node_sizes`].
+    pub fn byte_counts(&self) -> ByteCounts {
+        self.node_sizes().counts
     }
 }
 
@@ -239,6 +280,65 @@ mod tests {
             assert_eq!(Stairs::of(&c, &base, Param::OverheadPerByte(1)).per_period(), 0);
             c.over[gap] = true;
             assert_eq!(Stairs::of(&c, &base, Param::GapPerByte(1)), Stairs::every());
+        }
+    }
+
+    /// The sizes the first pass notes against a scan written here from each node as
+    /// [`ExecGraph::node`] gives it (a second method): rounds where every rank computes
+    /// for a size of its own and sends a size of its own (under and over 1000 B, one
+    /// of them 0), with few computation sizes and with more than
+    /// [`super::super::cpu_stairs::MAX_SIZES`].
+    #[test]
+    fn the_first_pass_notes_the_sizes_a_scan_of_the_nodes_finds() {
+        use crate::analysis::{record_schedule, Param};
+        use crate::engine::RunOptions;
+        use crate::platform::Platform;
+        use crate::schedule::ScheduleBuilder;
+        let p = Platform::resolve("loggopsim").expect("a preset");
+        let base = Point::of(&p);
+        for (ranks, calcs) in [(4u32, 3u64), (6, 4), (20, 20)] {
+            let mut b = ScheduleBuilder::new(ranks);
+            let mut last = vec![None; ranks as usize];
+            for round in 0..3 {
+                for r in 0..ranks {
+                    let calc = b.calc(r, (r as u64 % calcs) * 1000 + 7 * round as u64, 0);
+                    if let Some(prev) = last[r as usize] {
+                        b.requires(calc, prev);
+                    }
+                    let from = (r + ranks - 1) % ranks;
+                    let size = |r: u32| [0, 1, 999, 1000, 70_000][r as usize % 5] + round as u64;
+                    let recv = b.recv(r, from as i32, size(from), round as i32, 0, 0);
+                    let send = b.send(r, (r + 1) % ranks, size(r), round as i32, 0, 0);
+                    b.requires(recv, calc);
+                    b.requires(send, calc);
+                    last[r as usize] = Some(recv);
+                }
+            }
+            let s = b.build().expect("a schedule");
+            let (_, g) = record_schedule(&s, &p, &RunOptions::default(), &mut |_| true).expect("the run finishes");
+            let at = g.at_base(&g.slots(), &base, &Param::all(&p));
+            let mut counts = ByteCounts { under: vec![Residues::NONE; KINDS * 2], over: vec![false; KINDS * 2] };
+            let mut sizes: Vec<f64> = Vec::new();
+            for v in 0..g.nodes.len() {
+                let n = g.node(v);
+                let i = (n.kind as usize) * 2 + if g.node_level { n.level as usize } else { 1 };
+                if PER_BYTE.contains(&n.kind) {
+                    if n.bytes < 1000 {
+                        counts.under[i].insert(n.bytes);
+                    } else {
+                        counts.over[i] = true;
+                    }
+                } else if n.kind == kind::COMPUTE && n.bytes > 0 && !sizes.contains(&(n.bytes as f64)) {
+                    sizes.push(n.bytes as f64);
+                }
+            }
+            assert!(counts.over.iter().any(|&o| o) && counts.under.iter().any(|u| *u != Residues::NONE));
+            assert_eq!(at.sizes.counts, counts, "{ranks} ranks");
+            assert_eq!(at.sizes.sizes, ComputeSizes::of(&sizes), "{ranks} ranks");
+            assert_eq!(at.sizes.sizes.is_none(), sizes.len() > super::super::cpu_stairs::MAX_SIZES);
+            // The scan of its own finds the same.
+            assert_eq!(g.node_sizes().counts, counts);
+            assert_eq!(g.compute_sizes(), ComputeSizes::of(&sizes));
         }
     }
 
