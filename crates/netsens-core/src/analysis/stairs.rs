@@ -307,8 +307,8 @@ mod tests {
                     }
                     let from = (r + ranks - 1) % ranks;
                     let size = |r: u32| [0, 1, 999, 1000, 70_000][r as usize % 5] + round as u64;
-                    let recv = b.recv(r, from as i32, size(from), round as i32, 0, 0);
-                    let send = b.send(r, (r + 1) % ranks, size(r), round as i32, 0, 0);
+                    let recv = b.recv(r, from as i32, size(from), round, 0, 0);
+                    let send = b.send(r, (r + 1) % ranks, size(r), round, 0, 0);
                     b.requires(recv, calc);
                     b.requires(send, calc);
                     last[r as usize] = Some(recv);
