@@ -78,6 +78,45 @@ pub struct CriticalPath {
     pub nic_wait: f64,
 }
 
+/// Nodes a walk back from the end asks the cache for ahead of it.
+const AHEAD: usize = 256;
+
+/// The predecessors' list asked for ahead of a walk back from the end, every line
+/// once: the walk reads it downwards a step of a few lines at a time (radix: one
+/// node in 28), which the CPU's own prefetcher does not follow, and each step waited
+/// for memory there (two thirds of the walk's time).
+struct Ahead {
+    /// The lowest predecessor asked for so far.
+    pred: usize,
+}
+
+impl Ahead {
+    fn from(g: &ExecGraph) -> Ahead {
+        Ahead { pred: g.preds.len() }
+    }
+
+    /// The walk is at node `v`: ask for the predecessors down to those of `AHEAD` nodes before it.
+    #[inline]
+    fn to(&mut self, g: &ExecGraph, v: usize) {
+        const LINE: usize = 64 / std::mem::size_of::<u32>();
+        let target = g.nodes.first_pred(v.saturating_sub(AHEAD));
+        while self.pred > target + LINE {
+            self.pred -= LINE;
+            prefetch(&g.preds[self.pred]);
+        }
+    }
+}
+
+/// A hint to the cache to load `x`.
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch only hints the cache; it reads nothing the program sees.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((x as *const T).cast::<i8>())
+    }
+}
+
 impl ExecGraph {
     /// Walk back from the end along the predecessor that set each time (the first
     /// recorded of tied ones).
@@ -111,6 +150,7 @@ impl ExecGraph {
     pub fn critical_path_of(&self, p: &Point, choices: &Choices, makespan: f64) -> CriticalPath {
         let mut cp = CriticalPath::default();
         let (mut v, mut via, mut t) = (self.sink as usize, Edge::Event, makespan);
+        let mut ahead = Ahead::from(self);
         loop {
             self.attribute(v, p, via, &mut cp);
             let n = self.node(v);
@@ -123,6 +163,7 @@ impl ExecGraph {
             }
             t -= self.cost(v, p);
             (v, via) = self.pred(v, choices.of(v));
+            ahead.to(self, v);
         }
         cp.ops.reverse();
         cp
