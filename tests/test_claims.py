@@ -46,6 +46,39 @@ def test_a_claim_of_a_dead_process_on_this_host_is_taken_over(tmp_path: Path) ->
     assert claims.try_claim(tmp_path, "p1", claims.Holder.current())
 
 
+# A process that claims a point and is killed at the step given (a stopped sweep
+# terminates its workers wherever they are): right after the claim's name is opened
+# (where a claim created in place was still empty), or right before it is linked.
+KILLED_WHILE_CLAIMING = """
+import os, sys
+from netsens.study import claims
+step = sys.argv[2]
+real_open, real_link = os.open, os.link
+def open_then_die(path, *args, **kwargs):
+    fd = real_open(path, *args, **kwargs)
+    if step == "open" and str(path).endswith(claims.SUFFIX):
+        os._exit(9)
+    return fd
+def die_before_link(*args, **kwargs):
+    if step == "link":
+        os._exit(9)
+    return real_link(*args, **kwargs)
+os.open, os.link = open_then_die, die_before_link
+claims.try_claim(sys.argv[1], "p1")
+"""
+
+
+def test_a_process_killed_while_claiming_leaves_no_claim_that_blocks(tmp_path: Path) -> None:
+    for step in ("open", "link"):
+        results = tmp_path / step
+        killed = subprocess.run([sys.executable, "-c", KILLED_WHILE_CLAIMING, str(results), step])
+        # The next sweep claims the point at once, not a ttl (120 s) later.
+        assert claims.holder_of(results, "p1") is None, step
+        assert claims.try_claim(results, "p1", claims.Holder.current()), step
+        # A claim is linked into place, never opened by its name: only "link" kills.
+        assert killed.returncode == (9 if step == "link" else 0), step
+
+
 def test_a_heartbeat_keeps_a_short_claim_alive(tmp_path: Path) -> None:
     me = claims.Holder.current()
     assert claims.try_claim(tmp_path, "p1", me, ttl=0.3)

@@ -2,9 +2,10 @@
 the results directory over a network filesystem -- never compute a point at the same
 time, and a point claimed by a sweep that died is computed by the next one.
 
-A claim is the file ``claims/<point_id>.claim`` in the results directory, created with
-``O_CREAT | O_EXCL`` (atomic on local filesystems and on NFS v3 and later: exactly one
-creator wins). It holds JSON::
+A claim is the file ``claims/<point_id>.claim`` in the results directory, written
+aside and hard-linked into place (a link fails where the name exists, as ``O_CREAT |
+O_EXCL`` does: atomic on local filesystems and on NFS v3 and later, exactly one creator
+wins, and a claim is never seen half-written). It holds JSON::
 
     {"host": "node17", "pid": 4242, "started": 1732420000.25, "expires": 1732420060.25}
 
@@ -98,23 +99,21 @@ def _is_stale(claim: dict, now: float, path: Path) -> bool:
 
 
 def _create(path: Path, holder: Holder, ttl: float) -> bool:
-    data = json.dumps({**asdict(holder), "expires": time.time() + ttl}).encode()
+    data = json.dumps({**asdict(holder), "expires": time.time() + ttl})
+    # Written aside, then linked into place (a link fails where the claim exists, as
+    # O_EXCL does): a claim appears whole or not at all. Created in place, a process
+    # killed between creating and writing it (a stopped sweep terminates its workers
+    # wherever they are) left an empty claim that looked held for a ttl. A full disk
+    # fails the write aside, which is taken back, and the error is reported.
+    aside = path.with_name(f"{path.name}.new-{uuid.uuid4().hex}")
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        return False
-    try:
-        # No fsync: a claim guards a computation in progress, which a crash of the
-        # machine ends anyway. A claim the crash left empty is stale a ttl after it was
-        # made (_is_stale), one it left whole as soon as its holder is gone.
-        os.write(fd, data)
-    except OSError:
-        # A full disk or a failing filesystem: take the empty claim back, so that it
-        # does not look held until it expires, then report the error.
-        os.close(fd)
-        path.unlink(missing_ok=True)
-        raise
-    os.close(fd)
+        aside.write_text(data, encoding="utf-8")
+        try:
+            os.link(aside, path)
+        except FileExistsError:
+            return False
+    finally:
+        aside.unlink(missing_ok=True)
     return True
 
 
