@@ -29,7 +29,7 @@ pub fn width(n: usize) -> usize {
         3 | 4 => 4,
         5..=8 => 8,
         9..=12 => 12,
-        _ => 16,
+        _ => LANES,
     };
     n / LANES * LANES + rest
 }
@@ -43,7 +43,7 @@ macro_rules! by_width {
             3 | 4 => $self.$f::<4>($($arg),*),
             5..=8 => $self.$f::<8>($($arg),*),
             9..=12 => $self.$f::<12>($($arg),*),
-            _ => $self.$f::<16>($($arg),*),
+            _ => $self.$f::<LANES>($($arg),*),
         }
     };
 }

@@ -10,7 +10,6 @@
 //! as many edges as floats, and its search stays on floats).
 
 use super::eval::compute_time;
-use super::graph::ExecGraph;
 
 /// Computation sizes beyond which the edges are not kept.
 pub const MAX_SIZES: usize = 16;
@@ -23,14 +22,6 @@ pub const MAX_EDGES: u64 = 1 << 12;
 pub struct ComputeSizes {
     sizes: [f64; MAX_SIZES],
     len: usize,
-}
-
-impl ExecGraph {
-    /// The sizes of the computations (of [`ExecGraph::node_sizes`]); `None` where
-    /// there are more than [`MAX_SIZES`].
-    pub fn compute_sizes(&self) -> Option<ComputeSizes> {
-        self.node_sizes().sizes
-    }
 }
 
 impl ComputeSizes {

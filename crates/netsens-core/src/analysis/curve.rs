@@ -605,28 +605,14 @@ impl Search {
         }
     }
 
-    /// Off any grid, with the computations' sizes: `n` points about the estimates of
-    /// the root (a secant through the two least points above the target, Newton's
-    /// step from the least, the chord between `lo` and `hi`), then spread through the
-    /// bracket. Where the bracket holds few edges, each estimate gives the edge above
-    /// it and the one at or below it (T is flat between them), the rest cut the edges
-    /// in equal parts; elsewhere the estimates themselves, then equal parts.
+    /// Off any grid, with the computations' sizes: `n` points. Where the bracket
+    /// holds few edges, the edges cut as per byte ([`cut_edges`]: the smaller sizes'
+    /// first, each with the edge before it; T is flat between them); elsewhere the
+    /// estimates of the root (a secant through the two least points above the
+    /// target, Newton's step from the least, the chord between `lo` and `hi`), then
+    /// points spread through the bracket.
     fn float_points(&self, n: usize) -> Vec<f64> {
         let (lo, hi) = (self.lo, self.hi);
-        let mut estimates = Vec::new();
-        if self.t_hi.is_finite() {
-            let (v2, t2) = self.above;
-            if t2.is_finite() && t2 > self.t_hi {
-                estimates.push(hi - (self.t_hi - self.target) * (v2 - hi) / (t2 - self.t_hi));
-            }
-            if self.slope_hi > 0.0 {
-                estimates.push(hi - (self.t_hi - self.target) / self.slope_hi);
-            }
-            estimates.push(lo + (self.target - self.t_lo) * (hi - lo) / (self.t_hi - self.t_lo));
-        } else {
-            estimates.push(self.next);
-        }
-        let inside: Vec<f64> = estimates.into_iter().filter(|&x| x > lo && x < hi).collect();
         let mut points = Vec::with_capacity(n);
         let add = |points: &mut Vec<f64>, v: f64| {
             if points.len() < n && !points.contains(&v) {
@@ -645,9 +631,22 @@ impl Search {
                 }
             }
             None => {
-                // Each estimate, and as far again from `hi` (T's stairs may give
-                // half the drop a line expects).
-                for &x in &inside {
+                let mut estimates = Vec::new();
+                if self.t_hi.is_finite() {
+                    let (v2, t2) = self.above;
+                    if t2.is_finite() && t2 > self.t_hi {
+                        estimates.push(hi - (self.t_hi - self.target) * (v2 - hi) / (t2 - self.t_hi));
+                    }
+                    if self.slope_hi > 0.0 {
+                        estimates.push(hi - (self.t_hi - self.target) / self.slope_hi);
+                    }
+                    estimates.push(lo + (self.target - self.t_lo) * (hi - lo) / (self.t_hi - self.t_lo));
+                } else {
+                    estimates.push(self.next);
+                }
+                // Each estimate inside the bracket, and as far again from `hi` (T's
+                // stairs may give half the drop a line expects).
+                for x in estimates.into_iter().filter(|&x| x > lo && x < hi) {
                     add(&mut points, x);
                     add(&mut points, (hi - 2.0 * (hi - x)).max(lo + (x - lo) / 2.0));
                 }

@@ -536,10 +536,7 @@ impl ExecGraph {
     }
 
     fn push(&mut self, kind: u8, level: u8, bytes: u64, preds: &[(u32, Edge)], extra: Time) -> u32 {
-        if self.nodes.len() == self.nodes.cost.capacity() || self.preds.capacity() - self.preds.len() < preds.len() {
-            // A record whose size was not known ahead (a rank program's) doubles.
-            self.reserve(2 * self.nodes.len().max(1 << 12), 2 * self.preds.len().max(1 << 13) + preds.len());
-        }
+        self.make_room(preds.len());
         let first_pred = self.preds.len();
         // The first predecessor taken's own, where they are already in its time:
         // looked up only when a second one comes (most nodes have one).
@@ -569,12 +566,19 @@ impl ExecGraph {
         self.node_over(kind << 1 | level, bytes, first_pred, extra)
     }
 
+    /// Room for a node and `preds` predecessors more: a record whose size was not
+    /// known ahead (a rank program's) doubles.
+    #[inline(always)]
+    fn make_room(&mut self, preds: usize) {
+        if self.nodes.len() == self.nodes.cost.capacity() || self.preds.capacity() - self.preds.len() < preds {
+            self.reserve(2 * self.nodes.len().max(1 << 12), 2 * self.preds.len().max(1 << 13) + preds);
+        }
+    }
+
     /// A node of one predecessor `p` that is made whatever its cost (a step from
     /// one time): nothing to leave out, no latest-of to look into.
     fn push_one(&mut self, kind: u8, level: u8, bytes: u64, p: (u32, Edge), extra: Time) -> u32 {
-        if self.nodes.len() == self.nodes.cost.capacity() || self.preds.len() == self.preds.capacity() {
-            self.reserve(2 * self.nodes.len().max(1 << 12), 2 * self.preds.len().max(1 << 13) + 1);
-        }
+        self.make_room(1);
         let first_pred = self.preds.len();
         self.preds.push(p.0);
         self.edges.push(p.1);

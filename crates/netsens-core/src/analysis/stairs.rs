@@ -121,11 +121,6 @@ impl ExecGraph {
         }
         s
     }
-
-    /// The byte counts of [`ExecGraph::node_sizes`].
-    pub fn byte_counts(&self) -> ByteCounts {
-        self.node_sizes().counts
-    }
 }
 
 /// The fs/B (mod 1000) at which some node priced per byte by one parameter costs
@@ -337,8 +332,9 @@ mod tests {
             assert_eq!(at.sizes.sizes, ComputeSizes::of(&sizes), "{ranks} ranks");
             assert_eq!(at.sizes.sizes.is_none(), sizes.len() > super::super::cpu_stairs::MAX_SIZES);
             // The scan of its own finds the same.
-            assert_eq!(g.node_sizes().counts, counts);
-            assert_eq!(g.compute_sizes(), ComputeSizes::of(&sizes));
+            let scanned = g.node_sizes();
+            assert_eq!(scanned.counts, counts);
+            assert_eq!(scanned.sizes, ComputeSizes::of(&sizes));
         }
     }
 
