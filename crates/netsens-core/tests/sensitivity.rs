@@ -225,6 +225,46 @@ fn a_parameter_flat_at_the_platforms_value_still_has_its_tolerance() {
     assert_eq!(g.tolerance(&base, Param::OverheadPerByte(1), &e, 0.01, &mut buf), None);
 }
 
+/// A flat parameter's search starts on its steepest path's line: the largest slope
+/// of any path and, of those, the largest value at x = 0. By hand on vector 4, g's
+/// line is T = g + 5500 ns (the second message's path once g passes o).
+#[test]
+fn the_steepest_line_is_the_hand_derived_one_and_a_lower_bound_of_t_that_t_meets_far_out() {
+    use netsens_core::analysis::batch::SteepestLine;
+    let p = loggopsim_defaults(Rendezvous::Handshake);
+    let g = record(&back_to_back(), &p);
+    let base = Point::of(&p);
+    let by_hand = SteepestLine { slope: 1.0, at_zero: 5_500_000.0 };
+    assert_eq!(g.steepest(&base, Param::Gap(1)), by_hand);
+    assert_eq!(g.steepest_lanes(&Slots::of(&g), &base, &[Param::Gap(1)]), vec![by_hand]);
+    // Random schedules and an exchange, every parameter on a grid: the batched pass
+    // is the node-by-node one; the line is at most T (the record's own evaluation)
+    // from 0 to far out, and far out T is on it (past every corner: slopes differ
+    // by whole ps or bytes, values at 0 by less than 10^10 ps).
+    let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
+    let mut schedules: Vec<Schedule> = (0..5).map(|_| random_rounds(&mut rng)).collect();
+    schedules.push(netsens_core::schedule::patterns::ring_exchange(8, 3, 64, 1000 * NS).unwrap());
+    let params =
+        [Param::Latency(1), Param::Overhead(1), Param::Gap(1), Param::GapPerByte(1), Param::OverheadPerByte(1)];
+    let mut buf = Buffers::default();
+    for s in &schedules {
+        let g = record(s, &p);
+        let lanes = g.steepest_lanes(&Slots::of(&g), &base, &params);
+        for (&x, &line) in params.iter().zip(&lanes) {
+            assert_eq!(line, g.steepest(&base, x), "{}", x.name());
+            assert!(line.slope > 0.0, "{}: every schedule here pays it", x.name());
+            for v in [0.0, 1.0, base.get(x), 3.0 * base.get(x) + 7.0, 1e6] {
+                let t = g.eval(&base.with(x, v), x, &mut buf).makespan;
+                assert!(line.at_zero + line.slope * v <= t, "{} at {v}: line above T {t}", x.name());
+            }
+            for far in [1e10, 2e10] {
+                let t = g.eval(&base.with(x, far), x, &mut buf).makespan;
+                assert_eq!(line.at_zero + line.slope * far, t, "{} at {far}", x.name());
+            }
+        }
+    }
+}
+
 #[test]
 fn curves_are_the_full_runs_at_their_corners_and_between() {
     let p = loggopsim_defaults(Rendezvous::Handshake);
@@ -532,7 +572,9 @@ fn a_tolerance_many_pieces_from_the_first_step_is_tight() {
     // Closed from below by the chord.
     assert_eq!(g.analyze(&base, &[l], &eps).newton_passes, vec![1, 4, 4]);
     let three = g.analyze(&base, &[l, Param::Overhead(1), Param::Gap(1)], &eps);
-    assert_eq!(three.newton_passes, vec![4, 12, 8, 8, 2]);
+    // g is flat at x0: each ε starts where the steepest path's own line reaches it
+    // (4 rounds; 5 from one far bound shared by the four).
+    assert_eq!(three.newton_passes, vec![8, 12, 8, 2]);
     assert_eq!(three.params[0].tolerances, all[0].tolerances);
     for ps in &three.params[1..] {
         for &(e, dx) in &ps.tolerances {
@@ -817,18 +859,18 @@ fn per_byte_tolerances_are_tight(s: &Schedule, p: &Platform, a: &netsens_core::a
 /// Messages of one size b + 1 (per-byte costs are paid on b bytes): every node G or
 /// O prices costs y = ⌊(b·x + 500) / 1000⌋ ps at x fs/B, so T is a maximum of lines in
 /// y and is searched on whole ps of y as L is on whole ps: the four ε of each wait for
-/// the largest one's first step, which lies on the tangent at x0 for G (one round)
-/// and bounds O's (flat at x0, from its steepest path); O's third round takes 4
-/// lanes, not 8: the chord of its points closes two of its brackets from below.
-/// Before: 13 rounds and 94 lanes (whole ps/B, then 1000 fs/B halved); before that
-/// 28 rounds and 384 lanes.
+/// the largest one's first step, which lies on the tangent at x0 for G (one round);
+/// O is flat at x0, and each of its ε starts where its steepest path's own line
+/// (slope and value at 0) reaches the target: two rounds. Before: 3 rounds from one
+/// far bound (the steepest slope alone) shared by the four; 13 rounds and 94 lanes
+/// (whole ps/B, then 1000 fs/B halved); before that 28 rounds and 384 lanes.
 #[test]
 fn per_byte_searches_of_one_message_size_step_on_whole_ps_of_its_price() {
     let s = netsens_core::schedule::patterns::ring_exchange(16, 40, 3, 1000 * NS).unwrap();
     let mut p = loggopsim_defaults(Rendezvous::Handshake);
     let g = record(&s, &p);
     let a = g.analyze(&Point::of(&p), &[Param::GapPerByte(1), Param::OverheadPerByte(1)], &EPSILONS);
-    assert_eq!(a.newton_passes, vec![2, 4, 4]);
+    assert_eq!(a.newton_passes, vec![8, 2]);
     per_byte_tolerances_are_tight(&s, &p, &a);
     // From values off the whole ps/B, whose price is already rounded.
     (p.cluster.gap_per_byte, p.cluster.overhead_per_byte) = (PerByte(26_315_789), PerByte(333_333));
@@ -866,16 +908,17 @@ fn one_message_sizes_tolerance_is_the_hand_derived_last_fs_of_its_price() {
 /// Messages of 4 and 8 bytes (prices of 3 and 7 bytes): T per fs/B can rise only
 /// where one of the two prices does, at most 3 + 7 = 10 fs/B a ps/B, so once the
 /// root is within one ps/B (whole ps/B, as before) its search cuts those edges, not
-/// the 1000 fs/B (10 rounds: 13 in all before): 5 rounds, 6 before whole ps/B steps
-/// closed from below by their chord and the 3-byte price's edges were tried first
-/// (each with the edge before it; every tolerance here is just below a 7-byte edge,
-/// so those do not find it at once). Where a message of 1000 bytes or more rises at
-/// every fs/B, the halving is the span's as before.
+/// the 1000 fs/B (10 rounds): 4 rounds in all. Before: 5 (O, flat at x0, started from
+/// a far bound, not its steepest path's own line), 6 (before whole ps/B steps closed
+/// from below by their chord and the 3-byte price's edges were tried first, each with
+/// the edge before it; every tolerance here is just below a 7-byte edge, so those do
+/// not find it at once). Where a message of 1000 bytes or more rises at every fs/B,
+/// the halving is the span's as before: 12 rounds (13 from the far bound).
 #[test]
 fn per_byte_searches_of_several_message_sizes_halve_the_stair_edges() {
     let p = loggopsim_defaults(Rendezvous::Handshake);
     let params = [Param::GapPerByte(1), Param::OverheadPerByte(1)];
-    for (right, left, rounds) in [(4, 8, 5), (3, 1500, 13)] {
+    for (right, left, rounds) in [(4, 8, 4), (3, 1500, 12)] {
         let s = ring_two_sizes(16, 40, right, left);
         let g = record(&s, &p);
         let a = g.analyze(&Point::of(&p), &params, &EPSILONS);

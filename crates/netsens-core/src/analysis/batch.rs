@@ -581,41 +581,139 @@ impl<const N: usize> Terms<N> {
     }
 }
 
+/// The steepest path's line in a parameter x: the largest slope of any path, and of
+/// the paths that slope the largest value at x = 0 (each node's price with x at 0,
+/// where x is a rate per byte its part alone). Every node's cost is at least its line
+/// (a price per byte is the larger of two rates), so T(x) is at least this one
+/// wherever x's products are whole ps: past where it reaches a target, T is above.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SteepestLine {
+    /// ps per unit of x.
+    pub slope: f64,
+    /// ps.
+    pub at_zero: f64,
+}
+
+/// Each lane's part of a node's value at x = 0 in its [`SteepestLine`], for each kind
+/// and level: `fixed + bytes·per_byte` where that is exact, the price's own rounding
+/// (`rounded`, a lane and its price with x at 0) elsewhere.
+struct ZeroTerms<const N: usize> {
+    of: Vec<ZeroTerm<N>>,
+}
+
+#[derive(Clone)]
+struct ZeroTerm<const N: usize> {
+    fixed: [f64; N],
+    per_byte: [f64; N],
+    rounded: Vec<(usize, Price)>,
+}
+
+impl<const N: usize> ZeroTerms<N> {
+    fn new(base: &Point, lanes: &[Lane], terms: &Terms<N>) -> ZeroTerms<N> {
+        let blank = ZeroTerm { fixed: [0.0; N], per_byte: [0.0; N], rounded: Vec::new() };
+        let mut of = vec![blank; KINDS * 2];
+        for k in 0..KINDS as u8 {
+            for level in 0..2 {
+                let i = Terms::<N>::index(k, level);
+                let z = &mut of[i];
+                for (l, lane) in lanes.iter().enumerate() {
+                    let p = base.with(lane.param, 0.0);
+                    let price = Price::of(k, &p.levels[level], &p);
+                    if terms.of[i].up_per_byte[l] > 0.0 {
+                        // x is a rate per byte of this kind: its price's fixed part.
+                        z.fixed[l] = price.fixed;
+                    } else if price.whole(k) {
+                        (z.fixed[l], z.per_byte[l]) = match k {
+                            kind::COMPUTE => (0.0, price.per_byte),
+                            _ => (price.fixed, price.per_byte.max(price.or_per_byte)),
+                        };
+                    } else {
+                        z.rounded.push((l, price));
+                    }
+                }
+            }
+        }
+        ZeroTerms { of }
+    }
+}
+
 impl ExecGraph {
     /// [`ExecGraph::steepest`] of every parameter in `params`, up to [`LANES`] a pass.
-    pub fn steepest_lanes(&self, slots: &Slots, base: &Point, params: &[Param]) -> Vec<f64> {
+    pub fn steepest_lanes(&self, slots: &Slots, base: &Point, params: &[Param]) -> Vec<SteepestLine> {
         let far: Vec<Lane> = params.iter().map(|&param| Lane { point: base.with(param, 1e30), param }).collect();
         let mut out = Vec::with_capacity(far.len());
         for chunk in far.chunks(LANES) {
-            by_width!(chunk.len(), self.steepest_pass(slots, chunk, &mut out));
+            by_width!(chunk.len(), self.steepest_pass_fast(slots, base, chunk, &mut out));
         }
         out
     }
 
-    /// As `steepest`: every path's largest slope, whatever its time.
-    fn steepest_pass<const N: usize>(&self, slots: &Slots, lanes: &[Lane], out: &mut Vec<f64>) {
+    /// [`ExecGraph::steepest_pass`] in AVX2 where the CPU has it.
+    fn steepest_pass_fast<const N: usize>(
+        &self,
+        slots: &Slots,
+        base: &Point,
+        lanes: &[Lane],
+        out: &mut Vec<SteepestLine>,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just now.
+            return unsafe { self.steepest_pass_avx2::<N>(slots, base, lanes, out) };
+        }
+        self.steepest_pass::<N>(slots, base, lanes, out)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn steepest_pass_avx2<const N: usize>(
+        &self,
+        slots: &Slots,
+        base: &Point,
+        lanes: &[Lane],
+        out: &mut Vec<SteepestLine>,
+    ) {
+        self.steepest_pass::<N>(slots, base, lanes, out)
+    }
+
+    /// As `steepest`: every path's largest slope, whatever its time, and the largest
+    /// value at x = 0 among the paths of that slope (compared as pairs).
+    #[inline(always)]
+    fn steepest_pass<const N: usize>(&self, slots: &Slots, base: &Point, lanes: &[Lane], out: &mut Vec<SteepestLine>) {
         let terms = Terms::<N>::new(lanes);
-        let mut rows = vec![[0.0; N]; slots.count.max(1)];
+        let zero_terms = ZeroTerms::<N>::new(base, lanes, &terms);
+        let noisy = !self.extra.is_empty();
+        let mut rows = vec![([0.0; N], [0.0; N]); slots.count.max(1)];
         let pred_slots = slots.preds(self);
         let mut first = 0usize;
         for v in 0..self.nodes.len() {
             let next = first + self.nodes.pred_count(v);
-            let mut r = [0.0; N];
+            let (mut slope, mut zero) = ([0.0; N], [0.0; N]);
             for &s in &pred_slots[first..next] {
-                let q = &rows[s as usize];
+                let (qs, qz) = &rows[s as usize];
                 for l in 0..N {
-                    r[l] = max(r[l], q[l]);
+                    let take = qs[l] > slope[l] || (qs[l] == slope[l] && qz[l] > zero[l]);
+                    slope[l] = if take { qs[l] } else { slope[l] };
+                    zero[l] = if take { qz[l] } else { zero[l] };
                 }
             }
             first = next;
-            let t = &terms.of[self.price_index(v)];
+            let i = self.price_index(v);
+            let (t, z) = (&terms.of[i], &zero_terms.of[i]);
             let b = self.nodes.bytes(v) as f64;
+            let noise = if noisy { self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64 } else { 0.0 };
             for l in 0..N {
-                r[l] += t.up_fixed[l] + b * t.up_per_byte[l];
+                slope[l] += t.up_fixed[l] + b * t.up_per_byte[l];
+                zero[l] += z.fixed[l] + b * z.per_byte[l] + noise;
             }
-            rows[slots.node[v] as usize] = r;
+            for &(l, price) in &z.rounded {
+                // Its linear terms are 0: the price as the engine rounds it.
+                zero[l] += price.cost(self.nodes.kind(v), b);
+            }
+            rows[slots.node[v] as usize] = (slope, zero);
         }
-        out.extend_from_slice(&rows[slots.node[self.sink as usize] as usize][..lanes.len()]);
+        let (slope, zero) = &rows[slots.node[self.sink as usize] as usize];
+        out.extend((0..lanes.len()).map(|l| SteepestLine { slope: slope[l], at_zero: zero[l] }));
     }
 }
 

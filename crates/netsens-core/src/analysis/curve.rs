@@ -5,9 +5,9 @@
 //! steps, each of which lands on the next piece. Where only some values of x are
 //! wanted, T there comes from the batched passes, every value a lane.
 
-use super::batch::{Lane, Slots};
+use super::batch::{Lane, Slots, SteepestLine};
 use super::cpu_stairs::ComputeSizes;
-use super::eval::{Buffers, Eval};
+use super::eval::{Buffers, Coef, Eval, Price};
 use super::graph::ExecGraph;
 use super::params::{Param, Point};
 use super::stairs::{any_coarse, cut_edges, Stairs};
@@ -80,16 +80,23 @@ impl ExecGraph {
         Some(search.delta())
     }
 
-    /// The largest slope in x of any path: T's slope as x grows without bound.
-    pub fn steepest(&self, base: &Point, x: Param) -> f64 {
-        let far = base.with(x, 1e30);
-        let mut best: Vec<f64> = Vec::with_capacity(self.nodes.len());
+    /// The steepest path's line in x ([`SteepestLine`]): T's slope as x grows without
+    /// bound, node by node (the batched pass's second method).
+    pub fn steepest(&self, base: &Point, x: Param) -> SteepestLine {
+        let (far, zero) = (base.with(x, 1e30), base.with(x, 0.0));
+        let mut best: Vec<(f64, f64)> = Vec::with_capacity(self.nodes.len());
         for v in 0..self.nodes.len() {
             let (preds, _) = self.preds_of(v);
-            let b = preds.iter().map(|&q| best[q as usize]).fold(0.0, f64::max);
-            best.push(b + self.coef(v, &far, x).1);
+            let b = preds.iter().map(|&q| best[q as usize]).fold((0.0, 0.0), |a, q| if q > a { q } else { a });
+            let n = self.node(v);
+            let price = Price::of(n.kind, &zero.levels[self.level_of(&n)], &zero);
+            let per_byte = Coef::of(n.kind, self.level_of(&n) as u8, &far, x).up.1 > 0.0;
+            let own = if per_byte { price.fixed } else { price.cost(n.kind, n.bytes as f64) };
+            let noise = self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64;
+            best.push((b.0 + self.coef(v, &far, x).1, b.1 + own + noise));
         }
-        best[self.sink as usize]
+        let (slope, at_zero) = best[self.sink as usize];
+        SteepestLine { slope, at_zero }
     }
 }
 
@@ -151,6 +158,9 @@ pub(crate) struct Search {
     line: Option<(f64, f64)>,
     /// Flat at x0: the first step is the steepest path's bound, a far one.
     flat: bool,
+    /// Flat at x0, the first step is where the steepest path's own line reaches the
+    /// target (each ε its own), not a far bound shared by them.
+    steep_line: bool,
     pub done: bool,
     steps: usize,
     /// Off any grid: the sizes of the computations, where few (their edges bracket
@@ -211,7 +221,7 @@ impl Search {
         x: Param,
         e0: &Eval,
         eps: f64,
-        steepest: Option<f64>,
+        steepest: Option<SteepestLine>,
         stairs: Option<Stairs>,
     ) -> Option<Search> {
         let x0 = base.get(x);
@@ -219,12 +229,12 @@ impl Search {
         // Flat at x0, the steepest path's slope.
         let steepest = match e0.slope_up > 0.0 {
             true => None,
-            false => Some(steepest.unwrap_or_else(|| g.steepest(base, x))).filter(|&s| s > 0.0),
+            false => Some(steepest.unwrap_or_else(|| g.steepest(base, x))).filter(|s| s.slope > 0.0),
         };
         let bound = match steepest {
             None if e0.slope_up <= 0.0 => return None,
             None => x0 + eps * e0.makespan / e0.slope_up,
-            Some(steepest) => x0 + target / steepest,
+            Some(line) => x0 + target / line.slope,
         };
         let engine_grid = x.grid().filter(|g| (bound - x0) / g < 4.5e15);
         let per_byte = engine_grid.is_some_and(|g| g < 1.0);
@@ -249,6 +259,7 @@ impl Search {
             bound: f64::INFINITY,
             line: None,
             flat: e0.slope_up <= 0.0,
+            steep_line: false,
             done: false,
             steps: 0,
             sizes: None,
@@ -265,9 +276,20 @@ impl Search {
                 s.line = Some((e0.makespan, slope));
                 s.aim((s.whole_target - e0.makespan) / slope)
             }
-            // The steepest path's n nodes of the count cost n·y, its constant ≥ 0.
-            (Some(_), Some(c), Some(steepest)) => s.aim(target / s.per_step(steepest) - c.y0 as f64),
-            (Some(g), None, Some(_)) => s.aim((bound - x0) / g),
+            // The steepest path's n nodes of the count cost at least n·y each beside
+            // their fixed part, its other nodes what they cost at y = 0: T ≥ its line.
+            (Some(_), Some(c), Some(steepest)) => {
+                s.steep_line = true;
+                s.aim((target - steepest.at_zero) / s.per_step(steepest.slope) - c.y0 as f64)
+            }
+            // Where x's products are whole ps at every step (a time in ps, or whole
+            // ps/B from a whole x0), T is at least the steepest path's line; else only
+            // its slope is safe (a product rounded down may take half a ps a node).
+            (Some(g), None, Some(steepest)) => {
+                s.steep_line = !per_byte || x0.fract() == 0.0;
+                let on_line = (target - steepest.at_zero) / steepest.slope;
+                s.aim((if s.steep_line { on_line.min(bound) } else { bound } - x0) / g)
+            }
             (None, ..) => s.next = bound,
         }
         Some(s)
@@ -345,10 +367,11 @@ impl Search {
 
     /// Whether this search's first step can wait for that of `other`, a search of
     /// the same parameter with a larger ε: on a whole-ps grid, where T is one line up
-    /// to the larger one's step, that step answers this one too; flat at x0, the
-    /// first steps are far bounds and the larger one's line bounds this one as well.
+    /// to the larger one's step, that step answers this one too; flat at x0, where
+    /// the first steps are far bounds, the larger one's line bounds this one as well
+    /// (not where each starts on the steepest path's own line: that is nearer).
     pub fn waits_for(&self, other: &Search) -> bool {
-        (self.line.is_some() || (self.flat && self.shares()))
+        (self.line.is_some() || (self.flat && self.shares() && !self.steep_line))
             && self.steps == 0
             && other.steps == 0
             && !other.done

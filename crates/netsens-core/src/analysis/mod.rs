@@ -172,7 +172,7 @@ impl ExecGraph {
         // Where a per-byte cost's T can rise on the fs/B grid: the byte counts it
         // prices, noted by the first pass.
         let per_byte = |x: Param| x.grid().is_some_and(|g| g < 1.0);
-        let searched = |(x, e0): (&Param, &Eval)| e0.slope_up > 0.0 || steepest_of(*x).is_some_and(|s| s > 0.0);
+        let searched = |(x, e0): (&Param, &Eval)| e0.slope_up > 0.0 || steepest_of(*x).is_some_and(|s| s.slope > 0.0);
         let any_searched =
             |of: &dyn Fn(Param) -> bool| params.iter().zip(&slopes).any(|(x, e0)| of(*x) && searched((x, e0)));
         let counts = any_searched(&per_byte).then_some(&at.sizes.counts);
