@@ -48,6 +48,46 @@ macro_rules! by_width {
     };
 }
 
+/// Threads a pass's lanes are spread over at most: each streams the whole record for
+/// its own lanes, so past a few the memory, not the cores, is the limit.
+const MAX_THREADS: usize = 4;
+
+/// Threads the analysis spreads its lanes over: `NETSENS_ANALYSIS_THREADS` where set
+/// (1: one thread), else the cores this process may use, at most [`MAX_THREADS`].
+/// The answers are the same whatever the number: lanes are independent.
+pub fn threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| {
+        let asked = std::env::var("NETSENS_ANALYSIS_THREADS").ok().and_then(|v| v.trim().parse::<usize>().ok());
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS);
+        asked.unwrap_or(cores).max(1)
+    })
+}
+
+/// `n` lanes cut into at most `threads` runs, in order, as even as they go.
+fn groups(n: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
+    let k = threads.clamp(1, n.max(1));
+    let size = n.div_ceil(k).max(1);
+    (0..n).step_by(size).map(|a| a..(a + size).min(n)).collect()
+}
+
+/// `pass` over each run of `lanes` (with the run's index), the runs on threads of
+/// their own (the first on this one); each run's output, in order.
+fn in_groups<T: Send>(lanes: &[Lane], threads: usize, pass: impl Fn(&[Lane], usize) -> T + Sync) -> Vec<T> {
+    let runs = groups(lanes.len(), threads);
+    if runs.len() <= 1 {
+        return vec![pass(lanes, 0)];
+    }
+    std::thread::scope(|scope| {
+        let pass = &pass;
+        let others: Vec<_> =
+            runs[1..].iter().enumerate().map(|(i, r)| scope.spawn(move || pass(&lanes[r.clone()], i + 1))).collect();
+        let mut out = vec![pass(&lanes[runs[0].clone()], 0)];
+        out.extend(others.into_iter().map(|h| h.join().expect("an analysis thread does not panic")));
+        out
+    })
+}
+
 /// The slopes a pass carries besides the makespans.
 #[derive(Clone, Copy)]
 enum Slopes {
@@ -251,31 +291,31 @@ impl ExecGraph {
     /// [`ExecGraph::eval`] at every lane, up to [`LANES`] lanes a pass; the same
     /// numbers, bit for bit.
     pub fn eval_lanes(&self, slots: &Slots, lanes: &[Lane]) -> Vec<Eval> {
-        let mut out = Vec::with_capacity(lanes.len());
-        for chunk in lanes.chunks(LANES) {
-            by_width!(chunk.len(), self.pass(slots, chunk, Slopes::Both, &mut out));
-        }
-        out
+        self.passes(slots, lanes, Slopes::Both, threads())
     }
 
     /// As [`ExecGraph::eval_lanes`] without the slopes going up (NaN): a third less
     /// work where only the slopes going down are wanted (Newton's steps).
     pub fn eval_lanes_down(&self, slots: &Slots, lanes: &[Lane]) -> Vec<Eval> {
-        let mut out = Vec::with_capacity(lanes.len());
-        for chunk in lanes.chunks(LANES) {
-            by_width!(chunk.len(), self.pass(slots, chunk, Slopes::Down, &mut out));
-        }
-        out
+        self.passes(slots, lanes, Slopes::Down, threads())
     }
 
     /// As [`ExecGraph::eval_lanes`] with the makespans alone (slopes NaN): about half
     /// the work a lane, where no slope is wanted (halving a span per fs/B).
     pub fn eval_lanes_times(&self, slots: &Slots, lanes: &[Lane]) -> Vec<Eval> {
-        let mut out = Vec::with_capacity(lanes.len());
-        for chunk in lanes.chunks(LANES) {
-            by_width!(chunk.len(), self.pass(slots, chunk, Slopes::None, &mut out));
-        }
-        out
+        self.passes(slots, lanes, Slopes::None, threads())
+    }
+
+    /// Passes over `lanes`, [`LANES`] at most each, on up to `threads` threads.
+    fn passes(&self, slots: &Slots, lanes: &[Lane], slopes: Slopes, threads: usize) -> Vec<Eval> {
+        in_groups(lanes, threads, |run, _| {
+            let mut out = Vec::with_capacity(run.len());
+            for chunk in run.chunks(LANES) {
+                by_width!(chunk.len(), self.pass(slots, chunk, slopes, &mut out));
+            }
+            out
+        })
+        .concat()
     }
 
     /// A pass in AVX2's wider registers where the CPU has them (the same IEEE
@@ -640,12 +680,20 @@ impl<const N: usize> ZeroTerms<N> {
 impl ExecGraph {
     /// [`ExecGraph::steepest`] of every parameter in `params`, up to [`LANES`] a pass.
     pub fn steepest_lanes(&self, slots: &Slots, base: &Point, params: &[Param]) -> Vec<SteepestLine> {
+        self.steepest_on(slots, base, params, threads())
+    }
+
+    /// [`ExecGraph::steepest_lanes`] on up to `threads` threads.
+    fn steepest_on(&self, slots: &Slots, base: &Point, params: &[Param], threads: usize) -> Vec<SteepestLine> {
         let far: Vec<Lane> = params.iter().map(|&param| Lane { point: base.with(param, 1e30), param }).collect();
-        let mut out = Vec::with_capacity(far.len());
-        for chunk in far.chunks(LANES) {
-            by_width!(chunk.len(), self.steepest_pass_fast(slots, base, chunk, &mut out));
-        }
-        out
+        in_groups(&far, threads, |run, _| {
+            let mut out = Vec::with_capacity(run.len());
+            for chunk in run.chunks(LANES) {
+                by_width!(chunk.len(), self.steepest_pass_fast(slots, base, chunk, &mut out));
+            }
+            out
+        })
+        .concat()
     }
 
     /// [`ExecGraph::steepest_pass`] in AVX2 where the CPU has it.
@@ -761,23 +809,42 @@ impl ExecGraph {
     /// that share one time per node (every lane is at the same point): the same
     /// numbers, the predecessor that set each time and the nodes' sizes.
     pub fn at_base(&self, slots: &Slots, base: &Point, params: &[Param]) -> AtBase {
-        let lanes: Vec<Lane> = params.iter().map(|&param| Lane { point: *base, param }).collect();
-        let mut out = AtBase {
+        self.at_base_on(slots, base, params, threads())
+    }
+
+    /// [`ExecGraph::at_base`] on up to `threads` threads: the first run of lanes
+    /// also notes the choices and sizes (every run has the same times).
+    fn at_base_on(&self, slots: &Slots, base: &Point, params: &[Param], threads: usize) -> AtBase {
+        let blank = |lanes: usize| AtBase {
             makespan: 0.0,
-            slopes: Vec::with_capacity(lanes.len()),
+            slopes: Vec::with_capacity(lanes),
             choices: Choices::default(),
             sizes: NodeSizes::new(),
         };
-        out.choices.of.reserve(self.nodes.len());
-        if lanes.is_empty() {
+        if params.is_empty() {
             // The times and choices alone.
+            let mut out = blank(0);
+            out.choices.of.reserve(self.nodes.len());
             let one = [Lane { point: *base, param: Param::CpuTime }];
             self.base_pass::<1>(slots, &one, &mut out, true);
             out.slopes.clear();
             return out;
         }
-        for (i, chunk) in lanes.chunks(LANES).enumerate() {
-            by_width!(chunk.len(), self.base_pass(slots, chunk, &mut out, i == 0));
+        let lanes: Vec<Lane> = params.iter().map(|&param| Lane { point: *base, param }).collect();
+        let mut runs = in_groups(&lanes, threads, |run, i| {
+            let mut out = blank(run.len());
+            if i == 0 {
+                out.choices.of.reserve(self.nodes.len());
+            }
+            for (j, chunk) in run.chunks(LANES).enumerate() {
+                by_width!(chunk.len(), self.base_pass(slots, chunk, &mut out, i == 0 && j == 0));
+            }
+            out
+        })
+        .into_iter();
+        let mut out = runs.next().expect("a first run");
+        for run in runs {
+            out.slopes.extend(run.slopes);
         }
         out
     }
@@ -864,6 +931,57 @@ impl ExecGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lanes_are_cut_into_even_runs_in_order() {
+        assert_eq!(groups(16, 2), vec![0..8, 8..16]);
+        assert_eq!(groups(6, 4), vec![0..2, 2..4, 4..6]);
+        assert_eq!(groups(5, 2), vec![0..3, 3..5]);
+        assert_eq!(groups(1, 4), vec![0..1]);
+        assert_eq!(groups(20, 1), vec![0..20]);
+        assert_eq!(groups(0, 2), Vec::<std::ops::Range<usize>>::new());
+    }
+
+    /// Lanes spread over 1 to 5 threads give the one thread's answers bit for bit:
+    /// the first pass's times, slopes, choices and sizes, the steepest lines, and
+    /// passes of each kind (the runs come back in lane order).
+    #[test]
+    fn every_number_of_threads_gives_the_same_answers() {
+        use crate::analysis::record_schedule;
+        use crate::engine::RunOptions;
+        use crate::platform::Platform;
+        use crate::schedule::patterns;
+        let p = Platform::resolve("loggopsim").expect("a preset");
+        let s = patterns::ring_exchange(12, 4, 2000, 3_000_000).expect("a schedule");
+        let (_, g) = record_schedule(&s, &p, &RunOptions::default(), &mut |_| true).expect("the run finishes");
+        let (slots, base) = (g.slots(), Point::of(&p));
+        let params = Param::all(&p);
+        let bits = |e: &[Eval]| -> Vec<[u64; 3]> {
+            e.iter().map(|e| [e.makespan.to_bits(), e.slope_down.to_bits(), e.slope_up.to_bits()]).collect()
+        };
+        // 20 lanes: every parameter at 1 to 4 times its value (more than a pass holds).
+        let lanes: Vec<Lane> = (1..=4)
+            .flat_map(|m| params.iter().map(move |&x| (x, m)))
+            .take(20)
+            .map(|(x, m)| Lane { point: base.with(x, base.get(x) * m as f64 + 1000.0), param: x })
+            .collect();
+        let one = g.at_base_on(&slots, &base, &params, 1);
+        let sizes = |a: &AtBase| format!("{:?}", (&a.sizes.counts, a.sizes.sizes.map(|s| s.smallest())));
+        for threads in 2..=5 {
+            let many = g.at_base_on(&slots, &base, &params, threads);
+            assert_eq!(many.makespan.to_bits(), one.makespan.to_bits());
+            assert_eq!(bits(&many.slopes), bits(&one.slopes), "{threads} threads");
+            assert_eq!(many.choices.of, one.choices.of);
+            assert_eq!(sizes(&many), sizes(&one));
+            assert_eq!(g.steepest_on(&slots, &base, &params, threads), g.steepest_on(&slots, &base, &params, 1));
+            for slopes in [Slopes::Both, Slopes::Down, Slopes::None] {
+                let (a, b) = (g.passes(&slots, &lanes, slopes, threads), g.passes(&slots, &lanes, slopes, 1));
+                assert_eq!(bits(&a), bits(&b), "{threads} threads");
+            }
+        }
+        // And the first lanes are the one-point answers (the order kept).
+        assert_eq!(bits(&g.passes(&slots, &lanes[..3], Slopes::Both, 3))[2], bits(&g.eval_lanes(&slots, &lanes[2..3]))[0]);
+    }
 
     /// [`fs_time`] against the engine's rounding in integers (u128, a second
     /// method): small and odd rates and sizes, the halves, and products just under
