@@ -955,7 +955,8 @@ mod tests {
         let s = patterns::ring_exchange(12, 4, 2000, 3_000_000).expect("a schedule");
         let (_, g) = record_schedule(&s, &p, &RunOptions::default(), &mut |_| true).expect("the run finishes");
         let (slots, base) = (g.slots(), Point::of(&p));
-        let params = Param::all(&p);
+        // 12 lanes: as many runs as threads.
+        let params: Vec<Param> = Param::all(&p).into_iter().cycle().take(12).collect();
         let bits = |e: &[Eval]| -> Vec<[u64; 3]> {
             e.iter().map(|e| [e.makespan.to_bits(), e.slope_down.to_bits(), e.slope_up.to_bits()]).collect()
         };
