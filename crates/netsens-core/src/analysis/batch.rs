@@ -740,7 +740,8 @@ impl ExecGraph {
             for &s in &pred_slots[first..next] {
                 let (qs, qz) = &rows[s as usize];
                 for l in 0..N {
-                    let take = qs[l] > slope[l] || (qs[l] == slope[l] && qz[l] > zero[l]);
+                    // Without short-circuits: compared and blended in vector registers.
+                    let take = (qs[l] > slope[l]) | ((qs[l] == slope[l]) & (qz[l] > zero[l]));
                     slope[l] = if take { qs[l] } else { slope[l] };
                     zero[l] = if take { qz[l] } else { zero[l] };
                 }
@@ -981,7 +982,10 @@ mod tests {
             }
         }
         // And the first lanes are the one-point answers (the order kept).
-        assert_eq!(bits(&g.passes(&slots, &lanes[..3], Slopes::Both, 3))[2], bits(&g.eval_lanes(&slots, &lanes[2..3]))[0]);
+        assert_eq!(
+            bits(&g.passes(&slots, &lanes[..3], Slopes::Both, 3))[2],
+            bits(&g.eval_lanes(&slots, &lanes[2..3]))[0]
+        );
     }
 
     /// [`fs_time`] against the engine's rounding in integers (u128, a second
