@@ -5,6 +5,7 @@ o's of LOGGP.md's vectors; bad input is one error line and exit code 2."""
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,9 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 GOAL = ROOT / "examples" / "goal"
 
 
-def netsens(*args: object) -> subprocess.CompletedProcess[str]:
+def netsens(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "netsens", *map(str, args)]
-    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300, env=env)
 
 
 def assert_one_error_line(proc: subprocess.CompletedProcess[str], *words: str) -> None:
@@ -116,6 +117,27 @@ def test_an_app_is_analysed_from_one_run() -> None:
 )
 def test_bad_input_is_one_line(args: list[str], words: list[str]) -> None:
     assert_one_error_line(netsens("sensitivity", GOAL / "pingpong.goal", *args), *words)
+
+
+@pytest.mark.parametrize("threads", ["0", "two", "-1", ""])
+def test_a_bad_number_of_analysis_threads_is_one_line(threads: str) -> None:
+    env = {**os.environ, "NETSENS_ANALYSIS_THREADS": threads}
+    proc = netsens("sensitivity", GOAL / "pingpong.goal", env=env)
+    assert_one_error_line(proc, "NETSENS_ANALYSIS_THREADS", f'"{threads}"', "number of threads")
+
+
+def test_one_thread_and_several_give_the_same_answers() -> None:
+    # radix's searches take six rounds of up to 30 points, each spread over the threads.
+    args = ["--app", "radix", "--ranks", "8", "--size", "tiny", "--no-confirm", "--json"]
+    outs = []
+    for threads in ["1", "3"]:
+        env = {**os.environ, "NETSENS_ANALYSIS_THREADS": threads}
+        proc = netsens("sensitivity", *args, env=env)
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout)
+        out.pop("run")  # the run's own wall times
+        outs.append(out)
+    assert outs[0]["params"] and outs[0] == outs[1]
 
 
 def test_the_api_refuses_what_the_cli_refuses() -> None:

@@ -91,6 +91,17 @@ def _window(
     return first, last, float(lo), float(hi), items
 
 
+def _check_threads() -> None:
+    """``NETSENS_ANALYSIS_THREADS``, where set, is a number of threads (1 or more): the
+    engine reads it once, and would otherwise take the cores it finds."""
+    text = os.environ.get("NETSENS_ANALYSIS_THREADS")
+    if text is not None and not (text.strip().isdigit() and int(text) >= 1):
+        raise InputError(
+            f'NETSENS_ANALYSIS_THREADS: "{text}" is not a number of threads (1 or more; '
+            "unset it to use the cores this process may)"
+        )
+
+
 def analyze(
     goal: str | os.PathLike[str] | None = None,
     *,
@@ -150,6 +161,7 @@ def analyze(
     record as a linear program can take it (a run of at most 200 000 nodes).
     """
     check_memory_limit()
+    _check_threads()
     ask: dict[str, Any] = {
         "params": list(params) if params is not None else None,
         "epsilons": list(epsilons),
