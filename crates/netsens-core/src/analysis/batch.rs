@@ -650,15 +650,15 @@ struct ZeroTerm<const N: usize> {
 
 impl<const N: usize> ZeroTerms<N> {
     fn new(base: &Point, lanes: &[Lane], terms: &Terms<N>) -> ZeroTerms<N> {
+        let at_zero: Vec<Point> = lanes.iter().map(|lane| base.with(lane.param, 0.0)).collect();
         let blank = ZeroTerm { fixed: [0.0; N], per_byte: [0.0; N], rounded: Vec::new() };
         let mut of = vec![blank; KINDS * 2];
         for k in 0..KINDS as u8 {
             for level in 0..2 {
                 let i = Terms::<N>::index(k, level);
                 let z = &mut of[i];
-                for (l, lane) in lanes.iter().enumerate() {
-                    let p = base.with(lane.param, 0.0);
-                    let price = Price::of(k, &p.levels[level], &p);
+                for (l, p) in at_zero.iter().enumerate() {
+                    let price = Price::of(k, &p.levels[level], p);
                     if terms.of[i].up_per_byte[l] > 0.0 {
                         // x is a rate per byte of this kind: its price's fixed part.
                         z.fixed[l] = price.fixed;
@@ -689,27 +689,21 @@ impl ExecGraph {
         in_groups(&far, threads, |run, _| {
             let mut out = Vec::with_capacity(run.len());
             for chunk in run.chunks(LANES) {
-                by_width!(chunk.len(), self.steepest_pass_fast(slots, base, chunk, &mut out));
+                by_width!(chunk.len(), self.steepest_pass(slots, base, chunk, &mut out));
             }
             out
         })
         .concat()
     }
 
-    /// [`ExecGraph::steepest_pass`] in AVX2 where the CPU has it.
-    fn steepest_pass_fast<const N: usize>(
-        &self,
-        slots: &Slots,
-        base: &Point,
-        lanes: &[Lane],
-        out: &mut Vec<SteepestLine>,
-    ) {
+    /// [`ExecGraph::steepest_pass_lanes`] in AVX2's registers where the CPU has them.
+    fn steepest_pass<const N: usize>(&self, slots: &Slots, base: &Point, lanes: &[Lane], out: &mut Vec<SteepestLine>) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2, checked just now.
             return unsafe { self.steepest_pass_avx2::<N>(slots, base, lanes, out) };
         }
-        self.steepest_pass::<N>(slots, base, lanes, out)
+        self.steepest_pass_lanes::<N>(slots, base, lanes, out)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -721,13 +715,19 @@ impl ExecGraph {
         lanes: &[Lane],
         out: &mut Vec<SteepestLine>,
     ) {
-        self.steepest_pass::<N>(slots, base, lanes, out)
+        self.steepest_pass_lanes::<N>(slots, base, lanes, out)
     }
 
     /// As `steepest`: every path's largest slope, whatever its time, and the largest
     /// value at x = 0 among the paths of that slope (compared as pairs).
     #[inline(always)]
-    fn steepest_pass<const N: usize>(&self, slots: &Slots, base: &Point, lanes: &[Lane], out: &mut Vec<SteepestLine>) {
+    fn steepest_pass_lanes<const N: usize>(
+        &self,
+        slots: &Slots,
+        base: &Point,
+        lanes: &[Lane],
+        out: &mut Vec<SteepestLine>,
+    ) {
         let terms = Terms::<N>::new(lanes);
         let zero_terms = ZeroTerms::<N>::new(base, lanes, &terms);
         let noisy = !self.extra.is_empty();

@@ -89,11 +89,13 @@ impl ExecGraph {
             let (preds, _) = self.preds_of(v);
             let b = preds.iter().map(|&q| best[q as usize]).fold((0.0, 0.0), |a, q| if q > a { q } else { a });
             let n = self.node(v);
-            let price = Price::of(n.kind, &zero.levels[self.level_of(&n)], &zero);
-            let per_byte = Coef::of(n.kind, self.level_of(&n) as u8, &far, x).up.1 > 0.0;
-            let own = if per_byte { price.fixed } else { price.cost(n.kind, n.bytes as f64) };
+            let level = self.level_of(&n);
+            let coef = Coef::of(n.kind, level as u8, &far, x);
+            let price = Price::of(n.kind, &zero.levels[level], &zero);
+            // A rate per byte of x: its price's fixed part at x = 0.
+            let own = if coef.up.1 > 0.0 { price.fixed } else { price.cost(n.kind, n.bytes as f64) };
             let noise = self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64;
-            best.push((b.0 + self.coef(v, &far, x).1, b.1 + own + noise));
+            best.push((b.0 + coef.at(n.bytes as f64).1, b.1 + own + noise));
         }
         let (slope, at_zero) = best[self.sink as usize];
         SteepestLine { slope, at_zero }
