@@ -237,13 +237,15 @@ fn the_steepest_line_is_the_hand_derived_one_and_a_lower_bound_of_t_that_t_meets
     let by_hand = SteepestLine { slope: 1.0, at_zero: 5_500_000.0 };
     assert_eq!(g.steepest(&base, Param::Gap(1)), by_hand);
     assert_eq!(g.steepest_lanes(&Slots::of(&g), &base, &[Param::Gap(1)]), vec![by_hand]);
-    // Random schedules and an exchange, every parameter on a grid: the batched pass
+    // Random schedules, an exchange and many sizes, every parameter on a grid: the batched pass
     // is the node-by-node one; the line is at most T (the record's own evaluation)
     // from 0 to far out, and far out T is on it (past every corner: slopes differ
     // by whole ps or bytes, values at 0 by less than 10^10 ps).
     let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
     let mut schedules: Vec<Schedule> = (0..5).map(|_| random_rounds(&mut rng)).collect();
     schedules.push(netsens_core::schedule::patterns::ring_exchange(8, 3, 64, 1000 * NS).unwrap());
+    // More pairs of price and size than a pass's table holds: nodes priced one by one.
+    schedules.push(many_sizes());
     let params =
         [Param::Latency(1), Param::Overhead(1), Param::Gap(1), Param::GapPerByte(1), Param::OverheadPerByte(1)];
     let mut buf = Buffers::default();
@@ -483,6 +485,7 @@ fn one_pass_for_many_points_gives_the_one_point_answers_bit_for_bit() {
     let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
     let mut schedules = vec![dissemination(16, 1), one_message(100_000), back_to_back(), example("calc_recv.goal")];
     schedules.extend((0..4).map(|_| random_rounds(&mut rng)));
+    schedules.push(many_sizes());
     let eps = [0.01, 0.02, 0.05, 0.10];
     for p in [loggopsim_defaults(Rendezvous::Handshake), off_grid, node_level] {
         for s in schedules.iter().filter(|s| p.node.is_none() || s.num_ranks % 2 == 0) {
@@ -503,6 +506,30 @@ fn one_pass_for_many_points_gives_the_one_point_answers_bit_for_bit() {
             assert!(bounded >= 3 * eps.len(), "{bounded}");
         }
     }
+}
+
+/// 4 ranks in a ring, 80 rounds, each computation and message of a size of its own:
+/// more (kind, level, size) pairs than a pass's table of them holds (255), so the
+/// later nodes are priced one by one.
+fn many_sizes() -> Schedule {
+    let mut b = ScheduleBuilder::new(4);
+    let mut last: Vec<Option<u32>> = vec![None; 4];
+    for round in 0..80u64 {
+        for r in 0..4u32 {
+            let i = round * 4 + r as u64;
+            let calc = b.calc(r, (1000 + 37 * i) * NS, 0);
+            if let Some(prev) = last[r as usize] {
+                b.requires(calc, prev);
+            }
+            let from = (r + 3) % 4;
+            let recv = b.recv(r, from as i32, 1 + 13 * (round * 4 + from as u64), round as i32, 0, 0);
+            let send = b.send(r, (r + 1) % 4, 1 + 13 * i, round as i32, 0, 0);
+            b.requires(recv, calc);
+            b.requires(send, calc);
+            last[r as usize] = Some(recv);
+        }
+    }
+    b.build().unwrap()
 }
 
 /// Seven pairs of ranks: pair j computes C_j, then plays j + 1 one-byte ping-pongs

@@ -8,6 +8,7 @@
 // A lane's loop indexes several arrays in step: by the lane, as the arithmetic reads.
 #![allow(clippy::needless_range_loop)]
 
+use super::codes::{CodeBook, PriceCodes, ESCAPE};
 use super::eval::{compute_time, Coef, Eval, Price, Rate, KINDS};
 use super::graph::{kind, ExecGraph};
 use super::params::{Param, Point};
@@ -186,20 +187,21 @@ impl Slots {
     /// out of it while this runs), and the makespan at `at` (ps) from the same loop,
     /// one lane through the slots as they are assigned: the record's check at the
     /// run's end without a pass of its own.
-    pub(crate) fn assign_at(g: &ExecGraph, preds: &mut [u32], last: Vec<u32>, at: &Point) -> (Slots, f64) {
-        let (node, count, makespan) = Slots::assign_in::<true>(g, preds, last, Some(&BasePrices::of(at)));
-        (Slots { node, preds: None, count }, makespan)
+    pub(crate) fn assign_at(g: &ExecGraph, preds: &mut [u32], last: Vec<u32>, at: &Point) -> (Slots, f64, PriceCodes) {
+        let mut codes = CodeBook::new(g.nodes.len());
+        let (node, count, makespan) = Slots::assign_in::<true>(g, preds, last, Some((&BasePrices::of(at), &mut codes)));
+        (Slots { node, preds: None, count }, makespan, codes.done())
     }
 
     /// The nodes' slots and how many there are, with `preds` (the nodes of `g`'s
     /// predecessors) turned into their slots: each is read and written in place, as
     /// the nodes' slots are written over `last`; with `TIMES` the makespan at the
-    /// point of `prices` (else 0).
+    /// point of `prices`, and the nodes' codes in the book (else 0 and none).
     fn assign_in<const TIMES: bool>(
         g: &ExecGraph,
         preds: &mut [u32],
         mut last: Vec<u32>,
-        prices: Option<&BasePrices>,
+        mut prices: Option<(&BasePrices, &mut CodeBook)>,
     ) -> (Vec<u32>, usize, f64) {
         let n = g.nodes.len();
         assert_eq!(last.len(), n, "a last reader for every node");
@@ -236,8 +238,12 @@ impl Slots {
                 times.push(0.0);
                 count - 1
             });
-            if let Some(prices) = prices.filter(|_| TIMES) {
-                times[s as usize] = t + prices.cost(g, v, noisy);
+            if let Some((prices, codes)) = prices.as_mut().filter(|_| TIMES) {
+                let k = g.nodes.kind(v);
+                let (i, bytes) = codes.push(g.price_index(v), k, g.nodes.bytes(v));
+                let cost = if k == kind::ZERO && !noisy { 0.0 } else { prices.of_pair(i, bytes) };
+                let e = if noisy { g.extra.get(&(v as u32)).copied().unwrap_or(0) as f64 } else { 0.0 };
+                times[s as usize] = t + if noisy { cost + e } else { cost };
             }
             let r = std::mem::replace(&mut last[v], s);
             reader[s as usize] = r;
@@ -263,26 +269,16 @@ impl BasePrices {
         }))
     }
 
-    /// Node `v`'s own cost (ps), its noise included where the run has any (always
-    /// inlined: the loop at the run's end took 59 ms on the exchange with a call
-    /// per node, 50 without).
+    /// The cost (ps) of a node of price index `i` with `bytes`, its noise left out
+    /// (always inlined: the loop at the run's end took 59 ms on the exchange with a
+    /// call per node, 50 without).
     #[inline(always)]
-    pub fn cost(&self, g: &ExecGraph, v: usize, noisy: bool) -> f64 {
-        let k = g.nodes.kind(v);
-        if k == kind::ZERO && !noisy {
-            return 0.0;
-        }
-        let (price, whole) = &self.0[g.price_index(v)];
-        let b = g.nodes.bytes(v) as f64;
-        let c = if *whole && k != kind::COMPUTE {
+    fn of_pair(&self, i: usize, bytes: u64) -> f64 {
+        let (k, (price, whole), b) = ((i >> 1) as u8, &self.0[i], bytes as f64);
+        if *whole && k != kind::COMPUTE {
             price.fixed + max(b * price.per_byte, b * price.or_per_byte)
         } else {
             price.cost(k, b)
-        };
-        if noisy {
-            c + g.extra.get(&(v as u32)).copied().unwrap_or(0) as f64
-        } else {
-            c
         }
     }
 }
@@ -364,6 +360,8 @@ impl ExecGraph {
         out: &mut Vec<Eval>,
     ) {
         let noisy = !self.extra.is_empty();
+        let codes = self.codes();
+        let rows = CodeRows::<N>::new(self, codes, terms);
         let zero = [0.0; N];
         let count = slots.count.max(1);
         let mut times = vec![zero; count];
@@ -405,34 +403,22 @@ impl ExecGraph {
             // A pure "latest of" adds nothing (0 ps, no parameter) unless noise does.
             let k = self.nodes.kind(v);
             if k != kind::ZERO || noisy {
-                let c = &terms.of[self.price_index(v)];
-                let b = self.nodes.bytes(v) as f64;
-                let mut cost = [0.0; N];
+                let code = codes.code[v];
+                let escaped;
+                let row = if code != ESCAPE {
+                    &rows.of[code as usize]
+                } else {
+                    escaped = CodeRow::of::<ROUND>(self, terms, self.price_index(v), self.nodes.bytes(v));
+                    &escaped
+                };
+                let e = if noisy { self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64 } else { 0.0 };
                 for l in 0..N {
-                    cost[l] = c.fixed[l] + max(b * c.per_byte[l], b * c.or_per_byte[l]);
-                }
-                if ROUND && c.rounding != Rounding::Whole {
-                    self.rounded_costs(c, b, &mut cost);
-                }
-                // Lanes whose price is off the fs/B grid, apart.
-                for &(l, rate, or_rate) in c.rounded.iter().filter(|_| ROUND) {
-                    cost[l] = if k == kind::COMPUTE {
-                        compute_time(b, c.per_byte[l])
-                    } else {
-                        c.fixed[l] + rate.time(b).max(or_rate.time(b))
-                    };
-                }
-                if noisy {
-                    let e = self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64;
-                    cost.iter_mut().for_each(|x| *x += e);
-                }
-                for l in 0..N {
-                    t[l] += cost[l];
+                    t[l] += if noisy { row.cost[l] + e } else { row.cost[l] };
                     if DOWN {
-                        d[l] += c.down_fixed[l] + b * c.down_per_byte[l];
+                        d[l] += row.down[l];
                     }
                     if UP {
-                        u[l] += c.up_fixed[l] + b * c.up_per_byte[l];
+                        u[l] += row.up[l];
                     }
                 }
             }
@@ -621,6 +607,58 @@ impl<const N: usize> Terms<N> {
     }
 }
 
+/// A node's cost in every lane and its slopes' terms, as a pass adds them to its
+/// time and slopes.
+#[derive(Clone)]
+struct CodeRow<const N: usize> {
+    cost: [f64; N],
+    down: [f64; N],
+    up: [f64; N],
+}
+
+impl<const N: usize> CodeRow<N> {
+    /// The row of a node of price index `i` with `bytes` (rounded as the engine
+    /// rounds where `ROUND`: a pass none of whose lanes rounds leaves it out).
+    #[inline(always)]
+    fn of<const ROUND: bool>(g: &ExecGraph, terms: &Terms<N>, i: usize, bytes: u64) -> CodeRow<N> {
+        let (c, k, b) = (&terms.of[i], (i >> 1) as u8, bytes as f64);
+        let mut cost = [0.0; N];
+        for l in 0..N {
+            cost[l] = c.fixed[l] + max(b * c.per_byte[l], b * c.or_per_byte[l]);
+        }
+        if ROUND && c.rounding != Rounding::Whole {
+            g.rounded_costs(c, b, &mut cost);
+        }
+        // Lanes whose price is off the fs/B grid, apart.
+        for &(l, rate, or_rate) in c.rounded.iter().filter(|_| ROUND) {
+            cost[l] = if k == kind::COMPUTE {
+                compute_time(b, c.per_byte[l])
+            } else {
+                c.fixed[l] + rate.time(b).max(or_rate.time(b))
+            };
+        }
+        let (mut down, mut up) = ([0.0; N], [0.0; N]);
+        for l in 0..N {
+            down[l] = c.down_fixed[l] + b * c.down_per_byte[l];
+            up[l] = c.up_fixed[l] + b * c.up_per_byte[l];
+        }
+        CodeRow { cost, down, up }
+    }
+}
+
+/// The row of every code of a record ([`PriceCodes`]) at a pass's lanes.
+struct CodeRows<const N: usize> {
+    of: Vec<CodeRow<N>>,
+}
+
+impl<const N: usize> CodeRows<N> {
+    fn new(g: &ExecGraph, codes: &PriceCodes, terms: &Terms<N>) -> CodeRows<N> {
+        CodeRows {
+            of: codes.pairs.iter().map(|&(i, bytes)| CodeRow::of::<true>(g, terms, i as usize, bytes)).collect(),
+        }
+    }
+}
+
 /// The steepest path's line in a parameter x: the largest slope of any path, and of
 /// the paths that slope the largest value at x = 0 (each node's price with x at 0,
 /// where x is a rate per byte its part alone). Every node's cost is at least its line
@@ -731,6 +769,23 @@ impl ExecGraph {
         let terms = Terms::<N>::new(lanes);
         let zero_terms = ZeroTerms::<N>::new(base, lanes, &terms);
         let noisy = !self.extra.is_empty();
+        let rounds = zero_terms.of.iter().any(|z| !z.rounded.is_empty());
+        // A node's slope, its linear part at x = 0, and its rounded part there.
+        let row = |i: usize, bytes: u64| {
+            let (t, z, b) = (&terms.of[i], &zero_terms.of[i], bytes as f64);
+            let (mut up, mut line, mut rounded) = ([0.0; N], [0.0; N], [0.0; N]);
+            for l in 0..N {
+                up[l] = t.up_fixed[l] + b * t.up_per_byte[l];
+                line[l] = z.fixed[l] + b * z.per_byte[l];
+            }
+            for &(l, price) in &z.rounded {
+                // Its linear terms are 0: the price as the engine rounds it.
+                rounded[l] = price.cost((i >> 1) as u8, b);
+            }
+            (up, line, rounded)
+        };
+        let codes = self.codes();
+        let code_rows: Vec<_> = codes.pairs.iter().map(|&(i, bytes)| row(i as usize, bytes)).collect();
         let mut rows = vec![([0.0; N], [0.0; N]); slots.count.max(1)];
         let pred_slots = slots.preds(self);
         let mut first = 0usize;
@@ -747,17 +802,24 @@ impl ExecGraph {
                 }
             }
             first = next;
-            let i = self.price_index(v);
-            let (t, z) = (&terms.of[i], &zero_terms.of[i]);
-            let b = self.nodes.bytes(v) as f64;
+            let code = codes.code[v];
+            let escaped;
+            let (up, line, rounded) = if code != ESCAPE {
+                &code_rows[code as usize]
+            } else {
+                escaped = row(self.price_index(v), self.nodes.bytes(v));
+                &escaped
+            };
             let noise = if noisy { self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64 } else { 0.0 };
             for l in 0..N {
-                slope[l] += t.up_fixed[l] + b * t.up_per_byte[l];
-                zero[l] += z.fixed[l] + b * z.per_byte[l] + noise;
+                slope[l] += up[l];
+                zero[l] += line[l] + noise;
             }
-            for &(l, price) in &z.rounded {
-                // Its linear terms are 0: the price as the engine rounds it.
-                zero[l] += price.cost(self.nodes.kind(v), b);
+            if rounds {
+                // 0 in the lanes not rounded: adding it changes nothing.
+                for l in 0..N {
+                    zero[l] += rounded[l];
+                }
             }
             rows[slots.node[v] as usize] = (slope, zero);
         }
@@ -871,6 +933,13 @@ impl ExecGraph {
         let noisy = !self.extra.is_empty();
         let terms = Terms::<N>::new(lanes);
         let prices = BasePrices::of(&lanes[0].point);
+        let codes = self.codes();
+        let row = |i: usize, bytes: u64| (prices.of_pair(i, bytes), CodeRow::of::<false>(self, &terms, i, bytes));
+        let rows: Vec<_> = codes.pairs.iter().map(|&(i, bytes)| row(i as usize, bytes)).collect();
+        if choose {
+            // Each pair's sizes once; an escaped node's below.
+            codes.pairs.iter().for_each(|&(i, bytes)| out.sizes.note(i as usize, bytes));
+        }
         let zero = [0.0; N];
         let count = slots.count.max(1);
         let mut times = vec![0.0f64; count];
@@ -902,18 +971,23 @@ impl ExecGraph {
                 out.choices.push(v, chosen);
             }
             if self.nodes.kind(v) != kind::ZERO || noisy {
+                let code = codes.code[v];
+                let escaped;
+                let (cost, r) = if code != ESCAPE {
+                    &rows[code as usize]
+                } else {
+                    let (i, bytes) = (self.price_index(v), self.nodes.bytes(v));
+                    if choose {
+                        out.sizes.note(i, bytes);
+                    }
+                    escaped = row(i, bytes);
+                    &escaped
+                };
                 // Prices, noise and times are whole ps (below 2^53): the sums are exact.
-                t += prices.cost(self, v, noisy);
-                let (i, bytes) = (self.price_index(v), self.nodes.bytes(v));
-                if choose {
-                    // A ZERO node carries no size a search steps on.
-                    out.sizes.note(i, bytes);
-                }
-                let b = bytes as f64;
-                let c = &terms.of[i];
+                t += if noisy { cost + self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64 } else { *cost };
                 for l in 0..N {
-                    d[l] += c.down_fixed[l] + b * c.down_per_byte[l];
-                    u[l] += c.up_fixed[l] + b * c.up_per_byte[l];
+                    d[l] += r.down[l];
+                    u[l] += r.up[l];
                 }
             }
             let o = slots.node[v] as usize;

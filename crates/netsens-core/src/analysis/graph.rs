@@ -7,6 +7,7 @@
 //! one pass in that order evaluates the whole run at other parameters.
 
 use super::batch::Slots;
+use super::codes::PriceCodes;
 use super::params::Point;
 use crate::engine::observe::{At, Clock, Cost, Key, Observer};
 use crate::engine::{OpDesc, OpId, OpKind};
@@ -300,6 +301,9 @@ pub struct ExecGraph {
     /// The predecessors' nodes, found again from the slots when first asked for
     /// (the timeline, the reference evaluations; the analysis does without).
     pred_nodes: OnceLock<Vec<u32>>,
+    /// Each node's price and size as a code into a short table ([`PriceCodes`]):
+    /// made in the loop at the run's end, or for the first pass that asks.
+    codes: OnceLock<PriceCodes>,
     pub edges: Vec<Edge>,
     /// Noise and jitter added to a node (a constant of the run).
     pub extra: HashMap<u32, Time>,
@@ -382,6 +386,7 @@ impl ExecGraph {
             far_ranks: Vec::new(),
             preds: Vec::new(),
             pred_nodes: OnceLock::new(),
+            codes: OnceLock::new(),
             edges: Vec::new(),
             extra: HashMap::default(),
             sink: SOURCE,
@@ -469,6 +474,11 @@ impl ExecGraph {
         })
     }
 
+    /// Each node's price and size as a code, worked out the first time asked for.
+    pub(crate) fn codes(&self) -> &PriceCodes {
+        self.codes.get_or_init(|| PriceCodes::of(self))
+    }
+
     /// Node `v`'s predecessor `i` and how `v` depends on it, without finding every
     /// predecessor's node again: from its slot once the run has ended (a walk back
     /// from the end, as the critical path's, scans each node once).
@@ -491,6 +501,7 @@ impl ExecGraph {
             + self.far_ranks.len() * 8
             + self.preds.len() * 5
             + self.extra.len() * 24
+            + self.codes.get().map_or(0, PriceCodes::held)
             + slots
     }
 
@@ -901,9 +912,9 @@ impl Observer for ExecGraph {
         // the record at the run's own point, for its check.
         let last = std::mem::take(&mut self.last);
         let mut preds = std::mem::take(&mut self.preds);
-        let (slots, makespan) = Slots::assign_at(self, &mut preds, last, &self.own);
+        let (slots, makespan, codes) = Slots::assign_at(self, &mut preds, last, &self.own);
         self.preds = preds;
-        (self.slots, self.own_makespan) = (Some(slots), Some(makespan));
+        (self.slots, self.own_makespan, self.codes) = (Some(slots), Some(makespan), OnceLock::from(codes));
     }
 
     fn into_any(self: Box<Self>) -> Box<dyn Any> {
@@ -1028,10 +1039,12 @@ mod tests {
         }
         assert!(g.pred_nodes.get().is_none(), "one predecessor's node alone finds no list");
         assert_eq!(g.pred_nodes(), &recorded[..]);
-        // A predecessor's 5 B (its slot over its node, its edge) and a node's slot:
-        // no array of the predecessors' slots beside them, nor the nodes found again.
+        // A predecessor's 5 B (its slot over its node, its edge), a node's slot and
+        // its code (and the table of codes): no array of the predecessors' slots
+        // beside them, nor the nodes found again.
         let spans = g.spans.len() * 8 + g.starts.held();
-        assert_eq!(g.bytes(), g.nodes.held() + spans + g.preds.len() * 5 + 4 * g.nodes.len());
+        let codes = g.nodes.len() + g.codes().pairs.len() * 16;
+        assert_eq!(g.bytes(), g.nodes.held() + spans + g.preds.len() * 5 + 4 * g.nodes.len() + codes);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! are computed from that record, the same for GOAL schedules, traces and programs.
 
 pub mod batch;
+mod codes;
 pub mod cpu_stairs;
 pub mod critical;
 pub mod curve;
