@@ -744,6 +744,12 @@ fn the_critical_path_of_the_first_pass_is_the_one_from_every_nodes_time() {
     schedules.push(netsens_core::schedule::patterns::ring_exchange(8, 3, 64, 1000 * NS).unwrap());
     // 512 ranks: the end is the latest of more times than a byte counts.
     schedules.push(dissemination(512, 1));
+    // 300 ranks computing 1 µs more each: the end's latest is its 300th time.
+    let mut staggered = ScheduleBuilder::new(300);
+    for r in 0..300u32 {
+        staggered.calc(r, (1 + r as u64) * 1000 * NS, 0);
+    }
+    schedules.push(staggered.build().unwrap());
     let node_level = format!(
         "{ENDS_1US}[node]\nL = \"100ns\"\no = \"200ns\"\n[shape]\nranks_per_node = 2\n\
          [noise]\ndetour_interval = \"exponential(3us)\"\ndetour_duration = \"constant(300ns)\"\n"
@@ -755,7 +761,7 @@ fn the_critical_path_of_the_first_pass_is_the_one_from_every_nodes_time() {
         Platform::from_toml(&node_level, "n.toml").expect("the platform reads"),
     ];
     let mut compared = 0;
-    for p in &platforms {
+    for (i, p) in platforms.iter().enumerate() {
         for s in schedules.iter().filter(|s| s.num_ranks % 2 == 0 || p.node.is_none()) {
             let Ok((_, g)) = record_schedule(s, p, &RunOptions::default(), &mut |_| true) else { continue };
             let base = Point::of(p);
@@ -773,6 +779,11 @@ fn the_critical_path_of_the_first_pass_is_the_one_from_every_nodes_time() {
             assert!(!want.ops.is_empty());
             if s.num_ranks == 512 {
                 assert!(g.preds_of(g.sink as usize).0.len() > 255, "the end's predecessors");
+            }
+            if s.num_ranks == 300 && i == 0 {
+                // A rank a host: the last rank's computation, 300 µs, is the path.
+                let made_of: Vec<(String, f64)> = want.parts.iter().map(|(k, t)| (format!("{k:?}"), *t)).collect();
+                assert_eq!(made_of, parts(&[("Compute", 300_000_000.0)]));
             }
             compared += 1;
         }

@@ -72,10 +72,15 @@ fn groups(n: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
     (0..n).step_by(size).map(|a| a..(a + size).min(n)).collect()
 }
 
+/// Lanes a thread takes at least: a pass of one lane costs about what one of two
+/// does (the steepest lines of the exchange's g and O: 39 ms on one thread, 46 ms
+/// on two of one lane each).
+const LANES_A_THREAD: usize = 2;
+
 /// `pass` over each run of `lanes` (with the run's index), the runs on threads of
 /// their own (the first on this one); each run's output, in order.
 fn in_groups<T: Send>(lanes: &[Lane], threads: usize, pass: impl Fn(&[Lane], usize) -> T + Sync) -> Vec<T> {
-    let runs = groups(lanes.len(), threads);
+    let runs = groups(lanes.len(), threads.min(lanes.len() / LANES_A_THREAD));
     if runs.len() <= 1 {
         return vec![pass(lanes, 0)];
     }
@@ -215,16 +220,19 @@ impl Slots {
         for v in 0..n {
             let next = first + g.nodes.pred_count(v);
             let mut t = 0.0f64;
-            for p in &mut preds[first..next] {
+            if TIMES {
+                // As a pass (times are never below 0, so 0 is where the latest starts),
+                // in a loop of its own: no call in it, the latest stays in a register.
                 // `q < v`: its entry already holds its slot.
+                for &q in &preds[first..next] {
+                    let qt = times[last[q as usize] as usize];
+                    t = if qt > t { qt } else { t };
+                }
+            }
+            for p in &mut preds[first..next] {
                 let q = *p as usize;
                 let s = last[q];
                 *p = s;
-                if TIMES {
-                    // As a pass (times are never below 0, so 0 is where the latest starts).
-                    let qt = times[s as usize];
-                    t = if qt > t { qt } else { t };
-                }
                 if reader[s as usize] == v as u32 && q != sink {
                     free.push(s);
                 }
@@ -847,13 +855,12 @@ impl Choices {
         }
     }
 
-    fn push(&mut self, v: usize, i: usize) {
-        if i < u8::MAX as usize {
-            self.of.push(i as u8);
-        } else {
-            self.of.push(u8::MAX);
-            self.wide.insert(v as u32, i as u32);
-        }
+    /// Node `v`'s index `i`, past what a byte holds, in `of` (the list being made).
+    #[cold]
+    #[inline(never)]
+    fn wide(&mut self, v: usize, i: usize, of: &mut [u8]) {
+        of[v] = u8::MAX;
+        self.wide.insert(v as u32, i as u32);
     }
 }
 
@@ -887,7 +894,6 @@ impl ExecGraph {
         if params.is_empty() {
             // The times and choices alone.
             let mut out = blank(0);
-            out.choices.of.reserve(self.nodes.len());
             let one = [Lane { point: *base, param: Param::CpuTime }];
             self.base_pass::<1>(slots, &one, &mut out, true);
             out.slopes.clear();
@@ -896,9 +902,6 @@ impl ExecGraph {
         let lanes: Vec<Lane> = params.iter().map(|&param| Lane { point: *base, param }).collect();
         let mut runs = in_groups(&lanes, threads, |run, i| {
             let mut out = blank(run.len());
-            if i == 0 {
-                out.choices.of.reserve(self.nodes.len());
-            }
             for (j, chunk) in run.chunks(LANES).enumerate() {
                 by_width!(chunk.len(), self.base_pass(slots, chunk, &mut out, i == 0 && j == 0));
             }
@@ -927,6 +930,21 @@ impl ExecGraph {
         self.base_pass_lanes::<N>(slots, lanes, out, choose)
     }
 
+    /// A node's cost (ps) at the pass's one point and its slopes' terms (a call of
+    /// its own: a node past the table is rare, and its work would cost the loop its
+    /// registers).
+    #[cold]
+    #[inline(never)]
+    fn base_row<const N: usize>(
+        &self,
+        prices: &BasePrices,
+        terms: &Terms<N>,
+        i: usize,
+        bytes: u64,
+    ) -> (f64, CodeRow<N>) {
+        (prices.of_pair(i, bytes), CodeRow::of::<false>(self, terms, i, bytes))
+    }
+
     /// Each slot holds the node's time (ps) and each lane's slopes both ways.
     #[inline(always)]
     fn base_pass_lanes<const N: usize>(&self, slots: &Slots, lanes: &[Lane], out: &mut AtBase, choose: bool) {
@@ -934,8 +952,11 @@ impl ExecGraph {
         let terms = Terms::<N>::new(lanes);
         let prices = BasePrices::of(&lanes[0].point);
         let codes = self.codes();
-        let row = |i: usize, bytes: u64| (prices.of_pair(i, bytes), CodeRow::of::<false>(self, &terms, i, bytes));
-        let rows: Vec<_> = codes.pairs.iter().map(|&(i, bytes)| row(i as usize, bytes)).collect();
+        let rows: Vec<_> =
+            codes.pairs.iter().map(|&(i, bytes)| self.base_row(&prices, &terms, i as usize, bytes)).collect();
+        // Written in place, not pushed: no call in the loop (the lanes' values stay
+        // in registers).
+        let mut chosen_of = if choose { vec![0u8; self.nodes.len()] } else { Vec::new() };
         if choose {
             // Each pair's sizes once; an escaped node's below.
             codes.pairs.iter().for_each(|&(i, bytes)| out.sizes.note(i as usize, bytes));
@@ -968,7 +989,11 @@ impl ExecGraph {
                 }
             }
             if choose {
-                out.choices.push(v, chosen);
+                if chosen < u8::MAX as usize {
+                    chosen_of[v] = chosen as u8;
+                } else {
+                    out.choices.wide(v, chosen, &mut chosen_of);
+                }
             }
             if self.nodes.kind(v) != kind::ZERO || noisy {
                 let code = codes.code[v];
@@ -980,7 +1005,7 @@ impl ExecGraph {
                     if choose {
                         out.sizes.note(i, bytes);
                     }
-                    escaped = row(i, bytes);
+                    escaped = self.base_row(&prices, &terms, i, bytes);
                     &escaped
                 };
                 // Prices, noise and times are whole ps (below 2^53): the sums are exact.
@@ -992,6 +1017,9 @@ impl ExecGraph {
             }
             let o = slots.node[v] as usize;
             (times[o], downs[o], ups[o]) = (t, d, u);
+        }
+        if choose {
+            out.choices.of = chosen_of;
         }
         let end = slots.node[self.sink as usize] as usize;
         out.makespan = times[end];
