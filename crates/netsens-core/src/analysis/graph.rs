@@ -278,9 +278,9 @@ impl Span {
 }
 
 /// Bytes per operation of a schedule the analysis needs at most: its record (up to
-/// 6 nodes of 13 B (5 B, a mark every 32 nodes, and a wide value's or a long list's
-/// entry now and then), 12 predecessors of 5 B and 4 spans of 16 B (8 B now) per
-/// operation, 24 B of recorder state) and the analysis's scratch (a time, a slot
+/// 6 nodes of 13 B (6 B with its code, a mark every 32 nodes, and a wide value's or
+/// a long list's entry now and then), 12 predecessors of 5 B and 4 spans of 16 B (8 B
+/// now) per operation, 24 B of recorder state) and the analysis's scratch (a time, a slot
 /// and a last reader of 4 + 4 + 8 B per node, a slot of 4 B per predecessor, now
 /// written over its node): what a run too large for its record is refused by (the
 /// bound kept as it was, above what the record now takes).
