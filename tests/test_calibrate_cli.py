@@ -80,6 +80,9 @@ def test_table_output():
         (["--bogus", "1"], "No such option '--bogus'"),
         (["--S", "1B"], "rendezvous"),
         (["--platform", "nosuch"], "nosuch"),
+        (["--runs", "3"], "--runs: only with --live"),
+        (["--reps", "40", "--save", "m.toml"], "--reps, --save: only with --live"),
+        (["--live", "--runs", "0"], "0"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, says):
@@ -230,3 +233,60 @@ def test_the_copy_limit_comes_from_the_ompi_info_on_path(tmp_path, monkeypatch):
     assert copy_limit("mpich") is None
     monkeypatch.setenv("PATH", str(tmp_path / "none"))
     assert copy_limit("openmpi") is None
+
+
+def _run(o_s, g=None, g_bound=None, s_bytes=4096.0, beta=1.0):
+    """One run's calibration as netsens-mpi-run writes it (ps, ps/B, B)."""
+
+    def param(name, unit, measured, bound=None):
+        why = None if bound is None else f"why {name}"
+        return {"name": name, "unit": unit, "dialled": 0.0, "measured": measured,
+                "relative_error": None, "bound": bound, "why": why}  # fmt: skip
+
+    gap = param("g", "ps", g, None if g_bound is None else {"kind": "at_most", "value": g_bound})
+    return {
+        "platform_name": "machine",
+        "parameters": [param("o_s", "ps", o_s), gap, param("S", "B", s_bytes)],
+        "alpha": {"unit": "ps", "measured": 10.0 * o_s, "model": 0.0},
+        "beta": {"unit": "ps/B", "measured": beta, "model": 0.0},
+    }
+
+
+def test_runs_combine_into_each_parameters_trimmed_mean():
+    from netsens.live.calibrate import combine
+
+    runs = [
+        _run(3.2e6, g=2.0e6, s_bytes=256.0, beta=7.0),
+        _run(4.9e6, g_bound=5.0e6, s_bytes=4096.0, beta=1.0),
+        _run(5.1e6, g=3.0e6, s_bytes=4039.0, beta=2.0),
+    ]
+    one = combine(runs)
+    params = {p["name"]: p for p in one["parameters"]}
+    # An overhead measured in every run: the lowest (noise only adds to it).
+    assert params["o_s"]["measured"] == 3.2e6 and params["o_s"]["bound"] is None
+    # Any other value measured in two of three: the mean of the two, the bound dropped.
+    assert params["g"]["measured"] == 2.5e6 and params["g"]["bound"] is None
+    assert params["g"]["why"] is None
+    # A size is one some run measured (the lower median).
+    assert params["S"]["measured"] == 4039.0
+    # The line's terms: the mean of three, nothing left out.
+    assert one["alpha"]["measured"] == pytest.approx(4.4e7)
+    assert one["beta"]["measured"] == pytest.approx(10 / 3)
+    # Bounded in most runs: the bounds' mean, with the reason.
+    runs = [_run(1.0, g_bound=4.0e6), _run(1.0, g=1.0e6), _run(1.0, g_bound=6.0e6)]
+    gap = {p["name"]: p for p in combine(runs)["parameters"]}["g"]
+    assert gap["measured"] is None and gap["why"] == "why g"
+    assert gap["bound"] == {"kind": "at_most", "value": 5.0e6}
+    # Five runs: the highest and the lowest left out (an outlier moves nothing), then
+    # the mean; one run is itself.
+    five = combine([_run(v) for v in (1.0, 90.0, 3.0, 5.0, 4.0)])
+    assert five["alpha"]["measured"] == 40.0 and five["parameters"][0]["measured"] == 1.0
+    assert combine([runs[1]]) == runs[1]
+
+
+def test_no_runs_is_an_input_error():
+    from netsens.errors import InputError
+    from netsens.live.calibrate import combine
+
+    with pytest.raises(InputError):
+        combine([])

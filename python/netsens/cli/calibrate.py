@@ -63,8 +63,14 @@ def calibrate_command(platform_options: Any, overrides_from: Any, epilog: str) -
         if live:
             calibrate_live_cli(platform, overrides_from(params), as_json, **live_options)
             return
-        if any(v not in (None, "openmpi", 40) for v in live_options.values()):
-            raise click.UsageError("--mpi, --reps, --save and --timeout are for --live")
+        context = click.get_current_context()
+        given = [
+            "--" + key
+            for key in LIVE_CALIBRATE_KEYS
+            if context.get_parameter_source(key) != click.core.ParameterSource.DEFAULT
+        ]
+        if given:
+            raise click.UsageError(f"{', '.join(given)}: only with --live")
         text = calibrate_json(platform or "loggopsim", overrides_from(params))
         if as_json:
             click.echo(text)

@@ -208,7 +208,7 @@ def live_command(platform_options: Any, overrides_from: Any) -> click.Command:
 
 # --- netsens calibrate --live -----------------------------------------------------------
 
-LIVE_CALIBRATE_KEYS = ("mpi", "reps", "save", "timeout")
+LIVE_CALIBRATE_KEYS = ("mpi", "reps", "runs", "save", "timeout")
 
 
 def live_calibrate_options(command: Any) -> Any:
@@ -221,6 +221,16 @@ def live_calibrate_options(command: Any) -> Any:
         metavar="FILE.toml",
         type=click.Path(dir_okay=False, path_type=Path),
         help="With --live: write the measured machine as a platform file for run and sweep.",
+    )(command)
+    command = click.option(
+        "--runs",
+        type=click.IntRange(min=1),
+        default=5,
+        show_default=True,
+        help="With --live: calibrations of the machine (and as many injected, in turn); "
+        "an overhead is the lowest of them, any other value their mean with the highest "
+        "and lowest fifth left out (one run on a shared or virtual machine can be off by "
+        "microseconds).",
     )(command)
     command = click.option(
         "--reps",
@@ -248,6 +258,7 @@ def calibrate_live_cli(
     as_json: bool,
     mpi: str,
     reps: int,
+    runs: int,
     save: Path | None,
     timeout: str | None,
 ) -> None:
@@ -257,7 +268,8 @@ def calibrate_live_cli(
     from netsens.live.copy_limit import copy_limit  # noqa: PLC0415
     from netsens.live.validate import machine_toml, saved_platform  # noqa: PLC0415
 
-    result = calibrate_live(mpi, platform, overrides, reps, timeout_seconds(timeout))
+    say = None if as_json else (lambda line: click.echo(line, err=True))
+    result = calibrate_live(mpi, platform, overrides, reps, timeout_seconds(timeout), runs, say)
     if save is not None:
         limit = copy_limit(mpi)
         machine = result["machine"]
@@ -275,7 +287,10 @@ def calibrate_live_cli(
         click.echo(json.dumps(result))
         return
     console = stdout_console()
-    console.print(f"live calibration on {mpi}, 2 processes, {reps} repetitions")
+    console.print(
+        f"live calibration on {mpi}, 2 processes, {reps} repetitions; "
+        f"each value from {runs} run{'s' if runs > 1 else ''} (overheads: the lowest)"
+    )
     injected = result["injected"] is not None
     headers = ["parameter", "machine"]
     saved = result.get("saved")
