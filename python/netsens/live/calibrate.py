@@ -15,12 +15,13 @@ loaded machine the two runs' o_s differ by microseconds).
 One calibration on a shared or virtual machine can be off by a few microseconds as a
 whole (a job's placement and the host's scheduling: on a 2-core virtual machine the
 machine's own o_s was 3.2 µs in some jobs and 4.7-5.3 µs in others, within a job
-stable), and with an injected o some jobs' spins ended 4-12 µs late throughout (the
-host's other work), so ``calibrate_live`` runs ``runs`` calibrations of the machine,
-and as many with the injection, in alternation, and combines them (``combine``): a
-CPU overhead is the lowest of the runs (noise only ever adds to it), every other
-value a trimmed mean (a median would keep one of two levels whole); every run's own
-calibration stays in the result.
+stable), and with an injected o the o_r of some jobs came out 3-8 µs above machine +
+o throughout (the spin itself ends on time; docs/measurements/fidelity.md), so
+``calibrate_live`` runs ``runs`` calibrations of the machine, and as many with the
+injection, in alternation, and combines them (``combine``): a CPU overhead is the
+lowest of the runs (noise only ever adds to it), every other value a trimmed mean (a
+median would keep one of two levels whole); every run's own calibration stays in the
+result.
 
 The result also holds the machine's cores (``machine_cores``): ``--save`` writes them
 as the platform's ``cores_per_node`` on one node holding every rank, so that a run or
@@ -218,9 +219,9 @@ def calibrate_live(
     say: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """The machine's own parameters and, when a platform or overrides are given, the
-    effective ones with them injected, dialled vs measured: each the trimmed mean of
-    ``runs`` calibrations (machine and injected in alternation, so that a machine that drifts
-    moves both alike). ``say`` hears a line before each run."""
+    effective ones with them injected, dialled vs measured: each combined (``combine``)
+    from ``runs`` calibrations, machine and injected in alternation so that a machine
+    that drifts moves both alike. ``say`` hears a line before each run."""
     if reps < 2:
         raise InputError(f"--reps: at least 2 repetitions, got {reps}")
     if runs < 1:
