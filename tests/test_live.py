@@ -79,11 +79,20 @@ def test_injected_overhead_is_busy_cpu_on_both_ends(programs):
 def test_injected_latency_is_a_floor_per_round(programs):
     # Every round's receive completes no earlier than its send + L, and the next round
     # starts after it: 20 rounds take at least 20 L; the rest is the machine's own
-    # round time (the run without L bounds it, with a generous factor for noise).
-    base = live_json("--ranks", 4, "--", programs["ring-openmpi"], 20, 8)["makespan_ps"]
-    slow = live_json("--ranks", 4, "--L", "500us", "--", programs["ring-openmpi"], 20, 8)
-    assert slow["makespan_ps"] >= 20 * 500 * US
-    assert slow["makespan_ps"] <= 20 * 500 * US * 1.15 + 3 * base
+    # round time (the run without L bounds it, with a generous factor for noise). The
+    # floor holds in every run; the ceiling in one of three, as the other timing tests
+    # retry: with 4 ranks on 2 cores one late wake-up from a wait's sleep can cost a
+    # time slice (a fresh clone's run here took 14.5 ms once, 10 ms + 3 x 0.55 ms
+    # allowed).
+    seen = []
+    for _ in range(3):
+        base = live_json("--ranks", 4, "--", programs["ring-openmpi"], 20, 8)["makespan_ps"]
+        slow = live_json("--ranks", 4, "--L", "500us", "--", programs["ring-openmpi"], 20, 8)
+        assert slow["makespan_ps"] >= 20 * 500 * US
+        seen.append((slow["makespan_ps"], base))
+        if slow["makespan_ps"] <= 20 * 500 * US * 1.15 + 3 * base:
+            return
+    pytest.fail(f"makespans with L = 500 us and without (ps): {seen}")
 
 
 def test_mpich_runs_the_same_program(programs):
