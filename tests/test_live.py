@@ -313,16 +313,32 @@ def test_calibrate_live_recovers_the_injected_parameter(flags, checked):
     # Each injected value is recovered within max(5 %, 2 us) (G_long: 10 %) of what the
     # library should deliver on this machine (o adds to the machine's own; L, g and G are
     # floors). A per-byte cost's 2 us is spread over the largest message it is fitted
-    # on: the largest eager one for G, the largest probed (1 MiB) for G_long.
-    result = _calibrate(*flags)
+    # on: the largest eager one for G, the largest probed (1 MiB) for G_long. A
+    # calibration of seven runs can still fall in a stretch where every injected o_r
+    # runs 6 us long (once in about 50 here): the whole calibration is made a second time
+    # before the test fails, as the other live timing tests retry.
+    misses = []
+    for _ in range(2):
+        missed = _calibration_misses(_calibrate(*flags), checked)
+        if not missed:
+            return
+        misses.append(missed)
+    pytest.fail(f"outside the allowance in both calibrations: {misses}")
+
+
+def _calibration_misses(result: dict, checked: list[str]) -> list[dict]:
+    """The rows of `checked` that `result` does not recover within their allowance."""
     rows = {r["name"]: r for r in result["rows"]}
+    missed = []
     for key in checked:
         row = rows[key]
         if key == "G_long" and row["measured"] is None:
             # The eager bursts' O as large as the long slope: that slope bounds G.
             (p,) = (p for p in result["injected"]["parameters"] if p["name"] == key)
             row = {**row, "measured": p["bound"]["value"]}
-        assert row["measured"] is not None, row
+        if row["measured"] is None:
+            missed.append(row)
+            continue
         # max(5 %, 2 us) of the time that measures it: a per-byte cost is seen over the
         # largest message of its fit, so 2 us of it is 2 us / (size - 1) per byte.
         largest = (1 << 20) if key == "G_long" else rows["S"]["measured"]
@@ -332,7 +348,9 @@ def test_calibrate_live_recovers_the_injected_parameter(flags, checked):
         # calibrations were within -5.5 % and +2.2 %).
         share = 0.10 if key == "G_long" else 0.05
         allowed = max(share * row["expected"], per_message)
-        assert abs(row["measured"] - row["expected"]) <= allowed, row
+        if abs(row["measured"] - row["expected"]) > allowed:
+            missed.append({**row, "allowed": allowed})
+    return missed
 
 
 def test_calibrate_live_save_writes_a_platform(tmp_path):
