@@ -127,7 +127,8 @@ def test_a_bad_number_of_analysis_threads_is_one_line(threads: str) -> None:
 
 
 def test_one_thread_and_several_give_the_same_answers() -> None:
-    # radix's searches take six rounds of up to 30 points, each spread over the threads.
+    # radix's searches take six rounds of up to 30 points, each spread over the threads;
+    # with one thread the recording has no thread making its pages ready either.
     args = ["--app", "radix", "--ranks", "8", "--size", "tiny", "--no-confirm", "--json"]
     outs = []
     for threads in ["1", "3"]:

@@ -11,6 +11,7 @@ pub mod error;
 pub mod fabric;
 pub mod memory;
 pub mod platform;
+pub mod prefault;
 pub mod profile;
 pub mod program;
 pub mod schedule;

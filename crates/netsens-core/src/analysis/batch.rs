@@ -191,9 +191,15 @@ impl Slots {
     /// As [`Slots::assign`], written over the predecessors `preds` (`g`'s own, taken
     /// out of it while this runs), and the makespan at `at` (ps) from the same loop,
     /// one lane through the slots as they are assigned: the record's check at the
-    /// run's end without a pass of its own.
-    pub(crate) fn assign_at(g: &ExecGraph, preds: &mut [u32], last: Vec<u32>, at: &Point) -> (Slots, f64, PriceCodes) {
-        let mut codes = CodeBook::new(g.nodes.len());
+    /// run's end without a pass of its own; the nodes' codes written into `code`.
+    pub(crate) fn assign_at(
+        g: &ExecGraph,
+        preds: &mut [u32],
+        last: Vec<u32>,
+        at: &Point,
+        code: Vec<u8>,
+    ) -> (Slots, f64, PriceCodes) {
+        let mut codes = CodeBook::new(code);
         let (node, count, makespan) = Slots::assign_in::<true>(g, preds, last, Some((&BasePrices::of(at), &mut codes)));
         (Slots { node, preds: None, count }, makespan, codes.done())
     }

@@ -26,7 +26,7 @@ impl PriceCodes {
     /// The codes of `g`'s nodes, in a scan of their kinds and bytes (a record not
     /// ended by its run: one that was gets them in the loop at its end).
     pub fn of(g: &ExecGraph) -> PriceCodes {
-        let mut codes = CodeBook::new(g.nodes.len());
+        let mut codes = CodeBook::new(Vec::with_capacity(g.nodes.len()));
         for v in 0..g.nodes.len() {
             codes.push(g.price_index(v), g.nodes.kind(v), g.nodes.bytes(v));
         }
@@ -50,9 +50,11 @@ pub(crate) struct CodeBook {
 }
 
 impl CodeBook {
-    pub fn new(nodes: usize) -> CodeBook {
+    /// A book writing its codes into `code` (room for every node reserved by the caller).
+    pub fn new(mut code: Vec<u8>) -> CodeBook {
+        code.clear();
         CodeBook {
-            codes: PriceCodes { code: Vec::with_capacity(nodes), pairs: Vec::new() },
+            codes: PriceCodes { code, pairs: Vec::new() },
             known: HashMap::default(),
             last: [(u64::MAX, ESCAPE); 32],
         }

@@ -13,6 +13,7 @@ use crate::engine::observe::{At, Clock, Cost, Key, Observer};
 use crate::engine::{OpDesc, OpId, OpKind};
 use crate::memory;
 use crate::platform::{Level, Platform};
+use crate::prefault::{Buffer, Prefault};
 use crate::time::Time;
 use rustc_hash::FxHashMap as HashMap;
 use std::any::Any;
@@ -288,6 +289,10 @@ pub const BYTES_PER_OP: u128 = 6 * 13 + 12 * 5 + 4 * 16 + 24 + 6 * 24;
 
 /// The recorded graph, and the recorder's state while the run goes.
 pub struct ExecGraph {
+    /// The thread making the record's pages ready ahead of the recorder while the run
+    /// goes (see [`crate::prefault`]); first, so that it stops before the buffers are
+    /// freed.
+    ahead: Option<Prefault>,
     pub nodes: Nodes,
     pub spans: Vec<Span>,
     starts: SpanStarts,
@@ -304,6 +309,9 @@ pub struct ExecGraph {
     /// Each node's price and size as a code into a short table ([`PriceCodes`]):
     /// made in the loop at the run's end, or for the first pass that asks.
     codes: OnceLock<PriceCodes>,
+    /// Room for the codes of every node, reserved with the record (its pages made
+    /// ready with the others'), filled at the run's end.
+    code_room: Vec<u8>,
     pub edges: Vec<Edge>,
     /// Noise and jitter added to a node (a constant of the run).
     pub extra: HashMap<u32, Time>,
@@ -380,6 +388,8 @@ impl Start {
 impl ExecGraph {
     pub fn new(platform: &Platform) -> ExecGraph {
         ExecGraph {
+            ahead: None,
+            code_room: Vec::new(),
             nodes: Nodes { cost: vec![kind::ZERO << 1 | 1], bytes: vec![0], marks: vec![0], ..Default::default() },
             spans: vec![Span { op: OpId::MAX, who: Span::who(0, OpKind::Calc, false) }],
             starts: SpanStarts { bits: vec![1], before: vec![0] },
@@ -423,7 +433,52 @@ impl ExecGraph {
         g.ops.reserve(ops);
         memory::advise_huge_pages(&g.op_event);
         memory::advise_huge_pages(&g.ops);
+        g.prefault();
         g
+    }
+
+    /// Counters of what is written, by group of buffers ([`Prefault::wrote`]).
+    const NODES: usize = 0;
+    const SPANS: usize = 1;
+    const PREDS: usize = 2;
+    const WHOLE: usize = 3;
+
+    /// Nodes between two reports of the record's size to the thread keeping ahead.
+    const REPORT: usize = 1 << 14;
+
+    /// Starts a thread making the record's pages ready ahead of the recorder, where
+    /// the analysis may use more than one thread (`NETSENS_ANALYSIS_THREADS`): the
+    /// first write to a fresh page then waits on another core, not on the run's.
+    /// The tables by operation are written in no order: made ready whole.
+    fn prefault(&mut self) {
+        self.ahead = None;
+        if super::batch::threads() < 2 {
+            return;
+        }
+        let buffers = vec![
+            Buffer::of(&self.nodes.cost, Self::NODES),
+            Buffer::of(&self.nodes.bytes, Self::NODES),
+            Buffer::of(&self.last, Self::NODES),
+            Buffer::of(&self.preds, Self::PREDS),
+            Buffer::of(&self.edges, Self::PREDS),
+            Buffer::of(&self.spans, Self::SPANS),
+            Buffer::of(&self.op_event, Self::WHOLE),
+            Buffer::of(&self.ops, Self::WHOLE),
+            Buffer::of(&self.code_room, Self::NODES),
+        ];
+        self.ahead = Prefault::start(buffers);
+        if let Some(a) = &self.ahead {
+            a.wrote(Self::WHOLE, usize::MAX / 16);
+            self.report(a);
+        }
+    }
+
+    /// Tells the thread keeping ahead how far the record is written.
+    fn report(&self, a: &Prefault) {
+        a.wrote(Self::NODES, self.nodes.len());
+        a.wrote(Self::SPANS, self.spans.len());
+        a.wrote(Self::PREDS, self.preds.len());
+        a.wake();
     }
 
     /// Room for `nodes` nodes and `preds` predecessors in all (and spans for 2 of 5
@@ -431,6 +486,8 @@ impl ExecGraph {
     /// hundreds of MiB otherwise takes a page fault every 4 KiB (see
     /// [`memory::advise_huge_pages`]).
     fn reserve(&mut self, nodes: usize, preds: usize) {
+        // Not while the thread keeping ahead may be in the buffers that move.
+        self.ahead = None;
         fn room<T>(v: &mut Vec<T>, n: usize) {
             v.reserve(n.saturating_sub(v.len()));
             memory::advise_huge_pages(v);
@@ -444,6 +501,7 @@ impl ExecGraph {
         room(&mut self.starts.before, nodes / 64 + 1);
         room(&mut self.preds, preds);
         room(&mut self.edges, preds);
+        room(&mut self.code_room, nodes);
     }
 
     /// Predecessors of node `v` and how it depends on each.
@@ -583,6 +641,7 @@ impl ExecGraph {
     fn make_room(&mut self, preds: usize) {
         if self.nodes.len() == self.nodes.cost.capacity() || self.preds.capacity() - self.preds.len() < preds {
             self.reserve(2 * self.nodes.len().max(1 << 12), 2 * self.preds.len().max(1 << 13) + preds);
+            self.prefault();
         }
     }
 
@@ -620,6 +679,11 @@ impl ExecGraph {
         }
         self.recent[id as usize % RECENT] = first_pred as u32;
         self.nodes.push(cost, bytes, first_pred as u32, n);
+        if (id as usize).is_multiple_of(Self::REPORT) {
+            if let Some(a) = &self.ahead {
+                self.report(a);
+            }
+        }
         if extra > 0 {
             self.extra.insert(id, extra);
         }
@@ -897,6 +961,10 @@ impl Observer for ExecGraph {
     }
 
     fn finish(&mut self, ends: &[Clock]) {
+        // Stopped before the recorder's state is freed under it: its lead covers the
+        // nodes since its last report (and the codes' array, as long); a page it did
+        // not reach is faulted in by the loop below, as without it.
+        self.ahead = None;
         let preds: Vec<(u32, Edge)> = ends.iter().map(|&c| (self.clock(c), Edge::Cpu)).collect();
         self.handling(OpId::MAX, self.host, self.arrival);
         self.sink = if preds.is_empty() { SOURCE } else { self.push(kind::ZERO, 1, 0, &preds, 0) };
@@ -912,7 +980,8 @@ impl Observer for ExecGraph {
         // the record at the run's own point, for its check.
         let last = std::mem::take(&mut self.last);
         let mut preds = std::mem::take(&mut self.preds);
-        let (slots, makespan, codes) = Slots::assign_at(self, &mut preds, last, &self.own);
+        let code = std::mem::take(&mut self.code_room);
+        let (slots, makespan, codes) = Slots::assign_at(self, &mut preds, last, &self.own, code);
         self.preds = preds;
         (self.slots, self.own_makespan, self.codes) = (Some(slots), Some(makespan), OnceLock::from(codes));
     }
@@ -1108,6 +1177,29 @@ mod tests {
         assert_eq!((&one.starts.bits, &one.starts.before), (&general.starts.bits, &general.starts.before));
         assert_eq!((&one.extra, &one.recent), (&general.extra, &general.recent));
         assert!(one.nodes.wide.len() > 100 && one.far_ranks.len() > 10 && one.extra.len() > 200);
+    }
+
+    #[test]
+    fn a_thread_keeps_the_records_pages_ahead_while_the_run_goes_and_ends_with_it() {
+        // Where the analysis may use two threads or more (this test's machine has
+        // two cores, or NETSENS_ANALYSIS_THREADS says), a record of known size starts
+        // the thread with its room; the run's end stops it. A record that grows
+        // starts one with its first room.
+        let platform = Platform::resolve("loggopsim").expect("a preset");
+        let many = crate::analysis::batch::threads() > 1;
+        let s = crate::schedule::patterns::ring_exchange(16, 4, 64, 1000).expect("a schedule");
+        let mut g = ExecGraph::with_capacity(&platform, s.num_ops());
+        assert_eq!(g.ahead.is_some(), many);
+        assert!(g.code_room.capacity() >= 5 * s.num_ops(), "the codes' room reserved with the record");
+        let end = g.push(kind::COMPUTE, 1, 7, &[(SOURCE, Edge::Event)], 0);
+        g.set_clock(Clock::Cpu(0), end);
+        g.finish(&[Clock::Cpu(0)]);
+        assert!(g.ahead.is_none(), "stopped at the run's end");
+        assert_eq!((g.own_makespan, g.codes().code.len()), (Some(7.0), 2));
+        let mut grown = ExecGraph::new(&platform);
+        assert!(grown.ahead.is_none());
+        grown.push(kind::COMPUTE, 1, 7, &[(SOURCE, Edge::Event)], 0);
+        assert_eq!(grown.ahead.is_some(), many, "started with the first room");
     }
 
     #[test]
