@@ -16,6 +16,7 @@ pub mod stairs;
 pub mod timeline;
 
 use crate::engine::observe::Observer;
+use crate::engine::relay::Relay;
 use crate::engine::{Core, Progress, RunOptions};
 use crate::error::{Error, Result};
 use crate::platform::Platform;
@@ -63,14 +64,52 @@ pub fn record_schedule(
     opts: &RunOptions,
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<(RunResult, ExecGraph)> {
+    record_schedule_on(s, platform, opts, progress, recorder_beside())
+}
+
+/// Whether the recorder runs on a thread of its own beside the run (see
+/// [`crate::engine::relay`]): where the analysis may use two threads or more
+/// (`NETSENS_ANALYSIS_THREADS`), so that there is a core for it.
+fn recorder_beside() -> bool {
+    batch::threads() >= 2
+}
+
+/// As [`record_schedule`], the recorder `beside` the run or on the run's own thread
+/// (the same record either way).
+pub(crate) fn record_schedule_on(
+    s: &Schedule,
+    platform: &Platform,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(Progress) -> bool,
+    beside: bool,
+) -> Result<(RunResult, ExecGraph)> {
     check_platform(platform)?;
     check_record_fits(s.num_ops(), crate::memory::available_bytes())?;
-    let mut core = Core::new(platform, s.num_ranks, s.ncpus, s.nnics, opts)?;
-    core.observe(Box::new(ExecGraph::with_capacity(platform, s.num_ops())));
+    let graph = Box::new(ExecGraph::with_capacity(platform, s.num_ops()));
+    // A core of the recorder's own type: its calls are direct, not virtual.
+    if beside {
+        let (result, relay) = run_recorded(s, platform, opts, progress, Box::new(Relay::start(graph)))?;
+        recorded(result, relay.into_inner(), platform)
+    } else {
+        let (result, graph) = run_recorded(s, platform, opts, progress, graph)?;
+        recorded(result, graph, platform)
+    }
+}
+
+/// Run schedule `s` told to observer `obs`; the run's result and the observer back.
+fn run_recorded<O: Observer>(
+    s: &Schedule,
+    platform: &Platform,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(Progress) -> bool,
+    obs: Box<O>,
+) -> Result<(RunResult, Box<O>)> {
+    let mut core: Core<O> = Core::new(platform, s.num_ranks, s.ncpus, s.nnics, opts)?;
+    core.observe(obs);
     let mut front = ScheduleFrontend::new(s);
     front.enable_roots(&mut core);
     let (result, obs) = core.run_observed(&mut front, progress)?;
-    recorded(result, obs, platform)
+    Ok((result, obs.expect("an observed run gives back its observer")))
 }
 
 /// Run rank program `program` on `ranks` ranks of `platform`, recording its
@@ -86,18 +125,35 @@ where
     P: Fn(SimRank) -> F,
     F: Future<Output = std::result::Result<(), String>> + 'static,
 {
-    check_platform(platform)?;
-    let observer: Box<dyn Observer> = Box::new(ExecGraph::new(platform));
-    let (result, obs) = run_program_observed(platform, ranks, opts, program, progress, Some(observer))?;
-    recorded(result, obs, platform)
+    record_program_on(platform, ranks, opts, program, progress, recorder_beside())
 }
 
-fn recorded(result: RunResult, obs: Option<Box<dyn Observer>>, platform: &Platform) -> Result<(RunResult, ExecGraph)> {
-    let graph = obs
-        .expect("an observed run gives back its observer")
-        .into_any()
-        .downcast::<ExecGraph>()
-        .expect("the observer is the execution graph");
+/// As [`record_program`], the recorder `beside` the run or on the run's own thread.
+pub(crate) fn record_program_on<P, F>(
+    platform: &Platform,
+    ranks: u32,
+    opts: &RunOptions,
+    program: P,
+    progress: &mut dyn FnMut(Progress) -> bool,
+    beside: bool,
+) -> Result<(RunResult, ExecGraph)>
+where
+    P: Fn(SimRank) -> F,
+    F: Future<Output = std::result::Result<(), String>> + 'static,
+{
+    check_platform(platform)?;
+    let graph = Box::new(ExecGraph::new(platform));
+    let observer: Box<dyn Observer> = if beside { Box::new(Relay::start(graph)) } else { graph };
+    let (result, obs) = run_program_observed(platform, ranks, opts, program, progress, Some(observer))?;
+    let obs = obs.expect("an observed run gives back its observer").into_any();
+    let graph = match obs.downcast::<Relay<ExecGraph>>() {
+        Ok(relay) => relay.into_inner(),
+        Err(obs) => obs.downcast::<ExecGraph>().expect("the observer is the execution graph"),
+    };
+    recorded(result, graph, platform)
+}
+
+fn recorded(result: RunResult, graph: Box<ExecGraph>, platform: &Platform) -> Result<(RunResult, ExecGraph)> {
     check_record(&graph, platform, &result)?;
     Ok((result, *graph))
 }
@@ -292,6 +348,87 @@ impl ExecGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Everything two records hold, node by node, and their slots.
+    fn assert_same_record(a: &ExecGraph, b: &ExecGraph) {
+        assert_eq!(a.nodes.len(), b.nodes.len());
+        for v in 0..a.nodes.len() {
+            assert_eq!(format!("{:?}", a.node(v)), format!("{:?}", b.node(v)), "node {v}");
+            assert_eq!(a.preds_of(v), b.preds_of(v), "node {v}'s predecessors");
+        }
+        assert_eq!((&a.preds, &a.edges, &a.spans, &a.extra), (&b.preds, &b.edges, &b.spans, &b.extra));
+        assert_eq!((a.sink, a.wildcards, a.bytes()), (b.sink, b.wildcards, b.bytes()));
+        let (sa, sb) = (a.slots(), b.slots());
+        assert_eq!((sa.count, sa.nodes()), (sb.count, sb.nodes()));
+    }
+
+    #[test]
+    fn the_record_beside_the_run_is_the_one_made_on_the_runs_thread() {
+        use crate::schedule::{patterns, ScheduleBuilder};
+        let record = |s: &Schedule, p: &Platform, beside| {
+            let (r, g) = record_schedule_on(s, p, &RunOptions::default(), &mut |_| true, beside).expect("it runs");
+            (r.makespan_ps, g)
+        };
+        use crate::platform::noise::Dist;
+        // An exchange of many batches of calls, then with the OS's detours on the CPUs.
+        let mut p = crate::platform::presets::get("loggopsim").expect("a preset");
+        let s = patterns::ring_exchange(8, 60, 64, 1000 * crate::time::NS).expect("a schedule");
+        let (t, a) = record(&s, &p, false);
+        let (u, b) = record(&s, &p, true);
+        assert!(a.nodes.len() > 5000 && t == u);
+        assert_same_record(&a, &b);
+        (p.noise.detour_interval, p.noise.detour_duration) =
+            (Dist::Uniform(20_000_000, 40_000_000), Dist::Constant(1_000_000));
+        let (t, a) = record(&s, &p, false);
+        let (u, b) = record(&s, &p, true);
+        assert!(!a.extra.is_empty() && t == u);
+        assert_same_record(&a, &b);
+        // Messages sharing a fat-tree's links: delays and the pair order told between events.
+        let toml = "[cluster]\nL = \"1us\"\no = \"1us\"\ng = \"0ns\"\nG = \"1ns/B\"\nS = \"1MiB\"\n\
+                    [topology]\nkind = \"fat-tree\"\ndown = [2, 2]\nup = [1]\nbandwidth = \"1GB/s\"\nlatency = \"100ns\"\n";
+        let p = Platform::from_toml(toml, "t.toml").expect("the platform reads");
+        let mut sb = ScheduleBuilder::new(4);
+        for round in 0..20 {
+            for src in 0..4u32 {
+                let dst = (src + 1 + round % 3) % 4;
+                sb.send(src, dst, 1000 + 10 * round as u64, 0, 0, 0);
+                sb.recv(dst, src as i32, 1000 + 10 * round as u64, 0, 0, 0);
+            }
+        }
+        let s = sb.build().expect("a schedule");
+        let (t, a) = record(&s, &p, false);
+        let (u, b) = record(&s, &p, true);
+        let waited = (0..a.nodes.len()).any(|v| a.nodes.kind(v) == graph::kind::LINK_WAIT);
+        assert!(t == u && waited);
+        assert_same_record(&a, &b);
+    }
+
+    #[test]
+    fn a_rank_programs_record_beside_the_run_is_the_one_made_on_its_thread() {
+        use crate::program::{Rank, ANY_SOURCE};
+        let p = crate::platform::presets::get("loggopsim").expect("a preset");
+        // Rank 0 takes the others' messages from any source, 300 rounds.
+        let record = |beside| {
+            let program = |r: SimRank| async move {
+                let w = r.world();
+                for round in 0..300u32 {
+                    if r.rank() == 0 {
+                        for _ in 1..r.size() {
+                            r.recv(&w, ANY_SOURCE, 0).await;
+                        }
+                    } else {
+                        r.compute(1000 * (1 + (r.rank() + round) as u64 % 3)).await;
+                        r.send(&w, 0, 0, vec![1; 100]).await;
+                    }
+                }
+                Ok(())
+            };
+            record_program_on(&p, 4, &RunOptions::default(), program, &mut |_| true, beside).expect("it runs")
+        };
+        let ((r, a), (q, b)) = (record(false), record(true));
+        assert!(a.wildcards && a.nodes.len() > 5000 && r.makespan_ps == q.makespan_ps);
+        assert_same_record(&a, &b);
+    }
 
     #[test]
     fn a_record_too_large_is_refused_with_what_it_needs() {

@@ -1,13 +1,13 @@
 //! Operations that use no network: computation on a CPU and disk requests.
 
 use super::blocked::Needs;
-use super::observe::{At, Clock, Cost, Key};
+use super::observe::{At, Clock, Cost, Key, Observer};
 use super::queue::{Event, EventKind};
 use super::{tell, Core, Frontend, OpDesc};
 use crate::error::Error;
 
-impl Core {
-    pub(super) fn on_calc<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
+impl<O: Observer + ?Sized> Core<O> {
+    pub(super) fn on_calc<F: Frontend<O>>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
         let host = d.rank;
         let c = self.ci(host, d.cpu);
         let free = self.cpu_free(c);
@@ -31,7 +31,7 @@ impl Core {
 
     /// A disk request: queued behind earlier requests to the same disk of the node,
     /// served at the disk's bandwidth; the CPU is not involved.
-    pub(super) fn on_disk<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
+    pub(super) fn on_disk<F: Frontend<O>>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
         let Some(disks) = &self.disks else {
             self.fatal = Some(Error::Input(format!(
                 "rank {} reads or writes a disk, but the platform has no disks; add a [disks] section or \

@@ -2,6 +2,7 @@
 //! instead of wrapping or saturating past the largest time.
 
 use super::message::Phase;
+use super::observe::Observer;
 use super::{Core, OpId};
 use crate::error::Error;
 use crate::platform::LevelParams;
@@ -40,7 +41,7 @@ pub fn state_bytes(ranks: u128, ncpus: u128, nnics: u128, matrix: bool) -> u128 
     ranks * per_rank + cells * size_of::<(u64, u64)>() as u128
 }
 
-impl Core {
+impl<O: Observer + ?Sized> Core<O> {
     /// `a + b` for operation `op`; a time past the engine's largest stops the run.
     #[inline]
     pub(super) fn add(&mut self, op: OpId, a: Time, b: Time) -> Time {

@@ -1,7 +1,7 @@
 //! Messages in flight: their protocol phases and their way from the sender's CPU
 //! through the LAN or over wide-area links to the receiver.
 
-use super::observe::{At, Clock, Cost, Key};
+use super::observe::{At, Clock, Cost, Key, Observer};
 use super::queue::{Event, EventKind};
 use super::{tell, Core, OpId};
 use crate::platform::{Level, LevelParams};
@@ -90,7 +90,7 @@ pub(super) struct Posted {
     pub(super) tag: i32,
 }
 
-impl Core {
+impl<O: Observer + ?Sized> Core<O> {
     pub(super) fn alloc_msg(&mut self, m: Msg) -> u32 {
         if let Some(id) = self.free_msgs.pop() {
             self.msgs[id as usize] = m;
@@ -197,7 +197,7 @@ mod tests {
     pub(super) fn jitter_never_lets_a_message_overtake_an_earlier_one_of_the_same_pair() {
         let mut p = presets::get("loggopsim").unwrap();
         p.noise.latency_jitter = Dist::Uniform(0, 1000);
-        let mut core = Core::new(&p, 3, 1, 1, &RunOptions::default()).unwrap();
+        let mut core: Core = Core::new(&p, 3, 1, 1, &RunOptions::default()).unwrap();
         // Pair 0→1: the second message would arrive first (50 < 100); it is held to 100.
         core.arrive_at(0, Phase::Eager, 0, 1, 100);
         core.arrive_at(1, Phase::Eager, 0, 1, 50);

@@ -15,6 +15,7 @@ pub mod observe;
 mod op;
 pub mod queue;
 mod receive;
+pub mod relay;
 mod send;
 mod shared_links;
 mod variability;
@@ -36,21 +37,22 @@ use variability::Variability;
 pub use limits::state_bytes;
 pub use op::{any_tag_in, tag_matches, OpDesc, OpId, OpKind, ANY, CONTEXT_SHIFT};
 
-/// A source of operations (GOAL schedule, rank programs) driving the core.
-pub trait Frontend {
+/// A source of operations (GOAL schedule, rank programs) driving the core (of
+/// observer type `O`, see [`Core`]).
+pub trait Frontend<O: Observer + ?Sized = dyn Observer> {
     fn op(&self, id: OpId) -> OpDesc;
     /// `id` has started: operations that `irequires` it may be enabled now.
-    fn started(&mut self, core: &mut Core, id: OpId);
+    fn started(&mut self, core: &mut Core<O>, id: OpId);
     /// `id` is done: operations that `require` it may be enabled now.
-    fn done(&mut self, core: &mut Core, id: OpId);
+    fn done(&mut self, core: &mut Core<O>, id: OpId);
     /// After the event queue ran dry: `None` if every operation finished, else a
     /// one-line description of the stuck ranks and what each is waiting for.
-    fn stuck(&self, core: &Core) -> Option<String>;
+    fn stuck(&self, core: &Core<O>) -> Option<String>;
     /// The message of send `send` met receive `recv` (a front end moves its payload).
     fn matched(&mut self, _send: OpId, _recv: OpId) {}
     /// One-sided op `op` (store, put or get) is processed by its target now; returns
     /// the compute a handler charges to the target's CPU (ps, before CPU-speed scaling).
-    fn delivered(&mut self, _core: &mut Core, _op: OpId) -> Time {
+    fn delivered(&mut self, _core: &mut Core<O>, _op: OpId) -> Time {
         0
     }
     /// Operation `id` is probably the next one the core looks up: a front end may
@@ -104,7 +106,12 @@ impl Default for RunOptions {
     }
 }
 
-pub struct Core {
+/// The engine's state for one run. `O` is the type of its observer (see
+/// `observe.rs`): a run without one, or one told through `dyn Observer`, is the
+/// default, the same code as without the parameter; an observer named by its own
+/// type (the recorder beside the run, `relay.rs`) is called directly, not through a
+/// virtual call.
+pub struct Core<O: Observer + ?Sized = dyn Observer> {
     queue: EventQueue,
     nhosts: usize,
     ncpus: usize,
@@ -158,7 +165,7 @@ pub struct Core {
     /// finished (for `done`); ops it enables are ready no earlier.
     release: Time,
     /// Told what every time was made of, when an analysis asks (see `observe.rs`).
-    obs: Option<Box<dyn Observer>>,
+    obs: Option<Box<O>>,
 }
 
 /// Call the observer, if there is one (arguments are evaluated only then).
@@ -171,8 +178,8 @@ macro_rules! tell {
 }
 pub(crate) use tell;
 
-impl Core {
-    pub fn new(platform: &Platform, nhosts: u32, ncpus: u8, nnics: u8, opts: &RunOptions) -> Result<Core> {
+impl<O: Observer + ?Sized> Core<O> {
+    pub fn new(platform: &Platform, nhosts: u32, ncpus: u8, nnics: u8, opts: &RunOptions) -> Result<Core<O>> {
         if nhosts == 0 {
             return Err(Error::Input("a run needs at least 1 rank".into()));
         }
@@ -275,30 +282,30 @@ impl Core {
 
     /// Hand every time of the run to `obs` (see `observe.rs`); get it back from
     /// [`Core::run_observed`].
-    pub fn observe(&mut self, obs: Box<dyn Observer>) {
+    pub fn observe(&mut self, obs: Box<O>) {
         self.obs = Some(obs);
     }
 
     /// As [`Core::run_with_progress`], also giving back the observer (told the run's
     /// end clocks).
-    pub fn run_observed<F: Frontend>(
+    pub fn run_observed<F: Frontend<O>>(
         self,
         front: &mut F,
         progress: &mut dyn FnMut(Progress) -> bool,
-    ) -> Result<(RunResult, Option<Box<dyn Observer>>)> {
+    ) -> Result<(RunResult, Option<Box<O>>)> {
         let mut kept = None;
         let result = self.run_inner(front, progress, &mut kept)?;
         Ok((result, kept))
     }
 
     /// Run until no event is left, then report the result or why it is stuck.
-    pub fn run<F: Frontend>(self, front: &mut F) -> Result<RunResult> {
+    pub fn run<F: Frontend<O>>(self, front: &mut F) -> Result<RunResult> {
         self.run_with_progress(front, &mut |_| true)
     }
 
     /// As [`Core::run`], calling `progress` every [`PROGRESS_EVERY`] events; when it
     /// returns false the run stops with [`Error::Interrupted`].
-    pub fn run_with_progress<F: Frontend>(
+    pub fn run_with_progress<F: Frontend<O>>(
         self,
         front: &mut F,
         progress: &mut dyn FnMut(Progress) -> bool,
@@ -306,11 +313,11 @@ impl Core {
         self.run_inner(front, progress, &mut None)
     }
 
-    fn run_inner<F: Frontend>(
+    fn run_inner<F: Frontend<O>>(
         mut self,
         front: &mut F,
         progress: &mut dyn FnMut(Progress) -> bool,
-        kept: &mut Option<Box<dyn Observer>>,
+        kept: &mut Option<Box<O>>,
     ) -> Result<RunResult> {
         while let Some(ev) = self.queue.pop() {
             self.events += 1;
@@ -431,14 +438,14 @@ impl Core {
 
     /// `at` is the time `node` names for an observer.
     #[inline]
-    fn started<F: Frontend>(&mut self, front: &mut F, id: OpId, at: Time, node: At) {
+    fn started<F: Frontend<O>>(&mut self, front: &mut F, id: OpId, at: Time, node: At) {
         self.release = at;
         tell!(self.release(node));
         front.started(self, id);
     }
 
     #[inline]
-    fn done<F: Frontend>(&mut self, front: &mut F, id: OpId, at: Time, node: At) {
+    fn done<F: Frontend<O>>(&mut self, front: &mut F, id: OpId, at: Time, node: At) {
         self.release = at;
         tell!(self.release(node));
         front.done(self, id);
@@ -489,7 +496,7 @@ impl Core {
     }
 
     #[inline(always)]
-    fn dispatch<F: Frontend>(&mut self, ev: Event, front: &mut F) {
+    fn dispatch<F: Frontend<O>>(&mut self, ev: Event, front: &mut F) {
         self.now = ev.time;
         match ev.kind {
             EventKind::Ready => {

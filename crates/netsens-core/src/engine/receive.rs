@@ -3,14 +3,14 @@
 
 use super::blocked::Needs;
 use super::message::{Phase, Posted};
-use super::observe::{At, Clock, Cost, Key};
+use super::observe::{At, Clock, Cost, Key, Observer};
 use super::queue::{Event, EventKind};
 use super::{tag_matches, tell, Core, Frontend, OpDesc, OpId, ANY};
 use crate::error::{Error, Result};
 use crate::time::Time;
 
-impl Core {
-    pub(super) fn on_recv<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
+impl<O: Observer + ?Sized> Core<O> {
+    pub(super) fn on_recv<F: Frontend<O>>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
         let host = d.rank;
         self.observe_begin(&ev, ev.id, None, None);
         if d.peer == ANY || d.tag < 0 {
@@ -35,7 +35,7 @@ impl Core {
         }
     }
 
-    pub(super) fn on_arrive<F: Frontend>(&mut self, ev: Event, front: &mut F) {
+    pub(super) fn on_arrive<F: Frontend<O>>(&mut self, ev: Event, front: &mut F) {
         let phase = Phase::from_u8(ev.phase);
         let (from, host) = self.ends(ev.id, phase);
         let (mcpu, mnic) = {
@@ -158,7 +158,14 @@ impl Core {
     /// Message `id` (Eager, Direct or Rts) met receive `recv` at time `t` (when the
     /// event being handled began); a data message completes the receive at
     /// `recv_done` (a time and what it is for an observer).
-    pub(super) fn matched<F: Frontend>(&mut self, id: u32, recv: OpId, t: Time, recv_done: (Time, At), front: &mut F) {
+    pub(super) fn matched<F: Frontend<O>>(
+        &mut self,
+        id: u32,
+        recv: OpId,
+        t: Time,
+        recv_done: (Time, At),
+        front: &mut F,
+    ) {
         let (phase, src, dst, size, send_op, mcpu, mnic) = {
             let m = &mut self.msgs[id as usize];
             m.recv_op = recv;

@@ -3,13 +3,13 @@
 
 use super::blocked::Needs;
 use super::message::{Msg, Phase, NO_OP};
-use super::observe::{At, Clock, Cost};
+use super::observe::{At, Clock, Cost, Observer};
 use super::queue::Event;
 use super::{tell, Core, Frontend, OpDesc, OpId, OpKind};
 use crate::platform::{Level, LevelParams, Rendezvous};
 use crate::time::Time;
 
-impl Core {
+impl<O: Observer + ?Sized> Core<O> {
     /// Sender side of a message of `wire` bytes starting at `t0` on `host`, at
     /// `level`'s parameters `p` and per-message overhead `o` (o, or the control o).
     #[inline]
@@ -63,7 +63,7 @@ impl Core {
         true
     }
 
-    pub(super) fn on_send<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
+    pub(super) fn on_send<F: Frontend<O>>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
         let host = d.rank;
         let (c, n) = (self.ci(host, d.cpu), self.ni(host, d.nic));
         if !self.sender_free(ev, c, n) {
@@ -109,7 +109,7 @@ impl Core {
 
     /// A store, put or get leaves its origin under the send rules (always eager:
     /// one-sided messages have no rendezvous).
-    pub(super) fn on_one_sided<F: Frontend>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
+    pub(super) fn on_one_sided<F: Frontend<O>>(&mut self, ev: Event, d: &OpDesc, front: &mut F) {
         let host = d.rank;
         let (c, n) = (self.ci(host, d.cpu), self.ni(host, d.nic));
         if !self.sender_free(ev, c, n) {
@@ -152,7 +152,7 @@ impl Core {
     }
 
     /// A protocol message (clear-to-send or rendezvous data) is sent under the send rules.
-    pub(super) fn on_transmit<F: Frontend>(&mut self, ev: Event, front: &mut F) {
+    pub(super) fn on_transmit<F: Frontend<O>>(&mut self, ev: Event, front: &mut F) {
         let phase = Phase::from_u8(ev.phase);
         let (from, to) = self.ends(ev.id, phase);
         let (cpu_idx, nic_idx, send_op) = {

@@ -4,7 +4,7 @@
 //! when its bytes are through; the end points' rules stay as they are.
 
 use super::message::Phase;
-use super::observe::{At, Cost, Key};
+use super::observe::{At, Cost, Key, Observer};
 use super::queue::{Event, EventKind};
 use super::{tell, Core};
 use crate::platform::{Level, LevelParams};
@@ -24,7 +24,7 @@ fn pair(from: u32, to: u32) -> u64 {
     (from as u64) << 32 | to as u64
 }
 
-impl Core {
+impl<O: Observer + ?Sized> Core<O> {
     /// Message `id` in `phase` leaves `from`'s CPU for `to` at `t1` into the fabric.
     pub(super) fn send_through_fabric(
         &mut self,

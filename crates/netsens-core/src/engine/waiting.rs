@@ -2,11 +2,12 @@
 //! per group in the event queue stands for its lowest-sequence event.
 
 use super::blocked::Needs;
+use super::observe::Observer;
 use super::queue::{Event, EventKind};
 use super::Core;
 use crate::time::Time;
 
-impl Core {
+impl<O: Observer + ?Sized> Core<O> {
     /// `ev` finds the clocks it needs busy until `free`: it waits in its group.
     pub(super) fn block(&mut self, ev: Event, cpu: usize, nic: usize, needs: Needs, free: Time) {
         let id = self.blocked.group(cpu, nic, needs);

@@ -3,6 +3,7 @@
 
 use super::countdown::Countdown;
 use super::{OpId, OpKind, Schedule};
+use crate::engine::observe::Observer;
 use crate::engine::{Core, Frontend, OpDesc, Progress, RunOptions};
 use crate::error::Result;
 use crate::platform::Platform;
@@ -22,10 +23,10 @@ impl<'a> ScheduleFrontend<'a> {
     }
 
     /// Enable the operations without predecessors: they start at time 0, in creation order.
-    pub fn enable_roots(&mut self, core: &mut Core) {
+    pub fn enable_roots<O: Observer + ?Sized>(&mut self, core: &mut Core<O>) {
         for id in 0..self.s.num_ops() as OpId {
             if self.remaining.left(id) == Some(0) {
-                let d = self.op(id);
+                let d = self.s.op(id);
                 core.enable(id, &d);
             }
         }
@@ -33,26 +34,27 @@ impl<'a> ScheduleFrontend<'a> {
 
     /// Satisfy the edges of `id` of one kind (start edges or done edges).
     #[inline]
-    fn release(&mut self, core: &mut Core, id: OpId, on_start: bool) {
+    fn release<O: Observer + ?Sized>(&mut self, core: &mut Core<O>, id: OpId, on_start: bool) {
         let (a, b) = self.s.edges.range(id);
         for at in a..b {
             let (to, is_start) = self.s.edges.target(id, at);
             if is_start == on_start && self.remaining.satisfy(to) {
-                let d = self.op(to);
+                let d = self.s.op(to);
                 core.enable(to, &d);
             }
         }
     }
 }
 
-impl Frontend for ScheduleFrontend<'_> {
+/// For a core of any observer type: a schedule's recording calls its recorder directly.
+impl<O: Observer + ?Sized> Frontend<O> for ScheduleFrontend<'_> {
     #[inline]
     fn op(&self, id: OpId) -> OpDesc {
         self.s.op(id)
     }
 
     #[inline]
-    fn started(&mut self, core: &mut Core, id: OpId) {
+    fn started(&mut self, core: &mut Core<O>, id: OpId) {
         if self.s.edges.has_start_edges() {
             self.release(core, id, true);
         }
@@ -64,7 +66,7 @@ impl Frontend for ScheduleFrontend<'_> {
     }
 
     #[inline]
-    fn done(&mut self, core: &mut Core, id: OpId) {
+    fn done(&mut self, core: &mut Core<O>, id: OpId) {
         self.remaining.finish(id);
         self.done += 1;
         self.release(core, id, false);
@@ -78,7 +80,7 @@ impl Frontend for ScheduleFrontend<'_> {
         (self.done as u64, self.s.num_ops() as u64)
     }
 
-    fn stuck(&self, core: &Core) -> Option<String> {
+    fn stuck(&self, core: &Core<O>) -> Option<String> {
         if self.done == self.s.num_ops() {
             return None;
         }
@@ -140,7 +142,7 @@ pub fn run_schedule_with_progress(
     opts: &RunOptions,
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<RunResult> {
-    let mut core = Core::new(platform, s.num_ranks, s.ncpus, s.nnics, opts)?;
+    let mut core: Core = Core::new(platform, s.num_ranks, s.ncpus, s.nnics, opts)?;
     let mut front = ScheduleFrontend::new(s);
     front.enable_roots(&mut core);
     core.run_with_progress(&mut front, progress)
