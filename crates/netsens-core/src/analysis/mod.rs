@@ -85,13 +85,14 @@ pub(crate) fn record_schedule_on(
 ) -> Result<(RunResult, ExecGraph)> {
     check_platform(platform)?;
     check_record_fits(s.num_ops(), crate::memory::available_bytes())?;
-    let graph = Box::new(ExecGraph::with_capacity(platform, s.num_ops()));
-    // A core of the recorder's own type: its calls are direct, not virtual.
-    if beside {
-        let (result, relay) = run_recorded(s, platform, opts, progress, Box::new(Relay::start(graph)))?;
+    let graph = || Box::new(ExecGraph::with_capacity(platform, s.num_ops()));
+    // A core of the recorder's own type: its calls are direct, not virtual. Where the
+    // system starts no thread for it, the recorder stays on the run's.
+    if let Some(relay) = beside.then(|| Relay::start(graph()).ok()).flatten() {
+        let (result, relay) = run_recorded(s, platform, opts, progress, Box::new(relay))?;
         recorded(result, relay.into_inner(), platform)
     } else {
-        let (result, graph) = run_recorded(s, platform, opts, progress, graph)?;
+        let (result, graph) = run_recorded(s, platform, opts, progress, graph())?;
         recorded(result, graph, platform)
     }
 }
@@ -142,8 +143,12 @@ where
     F: Future<Output = std::result::Result<(), String>> + 'static,
 {
     check_platform(platform)?;
-    let graph = Box::new(ExecGraph::new(platform));
-    let observer: Box<dyn Observer> = if beside { Box::new(Relay::start(graph)) } else { graph };
+    let graph = || Box::new(ExecGraph::new(platform));
+    // Where the system starts no thread for it, the recorder stays on the run's.
+    let observer: Box<dyn Observer> = match beside.then(|| Relay::start(graph()).ok()).flatten() {
+        Some(relay) => Box::new(relay),
+        None => graph(),
+    };
     let (result, obs) = run_program_observed(platform, ranks, opts, program, progress, Some(observer))?;
     let obs = obs.expect("an observed run gives back its observer").into_any();
     let graph = match obs.downcast::<Relay<ExecGraph>>() {

@@ -13,26 +13,129 @@ use std::any::Any;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
-/// One call of [`Observer`], its arguments owned.
+/// One call of [`Observer`], its arguments owned and packed: 48 B where the enums
+/// as they are took 80 (a clock or a time named in 8 B; noise, rare, as a call of
+/// its own before the one it belongs to).
 #[derive(Clone, Copy, Debug)]
 enum Call {
-    Ready { op: OpId, d: OpDesc, cpu: usize, nic: Option<usize> },
-    Queued { key: Key, from: At, cost: Cost, extra: Time },
-    Begin { key: Key, op: OpId, host: Option<u32>, clocks: [Clock; 3], n: u8 },
-    Advance { clock: Clock, from: At, cost: Cost, extra: Time },
-    Set { clock: Clock, at: At, max: bool },
-    Release(At),
-    Delayed { key: Key, op: OpId, cost: Cost },
-    After { key: Key, earlier: Key },
+    Ready {
+        op: OpId,
+        d: OpDesc,
+        cpu: u64,
+        nic: u64,
+    },
+    Queued {
+        key: Key,
+        from: PackedAt,
+        cost: Cost,
+    },
+    Begin {
+        n: u8,
+        op: OpId,
+        key: Key,
+        host: Option<u32>,
+        clocks: [PackedClock; 3],
+    },
+    Advance {
+        clock: PackedClock,
+        from: PackedAt,
+        cost: Cost,
+    },
+    /// Noise or jitter added to the next `Queued` or `Advance` (most have none).
+    Extra(Time),
+    Set {
+        max: bool,
+        clock: PackedClock,
+        at: PackedAt,
+    },
+    Release(PackedAt),
+    Delayed {
+        op: OpId,
+        key: Key,
+        cost: Cost,
+    },
+    After {
+        key: Key,
+        earlier: Key,
+    },
     Posted(OpId),
     Wildcard,
 }
 
-/// Calls in a batch: 256 KiB, within a core's cache while it is written and read.
+/// A [`Clock`] in 8 B: its kind in the top 3 bits, its index (of a table of times,
+/// far below 2^59 entries) below them.
+#[derive(Clone, Copy, Debug)]
+struct PackedClock(u64);
+
+const INDEX_BITS: u32 = 59;
+
+impl PackedClock {
+    #[inline(always)]
+    fn of(c: Clock) -> PackedClock {
+        let (kind, i) = match c {
+            Clock::Cpu(i) => (0, i),
+            Clock::Core(i) => (1, i),
+            Clock::NicSend(i) => (2, i),
+            Clock::NicRecv(i) => (3, i),
+            Clock::Link(i) => (4, i),
+            Clock::Disk(i) => (5, i),
+            Clock::HostDisk(i) => (6, i),
+        };
+        debug_assert!((i as u64) < 1 << INDEX_BITS);
+        PackedClock((kind as u64) << INDEX_BITS | i as u64)
+    }
+
+    #[inline(always)]
+    fn get(self) -> Clock {
+        let i = (self.0 & ((1 << INDEX_BITS) - 1)) as usize;
+        match (self.0 >> INDEX_BITS) & 7 {
+            0 => Clock::Cpu(i),
+            1 => Clock::Core(i),
+            2 => Clock::NicSend(i),
+            3 => Clock::NicRecv(i),
+            4 => Clock::Link(i),
+            5 => Clock::Disk(i),
+            _ => Clock::HostDisk(i),
+        }
+    }
+}
+
+/// An [`At`] in 8 B: which of the three in the top 2 bits, its clock below.
+#[derive(Clone, Copy, Debug)]
+struct PackedAt(u64);
+
+impl PackedAt {
+    const CLOCK: u64 = 1 << 62;
+    const BEGIN_OR: u64 = 2 << 62;
+
+    #[inline(always)]
+    fn of(at: At) -> PackedAt {
+        PackedAt(match at {
+            At::Begin => 0,
+            At::Clock(c) => Self::CLOCK | PackedClock::of(c).0,
+            At::BeginOr(c) => Self::BEGIN_OR | PackedClock::of(c).0,
+        })
+    }
+
+    #[inline(always)]
+    fn get(self) -> At {
+        let c = PackedClock(self.0 & !(3 << 62));
+        match self.0 >> 62 {
+            0 => At::Begin,
+            1 => At::Clock(c.get()),
+            _ => At::BeginOr(c.get()),
+        }
+    }
+}
+
+/// A NIC's index, or none (`u64::MAX`).
+const NO_NIC: u64 = u64::MAX;
+
+/// Calls in a batch: 192 KiB, within a core's cache while it is written and read.
 const BATCH: usize = 4096;
 
 /// Batches on their way at most: the run waits when the observer is this far behind
-/// (1 MiB of calls), so that a slow observer never holds a run's worth of them.
+/// (768 KiB of calls), so that a slow observer never holds a run's worth of them.
 const IN_FLIGHT: usize = 4;
 
 /// An observer `O` told the engine's calls on a thread of its own.
@@ -47,25 +150,23 @@ pub struct Relay<O: Observer + Send> {
 }
 
 impl<O: Observer + Send> Relay<O> {
-    /// Starts the thread that tells `observer` every call from now on.
-    pub fn start(observer: Box<O>) -> Relay<O> {
+    /// Starts the thread that tells `observer` every call from now on; an error
+    /// where the system starts no thread (the observer is dropped with it).
+    pub fn start(observer: Box<O>) -> std::io::Result<Relay<O>> {
         let (to, calls) = sync_channel::<Vec<Call>>(IN_FLIGHT);
         let (give_back, back) = std::sync::mpsc::channel::<Vec<Call>>();
-        let worker = std::thread::Builder::new()
-            .name("netsens-record".into())
-            .spawn(move || {
-                let mut o = observer;
-                for mut batch in calls {
-                    for call in batch.drain(..) {
-                        tell(&mut *o, call);
-                    }
-                    // The run may have ended meanwhile: then nobody takes it back.
-                    let _ = give_back.send(batch);
+        let worker = std::thread::Builder::new().name("netsens-record".into()).spawn(move || {
+            let (mut o, mut extra) = (observer, 0);
+            for mut batch in calls {
+                for call in batch.drain(..) {
+                    tell(&mut *o, call, &mut extra);
                 }
-                o
-            })
-            .expect("the system starts a thread for the record");
-        Relay { batch: Vec::with_capacity(BATCH), to: Some(to), back, worker: Some(worker), done: None }
+                // The run may have ended meanwhile: then nobody takes it back.
+                let _ = give_back.send(batch);
+            }
+            o
+        })?;
+        Ok(Relay { batch: Vec::with_capacity(BATCH), to: Some(to), back, worker: Some(worker), done: None })
     }
 
     /// The observer, once the run has ended (told [`Observer::finish`]); before, it
@@ -119,17 +220,21 @@ impl<O: Observer + Send> Drop for Relay<O> {
     }
 }
 
-/// Tells `o` one call.
+/// Tells `o` one call; `extra` is the noise a [`Call::Extra`] left for the next one.
 #[inline(always)]
-fn tell<O: Observer + ?Sized>(o: &mut O, call: Call) {
+fn tell<O: Observer + ?Sized>(o: &mut O, call: Call, extra: &mut Time) {
     match call {
-        Call::Ready { op, d, cpu, nic } => o.ready(op, &d, cpu, nic),
-        Call::Queued { key, from, cost, extra } => o.queued(key, from, cost, extra),
-        Call::Begin { key, op, host, clocks, n } => o.begin(key, op, host, &clocks[..n as usize]),
-        Call::Advance { clock, from, cost, extra } => o.advance(clock, from, cost, extra),
-        Call::Set { clock, at, max } => o.set(clock, at, max),
-        Call::Release(at) => o.release(at),
-        Call::Delayed { key, op, cost } => o.delayed(key, op, cost),
+        Call::Ready { op, d, cpu, nic } => o.ready(op, &d, cpu as usize, (nic != NO_NIC).then_some(nic as usize)),
+        Call::Queued { key, from, cost } => o.queued(key, from.get(), cost, std::mem::take(extra)),
+        Call::Begin { n, op, key, host, clocks } => {
+            let clocks = clocks.map(PackedClock::get);
+            o.begin(key, op, host, &clocks[..n as usize])
+        }
+        Call::Advance { clock, from, cost } => o.advance(clock.get(), from.get(), cost, std::mem::take(extra)),
+        Call::Extra(e) => *extra = e,
+        Call::Set { max, clock, at } => o.set(clock.get(), at.get(), max),
+        Call::Release(at) => o.release(at.get()),
+        Call::Delayed { op, key, cost } => o.delayed(key, op, cost),
         Call::After { key, earlier } => o.after(key, earlier),
         Call::Posted(recv) => o.posted(recv),
         Call::Wildcard => o.wildcard(),
@@ -139,41 +244,50 @@ fn tell<O: Observer + ?Sized>(o: &mut O, call: Call) {
 impl<O: Observer + Send> Observer for Relay<O> {
     #[inline]
     fn ready(&mut self, op: OpId, d: &OpDesc, cpu: usize, nic: Option<usize>) {
-        self.call(Call::Ready { op, d: *d, cpu, nic });
+        self.call(Call::Ready { op, d: *d, cpu: cpu as u64, nic: nic.map_or(NO_NIC, |n| n as u64) });
     }
 
     #[inline]
     fn queued(&mut self, key: Key, from: At, cost: Cost, extra: Time) {
-        self.call(Call::Queued { key, from, cost, extra });
+        if extra > 0 {
+            self.call(Call::Extra(extra));
+        }
+        self.call(Call::Queued { key, from: PackedAt::of(from), cost });
     }
 
     #[inline]
     fn begin(&mut self, key: Key, op: OpId, host: Option<u32>, clocks: &[Clock]) {
         // The engine names at most three clocks (CPU, core, NIC or link).
-        let mut held = [Clock::Cpu(0); 3];
+        debug_assert!(clocks.len() <= 3);
+        let mut held = [PackedClock(0); 3];
         let n = clocks.len().min(3);
-        held[..n].copy_from_slice(&clocks[..n]);
-        self.call(Call::Begin { key, op, host, clocks: held, n: n as u8 });
+        for (h, &c) in held.iter_mut().zip(&clocks[..n]) {
+            *h = PackedClock::of(c);
+        }
+        self.call(Call::Begin { n: n as u8, op, key, host, clocks: held });
     }
 
     #[inline]
     fn advance(&mut self, clock: Clock, from: At, cost: Cost, extra: Time) {
-        self.call(Call::Advance { clock, from, cost, extra });
+        if extra > 0 {
+            self.call(Call::Extra(extra));
+        }
+        self.call(Call::Advance { clock: PackedClock::of(clock), from: PackedAt::of(from), cost });
     }
 
     #[inline]
     fn set(&mut self, clock: Clock, at: At, max: bool) {
-        self.call(Call::Set { clock, at, max });
+        self.call(Call::Set { max, clock: PackedClock::of(clock), at: PackedAt::of(at) });
     }
 
     #[inline]
     fn release(&mut self, at: At) {
-        self.call(Call::Release(at));
+        self.call(Call::Release(PackedAt::of(at)));
     }
 
     #[inline]
     fn delayed(&mut self, key: Key, op: OpId, cost: Cost) {
-        self.call(Call::Delayed { key, op, cost });
+        self.call(Call::Delayed { op, key, cost });
     }
 
     #[inline]
@@ -263,9 +377,15 @@ mod tests {
         let d = OpDesc { kind: OpKind::Send, rank: i as u32, peer: -1, tag: 3, size: k, cpu: 1, nic: 0 };
         match i % 10 {
             0 => o.ready(i as OpId, &d, i, i.is_multiple_of(2).then_some(i / 2)),
-            1 => o.queued(Key::Msg(i as u32), At::BeginOr(c), Cost::RecvCpu { level: Level::Node, k, gap_bytes: 2 }, k),
-            2 => o.begin(Key::Op(i as OpId), 7, Some(2), &[Clock::Cpu(i), c, Clock::Link(1)][..i % 4]),
-            3 => o.advance(c, At::Clock(Clock::Core(1)), Cost::Compute(k), 0),
+            // With noise and without, every other time.
+            1 => o.queued(
+                Key::Msg(i as u32),
+                At::BeginOr(c),
+                Cost::RecvCpu { level: Level::Node, k, gap_bytes: 2 },
+                k % 2,
+            ),
+            2 => o.begin(Key::Op(i as OpId), 7, Some(2), &[Clock::Cpu(i), c, Clock::Link(1 << 40)][..i % 4]),
+            3 => o.advance(c, At::Clock(Clock::HostDisk(i)), Cost::Compute(k), (k / 10) % 2 * 5),
             4 => o.set(Clock::Disk(i), At::Begin, i.is_multiple_of(3)),
             5 => o.release(At::Clock(c)),
             6 => o.delayed(Key::Msg(1), i as OpId, Cost::LinkWait(k)),
@@ -276,11 +396,27 @@ mod tests {
     }
 
     #[test]
+    fn clocks_and_times_come_back_as_packed_and_a_call_takes_48_bytes() {
+        let big = (1 << INDEX_BITS) - 1;
+        for i in [0, 1, 12_345, 1 << 40, big] {
+            let clocks = [Clock::Cpu(i), Clock::Core(i), Clock::NicSend(i), Clock::NicRecv(i)];
+            let more = [Clock::Link(i), Clock::Disk(i), Clock::HostDisk(i)];
+            for c in clocks.into_iter().chain(more) {
+                assert_eq!(PackedClock::of(c).get(), c);
+                for at in [At::Begin, At::Clock(c), At::BeginOr(c)] {
+                    assert_eq!(PackedAt::of(at).get(), at);
+                }
+            }
+        }
+        assert_eq!(std::mem::size_of::<Call>(), 48);
+    }
+
+    #[test]
     fn the_observer_beside_is_told_every_call_in_order_and_finishes_once() {
         // Several batches and a part of one: 2.5 batches of calls.
         let n = BATCH * 5 / 2;
         let mut direct = Log::default();
-        let mut relay = Relay::start(Box::new(Log::default()));
+        let mut relay = Relay::start(Box::new(Log::default())).expect("a thread");
         for i in 0..n {
             call(&mut direct, i);
             call(&mut relay, i);
@@ -296,7 +432,7 @@ mod tests {
 
     #[test]
     fn an_observer_not_finished_is_given_back_with_every_call_so_far() {
-        let mut relay = Relay::start(Box::new(Log::default()));
+        let mut relay = Relay::start(Box::new(Log::default())).expect("a thread");
         for i in 0..BATCH + 3 {
             call(&mut relay, i);
         }
@@ -354,10 +490,11 @@ mod tests {
     #[test]
     fn a_run_that_stops_early_ends_the_thread_and_frees_the_observer() {
         let (calls, dropped) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicBool::new(false)));
-        let mut relay = Relay::start(Box::new(Counted(Arc::clone(&calls), Arc::clone(&dropped))));
-        // Two whole batches, handed over as they filled, and three calls not.
+        let mut relay = Relay::start(Box::new(Counted(Arc::clone(&calls), Arc::clone(&dropped)))).expect("a thread");
+        // Two whole batches, handed over as they filled, and three calls not (calls
+        // without noise: one entry each).
         for i in 0..2 * BATCH + 3 {
-            call(&mut relay, i);
+            relay.posted(i as OpId);
         }
         drop(relay);
         // Dropping waited for the thread: it had told the batches handed over and
@@ -391,7 +528,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "the observer broke")]
     fn a_panic_on_the_observers_thread_is_raised_where_the_run_ends() {
-        let mut relay = Relay::start(Box::new(Broken));
+        let mut relay = Relay::start(Box::new(Broken)).expect("a thread");
         for i in 0..3 * BATCH {
             call(&mut relay, i);
         }
