@@ -335,7 +335,7 @@ pub struct ExecGraph {
     /// node without counting from its mark.
     recent: Vec<u32>,
     /// The node of each clock's current value, by kind of clock and index.
-    clocks: [Vec<u32>; 7],
+    clocks: [Vec<u32>; Clock::KINDS],
     op_event: Vec<u32>,
     /// Rank and kind of every live operation, by its id, as a span's `who` (4 B
     /// where a pair took 8); a rank from [`FAR_RANK`] on is in `far_ops`.
@@ -748,24 +748,12 @@ impl ExecGraph {
     }
 
     fn clock(&self, c: Clock) -> u32 {
-        let (k, i) = Self::slot(c);
+        let (k, i) = c.parts();
         self.clocks[k].get(i).copied().unwrap_or(SOURCE)
     }
 
-    fn slot(c: Clock) -> (usize, usize) {
-        match c {
-            Clock::Cpu(i) => (0, i),
-            Clock::Core(i) => (1, i),
-            Clock::NicSend(i) => (2, i),
-            Clock::NicRecv(i) => (3, i),
-            Clock::Link(i) => (4, i),
-            Clock::Disk(i) => (5, i),
-            Clock::HostDisk(i) => (6, i),
-        }
-    }
-
     fn set_clock(&mut self, c: Clock, node: u32) {
-        let (k, i) = Self::slot(c);
+        let (k, i) = c.parts();
         let v = &mut self.clocks[k];
         if v.len() <= i {
             v.resize(i + 1, SOURCE);

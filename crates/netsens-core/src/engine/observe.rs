@@ -28,6 +28,40 @@ pub enum Clock {
     HostDisk(usize),
 }
 
+impl Clock {
+    /// Kinds of clock there are.
+    pub const KINDS: usize = 7;
+
+    /// Its kind (0 to 6, in the order of the variants) and its index.
+    #[inline(always)]
+    pub fn parts(self) -> (usize, usize) {
+        match self {
+            Clock::Cpu(i) => (0, i),
+            Clock::Core(i) => (1, i),
+            Clock::NicSend(i) => (2, i),
+            Clock::NicRecv(i) => (3, i),
+            Clock::Link(i) => (4, i),
+            Clock::Disk(i) => (5, i),
+            Clock::HostDisk(i) => (6, i),
+        }
+    }
+
+    /// The clock of `kind` (as [`Clock::parts`] numbers them; 6 and above: a host's
+    /// disk) and `index`.
+    #[inline(always)]
+    pub fn from_parts(kind: usize, index: usize) -> Clock {
+        match kind {
+            0 => Clock::Cpu(index),
+            1 => Clock::Core(index),
+            2 => Clock::NicSend(index),
+            3 => Clock::NicRecv(index),
+            4 => Clock::Link(index),
+            5 => Clock::Disk(index),
+            _ => Clock::HostDisk(index),
+        }
+    }
+}
+
 /// What the engine added to a time, in the platform's parameters, so that an
 /// observer can evaluate it again at other values of them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

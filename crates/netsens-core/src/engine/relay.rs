@@ -72,31 +72,14 @@ const INDEX_BITS: u32 = 59;
 impl PackedClock {
     #[inline(always)]
     fn of(c: Clock) -> PackedClock {
-        let (kind, i) = match c {
-            Clock::Cpu(i) => (0, i),
-            Clock::Core(i) => (1, i),
-            Clock::NicSend(i) => (2, i),
-            Clock::NicRecv(i) => (3, i),
-            Clock::Link(i) => (4, i),
-            Clock::Disk(i) => (5, i),
-            Clock::HostDisk(i) => (6, i),
-        };
+        let (kind, i) = c.parts();
         debug_assert!((i as u64) < 1 << INDEX_BITS);
         PackedClock((kind as u64) << INDEX_BITS | i as u64)
     }
 
     #[inline(always)]
     fn get(self) -> Clock {
-        let i = (self.0 & ((1 << INDEX_BITS) - 1)) as usize;
-        match (self.0 >> INDEX_BITS) & 7 {
-            0 => Clock::Cpu(i),
-            1 => Clock::Core(i),
-            2 => Clock::NicSend(i),
-            3 => Clock::NicRecv(i),
-            4 => Clock::Link(i),
-            5 => Clock::Disk(i),
-            _ => Clock::HostDisk(i),
-        }
+        Clock::from_parts((self.0 >> INDEX_BITS) as usize, (self.0 & ((1 << INDEX_BITS) - 1)) as usize)
     }
 }
 
