@@ -65,6 +65,13 @@ pub fn threads() -> usize {
     })
 }
 
+/// Whether a core beside the run's is there for the work that can go to it while
+/// the run goes (the recorder's thread, the thread making the record's pages ready):
+/// where the analysis may use two threads or more.
+pub(crate) fn core_beside_the_run() -> bool {
+    threads() >= 2
+}
+
 /// `n` lanes cut into at most `threads` runs, in order, as even as they go.
 fn groups(n: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
     let k = threads.clamp(1, n.max(1));

@@ -452,7 +452,7 @@ impl ExecGraph {
     /// The tables by operation are written in no order: made ready whole.
     fn prefault(&mut self) {
         self.ahead = None;
-        if super::batch::threads() < 2 {
+        if !super::batch::core_beside_the_run() {
             return;
         }
         let buffers = vec![
@@ -1176,7 +1176,7 @@ mod tests {
         // the thread with its room; the run's end stops it. A record that grows
         // starts one with its first room.
         let platform = Platform::resolve("loggopsim").expect("a preset");
-        let many = crate::analysis::batch::threads() > 1 && crate::prefault::supported();
+        let many = crate::analysis::batch::core_beside_the_run() && crate::prefault::supported();
         let s = crate::schedule::patterns::ring_exchange(16, 4, 64, 1000).expect("a schedule");
         let mut g = ExecGraph::with_capacity(&platform, s.num_ops());
         assert_eq!(g.ahead.is_some(), many);

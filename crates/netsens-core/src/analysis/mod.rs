@@ -64,14 +64,9 @@ pub fn record_schedule(
     opts: &RunOptions,
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<(RunResult, ExecGraph)> {
-    record_schedule_on(s, platform, opts, progress, recorder_beside())
-}
-
-/// Whether the recorder runs on a thread of its own beside the run (see
-/// [`crate::engine::relay`]): where the analysis may use two threads or more
-/// (`NETSENS_ANALYSIS_THREADS`), so that there is a core for it.
-fn recorder_beside() -> bool {
-    batch::threads() >= 2
+    // The recorder on a thread of its own where there is a core for it (see
+    // `crate::engine::relay`).
+    record_schedule_on(s, platform, opts, progress, batch::core_beside_the_run())
 }
 
 /// As [`record_schedule`], the recorder `beside` the run or on the run's own thread
@@ -126,7 +121,7 @@ where
     P: Fn(SimRank) -> F,
     F: Future<Output = std::result::Result<(), String>> + 'static,
 {
-    record_program_on(platform, ranks, opts, program, progress, recorder_beside())
+    record_program_on(platform, ranks, opts, program, progress, batch::core_beside_the_run())
 }
 
 /// As [`record_program`], the recorder `beside` the run or on the run's own thread.
