@@ -190,6 +190,12 @@ def run_trace(
     several runs, "median" (the default), "whole" or "N". ``poll_runs``: "wait" (the
     default) or "work", with ``tracer_call`` ("230ns") left out of each poll charged."""
 
+def schedule_to_simgrid(
+    path: str, platform: str, out: str, overrides: dict[str, str] | None = None, trace: bool = False
+) -> tuple[int, int, int, list[str]]: ...
+def app_schedule_to_simgrid(
+    schedule: AppSchedule, platform: str, out: str, overrides: dict[str, str] | None = None
+) -> tuple[int, int, int, list[str]]: ...
 def trace_to_goal(path: str, out: str, collectives: str | None = None) -> tuple[int, int]:
     """Write the trace's GOAL form to ``out``; returns (ranks, operations)."""
 

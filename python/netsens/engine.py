@@ -175,6 +175,41 @@ def trace_to_goal(path: PathLike, out: PathLike, collectives: str | None = None)
     return _core.trace_to_goal(os.fspath(path), os.fspath(out), collectives)
 
 
+def to_simgrid(
+    workload: PathLike,
+    platform: PathLike,
+    out: PathLike,
+    overrides: Mapping[str, str] | None = None,
+    ranks: int | None = None,
+    size: str = "small",
+    seed: int = 0,
+    variant: str | None = None,
+) -> tuple[int, int, int, list[str]]:
+    """Write ``workload`` on ``platform`` as SimGrid's time-independent trace, its platform
+    and a script that replays it into directory ``out`` (``netsens goal to-simgrid``);
+    returns (ranks, actions, routes, notes on what SimGrid does differently).
+
+    ``workload`` is a GOAL file, a compiled schedule, a trace, or an application name
+    (``ranks``, ``size``, ``seed`` and ``variant`` then say which run): its program's
+    schedule is recorded on the platform and exported step by step.
+    """
+    check_memory_limit()
+    text = os.fspath(workload)
+    platform, out = os.fspath(platform), os.fspath(out)
+    if os.path.exists(text):
+        return _core.schedule_to_simgrid(text, platform, out, dict(overrides or {}), is_trace(text))
+    if ranks is None:
+        raise InputError(f"{text}: no such file; an application needs its ranks (--ranks)")
+    args = (text, ranks, size, platform, dict(overrides or {}), seed, False, None, variant)
+    _, schedule = _core.record_app_schedule(*args)
+    if schedule is None:
+        raise InputError(
+            f"{text}: its messages depend on timing (a receive from any source, a test, "
+            "a one-sided or active message), so it has no fixed schedule to export"
+        )
+    return _core.app_schedule_to_simgrid(schedule, platform, out, dict(overrides or {}))
+
+
 def run_goal_text(
     text: str,
     name: str = "<goal>",

@@ -114,9 +114,31 @@ fn replay_app_schedule(
     })
 }
 
+/// Write `schedule` on `platform` as SimGrid's time-independent trace and platform
+/// into directory `out` (`netsens goal to-simgrid --app`); returns (ranks, actions,
+/// routes, notes).
+#[pyfunction]
+#[pyo3(signature = (schedule, platform, out, overrides=None))]
+fn app_schedule_to_simgrid(
+    py: Python<'_>,
+    schedule: &AppSchedule,
+    platform: &str,
+    out: &str,
+    overrides: Option<HashMap<String, String>>,
+) -> PyResult<(u32, u64, u64, Vec<String>)> {
+    py.detach(|| {
+        let p = platform_with(platform, overrides).map_err(to_py)?;
+        let name = format!("{} ({} ranks, size {})", schedule.app, schedule.schedule.num_ranks(), schedule.size);
+        let e = netsens_trace::ti_out::write_simgrid_program(&schedule.schedule, &p, &name, std::path::Path::new(out))
+            .map_err(to_py)?;
+        Ok((e.ranks, e.actions, e.routes, e.notes))
+    })
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<AppSchedule>()?;
     m.add_function(wrap_pyfunction!(record_app_schedule, m)?)?;
     m.add_function(wrap_pyfunction!(replay_app_schedule, m)?)?;
+    m.add_function(wrap_pyfunction!(app_schedule_to_simgrid, m)?)?;
     Ok(())
 }

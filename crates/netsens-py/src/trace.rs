@@ -146,6 +146,33 @@ pub fn trace_to_goal(py: Python<'_>, path: &str, out: &str, collectives: Option<
     })
 }
 
+/// Write the GOAL file, compiled schedule or trace (`trace`) at `path` on `platform`
+/// as SimGrid's time-independent trace and platform into directory `out`
+/// (`netsens goal to-simgrid`); returns (ranks, actions, routes, notes).
+#[pyfunction]
+#[pyo3(signature = (path, platform, out, overrides=None, trace=false))]
+pub fn schedule_to_simgrid(
+    py: Python<'_>,
+    path: &str,
+    platform: &str,
+    out: &str,
+    overrides: Option<HashMap<String, String>>,
+    trace: bool,
+) -> PyResult<(u32, u64, u64, Vec<String>)> {
+    let algorithms = algorithms(None)?;
+    py.detach(|| {
+        let p = platform_with(platform, overrides).map_err(to_py)?;
+        let s = if trace {
+            netsens_trace::read_trace_with(path, algorithms).map_err(to_py)?.schedule
+        } else {
+            super::load_goal(path)?
+        };
+        let e = netsens_trace::ti_out::write_simgrid_schedule(&s, &p, path, std::path::Path::new(out))
+            .map_err(to_py)?;
+        Ok((e.ranks, e.actions, e.routes, e.notes))
+    })
+}
+
 /// The number of ranks of the trace at `path` (its definitions only).
 #[pyfunction]
 pub fn trace_ranks(path: &str) -> PyResult<u32> {
@@ -268,6 +295,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_trace_archive, m)?)?;
     m.add_function(wrap_pyfunction!(run_trace, m)?)?;
     m.add_function(wrap_pyfunction!(trace_to_goal, m)?)?;
+    m.add_function(wrap_pyfunction!(schedule_to_simgrid, m)?)?;
     m.add_function(wrap_pyfunction!(trace_ranks, m)?)?;
     Ok(())
 }

@@ -20,6 +20,7 @@ pub mod polling;
 pub mod replay;
 mod runs;
 mod scorep_bytes;
+pub mod ti_out;
 pub mod tracer_cost;
 pub mod write;
 

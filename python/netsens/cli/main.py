@@ -51,7 +51,10 @@ COMMANDS = {
         "netsens.cli.explain:explain_command",
         "Say what each workload is most sensitive to and how well the models explain it.",
     ),
-    "goal": ("netsens.cli.goal:goal_command", "GOAL schedules: compile one for repeated runs."),
+    "goal": (
+        "netsens.cli.goal:goal_command",
+        "GOAL schedules: compile one for repeated runs, or export one to SimGrid.",
+    ),
     "live": ("netsens.cli.live:live", "Run a program on real MPI with o, g, L and G injected."),
     "platform": (
         "netsens.cli.platform:platform_group",

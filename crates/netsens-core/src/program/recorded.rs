@@ -69,6 +69,38 @@ impl RecordedSchedule {
     }
 }
 
+/// One step of a rank's recorded program, as an exporter reads it (phase marks left out).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgramStep<'a> {
+    /// The rank issued these ops, in order.
+    Issue(&'a [OpDesc]),
+    /// It went on once these of its ops were done (indexes among its ops, in issue order).
+    Await(&'a [u32]),
+    /// It went on once its stores and active messages were processed.
+    Sync,
+}
+
+impl RecordedSchedule {
+    /// Rank `rank`'s program, step by step.
+    pub fn rank_steps(&self, rank: u32) -> impl Iterator<Item = ProgramStep<'_>> + '_ {
+        let r = &self.ranks[rank as usize];
+        let first = self.base[rank as usize] as usize;
+        let end = self.base.get(rank as usize + 1).map_or(self.ops.len(), |&b| b as usize);
+        let ops = &self.ops[first..end];
+        let mut next = 0usize;
+        r.steps.iter().filter_map(move |step| match *step {
+            Step::Issue(n) => {
+                let issued = &ops[next..next + n as usize];
+                next += n as usize;
+                Some(ProgramStep::Issue(issued))
+            }
+            Step::Await { start, len } => Some(ProgramStep::Await(&r.awaited[start as usize..(start + len) as usize])),
+            Step::Sync => Some(ProgramStep::Sync),
+            Step::Mark(_) => None,
+        })
+    }
+}
+
 /// The recording in progress, kept by the simulator's shared op table.
 #[derive(Default)]
 pub(crate) struct IssueLog {
