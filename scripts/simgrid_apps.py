@@ -10,7 +10,10 @@ the NICs' 12.5 GB/s, S = 16 KiB and the CM02 model); `netsens goal to-simgrid`
 exports its recorded schedule with the platform, and the exported run.sh replays it
 in SMPI (Debian's libsimgrid-dev: smpicxx, smpirun) with SMPI's own factors flat.
 Printed: one row per run with both makespans and their difference, as a Markdown
-table (also written to --out), and the wall time of each side on stderr.
+table (also written to --out), and the wall time of each side on stderr. netsens runs
+twice: with the platform's rendezvous above S (MPI's handshake: request-to-send,
+clear-to-send, then the data) and with LogGOPSim's (the data at once, the send done
+when matched), the two rules beside SMPI's (the data from the match on).
 """
 
 import argparse
@@ -31,7 +34,14 @@ PLATFORMS = [
     ("dragonfly", "examples/platforms/dragonfly-64.toml", {}),
 ]
 # Free end points but for the NIC's rate, and SimGrid's CM02 sharing.
-END_POINTS = {"L": "0ns", "o": "0ns", "g": "0ns", "G": "80ps/B", "S": "16KiB", "topology.model": "cm02"}
+END_POINTS = {
+    "L": "0ns",
+    "o": "0ns",
+    "g": "0ns",
+    "G": "80ps/B",
+    "S": "16KiB",
+    "topology.model": "cm02",
+}
 ENDS = re.compile(r"rank (\d+) ends at ([0-9.eE+-]+) s")
 
 
@@ -55,8 +65,9 @@ def main() -> int:
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="simgrid-apps-"))
     rows = [
-        "| application | ranks | platform | netsens | SimGrid | difference |",
-        "|---|---:|---|---:|---:|---:|",
+        "| application | ranks | platform | SimGrid | netsens | difference "
+        "| netsens, LogGOPSim's rendezvous | difference |",
+        "|---|---:|---|---:|---:|---:|---:|---:|",
     ]
     for app in args.apps.split(","):
         for ranks in (int(r) for r in args.ranks.split(",")):
@@ -67,19 +78,26 @@ def main() -> int:
                 ours = netsens.run(app, path, ranks=ranks, size=args.size, overrides=chosen)
                 ours_s = ours.to_dict()["makespan_ps"] * 1e-12
                 ran = time.monotonic() - started
+                shortcut = {**chosen, "rendezvous": "loggopsim"}
+                short = netsens.run(app, path, ranks=ranks, size=args.size, overrides=shortcut)
+                short_s = short.to_dict()["makespan_ps"] * 1e-12
                 directory = work / f"{app}-{ranks}-{label.replace(' ', '-').replace(':', 'to')}"
                 to_simgrid(app, path, directory, chosen, ranks=ranks, size=args.size)
                 started = time.monotonic()
                 theirs = simgrid_makespan(directory)
                 replayed = time.monotonic() - started
                 diff = (ours_s - theirs) / theirs * 100
+                short_diff = (short_s - theirs) / theirs * 100
                 rows.append(
-                    f"| {app} | {ranks} | {label} | {ours_s * 1e6:,.1f} us | "
-                    f"{theirs * 1e6:,.1f} us | {diff:+.2f} % |"
+                    f"| {app} | {ranks} | {label} | {theirs * 1e6:,.1f} us | "
+                    f"{ours_s * 1e6:,.1f} us | {diff:+.2f} % | "
+                    f"{short_s * 1e6:,.1f} us | {short_diff:+.2f} % |"
                 )
                 print(
-                    f"{app} {ranks} ranks {label}: netsens {ours_s * 1e6:,.1f} us ({ran:.1f} s wall), "
-                    f"SimGrid {theirs * 1e6:,.1f} us ({replayed:.1f} s wall), {diff:+.2f} %",
+                    f"{app} {ranks} ranks {label}: "
+                    f"SimGrid {theirs * 1e6:,.1f} us ({replayed:.1f} s wall), "
+                    f"netsens {ours_s * 1e6:,.1f} us ({ran:.1f} s wall) {diff:+.2f} %, "
+                    f"with LogGOPSim's rendezvous {short_s * 1e6:,.1f} us {short_diff:+.2f} %",
                     file=sys.stderr,
                 )
     table = "\n".join(rows) + "\n"

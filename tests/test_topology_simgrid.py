@@ -9,8 +9,10 @@ missing; it runs under the system Python it is built for (tests/simgrid_flows.py
 
 import json
 import random
+import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -313,7 +315,8 @@ def graph_case(rng: random.Random) -> dict:
             f'bandwidth = "{bandwidth / 1e6:g}MB/s"\nlatency = "{round(latency * 1e9)}ns"\n'
         )
     return {
-        "name": f"graph of {nswitches} switches, {len(edges)} trunks{' equal latencies' if equal else ''}",
+        "name": f"graph of {nswitches} switches, {len(edges)} trunks"
+        + (" equal latencies" if equal else ""),
         "hosts": hosts,
         "links": links,
         "flows": draw_flows(rng, hosts, route),
@@ -481,7 +484,8 @@ def test_generated_flows_end_when_simgrid_says(tmp_path: Path, model: str) -> No
             failures.append(
                 f"case {i} ({case['name']}, {len(case['flows'])} flows): worst flow {j} "
                 f"({f['size']} B, {f['src']} -> {f['dst']}, start {f['start_ns']} ns): "
-                f"netsens {ours[j] * 1e6:.3f} us, SimGrid {theirs[i][j] * 1e6:.3f} us, {worst[0] * 100:+.2f} %"
+                f"netsens {ours[j] * 1e6:.3f} us, SimGrid {theirs[i][j] * 1e6:.3f} us, "
+                f"{worst[0] * 100:+.2f} %"
             )
     assert not failures, (
         f"{model}: {len(failures)} of {len(cases)} cases off by more than 1 %:\n"
@@ -489,3 +493,106 @@ def test_generated_flows_end_when_simgrid_says(tmp_path: Path, model: str) -> No
     )
     # The cases did make flows share: many took well longer than alone on their route.
     assert flows >= 200 and slowed >= flows // 4, (flows, slowed)
+
+
+# --- Export to SimGrid's time-independent trace (netsens goal to-simgrid) ---------------
+
+TAPERED_TREE = """name = "tapered"
+[cluster]
+L = "0ns"
+o = "0ns"
+g = "0ns"
+G = "0ns/B"
+S = "1MiB"
+[topology]
+kind = "fat-tree"
+down = [2, 2]
+up = [1]
+bandwidth = "1GB/s"
+model = "cm02"
+"""
+
+
+def to_simgrid_cli(*args: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "netsens", "goal", "to-simgrid", *args]
+    return subprocess.run(command, capture_output=True, text=True)
+
+
+def test_exported_schedule_replays_in_simgrid(tmp_path: Path) -> None:
+    """An all-to-all of 100 000 B on a fat-tree tapered 2:1 (down [2, 2], one top
+    link a leaf), then 50 µs of computation once a rank's receives are in; every
+    rank's sends, receives and computation exported and replayed by SMPI."""
+    goal = ["num_ranks 4"]
+    for r in range(4):
+        goal.append(f"rank {r} {{")
+        for p in range(4):
+            if p != r:
+                goal += [f"s{p}: send 100000b to {p}", f"r{p}: recv 100000b from {p}"]
+        goal.append("c: calc 50000")
+        goal += [f"c requires r{p}" for p in range(4) if p != r]
+        goal.append("}")
+    schedule = tmp_path / "a2a.goal"
+    schedule.write_text("\n".join(goal) + "\n")
+    platform = tmp_path / "tapered.toml"
+    platform.write_text(TAPERED_TREE)
+    out = tmp_path / "sg"
+    done = to_simgrid_cli(str(schedule), str(out), "--platform", str(platform))
+    assert done.returncode == 0, done.stderr
+    assert "4 ranks" in done.stdout
+    assert (out / "rank-0.txt").read_text().splitlines()[0] == "0 init"
+    replay = subprocess.run(["sh", str(out / "run.sh")], capture_output=True, text=True)
+    assert replay.returncode == 0, replay.stderr
+    ends = [float(t) for t in re.findall(r"rank \d+ ends at ([0-9.]+) s", replay.stdout)]
+    assert len(ends) == 4
+    # By hand: a leaf's one up link carries its four crossing flows at 1/4 B/ns each
+    # (the flows within a leaf end earlier, at 1/2 B/ns), so the last bytes are in
+    # after 4 × (100 000 + 16) ns (SMPI adds 16 B of envelope); then 50 µs.
+    assert max(ends) == pytest.approx(400.064e-6 + 50e-6, rel=1e-6)
+    ours = netsens.run(str(schedule), str(platform)).to_dict()["makespan_ps"] * 1e-12
+    assert ours == pytest.approx(max(ends), rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("workload", "platform", "extra", "says"),
+    [
+        (
+            "a2a",
+            "examples/platforms/two-sites.toml",
+            [],
+            "more than one cluster with wide-area links",
+        ),
+        ("a2a", "tapered", ["--ranks-per-node", "2"], "a node level (ranks_per_node = 2)"),
+        (
+            "a2a",
+            "tapered",
+            ["--set", "topology.model=max-min", "--set", "topology.latency=100ns"],
+            "max-min",
+        ),
+        (
+            "radix",
+            "tapered",
+            ["--ranks", "4", "--size", "tiny"],
+            "store operations cannot be exported",
+        ),
+    ],
+)
+def test_what_simgrid_cannot_express_is_one_line_and_exit_2(
+    tmp_path: Path, workload: str, platform: str, extra: list[str], says: str
+) -> None:
+    if platform == "tapered":
+        platform_path = tmp_path / "tapered.toml"
+        platform_path.write_text(TAPERED_TREE)
+    else:
+        platform_path = HERE.parent / platform
+    if workload == "a2a":
+        schedule = tmp_path / "pair.goal"
+        schedule.write_text(
+            "num_ranks 4\nrank 0 {\nl1: send 8b to 1\n}\nrank 1 {\nl1: recv 8b from 0\n}\n"
+            "rank 2 {\n}\nrank 3 {\n}\n"
+        )
+        workload = str(schedule)
+    done = to_simgrid_cli(workload, str(tmp_path / "out"), "--platform", str(platform_path), *extra)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("netsens: error: "), done.stderr
+    assert says in lines[0]

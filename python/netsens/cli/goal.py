@@ -89,6 +89,8 @@ def to_simgrid_command(
     nranks, actions, routes, notes = to_simgrid(
         workload, platform, out, overrides, ranks=ranks, size=size, seed=seed, variant=variant
     )
-    click.echo(f"{out}: {nranks} ranks, {actions:,} actions, {routes:,} routes; replay: sh {out}/run.sh")
+    click.echo(
+        f"{out}: {nranks} ranks, {actions:,} actions, {routes:,} routes; replay: sh {out}/run.sh"
+    )
     for note in notes:
         click.echo(f"note: {note}")
