@@ -167,8 +167,8 @@ pub fn schedule_to_simgrid(
         } else {
             super::load_goal(path)?
         };
-        let e = netsens_trace::ti_out::write_simgrid_schedule(&s, &p, path, std::path::Path::new(out))
-            .map_err(to_py)?;
+        let e =
+            netsens_trace::ti_out::write_simgrid_schedule(&s, &p, path, std::path::Path::new(out)).map_err(to_py)?;
         Ok((e.ranks, e.actions, e.routes, e.notes))
     })
 }

@@ -49,8 +49,16 @@ pub struct Exported {
 /// One rank's action, before its tag is renumbered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Action {
-    Send { peer: u32, tag: i32, size: u64 },
-    Recv { peer: u32, tag: i32, size: u64 },
+    Send {
+        peer: u32,
+        tag: i32,
+        size: u64,
+    },
+    Recv {
+        peer: u32,
+        tag: i32,
+        size: u64,
+    },
     /// Picoseconds of computation.
     Compute(u64),
     /// Await the message this rank started as its `n`-th action.
@@ -223,36 +231,13 @@ fn write_all(programs: &[Vec<Action>], platform: &Platform, name: &str, dir: &Pa
     let hosts = place(topology, &net, ranks)?;
     let tags = Tags::number(programs)?;
     std::fs::create_dir_all(dir).map_err(|e| write_error(dir, &e))?;
-    let mut actions = 0u64;
     let mut list = String::new();
-    for (rank, program) in programs.iter().enumerate() {
+    for (rank, text) in rank_texts(programs, &tags).iter().enumerate() {
         let file = format!("rank-{rank}.txt");
         writeln!(list, "{file}").expect("a String takes text");
-        let mut text = String::with_capacity(program.len() * 24 + 32);
-        writeln!(text, "{rank} init").expect("a String takes text");
-        for (i, action) in program.iter().enumerate() {
-            let me = rank as u32;
-            match *action {
-                Action::Send { peer, .. } => {
-                    writeln!(text, "{rank} isend {peer} {} {}", tags.of(me, i), tags.size(me, i))
-                }
-                Action::Recv { peer, .. } => {
-                    // At least 1 B: SMPI's replay probes for a receive of size 0, which waits.
-                    writeln!(text, "{rank} irecv {peer} {} {}", tags.of(me, i), tags.size(me, i).max(1))
-                }
-                Action::Compute(ps) => writeln!(text, "{rank} compute {}", flops(ps)),
-                Action::Wait(a) => match program[a as usize] {
-                    Action::Send { peer, .. } => writeln!(text, "{rank} wait {rank} {peer} {}", tags.of(me, a as usize)),
-                    Action::Recv { peer, .. } => writeln!(text, "{rank} wait {peer} {rank} {}", tags.of(me, a as usize)),
-                    _ => unreachable!("a wait awaits a message"),
-                },
-            }
-            .expect("a String takes text");
-        }
-        writeln!(text, "{rank} finalize").expect("a String takes text");
-        actions += program.len() as u64;
         write_file(&dir.join(&file), text.as_bytes())?;
     }
+    let actions = programs.iter().map(|p| p.len() as u64).sum();
     write_file(&dir.join("traces.txt"), list.as_bytes())?;
     let hostfile: String = hosts.iter().map(|h| format!("h{h}\n")).collect();
     write_file(&dir.join("hostfile"), hostfile.as_bytes())?;
@@ -279,6 +264,40 @@ fn write_all(programs: &[Vec<Action>], platform: &Platform, name: &str, dir: &Pa
     }
     notes.push("SMPI sends 16 B of envelope with every message (its payload is the size + 16 B)".to_string());
     Ok(Exported { ranks, actions, routes, notes })
+}
+
+/// Each rank's file: its actions with their new tags, between `init` and `finalize`.
+fn rank_texts(programs: &[Vec<Action>], tags: &Tags) -> Vec<String> {
+    let mut texts = Vec::with_capacity(programs.len());
+    for (rank, program) in programs.iter().enumerate() {
+        let me = rank as u32;
+        let mut text = String::with_capacity(program.len() * 24 + 32);
+        let _ = writeln!(text, "{rank} init");
+        for (i, action) in program.iter().enumerate() {
+            let _ = match *action {
+                Action::Send { peer, .. } => {
+                    writeln!(text, "{rank} isend {peer} {} {}", tags.of(me, i), tags.size(me, i))
+                }
+                Action::Recv { peer, .. } => {
+                    // At least 1 B: SMPI's replay probes for a receive of size 0, which waits.
+                    writeln!(text, "{rank} irecv {peer} {} {}", tags.of(me, i), tags.size(me, i).max(1))
+                }
+                Action::Compute(ps) => writeln!(text, "{rank} compute {}", flops(ps)),
+                Action::Wait(a) => match program[a as usize] {
+                    Action::Send { peer, .. } => {
+                        writeln!(text, "{rank} wait {rank} {peer} {}", tags.of(me, a as usize))
+                    }
+                    Action::Recv { peer, .. } => {
+                        writeln!(text, "{rank} wait {peer} {rank} {}", tags.of(me, a as usize))
+                    }
+                    _ => unreachable!("a wait awaits a message"),
+                },
+            };
+        }
+        let _ = writeln!(text, "{rank} finalize");
+        texts.push(text);
+    }
+    texts
 }
 
 /// The platform's topology, or the one line saying why SimGrid's format cannot hold it;
@@ -519,7 +538,10 @@ fn run_script(p: &Platform, t: &Topology, ranks: u32, name: &str) -> String {
     let _ = writeln!(s, "set -e");
     let _ = writeln!(s, "cd \"$(dirname \"$0\")\"");
     let _ = writeln!(s, "[ -x replay ] || smpicxx -std=c++17 -O1 replay.cpp -o replay");
-    let _ = writeln!(s, "exec smpirun -np {ranks} -platform platform.xml -hostfile hostfile -replay traces.txt ./replay \\");
+    let _ = writeln!(
+        s,
+        "exec smpirun -np {ranks} -platform platform.xml -hostfile hostfile -replay traces.txt ./replay \\"
+    );
     let _ = writeln!(s, "  --log=root.thres:warning \\");
     for (k, v) in simgrid_config(p, t) {
         let _ = writeln!(s, "  --cfg={k}:{v} \\");
@@ -566,4 +588,58 @@ fn write_error(path: &Path, e: &io::Error) -> Error {
 fn set_executable(path: &Path) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).map_err(|e| write_error(path, &e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netsens_core::schedule::ScheduleBuilder;
+
+    fn texts(s: &Schedule) -> Vec<String> {
+        let mut waits_on = vec![0; s.num_ops()];
+        for op in 0..s.num_ops() as u32 {
+            for (dep, _) in s.dependents(op) {
+                waits_on[dep as usize] += 1;
+            }
+        }
+        let mut by_rank: Vec<Vec<u32>> = vec![Vec::new(); s.num_ranks as usize];
+        for op in 0..s.num_ops() as u32 {
+            by_rank[s.op(op).rank as usize].push(op);
+        }
+        let programs: Vec<_> = by_rank.iter().map(|ops| lay_out(s, ops, &mut waits_on).unwrap()).collect();
+        rank_texts(&programs, &Tags::number(&programs).unwrap())
+    }
+
+    #[test]
+    fn a_graph_is_laid_out_with_a_wait_before_what_needs_a_message() {
+        // Rank 0: a calc of 1.5 ns, then a send requiring it and one started with it
+        // (irequires); a receive that a second calc requires. Rank 1 receives twice.
+        let mut b = ScheduleBuilder::new(2);
+        let c = b.calc(0, 1500, 0);
+        let s1 = b.send(0, 1, 100, 7, 0, 0);
+        b.requires(s1, c);
+        let r = b.recv(0, 1, 8, 3, 0, 0);
+        let c2 = b.calc(0, 2000, 0);
+        b.requires(c2, r);
+        let s2 = b.send(0, 1, 200, 7, 0, 0);
+        b.irequires(s2, c2);
+        let r1 = b.recv(1, 0, 0, 7, 0, 0);
+        let r2 = b.recv(1, 0, 0, 7, 0, 0);
+        let s3 = b.send(1, 0, 8, 3, 0, 0);
+        b.requires(s3, r1);
+        let _ = r2;
+        let t = texts(&b.build().unwrap());
+        // Tags: 7 is tag 0 and 3 is tag 1 (of 2); the two sends of tag 7 from 0 to 1
+        // are its 0th and 1st: 0 · 2 + 0 and 1 · 2 + 0. The receives take their sends' sizes.
+        assert_eq!(
+            t[0],
+            "0 init\n0 compute 1.500\n0 isend 1 0 100\n0 irecv 1 1 8\n0 wait 1 0 1\n\
+             0 compute 2\n0 isend 1 2 200\n0 wait 0 1 0\n0 wait 0 1 2\n0 finalize\n"
+        );
+        assert_eq!(
+            t[1],
+            "1 init\n1 irecv 0 0 100\n1 irecv 0 2 200\n1 wait 0 1 0\n1 isend 0 1 8\n\
+             1 wait 0 1 2\n1 wait 1 0 1\n1 finalize\n"
+        );
+    }
 }
