@@ -10,13 +10,14 @@ the NICs' 12.5 GB/s, S = 16 KiB and the CM02 model); `netsens goal to-simgrid`
 exports its recorded schedule with the platform, and the exported run.sh replays it
 in SMPI (Debian's libsimgrid-dev: smpicxx, smpirun) with SMPI's own factors flat.
 Printed: one row per run with both makespans and their difference, as a Markdown
-table (also written to --out), and the wall time of each side on stderr. netsens runs
-twice: with the platform's rendezvous above S (MPI's handshake: request-to-send,
-clear-to-send, then the data) and with LogGOPSim's (the data at once, the send done
-when matched), the two rules beside SMPI's (the data from the match on). Where the
-computation dominates, a makespan hides the network: the table also gives the time the
-network added in SimGrid (its makespan less netsens's on a free network: no topology,
-L = o = g = G = 0) and netsens's difference as a share of that.
+table (also written to --out, row by row as they come), and the wall time of each
+side on stderr. netsens runs twice: with the platform's rendezvous above S (MPI's
+handshake: request-to-send, clear-to-send, then the data) and with LogGOPSim's (the
+data at once, the send done when matched), the two rules beside SMPI's (the data
+from the match on). Where the computation dominates, a makespan hides the network:
+the table also gives the time the network added in SimGrid (its makespan less
+netsens's on a free network: no topology, L = o = g = G = 0) and netsens's
+difference as a share of that.
 """
 
 import argparse
@@ -102,6 +103,8 @@ def main() -> int:
                     f"{of_network:+.1f} % | "
                     f"{short_s * 1e6:,.1f} us | {short_diff:+.2f} % |"
                 )
+                if args.out:
+                    args.out.write_text("\n".join(rows) + "\n")
                 print(
                     f"{app} {ranks} ranks {label}: "
                     f"SimGrid {theirs * 1e6:,.1f} us ({replayed:.1f} s wall), "
