@@ -144,7 +144,7 @@ def compare_command(
     background_size: str,
     background_rounds: int,
     results: str | None,
-    jobs: int,
+    jobs: int | None,
     report_dir: str | None,
     as_json: bool,
     quiet: bool,
@@ -179,8 +179,12 @@ def compare_command(
         bg = measure.Background(
             background_ranks or w.ranks, _size(background_size), background_rounds
         )
-    if jobs < 1:
+    if jobs is not None and jobs < 1:
         raise InputError("--jobs: at least 1")
+    if jobs is None:
+        from netsens.study.sweep import default_jobs
+
+        jobs = default_jobs()
     cmp = study.Comparison(
         workload=w,
         networks=nets,

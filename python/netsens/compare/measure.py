@@ -27,6 +27,8 @@ HALVED = {
     "g": "halving the gap g",
     "G": "doubling the bandwidth (halving G)",
     "O": "halving the per-byte overhead O",
+    "wan.L": "halving the wide-area latency",
+    "wan.G": "doubling the wide-area bandwidth",
     "cpu": "a CPU twice as fast",
 }
 
@@ -74,11 +76,12 @@ def point(
     from netsens.sensitivity.analyze import analyze
 
     at = _halves(sized)
+    wan = [name for name, _ in at if name.startswith("wan.")]
     out = analyze(
         **workload.engine_args(),
         platform=sized.platform,
         overrides=sized.overrides,
-        params=list(PARAMS),
+        params=[*PARAMS, *wan],
         epsilons=EPSILONS,
         at=at,
         chain=0,
@@ -139,6 +142,10 @@ def _halves(sized: Sized) -> list[tuple[str, list[float]]]:
         value = _value(name, str(text))
         if value > 0:
             out.append((name, [value / 2]))
+    wan = doc.get("wan") or {}
+    for name, key in (("wan.L", "latency"), ("wan.G", "bandwidth")):
+        if key in wan:
+            out.append((name, [_value(name, str(wan[key])) / 2]))
     speed = float(doc.get("cpu_speed", 1.0))
     out.append(("cpu", [1 / (2 * speed)]))
     return out

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from netsens.compare.summary import PARTS, busiest, label, part_shares, tolerance_text
+from netsens.compare.summary import PARTS, TOLERANCES, busiest, label, part_shares, tolerance_text
 from netsens.units_format import format_time
 
 FIGURES = ("run-time", "critical-path", "link-load")
@@ -43,9 +43,15 @@ def figure_data(doc: dict[str, Any]) -> dict[str, Any]:
     names = [label(r) for r in rows]
     parts = [p for p in PARTS if any(r["critical_path"].get(p, 0) for r in rows)]
     other = [sum(v for k, v in r["critical_path"].items() if k not in PARTS) for r in rows]
-    stacked = {p: [r["critical_path"].get(p, 0) / 1e6 for r in rows] for p in parts}
+    # Shares of each network's path (%): networks whose run times differ a hundredfold
+    # still show their make-up side by side.
+    totals = [sum(r["critical_path"].values()) or 1 for r in rows]
+    stacked = {
+        p: [100 * r["critical_path"].get(p, 0) / t for r, t in zip(rows, totals, strict=True)]
+        for p in parts
+    }
     if any(other):
-        stacked["other"] = [v / 1e6 for v in other]
+        stacked["other"] = [100 * v / t for v, t in zip(other, totals, strict=True)]
     classes: list[str] = []
     for r in rows:
         for c in (r.get("links") or {}).get("classes", []):
@@ -70,9 +76,16 @@ def figure_data(doc: dict[str, Any]) -> dict[str, Any]:
         "names": names,
         "run_time_us": [r["makespan_ps"] / 1e6 for r in rows],
         "ratio": [r["ratio_to_best"] for r in rows],
-        "stacked_us": stacked,
+        "stacked_pct": stacked,
+        "log_scale": _wide([r["makespan_ps"] for r in rows]),
         "link_load_pct": load,
     }
+
+
+def _wide(values: list[int]) -> bool:
+    """Run times that differ fiftyfold or more are drawn on a log scale."""
+    low = min(values) if values else 0
+    return low > 0 and max(values) / low >= 50
 
 
 def _plotly(doc: dict[str, Any]) -> list[tuple[str, Any, str]]:
@@ -90,15 +103,17 @@ def _plotly(doc: dict[str, Any]) -> list[tuple[str, Any, str]]:
         )
     )
     run.update_layout(yaxis_title="predicted run time (us)", title="Run time per network")
+    if d["log_scale"]:
+        run.update_yaxes(type="log")
     path = go.Figure()
-    for i, (part, values) in enumerate(d["stacked_us"].items()):
+    for i, (part, values) in enumerate(d["stacked_pct"].items()):
         path.add_bar(
             x=d["names"], y=values, name=part, marker_color=_color(i),
-            hovertemplate=f"{part}: %{{y:.3f}} us<extra></extra>",
+            hovertemplate=f"{part}: %{{y:.1f}} %<extra></extra>",
         )  # fmt: skip
     path.update_layout(
         barmode="stack",
-        yaxis_title="critical path (us)",
+        yaxis_title="share of the critical path (%)",
         title="Where the critical path's time goes",
     )
     load = go.Figure()
@@ -114,8 +129,8 @@ def _plotly(doc: dict[str, Any]) -> list[tuple[str, Any, str]]:
     )
     captions = {
         "run-time": "Predicted run time per network; the label is the ratio to the best.",
-        "critical-path": "The critical path's make-up per network (compute, CPU overhead o, "
-        "latency L, the NIC's gap g and per-byte gap G, the route's link latency, a link "
+        "critical-path": "The critical path's make-up per network, as shares of its run "
+        "time (compute, CPU overhead o, latency L, the NIC's gap g and per-byte gap G, the route's link latency, a link "
         "slower than the NIC, waits behind other flows on shared links).",
         "link-load": "Per class of links, the busiest link's busy time as a share of the run "
         "(networks without a topology have no shared links and no bars).",
@@ -149,16 +164,18 @@ def _matplotlib(doc: dict[str, Any], directory: Path) -> list[Path]:
         ax.annotate(f"{r:.2f}x", (b.get_x() + b.get_width() / 2, b.get_height()),
                     ha="center", va="bottom", fontsize=8)  # fmt: skip
     ax.set_ylabel("predicted run time (us)")
+    if d["log_scale"]:
+        ax.set_yscale("log")
     _ticks(ax, x, d["names"])
     save(fig, "run-time")
 
     fig, ax = plt.subplots(figsize=(8, 4))
     bottom = [0.0] * len(x)
-    for i, (part, values) in enumerate(d["stacked_us"].items()):
+    for i, (part, values) in enumerate(d["stacked_pct"].items()):
         ax.bar(x, values, bottom=bottom, label=part, color=_color(i))
         bottom = [b + v for b, v in zip(bottom, values, strict=True)]
-    ax.set_ylabel("critical path (us)")
-    ax.legend(fontsize=7)
+    ax.set_ylabel("share of the critical path (%)")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     _ticks(ax, x, d["names"])
     save(fig, "critical-path")
 
@@ -171,7 +188,7 @@ def _matplotlib(doc: dict[str, Any], directory: Path) -> list[Path]:
         )
     ax.set_ylabel("busiest link (% of the run)")
     if d["link_load_pct"]:
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     _ticks(ax, x, d["names"])
     save(fig, "link-load")
     return out
@@ -203,7 +220,7 @@ def _tables_html(doc: dict[str, Any]) -> str:
         cells = "".join(f"<td>{100 * s.get(p, 0):.1f}</td>" for p in parts)
         path.append(f"<tr><td>{e(label(r))}</td>{cells}</tr>")
     path.append("</table>")
-    params = [p for p in ("L", "o", "g", "G", "O") if any(p in r["tolerance"] for r in rows)]
+    params = [p for p in TOLERANCES if any(p in r["tolerance"] for r in rows)]
     tol = ["<table id='tolerance'><tr><th>network</th>"]
     tol += [f"<th>{p}: 1 % / 5 %</th>" for p in params] + ["</tr>"]
     for r in rows:

@@ -9,6 +9,8 @@ from typing import Any
 from netsens.compare.workload import Workload
 from netsens.units_format import format_time
 
+# The parameters whose tolerances are shown, in this order.
+TOLERANCES = ("L", "o", "g", "G", "O", "wan.L", "wan.G")
 # Critical-path parts in the order shown; "links" joins the topology's three rows.
 PARTS = (
     "compute",
@@ -94,7 +96,7 @@ def tolerance_text(t: dict[str, Any], eps: str) -> str:
     delta = t.get(eps)
     if delta is None:
         return "unbounded"
-    scales = [(1e6, "us"), (1e3, "ns"), (1, "ps")]
+    scales = [(1e9, "ms"), (1e6, "us"), (1e3, "ns"), (1, "ps")]
     unit = "/B" if t["unit"] == "ps/B" else ""
     if t["unit"] not in ("ps", "ps/B"):
         return f"+{delta:.3g}"
@@ -140,7 +142,7 @@ def tables(doc: dict[str, Any]) -> list[Any]:
         )
     tol = Table(title="tolerance: largest increase keeping the run within 1 % / 5 %")
     tol.add_column("network")
-    params = [p for p in ("L", "o", "g", "G", "O") if any(p in r["tolerance"] for r in rows)]
+    params = [p for p in TOLERANCES if any(p in r["tolerance"] for r in rows)]
     for p in params:
         tol.add_column(p, justify="right")
     for r in rows:
