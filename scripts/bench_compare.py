@@ -6,8 +6,8 @@
    default presets: the seconds each took (target: under 30 s here), beside one run.
 
 Both measured in the same process, one after the other, on one process (--jobs 1: the
-work) and on every core (the command's default: the wait); one run is the best of 3. Prints a table; nothing is
-asserted.
+work) and on every core (the command's default: the wait); one run is the best of 3.
+Prints a table; nothing is asserted.
 
     .venv/bin/python scripts/bench_compare.py [--trace PATH] [--apps ft,is,mg] [--ranks 64]
 """

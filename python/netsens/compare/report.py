@@ -130,8 +130,9 @@ def _plotly(doc: dict[str, Any]) -> list[tuple[str, Any, str]]:
     captions = {
         "run-time": "Predicted run time per network; the label is the ratio to the best.",
         "critical-path": "The critical path's make-up per network, as shares of its run "
-        "time (compute, CPU overhead o, latency L, the NIC's gap g and per-byte gap G, the route's link latency, a link "
-        "slower than the NIC, waits behind other flows on shared links).",
+        "time (compute, CPU overhead o, latency L, the NIC's gap g and per-byte gap G, "
+        "the route's link latency, a link slower than the NIC, waits behind other flows "
+        "on shared links, the wide-area links).",
         "link-load": "Per class of links, the busiest link's busy time as a share of the run "
         "(networks without a topology have no shared links and no bars).",
     }
