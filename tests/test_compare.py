@@ -9,8 +9,9 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+from cli_run import ROOT, one_error_line
 from cli_run import netsens as cli
-from cli_run import one_error_line
 
 NS = 1000
 
@@ -211,3 +212,55 @@ def test_the_default_compares_the_networks_sold_today(tmp_path):
     assert min(by, key=lambda n: by[n]["makespan_ps"]) == "ib-ndr"
     assert max(by, key=lambda n: by[n]["makespan_ps"]) == "tcp-25g"
     assert os.path.isdir(tmp_path / "r" / "points")
+
+
+# --- the guide's worked example (docs/guides/compare.md) ------------------------
+
+RING = ROOT / "examples" / "traces" / "ring" / "traces.otf2"
+GUIDE = ROOT / "docs" / "guides" / "compare.md"
+
+
+def _fs_per_byte(bandwidth: str) -> int:
+    """A bandwidth such as "48GB/s" as the engine keeps it: fs/B, rounded to nearest."""
+    rate = float(bandwidth.removesuffix("GB/s")) * 1e9
+    return round(1e15 / rate)
+
+
+def _ns(text: str) -> int:
+    """ "400ns" or "4.6us" in ns."""
+    if text.endswith("us"):
+        return round(float(text.removesuffix("us")) * 1000)
+    return round(float(text.removesuffix("ns")))
+
+
+def test_the_guides_worked_example_by_hand(tmp_path):
+    import tomllib
+
+    from netsens.compare.networks import PRESETS
+
+    doc = run_json(RING, "--results", tmp_path / "r")
+    for row in doc["networks"]:
+        with open(PRESETS[row["network"]].spec, "rb") as f:
+            p = tomllib.load(f)
+        c, t = p["cluster"], p["topology"]
+        ns = {k: _ns(c[k]) for k in ("L", "o")}
+        link = t.get("latency", t.get("host_latency"))
+        route = 2 * round(float(link.removesuffix("ns")))
+        # 1023 bytes beyond the first at G, rounded to the ps per message as the engine does.
+        g_ps = (1023 * _fs_per_byte(c["G"]) + 500) // 1000
+        a_round = (2 * ns["o"] + ns["L"] + route) * NS + g_ps
+        # The trace's compute on the critical path: 12.78 us on the traced machine.
+        assert row["critical_path"]["compute"] == 12_780 * NS
+        assert row["makespan_ps"] == 12_780 * NS + 20 * a_round, row["network"]
+    ib = doc["networks"][0]
+    assert ib["makespan_ps"] == 33_206_240  # 33.206 us, as the guide says
+    assert ib["tolerance"]["L"]["1%"] == pytest.approx(0.01 * 33_206_240 / 20, abs=1)
+
+
+def test_the_guides_table_is_the_commands_output(tmp_path):
+    env = dict(os.environ, COLUMNS="100")
+    proc = cli("compare", RING, "--results", tmp_path / "r", "--quiet", env=env)
+    assert proc.returncode == 0, proc.stderr
+    text = GUIDE.read_text()
+    shown = text.split("--report ring-report\n", 1)[1].split("```", 1)[0]
+    assert shown.splitlines() == proc.stdout.splitlines()

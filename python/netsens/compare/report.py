@@ -271,7 +271,7 @@ def render_html(doc: dict[str, Any]) -> str:
             "</figcaption></figure>"
         )
     title = html.escape(doc["workload"]["label"])
-    notes = [doc["computation"] + "."]
+    notes = [doc["computation"][0].upper() + doc["computation"][1:] + "."]
     for r in doc["networks"]:
         if not r.get("shared_links"):
             notes.append(f"{r['network']}: no topology, so no shared links (LogGP's pipe).")

@@ -196,8 +196,7 @@ def _store(root: Path, pid: str, row: dict[str, Any]) -> None:
 
 
 def default_results(workload: Workload) -> Path:
-    base = workload.app or Path(os.path.normpath(workload.path or "run")).name.split(".")[0]
-    return Path("results") / f"compare-{base}-{workload.ranks}"
+    return Path("results") / f"compare-{workload.name.split('.')[0]}-{workload.ranks}"
 
 
 __all__ = ["Comparison", "expand", "run", "point_id", "default_results"]

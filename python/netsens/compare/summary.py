@@ -88,7 +88,7 @@ def busiest(row: dict[str, Any]) -> str:
     if not used:
         return "no traffic"
     top = max(used, key=lambda c: c.get("max_utilization", 0))
-    return f"{top['class']} {100 * top.get('max_utilization', 0):.0f} %"
+    return f"{top['class']} {100 * top.get('max_utilization', 0):.1f} %"
 
 
 def tolerance_text(t: dict[str, Any], eps: str) -> str:
@@ -140,17 +140,19 @@ def tables(doc: dict[str, Any]) -> list[Any]:
             label(r),
             *[f"{100 * s.get(p, 0):.1f}" for p in [*shown, *(["other"] if has_other else [])]],
         )
-    tol = Table(title="tolerance: largest increase keeping the run within 1 % / 5 %")
+    tol = Table(title="tolerance: the largest increase keeping the run within 1 % and 5 %")
     tol.add_column("network")
+    tol.add_column("run within")
     params = [p for p in TOLERANCES if any(p in r["tolerance"] for r in rows)]
     for p in params:
         tol.add_column(p, justify="right")
     for r in rows:
-        cells = []
-        for p in params:
-            t = r["tolerance"].get(p)
-            cells.append(f"{tolerance_text(t, '1%')} / {tolerance_text(t, '5%')}" if t else "-")
-        tol.add_row(label(r), *cells)
+        for eps in ("1%", "5%"):
+            cells = [
+                tolerance_text(r["tolerance"][p], eps) if p in r["tolerance"] else "-"
+                for p in params
+            ]
+            tol.add_row(label(r) if eps == "1%" else "", eps.replace("%", " %"), *cells)
     out: list[Any] = [
         main,
         path,

@@ -25,7 +25,19 @@ class Workload:
     def label(self) -> str:
         if self.app:
             return f"{self.app} ({self.size}, {self.ranks} ranks)"
-        return f"{os.path.basename(os.path.normpath(self.path or ''))} ({self.ranks} ranks)"
+        return f"{self.name} ({self.ranks} ranks)"
+
+    @property
+    def name(self) -> str:
+        """The program's name: the app, or the trace's or GOAL file's (an OTF2 archive's
+        folder where its anchor file has the usual name)."""
+        if self.app:
+            return self.app
+        path = os.path.normpath(self.path or "")
+        base = os.path.basename(path)
+        if base == "traces.otf2" and os.path.basename(os.path.dirname(path)):
+            return os.path.basename(os.path.dirname(path))
+        return base
 
     @property
     def kind(self) -> str:
