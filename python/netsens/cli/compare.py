@@ -118,7 +118,16 @@ def _size(text: str) -> int:
     help="Where points are kept [default: results/compare-NAME-P].",
 )
 @click.option(
-    "--jobs", "-j", type=int, default=1, show_default=True, metavar="N", help="Points run at once."
+    "--jobs", "-j", type=int, metavar="N", help="Points run at once  [default: every core]."
+)
+@click.option(
+    "--slurm", is_flag=True, help="Run the points as one Slurm job array and wait for them."
+)
+@click.option(
+    "--sbatch-args",
+    default="",
+    metavar="TEXT",
+    help="More sbatch options with --slurm, e.g. '--partition=short --time=10'.",
 )
 @click.option(
     "--report",
@@ -145,6 +154,8 @@ def compare_command(
     background_rounds: int,
     results: str | None,
     jobs: int | None,
+    slurm: bool,
+    sbatch_args: str,
     report_dir: str | None,
     as_json: bool,
     quiet: bool,
@@ -198,7 +209,13 @@ def compare_command(
     say = (lambda line: None) if quiet else (lambda line: click.echo(line, err=True))
     for note in notes:
         say(f"compare: {note}")
-    rows = study.run(cmp, results or study.default_results(w), jobs=jobs, progress=not quiet)
+    rows = study.run(
+        cmp,
+        results or study.default_results(w),
+        jobs=jobs,
+        progress=not quiet,
+        slurm=sbatch_args if slurm else None,
+    )
     doc = summary.document(w, rows, speeds)
     if report_dir:
         from netsens.compare.report import write_report

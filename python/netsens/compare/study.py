@@ -137,8 +137,10 @@ def run(
     results: str | os.PathLike[str],
     jobs: int = 1,
     progress: bool = True,
+    slurm: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Every point not stored in ``results`` yet, on ``jobs`` processes; returns every
+    """Every point not stored in ``results`` yet, on ``jobs`` processes (or, with
+    ``slurm``, a string of sbatch arguments, as one Slurm job array); returns every
     point's row in the comparison's order."""
     root = Path(results)
     (root / POINTS).mkdir(parents=True, exist_ok=True)
@@ -164,7 +166,11 @@ def run(
         )
 
     w = comparison.workload.to_dict()
-    if jobs <= 1 or len(todo) <= 1:
+    if slurm is not None and todo:
+        from netsens.compare.slurm import submit_and_wait
+
+        submit_and_wait(root, w, todo, lambda pid: _path(root, pid).exists(), say, slurm)
+    elif jobs <= 1 or len(todo) <= 1:
         for pid, spec in todo:
             finished(spec, pid, _compute(w, spec))
     else:
