@@ -29,21 +29,24 @@ from netsens.study.sweep import default_jobs
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def one_run(w) -> float:
+def one_run(w) -> tuple[float, float]:
+    """(wall s, CPU s of this process, every thread) of one run on the first preset."""
     sized = resolve(DEFAULT[0], w.ranks)
-    began = time.perf_counter()
+    wall, cpu = time.perf_counter(), time.process_time()
     if w.app:
         run_app(w.app, w.ranks, w.size, sized.platform, sized.overrides, matrix=False)
     else:
         run_goal(w.path, sized.platform, sized.overrides, matrix=False)
-    return time.perf_counter() - began
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def compared(w, jobs: int) -> float:
+def compared(w, jobs: int) -> tuple[float, float]:
+    """(wall s, CPU s of this process) of the comparison; with jobs > 1 the CPU time is
+    the workers' and not counted."""
     with tempfile.TemporaryDirectory() as tmp:
-        began = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         study.run(study.Comparison(w, list(DEFAULT)), tmp, jobs=jobs, progress=False)
-        return time.perf_counter() - began
+        return time.perf_counter() - wall, time.process_time() - cpu
 
 
 def main() -> int:
@@ -55,16 +58,20 @@ def main() -> int:
     args = ap.parse_args()
     jobs = default_jobs()
     print(f"networks: {', '.join(DEFAULT)}; compare on 1 and on {jobs} processes")
-    head = f"{'workload':<28} {'one run (s)':>12} {'1 job (s)':>10} {'ratio':>7}"
-    print(f"{head} {f'{jobs} jobs (s)':>11} {'ratio':>7}")
+    print("CPU: this process's CPU seconds (all its threads), steady under other load;")
+    print("wall: seconds on the clock; one run: the best of 3")
+    head = f"{'workload':<26} {'run CPU':>8} {'1 job CPU':>10} {'ratio':>7}"
+    head += f" {'run wall':>9} {f'{jobs} jobs wall':>13} {'ratio':>7}"
+    print(head)
     items = [workload_of(args.trace, None, None, None)]
     items += [workload_of(None, a, args.ranks, args.size) for a in args.apps.split(",") if a]
     for w in items:
-        one = min(one_run(w) for _ in range(3))
-        serial = compared(w, 1)
-        par = compared(w, jobs)
-        line = f"{w.label:<28} {one:>12.3f} {serial:>10.3f} {serial / one:>6.1f}x"
-        print(f"{line} {par:>11.3f} {par / one:>6.1f}x", flush=True)
+        runs = [one_run(w) for _ in range(3)]
+        wall, cpu = min(r[0] for r in runs), min(r[1] for r in runs)
+        _, serial_cpu = compared(w, 1)
+        par_wall, _ = compared(w, jobs)
+        line = f"{w.label:<26} {cpu:>8.3f} {serial_cpu:>10.3f} {serial_cpu / cpu:>6.1f}x"
+        print(f"{line} {wall:>9.3f} {par_wall:>13.3f} {par_wall / wall:>6.1f}x", flush=True)
     return 0
 
 

@@ -16,26 +16,30 @@ import click
 from netsens.cli.options import CONTEXT
 from netsens.errors import InputError
 
-EPILOG = """\b
-Networks (--network, repeatable or comma-separated; default: today):
-  ib-ndr        InfiniBand NDR 400 Gb/s, non-blocking fat-tree
-  ib-ndr-2to1   InfiniBand NDR 400 Gb/s, fat-tree tapered 2:1
-  slingshot-11  HPE Slingshot-11 200 Gb/s, dragonfly
-  roce-100      RoCE v2 100 GbE, leaf-spine 3:1
-  roce-400      RoCE v2 400 GbE, leaf-spine 3:1
-  tcp-25g       25 GbE with kernel TCP, leaf-spine 3:1
-  now1997       Berkeley NOW (ISCA'97), reference, no shared links
-  das1998       DAS (1998), reference, no shared links
-  today         the six above sold today;  all: every preset;  FILE.toml: a platform
-Each number's source: docs/reference/networks.md.
 
-\b
-Examples:
-  netsens compare trace/ring.otf2
-  netsens compare --app ft --ranks 64 --size small -n ib-ndr,roce-100 --json
-  netsens compare app.otf2 --placement linear --placement random:1 --report report/
-  netsens compare app.otf2 --cpu-speed 1.5 --cpu-speed tcp-25g=1
-  netsens compare app.goal --background --background-size 1MiB"""
+def _epilog() -> str:
+    from netsens.compare.networks import PRESETS
+
+    lines = ["\b", "Networks (--network, repeatable or comma-separated; default: today):"]
+    lines += [f"  {p.name:<13} {p.title}" for p in PRESETS.values()]
+    lines += [
+        "  today         the presets of networks sold today (all but the last two)",
+        "  all           every preset;   FILE.toml: a platform file of your own",
+        "Each number's source: docs/reference/networks.md.",
+        "",
+        "\b",
+        "Examples:",
+        "  netsens compare ring/traces.otf2",
+        "  netsens compare --app ft --ranks 64 --size small -n ib-ndr,roce-100 --json",
+        "  netsens compare app.otf2 --placement linear --placement random:1 --report out/",
+        "  netsens compare app.otf2 --cpu-speed 1.5 --cpu-speed tcp-25g=1",
+        "  netsens compare app.goal --background --background-size 1MiB",
+        "  netsens compare app.otf2 -n all --slurm --sbatch-args '--time=30'",
+    ]
+    return "\n".join(lines)
+
+
+EPILOG = _epilog()
 
 
 def _cpu_speeds(values: tuple[str, ...]) -> dict[str, float]:
