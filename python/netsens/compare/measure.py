@@ -108,7 +108,10 @@ def point(
         "messages": run.get("messages"),
         "bytes": run.get("bytes"),
     }
-    if sized.tapered:
+    if sized.tapered and row["critical_path"].get("link queueing", 0) > 0:
+        # Where the critical path waits on no shared link, the taper did not lengthen it
+        # (the untapered tree's routes have as many hops, at the same latencies): the
+        # full run without it is needed only where the path queued.
         row["untapered_ps"] = _full_run(workload, sized, {"topology.taper": "1:1"})
     if background is not None:
         row["background"] = _beside(workload, sized, background, t0)
