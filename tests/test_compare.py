@@ -74,23 +74,37 @@ def test_nothing_shared_is_loggp_plus_the_route_latency(tmp_path):
 
 
 def test_removing_the_taper_is_weighed_where_a_link_is_shared(tmp_path):
-    # Hosts 0 -> 2 and 1 -> 3 climb leaf 0's one up link (2:1): 0.5 B/ns each.
+    # Hosts 0 -> 2 and 1 -> 3, 4001 B each, climb leaf 0's one up link (2:1): 0.5 B/ns
+    # each, so their bytes take twice as long as the NIC's 1 ns/B.
     path = tmp_path / "cross.goal"
     path.write_text(
-        "num_ranks 4\nrank 0 {\nl0: send 1001b to 2\n}\nrank 1 {\nl0: send 1001b to 3\n}\n"
-        "rank 2 {\nl0: recv 1001b from 0\n}\nrank 3 {\nl0: recv 1001b from 1\n}\n"
+        "num_ranks 4\nrank 0 {\nl0: send 4001b to 2\n}\nrank 1 {\nl0: send 4001b to 3\n}\n"
+        "rank 2 {\nl0: recv 4001b from 0\n}\nrank 3 {\nl0: recv 4001b from 1\n}\n"
     )
     tapered = tree(tmp_path, "tapered", "100ns", 'taper = "2:1"\n')
     doc = run_json(path, "-n", tapered, "--results", tmp_path / "r")
     (row,) = doc["networks"]
-    # Untapered nothing is shared: o + L + 4 links + o + 1000 G = 4400 ns.
-    assert row["untapered_ps"] == 4400 * NS
-    # Shared: the bytes take twice as long; the topology guide's vector 2.
-    assert row["makespan_ps"] in (5400 * NS, 5401 * NS)
-    assert row["critical_path"]["link queueing"] > 0
-    assert row["advice"].startswith("Removing the taper would help most")
+    # Untapered nothing is shared: o + L + 4 links + o + 4000 G = 7400 ns.
+    assert row["untapered_ps"] == 7400 * NS
+    # Shared, the 4000 bytes after the first take 8000 ns from t1 + 4 links = 1400 ns,
+    # through at 9400 ns, received L + o later: 11400 ns (11401 where the wait counts
+    # all 4001 bytes, the topology guide's rule before its first-byte arrival).
+    assert row["makespan_ps"] in (11400 * NS, 11401 * NS)
+    queued = row["critical_path"]["link queueing"]
+    assert queued in (4000 * NS, 4001 * NS)
+    # Halving o saves 1000 ns, G 2000 ns; removing the taper 4000 ns: it helps most.
+    gain = 1 - 7400 * NS / row["makespan_ps"]
+    assert row["advice"] == f"Removing the taper would help most: {100 * gain:.1f} % shorter"
     levels = {c["class"]: c for c in row["links"]["classes"]}
     assert levels["level 2"]["flows"] == 4  # two flows up, two down the top's links
+
+
+def test_the_untapered_run_is_left_out_where_the_taper_cannot_win(tmp_path):
+    # One message within a leaf waits on no shared link: the taper cannot have
+    # lengthened the path, so no run without it is made.
+    tapered = tree(tmp_path, "tapered", "100ns", 'taper = "2:1"\n')
+    (row,) = run_json(one_message(tmp_path), "-n", tapered, "--results", tmp_path / "r")["networks"]
+    assert "untapered_ps" not in row and row["makespan_ps"] == 4200 * NS
 
 
 def test_placements_are_compared_on_each_network(tmp_path):

@@ -108,16 +108,25 @@ def point(
         "messages": run.get("messages"),
         "bytes": run.get("bytes"),
     }
-    if sized.tapered and row["critical_path"].get("link queueing", 0) > 0:
-        # Where the critical path waits on no shared link, the taper did not lengthen it
-        # (the untapered tree's routes have as many hops, at the same latencies): the
-        # full run without it is needed only where the path queued.
+    if sized.tapered and _taper_may_win(row):
         row["untapered_ps"] = _full_run(workload, sized, {"topology.taper": "1:1"})
     if background is not None:
         row["background"] = _beside(workload, sized, background, t0)
     row["advice"] = advice(row)
     row["wall_s"] = time.perf_counter() - began
     return row
+
+
+def _taper_may_win(row: dict[str, Any]) -> bool:
+    """Whether removing the taper could help more than the best halving. Untapered, the
+    critical path's chain is still there with its costs but its waits behind shared
+    links (the routes have as many hops at the same latencies), so the run is at least
+    T - q, q the path's link queueing: the gain is at most q. The full run is made only
+    where q exceeds the best halving's gain and 0.5 % of the run."""
+    t0 = row["makespan_ps"]
+    q = row["critical_path"].get("link queueing", 0)
+    best = max((t0 - v for v in row["halved"].values()), default=0)
+    return q > max(best, 0.005 * t0)
 
 
 def check_hosts(sized: Sized, workload: Workload, need: int) -> None:
