@@ -175,7 +175,8 @@ def run(
             finished(spec, pid, _compute(w, spec))
     else:
         ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
+        workers = min(jobs, len(todo))
+        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_one_thread) as pool:
             pending = {pool.submit(_compute, w, s): (pid, s) for pid, s in todo}
             try:
                 while pending:
@@ -188,6 +189,12 @@ def run(
                     f.cancel()
                 raise
     return [json.loads(_path(root, i).read_text()) for i in ids]
+
+
+def _one_thread() -> None:
+    """A worker among several: its recorded run's analysis on its own thread (the
+    points share the cores; see NETSENS_ANALYSIS_THREADS), unless the user chose."""
+    os.environ.setdefault("NETSENS_ANALYSIS_THREADS", "1")
 
 
 def _path(root: Path, pid: str) -> Path:
