@@ -55,8 +55,10 @@ def point(
     taper: str | None = None,
     cpu_speed: float | None = None,
     background: Background | None = None,
+    progress: Any = None,
 ) -> dict[str, Any]:
-    """The row of one (network, placement): every time in ps."""
+    """The row of one (network, placement): every time in ps. ``progress`` is the
+    engine's callback for the recorded run."""
     began = time.perf_counter()
     need = workload.ranks + (background.ranks if background else 0)
     sized = resolve(
@@ -86,6 +88,7 @@ def point(
         at=at,
         chain=0,
         confirm=False,
+        progress=progress,
     )
     run = out["run"]
     t0 = int(out["makespan_ps"])

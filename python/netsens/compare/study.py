@@ -117,8 +117,10 @@ def _stat(path: str | None) -> Any:
     return [st.st_size, st.st_mtime_ns] if os.path.isfile(path) else path
 
 
-def _compute(workload: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
-    """Run in a worker: one point's row."""
+def _compute(
+    workload: dict[str, Any], spec: dict[str, Any], progress: Any = None
+) -> dict[str, Any]:
+    """Run in a worker: one point's row (``progress``: the engine's callback)."""
     w = Workload(**workload)
     bg = spec.get("background")
     return measure.point(
@@ -129,6 +131,7 @@ def _compute(workload: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
         taper=spec.get("taper"),
         cpu_speed=spec.get("cpu_speed"),
         background=measure.Background(**bg) if bg else None,
+        progress=progress,
     )
 
 
@@ -171,8 +174,13 @@ def run(
 
         submit_and_wait(root, w, todo, lambda pid: _path(root, pid).exists(), say, slurm)
     elif jobs <= 1 or len(todo) <= 1:
+        from netsens.cli.progress import progress_bar
+
         for pid, spec in todo:
-            finished(spec, pid, _compute(w, spec))
+            # A long run shows the engine's bar on a terminal (nothing elsewhere).
+            with progress_bar() as bar:
+                row = _compute(w, spec, bar if progress else None)
+            finished(spec, pid, row)
     else:
         ctx = multiprocessing.get_context("spawn")
         workers = min(jobs, len(todo))
