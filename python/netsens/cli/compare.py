@@ -232,7 +232,7 @@ def compare_command(
         return
     from rich.console import Console
 
-    console = Console()
+    console = Console(highlight=False)
     console.print(f"{doc['computation'][0].upper()}{doc['computation'][1:]}.")
     for t in summary.tables(doc):
         console.print(t)
