@@ -15,6 +15,7 @@ Prints a table; nothing is asserted.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -58,7 +59,8 @@ def main() -> int:
     args = ap.parse_args()
     jobs = default_jobs()
     print(f"networks: {', '.join(DEFAULT)}; compare on 1 and on {jobs} processes")
-    print("CPU: this process's CPU seconds (all its threads), steady under other load;")
+    threads = os.environ.get("NETSENS_ANALYSIS_THREADS", "the cores'")
+    print(f"CPU: this process's CPU seconds (analysis threads: {threads}), steady under load;")
     print("wall: seconds on the clock; one run: the best of 3")
     head = f"{'workload':<26} {'run CPU':>8} {'1 job CPU':>10} {'ratio':>7}"
     head += f" {'run wall':>9} {f'{jobs} jobs wall':>13} {'ratio':>7}"

@@ -278,3 +278,12 @@ def test_the_guides_table_is_the_commands_output(tmp_path):
     text = GUIDE.read_text()
     shown = text.split("--report ring-report\n", 1)[1].split("```", 1)[0]
     assert shown.splitlines() == proc.stdout.splitlines()
+
+
+def test_the_guides_python_example_runs(tmp_path, monkeypatch):
+    code = GUIDE.read_text().split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(ROOT)
+    code = code.replace('"results/ring"', repr(str(tmp_path / "ring")))
+    scope: dict = {}
+    exec(compile(code, "compare.md", "exec"), scope)
+    assert scope["doc"]["networks"][0]["makespan_ps"] == 33_206_240
