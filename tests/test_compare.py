@@ -285,3 +285,25 @@ def test_the_guides_python_example_runs(tmp_path, monkeypatch):
     scope: dict = {}
     exec(compile(code, "compare.md", "exec"), scope)
     assert scope["doc"]["networks"][0]["makespan_ps"] == 33_206_240
+
+
+def test_a_run_the_record_does_not_follow_keeps_its_run_time(tmp_path, monkeypatch):
+    # Where the engine's record cannot follow a run (its own check: the record's end
+    # differs from the run's), the point keeps the full run's time and links and says
+    # so, rather than stopping the comparison.
+    import sys
+
+    from netsens.compare import measure
+    from netsens.compare.workload import workload_of
+    from netsens.errors import InputError
+
+    def refuse(*args, **kwargs):
+        raise InputError("the dependency record gives 1 ps where the run ended at 2 ps")
+
+    monkeypatch.setattr(sys.modules["netsens.sensitivity.analyze"], "analyze", refuse)
+    w = workload_of(str(one_message(tmp_path)), None, None, None)
+    row = measure.point(w, str(tree(tmp_path, "t", "100ns")))
+    assert row["makespan_ps"] == 4200 * NS  # the full run's
+    assert row["critical_path"] == {} and row["tolerance"] == {}
+    assert "dependency record" in row["analysis_error"]
+    assert row["advice"].startswith("no parameter's effect known")

@@ -162,6 +162,12 @@ def run(
         _store(root, pid, row)
         done += 1
         where = f" {spec['placement']}" if spec["placement"] else ""
+        if row.get("analysis_error"):
+            say(
+                f"compare: {spec['network']}{where}: the record did not follow the run "
+                "(an engine limit), so its run time and links stand without the critical "
+                f"path, tolerances and halvings: {row['analysis_error']}"
+            )
         say(
             f"compare: [{done}/{len(todo)}] {spec['network']}{where}: "
             f"{row['makespan_ps'] / 1e6:,.3f} us predicted ({row['wall_s']:.1f} s; "

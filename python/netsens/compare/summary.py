@@ -136,6 +136,9 @@ def tables(doc: dict[str, Any]) -> list[Any]:
         path.add_column(p, justify="right")
     for r in rows:
         s = part_shares(r)
+        if not r["critical_path"]:
+            path.add_row(label(r), *["-" for _ in [*shown, *(["other"] if has_other else [])]])
+            continue
         path.add_row(
             label(r),
             *[f"{100 * s.get(p, 0):.1f}" for p in [*shown, *(["other"] if has_other else [])]],
