@@ -9,7 +9,7 @@ use netsens_core::Error;
 
 use crate::ffi::{self, Event, Members, Sink};
 use crate::measure::Measured;
-use crate::replay::{call_support, is_foreign, RegionKind, Support};
+use crate::replay::{call_support_in, is_foreign, RegionKind, Support};
 
 /// One MPI call of the trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -121,7 +121,7 @@ pub fn trace_info(anchor: &str) -> Result<TraceInfo, Error> {
     let mut calls: Vec<Call> = census
         .counts
         .into_iter()
-        .map(|(name, count)| Call { support: call_support(&name), name: name.into(), count })
+        .map(|(name, count)| Call { support: call_support_in(&name, &census.info.tracer), name: name.into(), count })
         .collect();
     calls.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.name.cmp(&b.name)));
     census.info.calls = calls;

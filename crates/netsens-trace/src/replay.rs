@@ -59,7 +59,6 @@ const UNMODELED: &[&str] = &[
     "MPI_Improbe",
     "MPI_Mrecv",
     "MPI_Imrecv",
-    "MPI_Alltoallw",
     "MPI_Ialltoallw",
     "MPI_Neighbor_alltoall",
     "MPI_Neighbor_allgather",
@@ -107,6 +106,16 @@ const OPAQUE: &[&str] = &[
     "MPI_Intercomm_merge",
 ];
 
+/// Calls whose time goes to the file system (MPI-IO: `MPI_File_*` and ROMIO's
+/// `MPIO_*` request calls), not to the network replay models: kept as the rank's time
+/// too.
+const FILE_IO: [&str; 2] = ["MPI_File_", "MPIO_"];
+
+/// Whether the call `name` is kept as compute ([`OPAQUE`], [`FILE_IO`]).
+fn is_opaque(name: &str) -> bool {
+    OPAQUE.contains(&name) || FILE_IO.iter().any(|p| name.starts_with(p))
+}
+
 /// The call that pauses a tracing library's recording (`MPI_Pcontrol(0)` …
 /// `MPI_Pcontrol(1)`, the profilers' convention), recorded as one call spanning the
 /// pause: like any call, its time is not charged. A rank whose first call after
@@ -147,11 +156,20 @@ impl Support {
     }
 }
 
+/// MPI calls netsens's own library passes on without recording their messages
+/// (docs/reference/pmpi.md): in its archives replay cannot model them.
+const OWN_TRACER_UNRECORDED: &[&str] = &["MPI_Alltoallw"];
+
 /// What replay does with the MPI call `name`.
 pub fn call_support(name: &str) -> Support {
-    if UNMODELED.contains(&name) {
+    call_support_in(name, "")
+}
+
+/// What replay does with the MPI call `name` in a trace written by `tracer`.
+pub fn call_support_in(name: &str, tracer: &str) -> Support {
+    if UNMODELED.contains(&name) || (!is_foreign(tracer) && OWN_TRACER_UNRECORDED.contains(&name)) {
         Support::NotModelled
-    } else if OPAQUE.contains(&name) {
+    } else if is_opaque(name) {
         Support::KeptAsCompute
     } else {
         Support::Modelled
@@ -175,7 +193,7 @@ impl RegionKind {
         const UNKNOWN: u8 = 0;
         match paradigm {
             ffi::PARADIGM_MEASUREMENT => RegionKind::Measurement,
-            ffi::PARADIGM_MPI | UNKNOWN if name.starts_with("MPI_") => RegionKind::Mpi,
+            ffi::PARADIGM_MPI | UNKNOWN if name.starts_with("MPI_") || name.starts_with("MPIO_") => RegionKind::Mpi,
             _ => RegionKind::User,
         }
     }
@@ -284,7 +302,7 @@ struct RankState {
     polls: Polls,
     /// The runs the rank recorded between pauses ([`crate::runs`]).
     runs: RunCount,
-    /// When the current call began, if it is an opaque one ([`OPAQUE`]).
+    /// When the current call began, if it is an opaque one ([`is_opaque`]).
     opaque_since: Option<u64>,
     /// Messages sent: the program's point-to-point ones, a collective's.
     sends: u64,
@@ -731,7 +749,7 @@ impl Sink for Builder<'_> {
                     (RegionKind::Mpi, _) => {}
                 }
                 if ev.kind == ffi::ENTER {
-                    if UNMODELED.contains(&name) {
+                    if call_support_in(name, &self.tracer) == Support::NotModelled {
                         return Err(format!(
                             "{}: rank {rank}, event {position}: {name} is an MPI call replay does not model",
                             self.path
@@ -758,7 +776,7 @@ impl Sink for Builder<'_> {
                         st.runs.call(name);
                         st.call_completions = 0;
                         st.call_collective_requests = 0;
-                        st.opaque_since = OPAQUE.contains(&name).then_some(ev.time_ps);
+                        st.opaque_since = is_opaque(name).then_some(ev.time_ps);
                         st.calls += 1;
                         st.open = Some((ev.region, position));
                         let mut charged = if polling { 0 } else { gap_ns };
