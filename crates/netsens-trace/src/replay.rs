@@ -67,26 +67,28 @@ const UNMODELED: &[&str] = &[
     "MPI_Comm_spawn",
 ];
 
-/// MPI-3's non-blocking collectives that replay models: each must record its request
-/// (OTF2's NonBlockingCollectiveRequest, then NonBlockingCollectiveComplete where it
-/// completes), which is what places its messages.
-const NONBLOCKING_COLLECTIVES: &[&str] = &[
-    "MPI_Ibarrier",
-    "MPI_Ibcast",
-    "MPI_Ireduce",
-    "MPI_Iallreduce",
-    "MPI_Ialltoall",
-    "MPI_Ialltoallv",
-    "MPI_Iallgather",
-    "MPI_Iallgatherv",
-    "MPI_Igather",
-    "MPI_Igatherv",
-    "MPI_Iscatter",
-    "MPI_Iscatterv",
-    "MPI_Ireduce_scatter",
-    "MPI_Ireduce_scatter_block",
-    "MPI_Iscan",
-    "MPI_Iexscan",
+/// MPI-3's non-blocking collectives that replay models, with the OTF2 code of their
+/// operation. Each should record its request (OTF2's NonBlockingCollectiveRequest, then
+/// NonBlockingCollectiveComplete where it completes), which places its messages; one
+/// whose trace holds its region only is replayed as the blocking collective at the
+/// call (see [`Builder::unrequested`]).
+const NONBLOCKING_COLLECTIVES: &[(&str, u8)] = &[
+    ("MPI_Ibarrier", 0),
+    ("MPI_Ibcast", 1),
+    ("MPI_Igather", 2),
+    ("MPI_Igatherv", 3),
+    ("MPI_Iscatter", 4),
+    ("MPI_Iscatterv", 5),
+    ("MPI_Iallgather", 6),
+    ("MPI_Iallgatherv", 7),
+    ("MPI_Ialltoall", 8),
+    ("MPI_Ialltoallv", 9),
+    ("MPI_Iallreduce", 11),
+    ("MPI_Ireduce", 12),
+    ("MPI_Ireduce_scatter", 13),
+    ("MPI_Iscan", 14),
+    ("MPI_Iexscan", 15),
+    ("MPI_Ireduce_scatter_block", 16),
 ];
 
 /// Calls whose communication happens inside the MPI library, out of the trace's
@@ -376,6 +378,8 @@ pub(crate) struct Builder<'a> {
     tracer: String,
     /// The archive's clock tick, ps: the precision of its timestamps.
     tick_ps: u64,
+    /// Non-blocking collectives replayed as blocking ones, by name: calls per rank.
+    unrequested: HashMap<&'static str, Vec<u64>>,
 }
 
 impl<'a> Builder<'a> {
@@ -403,6 +407,7 @@ impl<'a> Builder<'a> {
             cpu_time_used: false,
             tracer: String::new(),
             tick_ps: 1,
+            unrequested: HashMap::new(),
         }
     }
 
@@ -565,18 +570,71 @@ impl<'a> Builder<'a> {
 }
 
 impl Builder<'_> {
-    /// A non-blocking collective call (region `region`, entered at event `at`) must
-    /// have recorded its request: without it, replay cannot tell where it completes.
-    fn check_request_recorded(&self, rank: u32, region: u32, at: u64) -> Result<(), String> {
+    /// A non-blocking collective call (region `region`, entered at event `at`) that
+    /// recorded no request: replay cannot tell where it completes, nor (the completion
+    /// records them) its communicator and sizes. It is replayed as the blocking
+    /// collective at the call, on MPI_COMM_WORLD, with no bytes, and counted for the
+    /// warning ([`Builder::unrequested_warning`]).
+    fn unrequested(&mut self, rank: u32, region: u32, at: u64, time_ps: u64) -> Result<(), String> {
         let Some((name, _)) = self.regions.get(&region) else { return Ok(()) };
-        if self.ranks[rank as usize].call_collective_requests > 0 || !NONBLOCKING_COLLECTIVES.contains(&&**name) {
+        let Some(&(name, code)) = NONBLOCKING_COLLECTIVES.iter().find(|(n, _)| *n == &**name) else { return Ok(()) };
+        if self.ranks[rank as usize].call_collective_requests > 0 {
             return Ok(());
         }
-        Err(format!(
-            "{}: rank {rank}, event {at}: {name} has no request record (OTF2's NonBlockingCollectiveRequest): \
-             the tracer recorded the call's region only, so replay cannot place its messages",
-            self.path
-        ))
+        let n = self.ranks.len();
+        let world = self.comms.iter().find_map(|(&id, c)| match c {
+            Comm::World(m) if m.len() == n && m.iter().zip(0..).all(|(&w, r)| w == r) => Some(id),
+            _ => None,
+        });
+        let Some(world) = world else {
+            return Err(format!(
+                "{}: rank {rank}, event {at}: {name} has no request record (OTF2's NonBlockingCollectiveRequest) and \
+                 the trace defines no communicator of all its ranks to replay it on as a blocking collective",
+                self.path
+            ));
+        };
+        self.unrequested.entry(name).or_insert_with(|| vec![0; n])[rank as usize] += 1;
+        self.communication += 1;
+        let r = rank as usize;
+        let ev = Event { kind: ffi::COLL, coll: code, comm: world, time_ps, ..Event::default() };
+        let start = self.ranks[r].after;
+        if let (_, Some(last)) = self.collective(rank, at, &ev, start, 0)? {
+            for done in std::mem::take(&mut self.ranks[r].completed) {
+                self.b.requires(last, done);
+            }
+            self.ranks[r].after = After::Done(last);
+        }
+        Ok(())
+    }
+
+    /// The warning for the non-blocking collectives replayed as blocking ones: the
+    /// calls and their counts. Ranks that called one a different number of times did
+    /// not all call it on MPI_COMM_WORLD: then replay refuses the trace.
+    fn unrequested_warning(&self) -> Result<Option<String>, Error> {
+        if self.unrequested.is_empty() {
+            return Ok(None);
+        }
+        let mut calls: Vec<(&str, &Vec<u64>)> = self.unrequested.iter().map(|(n, c)| (*n, c)).collect();
+        calls.sort();
+        let mut shown = Vec::new();
+        for (name, counts) in calls {
+            if let Some((rank, &n)) = counts.iter().enumerate().find(|&(_, &n)| n != counts[0]) {
+                return Err(Error::Input(format!(
+                    "{}: {name} has no request record (OTF2's NonBlockingCollectiveRequest) and rank 0 calls it {} \
+                     time(s), rank {rank} {n}: not all on MPI_COMM_WORLD, so replay cannot place it; trace with \
+                     Score-P's MPI request tracking on (SCOREP_MPI_ENABLE_GROUPS with its default groups)",
+                    self.path, counts[0]
+                )));
+            }
+            shown.push(format!("{name} {} time(s)", counts[0]));
+        }
+        Ok(Some(format!(
+            "{}: non-blocking collectives without a request record (the tracer kept their regions only): {} on \
+             each rank; replayed as the blocking collective where each was called, on MPI_COMM_WORLD and with no \
+             bytes (their communicator and sizes are in the request records)",
+            self.path,
+            shown.join(", ")
+        )))
     }
 
     /// A trace without a single message or collective has nothing for the network to do.
@@ -801,7 +859,7 @@ impl Sink for Builder<'_> {
                     st.depth = st.depth.saturating_sub(1);
                     if st.depth == 0 {
                         if let Some((region, at)) = st.open.take() {
-                            self.check_request_recorded(rank, region, at)?;
+                            self.unrequested(rank, region, at, ev.time_ps)?;
                         }
                         let st = &mut self.ranks[r];
                         if let Some(send) = st.sendrecv_send.take() {
@@ -985,7 +1043,8 @@ impl Builder<'_> {
         let measured: Vec<Measured> = self.ranks.iter().map(|st| st.measured).collect();
         let by_cpu = self.cpu_time_used;
         let tracer_gaps = self.ranks.iter().map(|st| st.tracer_gap.on(by_cpu)).collect();
-        let warnings = compute_warnings(anchor, &measured, self.tick_ps);
+        let mut warnings = compute_warnings(anchor, &measured, self.tick_ps);
+        warnings.extend(self.unrequested_warning()?);
         let counts: Vec<u32> = self.ranks.iter().map(|st| st.runs.runs).collect();
         let runs = agreed_runs(anchor, &counts).unwrap_or(1);
         let schedule = self.b.build().map_err(|e| Error::Input(format!("{anchor}: {e}")))?;
