@@ -723,6 +723,12 @@ fn depend(b: &mut ScheduleBuilder, op: OpId, after: After) {
 
 impl Sink for Builder<'_> {
     fn ranks(&mut self, n: u32, creator: &str, resolution: u64) -> Result<(), String> {
+        if resolution == 0 {
+            return Err(format!(
+                "{}: its clock has 0 ticks per second: its timestamps cannot be read as time",
+                self.path
+            ));
+        }
         self.tracer = creator.to_string();
         self.tick_ps = 1_000_000_000_000u64.div_ceil(resolution.max(1));
         self.b = ScheduleBuilder::new(n);

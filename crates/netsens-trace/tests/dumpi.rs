@@ -275,6 +275,9 @@ fn damaged_records_are_one_line_naming_the_file_and_the_damage() {
     assert!(e.contains("run-0000.bin: damaged: record 2") && e.contains("400, not a DUMPI function label"), "{e}");
     let e = bad(init(1000.0).call_masked(0b0111_1001, BARRIER, 1001.0, 1002.0, &[A::H(WORLD)]));
     assert!(e.contains("run-0000.bin: record 2 (MPI_Barrier): damaged: its mask 0x79"), "{e}");
+    // a clock that runs back: the 16-bit seconds of a call past 65 536 s wrap
+    let e = bad(init(65_535.5e6).call(BARRIER, 65_536e6 + 1.0, 65_536e6 + 2.0, &[A::H(WORLD)]));
+    assert!(e.contains("record 2 (MPI_Barrier): its wall clock runs back 65535 s"), "{e}");
     // MPI_Group_incl with a count of 2^31 ranks
     let incl = [A::H(5), A::I(1), A::I(i32::MAX), A::I(0), A::H(6)];
     let e = bad(init(1000.0).call(label("MPI_Group_incl"), 1001.0, 1002.0, &incl));

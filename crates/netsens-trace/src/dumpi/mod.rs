@@ -57,6 +57,9 @@ const NOT_WRITTEN: &str = "-";
 /// DUMPI's communicator handles for the predefined communicators.
 const DUMPI_COMM_WORLD: u16 = 2;
 const DUMPI_COMM_SELF: u16 = 3;
+/// How far a call may start before the previous one's end (a clock adjusted while the
+/// program ran) before the file's times are refused as unreadable: 1 s.
+const CLOCK_SLACK_PS: u64 = 1_000_000_000_000;
 /// `DUMPI_GROUP_EMPTY`'s handle.
 const DUMPI_GROUP_EMPTY: u16 = 2;
 /// The color of a communicator whose members this reader cannot tell.
@@ -335,6 +338,8 @@ struct RankReader<'a> {
     base_s: u32,
     position: u64,
     record: u64,
+    /// The latest end of a call so far, ps.
+    last_end: u64,
     /// This process's communicator handles that map.
     comms: HashMap<u16, Local>,
     communicators: &'a mut Communicators,
@@ -369,6 +374,7 @@ impl<'a> RankReader<'a> {
             base_s,
             position: 0,
             record: 0,
+            last_end: 0,
             comms,
             communicators,
             created: HashMap::new(),
@@ -683,6 +689,19 @@ impl<'a> RankReader<'a> {
             if end < start {
                 return Err(self.err(name, "it ends before it starts"));
             }
+            if start.saturating_add(CLOCK_SLACK_PS) < self.last_end {
+                // DUMPI keeps a call's seconds in 16 bits past the file's offset: a run
+                // of over 18 h wraps them, and no clock of one process runs back
+                return Err(self.err(
+                    name,
+                    format!(
+                        "its wall clock runs back {} s from the previous call's end: the times cannot be read \
+                         (DUMPI keeps 16-bit seconds, which a run of over 65 536 s wraps)",
+                        (self.last_end - start) / 1_000_000_000_000
+                    ),
+                ));
+            }
+            self.last_end = self.last_end.max(end);
             let region = self.region(name)?;
             self.emit(Event { kind: ffi::ENTER, region, time_ps: start, cpu_ps: cpu.0, ..Event::default() })?;
             self.call(name, layout, mask, &mut c, start, end)?;
