@@ -13,7 +13,8 @@ from netsens import _core
 
 # L = 5 us, o = 1 us, g = 0, G = 6 ns/B, O = 0: the tests' platform of the Rust side.
 NETWORK = ("--L", "5us", "--o", "1us", "--g", "0us", "--G", "6ns/B", "--O", "0ns/B")
-NONBLOCKING, NO_MPI = 1, 4  # netsens_trace::SCOREP_NONBLOCKING, SCOREP_NO_MPI
+# netsens_trace::SCOREP_NONBLOCKING, SCOREP_REGIONS_ONLY, SCOREP_NO_MPI
+NONBLOCKING, REGIONS_ONLY, NO_MPI = 1, 2, 4
 
 
 def replay(*args: object) -> dict:
@@ -70,9 +71,23 @@ def test_trace_info_shows_tracer_ranks_measured_time_and_calls(tmp_path):
     assert "21 us" in text.stdout and "MPI_Comm_split" in text.stdout
 
 
+def test_a_nonblocking_collective_without_its_request_is_replayed_with_a_warning(tmp_path):
+    # MPI_Iallreduce's region only: the blocking allreduce at the call, of no bytes
+    # (ends derived in crates/netsens-trace/tests/scorep.rs), and one warning line
+    anchor = _core.write_scorep_style_trace(str(tmp_path / "t"), REGIONS_ONLY)
+    proc = netsens("replay", anchor, *NETWORK, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert rank_ends_ns(json.loads(proc.stdout)) == [23542, 18542]
+    warning = [line for line in proc.stderr.splitlines() if "MPI_Iallreduce" in line]
+    assert len(warning) == 1 and "without a request record" in warning[0], proc.stderr
+    assert "1 time(s) on each rank" in warning[0]
+
+
 def test_a_trace_without_mpi_and_a_directory_are_one_line(tmp_path):
     anchor = _core.write_scorep_style_trace(str(tmp_path / "gpu"), NO_MPI)
     line = one_error_line(netsens("replay", anchor))
+    assert "the trace has no MPI processes" in line and anchor in line
+    line = one_error_line(netsens("trace", "info", anchor))
     assert "the trace has no MPI processes" in line and anchor in line
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -5,7 +5,10 @@
 //! so the k-th creation on a parent is one call on all of them. A first pass over the
 //! trace collects each creation's colors and keys; a split's communicator is then the
 //! ranks of one color in (key, rank in the parent) order, a duplicate its parent's
-//! ranks in their order.
+//! ranks in their order. The reader gives every other creation it can tell the members
+//! of as a split: `MPI_Comm_create` from a group (color: the group's least world rank,
+//! key: the rank's place in the group), a topology (color 0, key: the rank in its
+//! parent), `MPI_Cart_sub` (color: the dropped coordinates, key: the kept ones).
 
 use std::collections::HashMap;
 

@@ -11,12 +11,15 @@
 //! of their offsets behind the magic number again. A call record is its function label
 //! (16 bits), a mask saying what follows (statuses, CPU and wall times, thread,
 //! hardware counters), then the call's arguments in the order of its `dumpi_write_*`.
-//! Records carry no length, so a call whose layout this reader does not know ends the
-//! reading: it is refused in one line naming the file, the record and the call.
+//! Records carry no length, but their list is closed: labels.rs holds every call's
+//! layout, so a call with no message of the program's own is read past by it, and only
+//! a damaged record (a label or mask libdumpi never writes, a count past the calls) is
+//! refused, in one line naming the file and the damage.
 //!
 //! Communicators are per-process handles: `MPI_COMM_WORLD`, `MPI_COMM_SELF`, their
-//! duplicates and splits map (comms.rs); one made by `MPI_Comm_create` or from a group
-//! is refused where it is used (DUMPI records no group's members).
+//! duplicates and splits, those made from a group of theirs (groups record their
+//! ranks) and topologies on `MPI_COMM_WORLD` map (comms.rs); any other is refused where
+//! a message uses it.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
