@@ -1073,3 +1073,18 @@ pub fn count_events(anchor: &str) -> Result<u64, Error> {
     crate::formats::read(anchor, &mut count, true).map_err(Error::Input)?;
     Ok(count.0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A clock of 0 ticks per second gives no time to any timestamp: refused in one
+    /// line naming the trace, by replay and by `trace info` alike.
+    #[test]
+    fn a_clock_of_no_ticks_per_second_is_refused() {
+        let mut b = Builder::new("t.otf2", Algorithms::default(), Compute::default());
+        let e = b.ranks(2, "Score-P 8.4", 0).unwrap_err();
+        assert_eq!(e, "t.otf2: its clock has 0 ticks per second: its timestamps cannot be read as time");
+        assert!(Builder::new("t.otf2", Algorithms::default(), Compute::default()).ranks(2, "", 1).is_ok());
+    }
+}
