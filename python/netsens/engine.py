@@ -143,12 +143,15 @@ def run_goal_json(
 
 def is_trace(path: PathLike) -> bool:
     """Whether ``path`` names a trace rather than a GOAL file: an OTF2 archive (its
-    ``.otf2`` anchor file), a liballprof rank file (``pmpi-trace-rank-N.txt``), a DUMPI
+    ``.otf2`` anchor file), a liballprof rank file (``pmpi-trace-rank-N.txt`` or
+    ``htor-coll-rank-N.dat``), a DUMPI
     trace's ``.meta`` file or a directory (a liballprof or DUMPI trace's; the trace
     reader says what else it is)."""
     text = os.fspath(path)
     name = os.path.basename(text)
-    liballprof = name.startswith("pmpi-trace-rank-") and name.endswith(".txt")
+    liballprof = (name.startswith("pmpi-trace-rank-") and name.endswith(".txt")) or (
+        name.startswith("htor-coll-rank-") and name.endswith(".dat")
+    )
     return text.endswith((".otf2", ".meta")) or liballprof or os.path.isdir(text)
 
 

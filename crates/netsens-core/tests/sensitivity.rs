@@ -387,14 +387,15 @@ const ENDS_1US: &str = "[cluster]\nL = \"1us\"\no = \"1us\"\ng = \"0ns\"\nG = \"
 #[test]
 fn two_messages_sharing_a_link_put_the_hand_computed_wait_on_the_critical_path() {
     // docs/guides/topology.md's pair: 0 → 2 and 1 → 3 at once, 1001 B, on the 2:1
-    // tree share leaf 0's one up link at 0.5 B/ns: 2002 ns instead of 1001, so each
-    // waits δ = 1001 ns. Receiver 2 ends at o + L + 4 × 100 ns + δ + o + 1000·G = 5401 ns.
+    // tree: their k = 1000 B share leaf 0's one up link at 0.5 B/ns: 2000 ns instead
+    // of 1000, so each waits δ = 1000 ns. Receiver 2 ends at o + L + 4 × 100 ns + δ +
+    // o + 1000·G = 5400 ns.
     let list = [(0, 2, 1001), (1, 3, 1001)];
     let s = messages(4, &list);
     let p = fat_tree(ENDS_1US, 1, "1GB/s", "100ns");
     let g = record(&s, &p);
-    assert_eq!(g.makespan(&Point::of(&p), &mut Vec::new()), 5_401_000.0);
-    let want = [("o", 2000.0), ("L", 1000.0), ("route latency", 400.0), ("link queueing", 1001.0), ("G", 1000.0)];
+    assert_eq!(g.makespan(&Point::of(&p), &mut Vec::new()), 5_400_000.0);
+    let want = [("o", 2000.0), ("L", 1000.0), ("route latency", 400.0), ("link queueing", 1000.0), ("G", 1000.0)];
     assert_eq!(make_up_ns(&g, &p), parts(&want));
     // Untapered, they take different up links: no wait, no queueing row.
     let p1 = fat_tree(ENDS_1US, 2, "1GB/s", "100ns");
@@ -414,26 +415,26 @@ fn two_messages_sharing_a_link_put_the_hand_computed_wait_on_the_critical_path()
 
 #[test]
 fn a_link_slower_than_the_nic_is_transmission_not_queueing() {
-    // One 1001 B message across the tree on links of 0.5 GB/s: alone it moves at the
-    // link's 0.5 B/ns, 2002 ns where its NIC's G takes 1001: 1001 ns of link
-    // transmission, nothing shared.
+    // One 1001 B message across the tree on links of 0.5 GB/s: alone its k = 1000 B
+    // move at the link's 0.5 B/ns, 2000 ns where its NIC's G takes 1000: 1000 ns of
+    // link transmission, nothing shared.
     let s = messages(4, &[(0, 2, 1001)]);
     let p = fat_tree(ENDS_1US, 2, "0.5GB/s", "100ns");
     let g = record(&s, &p);
-    let want = [("o", 2000.0), ("L", 1000.0), ("route latency", 400.0), ("link transmission", 1001.0), ("G", 1000.0)];
+    let want = [("o", 2000.0), ("L", 1000.0), ("route latency", 400.0), ("link transmission", 1000.0), ("G", 1000.0)];
     assert_eq!(make_up_ns(&g, &p), parts(&want));
     assert_eq!(g.makespan(&Point::of(&p), &mut Vec::new()), makespan(&s, &p) as f64);
 }
 
 #[test]
 fn a_fat_tree_all_to_all_splits_its_links_time_into_transmission_and_queueing() {
-    // 1000 B among 4 hosts, all at 0, end points free (o = L = g = G = 0), links of
+    // 1001 B (k = 1000) among 4 hosts, all at 0, end points free (o = L = g = G = 0), links of
     // 1 B/ns and no latency (tests/topology.rs derives the ends: 3000 ns untapered,
     // 4000 ns tapered 2:1). Alone, a flow would take 1000 ns on its links; the rest
     // of the latest arrival is queueing: 2000 ns untapered, 3000 ns tapered.
     let ends = "[cluster]\nL = \"0ns\"\no = \"0ns\"\ng = \"0ns\"\nG = \"0ns/B\"\nS = \"1MiB\"\n";
     let list: Vec<(u32, u32, u64)> =
-        (0..4).flat_map(|s| (0..4).filter(move |&d| d != s).map(move |d| (s, d, 1000))).collect();
+        (0..4).flat_map(|s| (0..4).filter(move |&d| d != s).map(move |d| (s, d, 1001))).collect();
     let s = messages(4, &list);
     for (up, queueing) in [(2, 2000.0), (1, 3000.0)] {
         let p = fat_tree(ends, up, "1GB/s", "0ns");
@@ -1195,4 +1196,34 @@ fn one_computation_sizes_cpu_tolerance_is_the_hand_derived_float() {
         assert!(g.makespan(&base.with(Param::CpuTime, x), &mut times) <= target);
         assert!(g.makespan(&base.with(Param::CpuTime, x.next_up()), &mut times) > target);
     }
+}
+
+#[test]
+fn a_receive_that_waits_for_its_bytes_after_its_first_byte_is_recorded_as_the_run_ends_it() {
+    // tests/topology.rs's late joiner: rank 0's k = 2000 B move alone from 100 ns until
+    // rank 1's k = 1000 B join at 1100 ns; both receives complete at 3250 ns, each
+    // δ = 1000 ns after LogGOPS's 2250 and 2250 ns (o = 100 ns, L = 50 ns, G = 1 ns/B).
+    // The receive waits for the flow's end, which comes after the arrival was handled:
+    // the record evaluates to the run's end, and the critical path carries the wait.
+    let ends = "[cluster]\nL = \"50ns\"\no = \"100ns\"\ng = \"0ns\"\nG = \"1ns/B\"\nS = \"1GiB\"\n";
+    let mut t = String::from("[topology]\nkind = \"graph\"\nhosts = 4\nswitches = [\"s0\", \"s1\"]\n");
+    for (a, b) in [("h0", "s0"), ("h1", "s0"), ("h2", "s1"), ("h3", "s1"), ("s0", "s1")] {
+        t += &format!("[[topology.links]]\nends = [\"{a}\", \"{b}\"]\nbandwidth = \"1GB/s\"\n");
+    }
+    let p = Platform::from_toml(&format!("{ends}{t}"), "t.toml").unwrap();
+    let mut b = ScheduleBuilder::new(4);
+    b.send(0, 2, 2001, 0, 0, 0);
+    b.recv(2, 0, 2001, 0, 0, 0);
+    let calc = b.calc(1, 1_000_000, 0);
+    let send = b.send(1, 3, 1001, 0, 0, 0);
+    b.requires(send, calc);
+    b.recv(3, 1, 1001, 0, 0, 0);
+    let s = b.build().unwrap();
+    assert_eq!(makespan(&s, &p), 3_250_000);
+    let g = record(&s, &p);
+    assert_eq!(g.makespan(&Point::of(&p), &mut Vec::new()), 3_250_000.0);
+    let make_up = make_up_ns(&g, &p);
+    let total: f64 = make_up.iter().map(|(_, ns)| ns).sum();
+    assert_eq!(total, 3250.0, "{make_up:?}");
+    assert!(make_up.contains(&("link queueing".to_string(), 1000.0)), "{make_up:?}");
 }

@@ -66,9 +66,9 @@ fn two_messages_sharing_one_link_each_take_twice_as_long() {
     let ends = "[cluster]\nL = \"1us\"\no = \"1us\"\ng = \"0ns\"\nG = \"1ns/B\"\nS = \"1MiB\"\n";
     let list = [(0, 2, 1001), (1, 3, 1001)];
     let tapered = messages(4, &list, &platform(ends, &small_tree(1, "latency = \"100ns\"")));
-    assert_eq!(tapered.ranks[2].end_ps, 5401 * NS);
-    assert_eq!(tapered.ranks[3].end_ps, 5401 * NS);
-    assert_eq!(tapered.links.as_ref().unwrap().link_wait_ps, vec![0, 0, 1001 * NS, 1001 * NS]);
+    assert_eq!(tapered.ranks[2].end_ps, 5400 * NS);
+    assert_eq!(tapered.ranks[3].end_ps, 5400 * NS);
+    assert_eq!(tapered.links.as_ref().unwrap().link_wait_ps, vec![0, 0, 1000 * NS, 1000 * NS]);
     // Untapered, D-mod-k sends them up different links: 4000 + 400 ns each.
     let full = messages(4, &list, &platform(ends, &small_tree(2, "latency = \"100ns\"")));
     assert_eq!(ends_ns(&full)[2..], [4400, 4400]);
@@ -77,7 +77,7 @@ fn two_messages_sharing_one_link_each_take_twice_as_long() {
 /// An all-to-all of 1000 B among 4 hosts, all sent at 0, free end points.
 fn all_to_all(up: u32) -> Vec<u64> {
     let list: Vec<(u32, u32, u64)> =
-        (0..4).flat_map(|s| (0..4).filter(move |&d| d != s).map(move |d| (s, d, 1000))).collect();
+        (0..4).flat_map(|s| (0..4).filter(move |&d| d != s).map(move |d| (s, d, 1001))).collect();
     ends_ns(&messages(4, &list, &platform(FREE_ENDS, &small_tree(up, ""))))
 }
 
@@ -99,16 +99,16 @@ fn ring_shift_on_a_torus() {
     // carries k flows (k ≤ 4: the shorter way, ties upward): 1/k B/ns, k µs.
     let p = platform(FREE_ENDS, "kind = \"torus\"\ndims = [8]\nbandwidth = \"1GB/s\"");
     for k in 1..=4u32 {
-        let list: Vec<_> = (0..8).map(|r| (r, (r + k) % 8, 1000)).collect();
+        let list: Vec<_> = (0..8).map(|r| (r, (r + k) % 8, 1001)).collect();
         assert_eq!(ends_ns(&messages(8, &list, &p)), vec![1000 * k as u64; 8], "shift by {k}");
     }
     // Shift by 5 goes 3 hops downward: 3 flows a link.
-    let list: Vec<_> = (0..8).map(|r| (r, (r + 5) % 8, 1000)).collect();
+    let list: Vec<_> = (0..8).map(|r| (r, (r + 5) % 8, 1001)).collect();
     assert_eq!(ends_ns(&messages(8, &list, &p)), vec![3000; 8]);
     // A mesh does not wrap: shift by 1 leaves rank 7 → 0 going 7 hops downward,
     // alone on those links; the others share nothing either: 1000 ns each.
     let mesh = platform(FREE_ENDS, "kind = \"torus\"\ndims = [8]\nwrap = false\nbandwidth = \"1GB/s\"");
-    let list: Vec<_> = (0..8).map(|r| (r, (r + 1) % 8, 1000)).collect();
+    let list: Vec<_> = (0..8).map(|r| (r, (r + 1) % 8, 1001)).collect();
     assert_eq!(ends_ns(&messages(8, &list, &mesh)), vec![1000; 8]);
 }
 
@@ -127,11 +127,11 @@ fn a_dragonfly_global_link_is_the_bottleneck() {
     // Hosts 0, 1 in group 0 send 1000 B to hosts 2, 3 in group 1: both cross the one
     // global link 0 → 1. At 1 GB/s: 1/2 B/ns each, 2 µs; at 1/2 and 1/4 of that: 4 and 8 µs.
     for (global, ns) in [("1GB/s", 2000), ("0.5GB/s", 4000), ("0.25GB/s", 8000)] {
-        let r = messages(4, &[(0, 2, 1000), (1, 3, 1000)], &dragonfly(global));
+        let r = messages(4, &[(0, 2, 1001), (1, 3, 1001)], &dragonfly(global));
         assert_eq!(ends_ns(&r)[2..], [ns, ns], "global {global}");
         let links = r.links.unwrap();
         let g = links.classes.iter().find(|c| c.class == "global").unwrap();
-        assert_eq!((g.links_used, g.flows, g.bytes, g.peak_flows, g.busy_ps), (1, 2, 2000, 2, ns * NS));
+        assert_eq!((g.links_used, g.flows, g.bytes, g.peak_flows, g.busy_ps), (1, 2, 2002, 2, ns * NS));
     }
 }
 
@@ -140,7 +140,7 @@ fn placement_decides_which_messages_share() {
     // Tapered 2:1. Nodes 0 → 1 and 2 → 3: linear placement keeps each pair on a leaf
     // (1000 ns); round-robin deals nodes over the leaves (0, 1 → hosts 0, 2; 2, 3 →
     // hosts 1, 3), so both cross the one up link (2000 ns); a list can do the same.
-    let list = [(0, 1, 1000), (2, 3, 1000)];
+    let list = [(0, 1, 1001), (2, 3, 1001)];
     let run = |placement: &str| {
         ends_ns(&messages(4, &list, &platform(FREE_ENDS, &small_tree(1, &format!("placement = {placement}")))))
     };
@@ -160,7 +160,7 @@ fn a_graph_routes_shortest_paths_and_spreads_ties() {
         t += &format!("[[topology.links]]\nends = [\"{a}\", \"{b}\"]\nbandwidth = \"1GB/s\"\n");
     }
     let one_path = platform(FREE_ENDS, &t);
-    let list = [(0, 2, 1000), (1, 3, 1000)];
+    let list = [(0, 2, 1001), (1, 3, 1001)];
     // One path between the switches: the two flows share it.
     assert_eq!(ends_ns(&messages(4, &list, &one_path))[2..], [2000, 2000]);
     // A second path of equal length: ECMP may spread them; each flow takes 1 or 2 µs,
@@ -179,11 +179,11 @@ fn lv08_factors_stretch_latency_and_shrink_bandwidth() {
     // 200 ns × 13.01 = 2602 ns, then 1000 B at 0.97 B/ns = 1030.928 ns (TCP-gamma's
     // bound 4194304 B / 400 ns is far above): 3632.928 ns.
     let p = platform(FREE_ENDS, &small_tree(2, "latency = \"100ns\"\nmodel = \"lv08\""));
-    let r = messages(4, &[(0, 1, 1000)], &p);
+    let r = messages(4, &[(0, 1, 1001)], &p);
     assert_eq!(r.ranks[1].end_ps, 3_632_928);
     // Factors given one by one override the model's.
     let p = platform(FREE_ENDS, &small_tree(2, "latency = \"100ns\"\nlatency_factor = 2.0\nbandwidth_factor = 0.5"));
-    assert_eq!(messages(4, &[(0, 1, 1000)], &p).ranks[1].end_ps, (400 + 2000) * NS);
+    assert_eq!(messages(4, &[(0, 1, 1001)], &p).ranks[1].end_ps, (400 + 2000) * NS);
 }
 
 #[test]
@@ -195,10 +195,10 @@ fn rtt_weighted_sharing_favours_the_shorter_route() {
     // ending at 1600 ns; the other has moved 400 B and, alone, ends 600 ns later, 2200 ns.
     let p = platform(FREE_ENDS, &small_tree(2, "latency = \"100ns\"\nmodel = \"cm02\""));
     let mut b = ScheduleBuilder::new(4);
-    b.send(0, 1, 1000, 0, 0, 0);
-    b.send(2, 1, 1000, 0, 0, 0);
-    b.recv(1, 0, 1000, 0, 0, 0);
-    let last = b.recv(1, 2, 1000, 0, 0, 0);
+    b.send(0, 1, 1001, 0, 0, 0);
+    b.send(2, 1, 1001, 0, 0, 0);
+    b.recv(1, 0, 1001, 0, 0, 0);
+    let last = b.recv(1, 2, 1001, 0, 0, 0);
     let _ = last;
     let r = run_schedule(&b.build().unwrap(), &p, &RunOptions::default()).unwrap();
     assert_eq!(r.ranks[1].end_ps, 2200 * NS);
@@ -209,17 +209,17 @@ fn link_statistics_count_bytes_busy_time_and_peak_flows() {
     // The tapered all-to-all above: leaf 0's up link carries 4 flows of 1000 B from 0
     // to 4000 ns; the host links 3 flows each.
     let list: Vec<(u32, u32, u64)> =
-        (0..4).flat_map(|s| (0..4).filter(move |&d| d != s).map(move |d| (s, d, 1000))).collect();
+        (0..4).flat_map(|s| (0..4).filter(move |&d| d != s).map(move |d| (s, d, 1001))).collect();
     let r = messages(4, &list, &platform(FREE_ENDS, &small_tree(1, "")));
     let links = r.links.unwrap();
     let level = |name: &str| links.classes.iter().find(|c| c.class == name).unwrap().clone();
     let (l1, l2) = (level("level 1"), level("level 2"));
     // Level 1: 8 host links (4 up, 4 down), each 3 flows; busy 4000 ns (its last
     // crossing flow ends then).
-    assert_eq!((l1.links, l1.links_used, l1.flows, l1.bytes, l1.peak_flows), (8, 8, 24, 24_000, 3));
+    assert_eq!((l1.links, l1.links_used, l1.flows, l1.bytes, l1.peak_flows), (8, 8, 24, 24_024, 3));
     assert_eq!(l1.busy_ps, 8 * 4000 * NS);
     // Level 2: 2 cables, 4 links, each carrying 4 flows for 4000 ns.
-    assert_eq!((l2.links, l2.flows, l2.bytes, l2.peak_flows, l2.busy_ps), (4, 16, 16_000, 4, 4 * 4000 * NS));
+    assert_eq!((l2.links, l2.flows, l2.bytes, l2.peak_flows, l2.busy_ps), (4, 16, 16_016, 4, 4 * 4000 * NS));
     assert_eq!(l2.max_utilization, 1.0);
     assert_eq!(links.busiest.len(), 10);
     assert!(links.busiest.iter().all(|l| l.busy_ps == 4000 * NS));
@@ -237,11 +237,11 @@ fn one_pair_keeps_mpi_order_when_a_later_flow_would_finish_first() {
     let r = run_program(&p, 4, &RunOptions::default(), |r| async move {
         let w = r.world();
         if r.rank() == 0 {
-            r.send(&w, 1, 0, vec![0; 100_000]).await;
-            r.send(&w, 1, 0, vec![1; 10]).await;
+            r.send(&w, 1, 0, vec![0; 100_001]).await;
+            r.send(&w, 1, 0, vec![1; 11]).await;
         } else if r.rank() == 1 {
             let (a, b) = (r.recv(&w, 0, 0).await, r.recv(&w, 0, 0).await);
-            if (a.data.len(), b.data.len()) != (100_000, 10) {
+            if (a.data.len(), b.data.len()) != (100_001, 11) {
                 return Err(format!("received {} B, then {} B", a.data.len(), b.data.len()));
             }
         }
@@ -317,12 +317,12 @@ fn topology_keys_are_overrides_for_sweeps() {
     let mut p = platform(FREE_ENDS, &small_tree(2, ""));
     p.set("topology.up", "[1]").unwrap();
     let list: Vec<(u32, u32, u64)> =
-        (0..4).flat_map(|s| (0..4).filter(move |&d| d != s).map(move |d| (s, d, 1000))).collect();
+        (0..4).flat_map(|s| (0..4).filter(move |&d| d != s).map(move |d| (s, d, 1001))).collect();
     assert_eq!(ends_ns(&messages(4, &list, &p)), vec![4000; 4]);
     // A dragonfly's global bandwidth; text values need no quotes.
     let mut d = dragonfly("1GB/s");
     d.set_all(&[("topology.global_bandwidth", "0.25GB/s")]).unwrap();
-    assert_eq!(ends_ns(&messages(4, &[(0, 2, 1000), (1, 3, 1000)], &d))[2..], [8000, 8000]);
+    assert_eq!(ends_ns(&messages(4, &[(0, 2, 1001), (1, 3, 1001)], &d))[2..], [8000, 8000]);
     // A taper replaces the up ports it implies: 2:1 of 2 down ports is 1 up.
     let mut q = platform(FREE_ENDS, &small_tree(2, ""));
     q.set("topology.taper", "2:1").unwrap();
@@ -331,9 +331,9 @@ fn topology_keys_are_overrides_for_sweeps() {
     // pairs across the one up link (2000 ns instead of 1000).
     let mut r = platform(FREE_ENDS, &small_tree(1, ""));
     r.set("topology.placement", "round-robin").unwrap();
-    assert_eq!(ends_ns(&messages(4, &[(0, 1, 1000), (2, 3, 1000)], &r))[1..], [2000, 0, 2000]);
+    assert_eq!(ends_ns(&messages(4, &[(0, 1, 1001), (2, 3, 1001)], &r))[1..], [2000, 0, 2000]);
     r.set("topology.placement", "[0, 1, 2, 3]").unwrap();
-    assert_eq!(ends_ns(&messages(4, &[(0, 1, 1000), (2, 3, 1000)], &r))[1..], [1000, 0, 1000]);
+    assert_eq!(ends_ns(&messages(4, &[(0, 1, 1001), (2, 3, 1001)], &r))[1..], [1000, 0, 1000]);
     // Bad values name the field; a platform without a topology says so.
     let e = p.set("topology.taper", "3:0").unwrap_err().to_string();
     assert_eq!(e, "topology.taper: \"3:0\" leaves no path up the tree; both sides must be at least 1");
@@ -351,8 +351,8 @@ fn a_job_beside_an_all_to_all_on_a_shared_tapered_link_slows_down() {
     // host 0 to its rank 1 on host 4, across the tree: alone, 1000 ns.
     let tree = "kind = \"fat-tree\"\ndown = [4, 2]\nup = [1]\nbandwidth = \"1GB/s\"\n";
     let mut a = ScheduleBuilder::new(2);
-    a.send(0, 1, 1000, 0, 0, 0);
-    a.recv(1, 0, 1000, 0, 0, 0);
+    a.send(0, 1, 1001, 0, 0, 0);
+    a.recv(1, 0, 1001, 0, 0, 0);
     let a = a.build().unwrap();
     let alone = platform(FREE_ENDS, &format!("{tree}placement = [0, 4]"));
     let r = run_schedule(&a, &alone, &RunOptions::default()).unwrap();
@@ -362,8 +362,8 @@ fn a_job_beside_an_all_to_all_on_a_shared_tapered_link_slows_down() {
     // each, so A's message takes 3000 ns; B's too.
     let mut b = ScheduleBuilder::new(4);
     for (s, d) in [(0, 2), (1, 3)] {
-        b.send(s, d, 1000, 0, 0, 0);
-        b.recv(d, s as i32, 1000, 0, 0, 0);
+        b.send(s, d, 1001, 0, 0, 0);
+        b.recv(d, s as i32, 1001, 0, 0, 0);
     }
     let b = b.build().unwrap();
     let (both, first) = side_by_side(&[&a, &b]).unwrap();
@@ -435,7 +435,7 @@ fn valiant_routing_spreads_adversarial_traffic_over_other_groups() {
             ),
         )
     };
-    let pairs = [(0, 2, 1000), (1, 3, 1000)];
+    let pairs = [(0, 2, 1001), (1, 3, 1001)];
     // Minimal: both cross the one global link 0 → 1 at 1/2 B/ns: 2000 ns.
     let minimal = messages(4, &pairs, &df("minimal"));
     assert_eq!(ends_ns(&minimal), vec![0, 0, 2000, 2000]);
@@ -449,6 +449,74 @@ fn valiant_routing_spreads_adversarial_traffic_over_other_groups() {
         let c = links.classes.iter().find(|c| c.class == "global").unwrap();
         (c.links_used, c.peak_flows, c.bytes)
     };
-    assert_eq!(global(&minimal), (1, 2, 2000));
-    assert_eq!(global(&valiant), (4, 1, 4000));
+    assert_eq!(global(&minimal), (1, 2, 2002));
+    assert_eq!(global(&valiant), (4, 1, 4004));
+}
+
+/// Two switches joined by one link; hosts 0, 1 on s0 and 2, 3 on s1; every link
+/// 1 GB/s, as fast as the NICs (G = 1 ns/B), without latency.
+fn two_switches(ends: &str) -> Platform {
+    let mut t = String::from("kind = \"graph\"\nhosts = 4\nswitches = [\"s0\", \"s1\"]\n");
+    for (a, b) in [("h0", "s0"), ("h1", "s0"), ("h2", "s1"), ("h3", "s1"), ("s0", "s1")] {
+        t += &format!("[[topology.links]]\nends = [\"{a}\", \"{b}\"]\nbandwidth = \"1GB/s\"\n");
+    }
+    platform(ends, &t)
+}
+
+#[test]
+fn a_share_that_grows_after_the_first_byte_speeds_the_message_up() {
+    // o = g = L = 0, G = 1 ns/B. 0 → 2 carries k = 1 000 000 B, 1 → 3 k = 510 000 B,
+    // both from 0 over the trunk: 0.5 B/ns each until the smaller is through at
+    // 1 020 000 ns; the larger has 490 000 B left and moves them alone at 1 B/ns:
+    // through at 1 510 000 ns (any flow-level model; SimGrid's CM02 gives the same).
+    // A rule that froze the arrival at its prediction from the first sharing would
+    // end it at 2 000 000 ns.
+    let ends = "[cluster]\nL = \"0ns\"\no = \"0ns\"\ng = \"0ns\"\nG = \"1ns/B\"\nS = \"1GiB\"\n";
+    let r = messages(4, &[(0, 2, 1_000_001), (1, 3, 510_001)], &two_switches(ends));
+    assert_eq!(ends_ns(&r), vec![0, 0, 1_510_000, 1_020_000]);
+    // Their link waits: what each took beyond k·G.
+    assert_eq!(r.links.unwrap().link_wait_ps, vec![0, 0, 510_000 * NS, 510_000 * NS]);
+}
+
+#[test]
+fn a_flow_that_joins_later_slows_a_message_whose_first_byte_has_come() {
+    // o = 100 ns, L = 50 ns, g = 0, G = 1 ns/B. Rank 0 sends k = 2000 B to rank 2 at 0:
+    // its first byte arrives at o + L = 150 ns, where LogGOPS alone would complete the
+    // receive at 150 + o + k·G = 2250 ns. Its bytes move from 100 ns, alone at 1 B/ns
+    // until rank 1, after 1000 ns of compute, sends k = 1000 B to rank 3 over the same
+    // trunk from 1100 ns: both at 0.5 B/ns. Rank 1's 1000 B are through at 3100 ns, and
+    // so are rank 0's last 1000 B. Each waited δ = 1000 ns beyond k·G, so both receives
+    // complete at max(tr, ta + δ) + o + k·G: 1150 + 100 + 2000 = 3250 ns for rank 2 and
+    // 2150 + 100 + 1000 = 3250 ns for rank 3, the bytes' end plus L + o. (Links as fast as
+    // the NICs: the first message moved at its NIC's rate until the second joined.)
+    let ends = "[cluster]\nL = \"50ns\"\no = \"100ns\"\ng = \"0ns\"\nG = \"1ns/B\"\nS = \"1GiB\"\n";
+    let mut b = ScheduleBuilder::new(4);
+    b.send(0, 2, 2001, 0, 0, 0);
+    b.recv(2, 0, 2001, 0, 0, 0);
+    let calc = b.calc(1, 1000 * NS, 0);
+    let send = b.send(1, 3, 1001, 0, 0, 0);
+    b.requires(send, calc);
+    b.recv(3, 1, 1001, 0, 0, 0);
+    let r = run_schedule(&b.build().unwrap(), &two_switches(ends), &RunOptions::default()).unwrap();
+    assert_eq!(ends_ns(&r), vec![100, 1100, 3250, 3250]);
+    // Alone, the first message completes as LogGOPS says: 2250 ns.
+    let mut b = ScheduleBuilder::new(4);
+    b.send(0, 2, 2001, 0, 0, 0);
+    b.recv(2, 0, 2001, 0, 0, 0);
+    let r = run_schedule(&b.build().unwrap(), &two_switches(ends), &RunOptions::default()).unwrap();
+    assert_eq!(ends_ns(&r)[2], 2250);
+}
+
+#[test]
+fn a_message_without_per_byte_time_pays_only_its_route_latency() {
+    // A 1-byte message (k = 0) is no flow: LogGP's o + L plus the route's 4 × 100 ns, and
+    // the receiver's o, whatever crosses the links at the same time. Here 0 → 2 moves
+    // 100 001 B over the same up link from 0 (G = 1 ns/B, alone 100 µs), and 1 → 3 sends
+    // 1 B at 0 on the tapered tree's one up link: 1000 + 1000 + 400 + 1000 = 3400 ns.
+    let ends = "[cluster]\nL = \"1us\"\no = \"1us\"\ng = \"0ns\"\nG = \"1ns/B\"\nS = \"1MiB\"\n";
+    let p = platform(ends, &small_tree(1, "latency = \"100ns\""));
+    let r = messages(4, &[(0, 2, 100_001), (1, 3, 1)], &p);
+    assert_eq!(r.ranks[3].end_ps, 3400 * NS);
+    // The big one is alone on its links but for that: LogGP plus the route, 103 400 ns.
+    assert_eq!(r.ranks[2].end_ps, 103_400 * NS);
 }

@@ -1,6 +1,7 @@
 //! liballprof traces (LogGOPSim's PMPI tracer): one text file per rank,
-//! `pmpi-trace-rank-N.txt` (N zero-padded to the width of the largest rank), read into
-//! the same [`Sink`] as OTF2 archives, so replay, `trace info` and `trace to-goal`
+//! `pmpi-trace-rank-N.txt` (N zero-padded to the width of the largest rank), or
+//! `htor-coll-rank-N.dat` as the tracer family's collective profiler names them, read
+//! into the same [`Sink`] as OTF2 archives, so replay, `trace info` and `trace to-goal`
 //! treat both alike.
 //!
 //! A file starts with `#` lines (`# htor's PMPI Tracer 0.9 Output File`, or the older
@@ -9,6 +10,11 @@
 //! `id,rank,size`, a count array `pointer:c0,c1,...`; a request or status is the
 //! address of the program's variable. Times are µs of `MPI_Wtime` (integers, or with
 //! decimals in the older dialect); `MPI_Init`'s start and `MPI_Finalize`'s end are `-`.
+//!
+//! `MPI_Wtime` is often seconds since the epoch (1.7·10⁹ s is 1.7·10²¹ ps, past a
+//! 64-bit count of ps), so times are read exactly as decimals and taken relative to
+//! the trace's origin: the earliest first time of any rank. A time that still does not
+//! fit, or one before the origin, is a clock the reader cannot interpret: refused.
 //!
 //! What liballprof does not record is refused in one line naming the file and line:
 //! the members of a communicator other than `MPI_COMM_WORLD`, which request
@@ -24,48 +30,57 @@ use crate::ffi::{self, Event, Members, Sink};
 
 /// The creator a liballprof trace reports to the sink.
 pub const CREATOR: &str = "liballprof";
-const PREFIX: &str = "pmpi-trace-rank-";
-const SUFFIX: &str = ".txt";
+/// The rank files' names: (prefix, suffix) around the rank.
+const NAMINGS: [(&str, &str); 2] = [("pmpi-trace-rank-", ".txt"), ("htor-coll-rank-", ".dat")];
 /// The communicator id the reader gives `MPI_COMM_WORLD` (and its world-sized copies).
 const WORLD: u32 = 0;
 /// `sizeof(MPI_Request)` in Open MPI (a pointer) and MPICH (an int): an
 /// `MPI_Waitall`'s array holds its requests at one of these strides.
 const REQUEST_STRIDES: [u64; 2] = [8, 4];
 
+/// The rank in a rank file's name, and which naming it follows.
+fn rank_of(name: &str) -> Option<(u32, usize)> {
+    NAMINGS
+        .iter()
+        .enumerate()
+        .find_map(|(i, (prefix, suffix))| Some((name.strip_prefix(prefix)?.strip_suffix(suffix)?.parse().ok()?, i)))
+}
+
 /// The rank files of the liballprof trace at `path` (its directory, or one of its
 /// files), in rank order; None when `path` is not a liballprof trace.
 pub fn rank_files(path: &str) -> Option<Result<Vec<PathBuf>, String>> {
     let p = Path::new(path);
-    let dir = if p.is_dir() {
-        p.to_path_buf()
+    let (dir, naming) = if p.is_dir() {
+        (p.to_path_buf(), None)
     } else {
-        let name = p.file_name()?.to_str()?;
-        if !(name.starts_with(PREFIX) && name.ends_with(SUFFIX)) {
-            return None;
-        }
-        p.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+        let (_, naming) = rank_of(p.file_name()?.to_str()?)?;
+        (p.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf), Some(naming))
     };
     let entries = match std::fs::read_dir(&dir) {
         Ok(e) => e,
         Err(e) => return Some(Err(format!("{path}: cannot list the directory: {e}"))),
     };
-    let mut files: Vec<(u32, PathBuf)> = Vec::new();
+    let mut files: Vec<(usize, u32, PathBuf)> = Vec::new();
     for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(rank) = name.to_str().and_then(|n| n.strip_prefix(PREFIX)?.strip_suffix(SUFFIX)?.parse().ok()) else {
-            continue;
-        };
-        files.push((rank, entry.path()));
+        if let Some((rank, n)) = entry.file_name().to_str().and_then(rank_of) {
+            files.push((n, rank, entry.path()));
+        }
     }
+    // A directory holding both namings: a file given names its own; else the first.
+    let naming = naming.or_else(|| files.iter().map(|f| f.0).min())?;
+    files.retain(|f| f.0 == naming);
+    let (prefix, suffix) = NAMINGS[naming];
     if files.is_empty() {
-        // a directory without rank files is not a liballprof trace
-        return if p.is_dir() { None } else { Some(Err(format!("{path}: no {PREFIX}N{SUFFIX} files"))) };
+        return Some(Err(format!("{path}: no {prefix}N{suffix} files")));
     }
     files.sort();
-    if let Some((i, _)) = files.iter().enumerate().find(|(i, (rank, _))| *rank != *i as u32) {
-        return Some(Err(format!("{path}: the rank files are not 0 to {}: rank {i}'s is missing", files.len() - 1)));
+    if let Some((i, _)) = files.iter().enumerate().find(|(i, (_, rank, _))| *rank != *i as u32) {
+        return Some(Err(format!(
+            "{path}: the rank files are not 0 to {}: rank {i}'s ({prefix}{i}{suffix}) is missing",
+            files.len() - 1
+        )));
     }
-    Some(Ok(files.into_iter().map(|(_, f)| f).collect()))
+    Some(Ok(files.into_iter().map(|(_, _, f)| f).collect()))
 }
 
 /// A request in flight: what its completion records.
@@ -86,13 +101,15 @@ struct RankReader<'a> {
     pending: HashMap<u64, Pending>,
     line: usize,
     finalized: bool,
+    /// The trace's origin, ps of the tracer's clock (see the module's comment).
+    origin: i128,
 }
 
-/// Fields of one call line.
+/// Fields of one call line; times in ps of the tracer's clock.
 struct Call<'l> {
     name: &'l str,
-    start: Option<f64>,
-    end: f64,
+    start: Option<i128>,
+    end: i128,
     args: Vec<&'l str>,
 }
 
@@ -202,15 +219,27 @@ impl RankReader<'_> {
         if self.finalized {
             return Err(self.err(format!("{} after MPI_Finalize", call.name)));
         }
-        let end = us_to_ps(call.end);
-        let start = call.start.map_or(end, us_to_ps);
+        let end = self.since_origin(call.name, call.end)?;
+        let start = call.start.map_or(Ok(end), |t| self.since_origin(call.name, t))?;
         if end < start {
-            return Err(self.err(format!("{} ends ({} µs) before it starts", call.name, call.end)));
+            return Err(self.err(format!("{} ends ({} µs) before it starts", call.name, end as f64 / 1e6)));
         }
         let region = self.region(call.name)?;
         self.emit(Event { kind: ffi::ENTER, region, time_ps: start, cpu_ps: ffi::NO_CPU_TIME, ..Event::default() })?;
         self.events(call, start, end)?;
         self.emit(Event { kind: ffi::LEAVE, region, time_ps: end, cpu_ps: ffi::NO_CPU_TIME, ..Event::default() })
+    }
+
+    /// A time of the tracer's clock as ps since the trace's origin.
+    fn since_origin(&self, name: &str, ps: i128) -> Result<u64, String> {
+        u64::try_from(ps - self.origin).map_err(|_| {
+            self.err(format!(
+                "{name} at {} µs of the tracer's clock, {} µs from the trace's first time: a clock this reader \
+                 cannot interpret (before the trace starts, or more than 213 days after)",
+                ps as f64 / 1e6,
+                (ps - self.origin) as f64 / 1e6
+            ))
+        })
     }
 
     fn events(&mut self, c: &Call, t: u64, end: u64) -> Result<(), String> {
@@ -421,8 +450,36 @@ impl RankReader<'_> {
     }
 }
 
-fn us_to_ps(us: f64) -> u64 {
-    (us * 1e6).round().max(0.0) as u64
+/// A time in µs as liballprof prints it (`1712345678901234`, `12.345678`, or as
+/// floating point would, `1.5e3`), exactly in ps where it is a plain decimal.
+fn us_to_ps(text: &str) -> Option<i128> {
+    const PS_PER_US: i128 = 1_000_000;
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let plain = |d: &str| d.bytes().all(|b| b.is_ascii_digit());
+    let ps = if !whole.is_empty() && plain(whole) && plain(frac) && whole.len() <= 24 {
+        // ps: the whole µs, then the fraction's first six digits, rounded at the seventh
+        let mut ps = whole.parse::<i128>().ok()? * PS_PER_US;
+        let mut scale = PS_PER_US;
+        for b in frac.bytes().take(6) {
+            scale /= 10;
+            ps += i128::from(b - b'0') * scale;
+        }
+        if frac.as_bytes().get(6).is_some_and(|&b| b >= b'5') {
+            ps += 1;
+        }
+        ps
+    } else {
+        let us: f64 = digits.parse().ok()?;
+        if !us.is_finite() || us.abs() > 1e24 {
+            return None;
+        }
+        (us * 1e6).round() as i128
+    };
+    Some(if negative { -ps } else { ps })
 }
 
 /// One call line's fields; None for a comment or an empty line, Err(()) for a line
@@ -442,17 +499,42 @@ fn parse_call(line: &str) -> Result<Call<'_>, ()> {
     }
     let start = match fields[1] {
         "-" => None,
-        t => Some(t.parse::<f64>().map_err(|_| ())?),
+        t => Some(us_to_ps(t).ok_or(())?),
     };
     // MPI_Finalize's end is `-` (MPI_Wtime is not callable after it): its start
     let end = match (fields[fields.len() - 1], start) {
         ("-", Some(start)) => start,
-        (t, _) => t.parse::<f64>().map_err(|_| ())?,
+        (t, _) => us_to_ps(t).ok_or(())?,
     };
-    if !end.is_finite() || start.is_some_and(|s| !s.is_finite()) {
-        return Err(());
-    }
     Ok(Call { name: fields[0], start, end, args: fields[2..fields.len() - 1].to_vec() })
+}
+
+/// A rank file's text, checked to be liballprof's.
+fn read_text(file: &Path) -> Result<String, String> {
+    let name = file.display();
+    let text = std::fs::read(file).map_err(|e| format!("{name}: cannot read: {e}"))?;
+    let text = String::from_utf8(text).map_err(|_| format!("{name}: not a text file (not a liballprof trace)"))?;
+    let first = text.lines().next().unwrap_or("");
+    if !(first.starts_with('#') && (first.contains("PMPI Tracer") || first.contains("collprof"))) {
+        return Err(format!(
+            "{name}: not a liballprof trace (its first line is not \"# htor's PMPI Tracer ...\" or \"# collprof ...\")"
+        ));
+    }
+    Ok(text)
+}
+
+/// The trace's origin: the earliest first time of any rank, ps of the tracer's clock
+/// (each file's first call record, read alone; a file that holds none, or is not a
+/// trace, is reported when it is read whole).
+fn origin(files: &[PathBuf]) -> i128 {
+    use std::io::BufRead;
+    let first = |file: &PathBuf| {
+        let lines = std::io::BufReader::new(std::fs::File::open(file).ok()?).lines();
+        let call =
+            lines.map_while(Result::ok).find_map(|line| parse_line(&line).map(|c| c.map(|c| c.start.unwrap_or(c.end))));
+        call?.ok()
+    };
+    files.iter().filter_map(first).min().unwrap_or(0)
 }
 
 /// Read the liballprof trace whose rank files are `files` into `sink`; with `events`
@@ -466,16 +548,10 @@ pub fn read(files: &[PathBuf], sink: &mut dyn Sink, events: bool) -> Result<(), 
         return Ok(());
     }
     let mut regions = HashMap::new();
+    let origin = origin(files);
     for (rank, file) in files.iter().enumerate() {
         let name = file.display().to_string();
-        let text = std::fs::read(file).map_err(|e| format!("{name}: cannot read: {e}"))?;
-        let text = String::from_utf8(text).map_err(|_| format!("{name}: not a text file (not a liballprof trace)"))?;
-        let first = text.lines().next().unwrap_or("");
-        if !(first.starts_with('#') && (first.contains("PMPI Tracer") || first.contains("collprof"))) {
-            return Err(format!(
-                "{name}: not a liballprof trace (its first line is not \"# htor's PMPI Tracer ...\" or \"# collprof ...\")"
-            ));
-        }
+        let text = read_text(file)?;
         let mut reader = RankReader {
             file: name.clone(),
             rank: rank as u32,
@@ -486,6 +562,7 @@ pub fn read(files: &[PathBuf], sink: &mut dyn Sink, events: bool) -> Result<(), 
             pending: HashMap::new(),
             line: 0,
             finalized: false,
+            origin,
         };
         for (i, line) in text.lines().enumerate() {
             reader.line = i + 1;

@@ -145,10 +145,120 @@ fn bad_liballprof_traces_are_one_line_naming_the_file() {
     assert!(error(dir.path().to_str().unwrap()).contains("MPI_Waitany: liballprof does not record which request"));
     // a missing rank file, a file that is not a liballprof trace, a bare directory
     let dir = trace(&[("pmpi-trace-rank-0.txt", format!("{HEADER}{RANK0}")), ("pmpi-trace-rank-2.txt", String::new())]);
-    assert!(error(dir.path().to_str().unwrap()).contains("rank 1's is missing"));
+    assert!(error(dir.path().to_str().unwrap()).contains("rank 1's (pmpi-trace-rank-1.txt) is missing"));
     let dir = two_ranks("num_ranks 2\n", RANK0, RANK1);
     assert!(error(dir.path().to_str().unwrap()).contains("not a liballprof trace"));
     let empty = tempfile::tempdir().unwrap();
     let e = error(empty.path().to_str().unwrap());
     assert!(e.contains("a directory, not a trace"), "{e}");
+}
+
+/// A small seeded generator (xorshift64*), so that the generated traces are the same
+/// on every run without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
+    }
+}
+
+/// A 4-rank liballprof trace in the tracer's exact layout, as `MPI_Wtime` since the
+/// epoch prints it (integer µs near 1.7·10¹⁵, `%.0f` of `PMPI_Wtime()*1e6`): `rounds`
+/// rounds of compute, a ring exchange and an allreduce, with seeded compute and call
+/// times. Returns the rank files' texts and each rank's span from MPI_Init's return to
+/// MPI_Finalize's call less the time inside calls, ps.
+fn epoch_trace(seed: u64, rounds: u32) -> (Vec<String>, Vec<u64>) {
+    let mut rng = Rng(seed);
+    let mut files = Vec::new();
+    let mut spans = Vec::new();
+    for r in 0..4u32 {
+        let mut t: u64 = 1_765_432_100_000_000 + rng.below(5000); // µs since the epoch
+        let mut text = String::from(HEADER);
+        text += &format!("MPI_Init:-:140737488340112:140737488340104:{t}\n");
+        let mut outside = 0;
+        let comm = format!("0,{r},4");
+        let (right, left) = ((r + 1) % 4, (r + 3) % 4);
+        for _ in 0..rounds {
+            let mut call = |name: &str, args: String, rng: &mut Rng| {
+                let gap = 1 + rng.below(20_000); // µs of compute before it
+                let inside = 1 + rng.below(50);
+                t += gap;
+                outside += gap;
+                text += &format!("{name}:{t}:{args}:{}\n", t + inside);
+                t += inside;
+            };
+            call("MPI_Isend", format!("11251872:250:11,4,4:{right}:3:{comm}:7104000"), &mut rng);
+            call("MPI_Irecv", format!("11251880:250:11,4,4:{left}:3:{comm}:7104008"), &mut rng);
+            call("MPI_Waitall", "2:7104000:140734714680384".into(), &mut rng);
+            call("MPI_Allreduce", format!("1:2:1:11,8,8:3:{comm}"), &mut rng);
+        }
+        let gap = rng.below(1000);
+        t += gap;
+        outside += gap;
+        text += &format!("MPI_Finalize:{t}:-\n");
+        files.push(text);
+        spans.push(outside * 1_000_000);
+    }
+    (files, spans)
+}
+
+#[test]
+fn a_trace_on_the_epoch_clock_replays_its_whole_compute() {
+    // Replayed compute is the trace's own span less the time inside calls, rank by
+    // rank, to the ps: no time between calls is dropped (at epoch-scale times a
+    // conversion to ps that saturates made every gap 0).
+    for seed in [1, 7, 12345] {
+        let (files, spans) = epoch_trace(seed, 30);
+        let named: Vec<(String, String)> =
+            files.into_iter().enumerate().map(|(r, t)| (format!("pmpi-trace-rank-{r}.txt"), t)).collect();
+        let dir = trace(&named.iter().map(|(n, t)| (n.as_str(), t.clone())).collect::<Vec<_>>());
+        let path = dir.path().to_str().unwrap();
+        let r = read_trace(path).unwrap();
+        let run = run_schedule(&r.schedule, &platform(), &RunOptions::default()).unwrap();
+        let compute: Vec<u64> = run.ranks.iter().map(|s| s.compute_ps).collect();
+        assert_eq!(compute, spans, "seed {seed}");
+        // trace info measures each rank from MPI_Init's return to MPI_Finalize's call
+        let info = trace_info(path).unwrap();
+        for (m, span) in info.measured.iter().zip(&spans) {
+            assert!(m.duration_ps() >= *span, "{} < {span}", m.duration_ps());
+        }
+        // the makespan is at least the longest rank's compute: the 66x-too-fast replay
+        // (compute 0) fails here
+        assert!(run.ranks.iter().map(|s| s.end_ps).max().unwrap() >= *spans.iter().max().unwrap());
+    }
+}
+
+#[test]
+fn the_collective_profilers_file_names_read_the_same() {
+    let (files, spans) = epoch_trace(3, 5);
+    let named: Vec<(String, String)> =
+        files.into_iter().enumerate().map(|(r, t)| (format!("htor-coll-rank-{r}.dat"), t)).collect();
+    let dir = trace(&named.iter().map(|(n, t)| (n.as_str(), t.clone())).collect::<Vec<_>>());
+    for path in [dir.path().to_path_buf(), dir.path().join("htor-coll-rank-2.dat")] {
+        let r = read_trace(path.to_str().unwrap()).unwrap();
+        assert_eq!(r.schedule.num_ranks, 4);
+        let run = run_schedule(&r.schedule, &platform(), &RunOptions::default()).unwrap();
+        assert_eq!(run.ranks.iter().map(|s| s.compute_ps).collect::<Vec<_>>(), spans);
+    }
+    // a rank missing in this naming is named in it
+    std::fs::remove_file(dir.path().join("htor-coll-rank-1.dat")).unwrap();
+    let e = error(dir.path().to_str().unwrap());
+    assert!(e.contains("rank 1's (htor-coll-rank-1.dat) is missing"), "{e}");
+}
+
+#[test]
+fn a_clock_the_reader_cannot_interpret_is_refused_in_one_line() {
+    // 10^8 s past the first time (more than the 213 days 64-bit ps hold)
+    let far =
+        RANK1.replace("MPI_Send:2022:", "MPI_Send:100000000002022:").replace(":0,1,2:2023", ":0,1,2:100000000002023");
+    let dir = two_ranks(HEADER, RANK0, &far);
+    let e = error(dir.path().to_str().unwrap());
+    assert!(e.contains("pmpi-trace-rank-1.txt: line 7: MPI_Send at") && e.contains("cannot interpret"), "{e}");
+    // a time that is not a number
+    let dir = two_ranks(HEADER, RANK0, &RANK1.replace("MPI_Send:2022:", "MPI_Send:20x2:"));
+    assert!(error(dir.path().to_str().unwrap()).contains("line 7: not a call record"));
 }

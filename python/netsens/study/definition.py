@@ -568,7 +568,7 @@ COMPILED_MAGIC = b"NSGSCHED"
 
 def _looks_like_path(entry: Any) -> bool:
     text = os.fspath(entry)
-    liballprof = os.path.basename(text).startswith("pmpi-trace-rank-")
+    liballprof = os.path.basename(text).startswith(("pmpi-trace-rank-", "htor-coll-rank-"))
     named = text.endswith((".goal", ".nsg", ".otf2", ".meta"))
     return named or liballprof or "/" in text or os.sep in text
 

@@ -136,8 +136,10 @@ pub struct Core<O: Observer + ?Sized = dyn Observer> {
     disks: Option<Disks>,
     /// The topology's links that messages share (`[topology]`); `None`: the LogGP pipe.
     fabric: Option<Box<crate::fabric::Fabric>>,
-    /// Trips through the fabric per (from, to) pair, in sending order.
-    in_flight: rustc_hash::FxHashMap<u64, VecDeque<shared_links::Trip>>,
+    /// The latest arrival through the fabric per (from, to) pair, and its message.
+    pair_arrival: rustc_hash::FxHashMap<u64, (Time, u32)>,
+    /// Messages whose bytes are a flow of the fabric, until their receive completes.
+    flow_bytes: rustc_hash::FxHashMap<u32, shared_links::Bytes>,
     /// Next-free clock of every disk: `disk_free[node·count + d]`.
     disk_free: Vec<Time>,
     /// Per host, when its last disk request finished (a rank waiting for its disk
@@ -213,7 +215,8 @@ impl<O: Observer + ?Sized> Core<O> {
             node_params: platform.node.clone().unwrap_or_else(|| platform.cluster.clone()),
             cluster_params: platform.cluster.clone(),
             fabric,
-            in_flight: Default::default(),
+            pair_arrival: Default::default(),
+            flow_bytes: Default::default(),
             link_free: vec![0; if nclusters > 1 { nclusters * nclusters } else { 0 }],
             disk_free: platform.disks.as_ref().map_or(Vec::new(), |d| {
                 let nodes = n.div_ceil(platform.shape.ranks_per_node.max(1) as usize);
@@ -513,8 +516,7 @@ impl<O: Observer + ?Sized> Core<O> {
             EventKind::Hop => self.on_hop(ev),
             EventKind::Transmit => self.on_transmit(ev, front),
             EventKind::FlowEnter => self.on_flow_enter(ev),
-            EventKind::FlowArrive => self.on_flow_arrive(ev),
-            EventKind::FlowDone => self.on_flow_done(ev),
+            EventKind::FlowDone => self.on_flow_done(ev, front),
             EventKind::Wake => unreachable!("tokens are taken apart by the run loop"),
             EventKind::DiskDone => {
                 // The rank is busy until its disk is done, though its CPU is not.

@@ -29,9 +29,7 @@ pub enum EventKind {
     DiskDone,
     /// Flow `id` of a topology has paid its route's latency and joins its links.
     FlowEnter,
-    /// Flow `id`'s first byte may reach its receiver; `aux` is the version of its times.
-    FlowArrive,
-    /// Flow `id`'s bytes may all have moved; `aux` is the version of its times.
+    /// Flow `id`'s bytes may all have moved; `aux` is the version of its end.
     FlowDone,
     /// The clocks a group of waiting events needs may be free (see `blocked.rs`);
     /// `id` is the group, `phase`/`aux` the token's version.

@@ -70,6 +70,10 @@ impl<O: Observer + ?Sized> Core<O> {
             self.observe_cpu(c, At::Begin, Cost::RecvCpu { level, k, gap_bytes }, extra);
             tell!(self.advance(Clock::NicRecv(n), At::Begin, Cost::Gap { level, gap_bytes }, 0));
         }
+        if self.fabric.is_some() {
+            let gap_bytes = if wire > p.gap_above { k } else { 0 };
+            self.arrival_cost(ev.id, busy, level, k, gap_bytes);
+        }
         let r = &mut self.rec.ranks[host as usize];
         r.overhead_ps = r.overhead_ps.saturating_add(busy);
         r.noise_ps = r.noise_ps.saturating_add(extra);
@@ -102,8 +106,7 @@ impl<O: Observer + ?Sized> Core<O> {
                     (m.recv_op, m.size)
                 };
                 self.rec.received(host, size);
-                self.free_msgs.push(ev.id);
-                self.done(front, recv, self.cpu[c], At::Clock(Clock::Cpu(c)));
+                self.receive_done(front, ev.id, recv, (self.cpu[c], At::Clock(Clock::Cpu(c))));
             }
             Phase::OneWay | Phase::PutData | Phase::GetReq => {
                 // The target's handler runs now, after the arrival's own costs.
@@ -149,8 +152,7 @@ impl<O: Observer + ?Sized> Core<O> {
                 if phase == Phase::GetReply {
                     self.rec.received(host, size);
                 }
-                self.free_msgs.push(ev.id);
-                self.done(front, op, self.cpu[c], At::Clock(Clock::Cpu(c)));
+                self.receive_done(front, ev.id, op, (self.cpu[c], At::Clock(Clock::Cpu(c))));
             }
         }
     }
@@ -190,14 +192,12 @@ impl<O: Observer + ?Sized> Core<O> {
                 tell!(self.set(Clock::Cpu(c), At::Begin, true));
                 tell!(self.set(Clock::NicSend(n), At::Begin, true));
                 self.rec.received(dst, size);
-                self.free_msgs.push(id);
                 self.done(front, send_op, t, At::Begin);
-                self.done(front, recv, recv_done.0, recv_done.1);
+                self.receive_done(front, id, recv, recv_done);
             }
             _ => {
                 self.rec.received(dst, size);
-                self.free_msgs.push(id);
-                self.done(front, recv, recv_done.0, recv_done.1);
+                self.receive_done(front, id, recv, recv_done);
             }
         }
     }

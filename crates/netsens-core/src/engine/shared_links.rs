@@ -1,22 +1,34 @@
-//! Messages through a topology's shared links (`crate::fabric`): a message leaves
-//! its sender's CPU as a flow, joins its links once its route's latency is paid,
-//! arrives when the fabric's prediction of its first byte comes, and leaves its links
-//! when its bytes are through; the end points' rules stay as they are.
+//! Messages through a topology's shared links (`crate::fabric`). A message's first
+//! byte pays LogGP's L and its route's latency, and arrives whatever the sharing: the
+//! receiver's LogGOPS rule (its CPU and NIC) starts there. Its `k` further bytes are a
+//! flow whose end is known only when they are through, under every change of sharing
+//! until then; a receive completes no earlier than that allows (docs/guides/topology.md):
+//!
+//! `done = max(LogGOPS's completion, ta + o + max(k·O, k·G) + δ)`,
+//!
+//! `ta` the first byte's arrival and `δ` what the flow took beyond `k·G`. Where the
+//! bytes are not through when LogGOPS would complete the receive, the completion waits
+//! for the flow's end: it is never predicted, so no later sharing can make it wrong.
 
 use super::message::Phase;
-use super::observe::{At, Cost, Key, Observer};
+use super::observe::{At, Clock, Cost, Key, Observer};
 use super::queue::{Event, EventKind};
-use super::{tell, Core};
+use super::{tell, Core, Frontend, OpId};
 use crate::platform::{Level, LevelParams};
 use crate::time::Time;
 
-/// A message's trip through the fabric, in its pair's sending order; `at` is its
-/// arrival once its bytes are through.
+/// A message whose `k` bytes are a flow of the fabric: what its completion needs.
 #[derive(Clone, Copy)]
-pub(super) struct Trip {
-    msg: u32,
-    phase: Phase,
-    at: Option<Time>,
+pub(super) struct Bytes {
+    /// Its first byte's arrival.
+    ta: Time,
+    /// The receiving CPU's `o + max(k·O, k·G)` at its arrival, and how the observer
+    /// was told it (level, k, bytes charged G).
+    busy: Option<(Time, Level, u64, u64)>,
+    /// Once through: δ and, of it, what a link slower than the NIC takes alone.
+    through: Option<(Time, Time)>,
+    /// The operation whose completion waits, and when its CPU's part is done.
+    waiting: Option<(OpId, Time, u32)>,
 }
 
 /// The (from, to) key of a pair of hosts.
@@ -38,14 +50,91 @@ impl<O: Observer + ?Sized> Core<O> {
         let jitter = self.noise.latency_jitter(from);
         let tail = self.add(op, p.latency, jitter);
         let wire = self.wire_bytes(id, phase);
+        // The bytes LogGP charges G for are the flow; a message it charges none
+        // (one byte, or not above G_above) crosses in its route's latency.
+        let k = if wire > p.gap_above { wire - 1 } else { 0 };
         let nodes = (self.layout.node(from), self.layout.node(to));
         let fabric = self.fabric.as_mut().expect("a topology run has a fabric");
-        let (flow, start) = fabric.open(t1, id, phase as u8, nodes, to, wire, p.gap_per_byte, tail);
-        // LogGP's o + L, then the route's latency (the link time comes at arrival).
+        let start = if k == 0 {
+            t1.saturating_add(fabric.latency(nodes))
+        } else {
+            let (flow, start) = fabric.open(t1, id, phase as u8, nodes, to, (k, wire), p.gap_per_byte);
+            self.queue.push(start, EventKind::FlowEnter, flow, 0, 0);
+            start
+        };
+        // LogGP's o + L, then the route's latency.
         tell!(self.queued(Key::Msg(id), At::Begin, Cost::Wire { level: Level::Cluster }, jitter));
         tell!(self.delayed(Key::Msg(id), op, Cost::Route(start - t1)));
-        self.queue.push(start, EventKind::FlowEnter, flow, 0, 0);
-        self.in_flight.entry(pair(from, to)).or_default().push_back(Trip { msg: id, phase, at: None });
+        let mut ta = self.add(op, start, tail);
+        // Arrivals of one pair in sending order (MPI's non-overtaking rule): one sent
+        // later arrives no earlier (they differ only where jitter or several CPUs of a
+        // host reorder them).
+        let last = self.pair_arrival.entry(pair(from, to)).or_insert((0, id));
+        if ta < last.0 {
+            ta = last.0;
+            let earlier = last.1;
+            tell!(self.after(Key::Msg(id), Key::Msg(earlier)));
+        }
+        *last = (ta, id);
+        if k > 0 {
+            self.flow_bytes.insert(id, Bytes { ta, busy: None, through: None, waiting: None });
+        }
+        self.queue.push(ta, EventKind::Arrive, id, phase as u8, 0);
+    }
+
+    /// The receiving CPU's part of message `id`'s arrival was `busy` (`o + max(k·O,
+    /// gap_bytes·G)` at `level`): kept for its completion.
+    pub(super) fn arrival_cost(&mut self, id: u32, busy: Time, level: Level, k: u64, gap_bytes: u64) {
+        if let Some(b) = self.flow_bytes.get_mut(&id) {
+            b.busy = Some((busy, level, k, gap_bytes));
+        }
+    }
+
+    /// Receive (or get) `op` of message `id` is done at `at` by LogGOPS's rule; on a
+    /// topology no earlier than the message's bytes allow, which may be when its
+    /// flow's end comes. The message is freed once the operation is done.
+    pub(super) fn receive_done<F: Frontend<O>>(&mut self, front: &mut F, id: u32, op: OpId, at: (Time, At)) {
+        let flow = if self.fabric.is_some() { self.flow_bytes.get_mut(&id) } else { None };
+        let Some(b) = flow else {
+            self.free_msgs.push(id);
+            self.done(front, op, at.0, at.1);
+            return;
+        };
+        let host = self.msgs[id as usize].dst;
+        let host = if self.msgs[id as usize].recv_op == op { host } else { self.msgs[id as usize].src };
+        b.waiting = Some((op, at.0, host));
+        let through = b.through.is_some();
+        // The CPU's part, kept in the operation's own place until the bytes are in.
+        tell!(self.queued(Key::Op(op), at.1, Cost::Zero, 0));
+        if through {
+            self.bytes_in(front, id);
+        }
+    }
+
+    /// Message `id`'s bytes are through and an operation waits for them: it is done
+    /// at the later of its CPU's part and `ta + busy + δ`, and its CPU is busy until
+    /// then (as LogGOPS's receiving CPU is until its receive is done).
+    fn bytes_in<F: Frontend<O>>(&mut self, front: &mut F, id: u32) {
+        let b = self.flow_bytes.remove(&id).expect("a flow's message has its bytes");
+        let ((op, cpu_done, host), (wait, slow)) = (b.waiting.expect("waits"), b.through.expect("through"));
+        let (busy, level, k, gap_bytes) = b.busy.expect("a message is charged on arrival before it completes");
+        let send_op = self.msgs[id as usize].send_op;
+        let bytes = self.add(send_op, b.ta, busy);
+        let bytes = self.add(send_op, bytes, wait);
+        if self.obs.is_some() {
+            tell!(self.delayed(Key::Msg(id), send_op, Cost::RecvCpu { level, k, gap_bytes }));
+            tell!(self.delayed(Key::Msg(id), send_op, Cost::LinkTransmit(slow)));
+            tell!(self.delayed(Key::Msg(id), send_op, Cost::LinkWait(wait - slow)));
+            tell!(self.after(Key::Msg(id), Key::Op(op)));
+            tell!(self.begin(Key::Msg(id), op, Some(host), &[]));
+        }
+        let done = cpu_done.max(bytes);
+        let c = self.ci(host, self.msgs[id as usize].cpu);
+        // Waiting for bytes is not computing: a core the CPU shares stays free.
+        self.cpu[c] = self.cpu[c].max(done);
+        tell!(self.set(Clock::Cpu(c), At::Begin, true));
+        self.free_msgs.push(id);
+        self.done(front, op, done, At::Begin);
     }
 
     /// A flow's route latency is paid: its bytes join its links.
@@ -55,60 +144,24 @@ impl<O: Observer + ?Sized> Core<O> {
         self.schedule_flow_ends();
     }
 
-    /// A flow's first byte reaches its receiver (unless its arrival has moved since):
-    /// its message arrives, in its pair's sending order.
-    pub(super) fn on_flow_arrive(&mut self, ev: Event) {
+    /// A flow's bytes have all moved (unless its end has moved since): the flows that
+    /// shared its links speed up, and an operation waiting for them completes.
+    pub(super) fn on_flow_done<F: Frontend<O>>(&mut self, ev: Event, front: &mut F) {
         let fabric = self.fabric.as_mut().expect("a topology run has a fabric");
-        if let Some(d) = fabric.arrive(ev.time, ev.id, ev.aux) {
-            let phase = Phase::from_u8(d.phase);
-            self.msgs[d.msg as usize].link_wait = d.link_wait;
-            if self.obs.is_some() {
-                let op = self.msg_op(d.msg, phase);
-                let transmit = d.link_wait.min(d.slow_link);
-                tell!(self.delayed(Key::Msg(d.msg), op, Cost::LinkTransmit(transmit)));
-                tell!(self.delayed(Key::Msg(d.msg), op, Cost::LinkWait(d.link_wait - transmit)));
-            }
-            let (from, to) = self.ends(d.msg, phase);
-            // Arrivals of one pair in sending order (MPI's non-overtaking rule): a trip
-            // that arrives first waits for the earlier trips of its pair, and arrives
-            // with the last of them (`arrive_at` keeps the pair's order).
-            let key = pair(from, to);
-            let trips = self.in_flight.get_mut(&key).expect("the trip was opened");
-            let me = trips.iter_mut().find(|t| t.msg == d.msg && t.phase == phase).expect("the trip is in flight");
-            me.at = Some(d.at);
-            let mut ready = Vec::new();
-            while let Some(&Trip { msg, phase, at: Some(at) }) = trips.front() {
-                trips.pop_front();
-                ready.push((msg, phase, at));
-            }
-            if trips.is_empty() {
-                self.in_flight.remove(&key);
-            }
-            let mut earlier = None;
-            for (msg, phase, at) in ready {
-                if let Some(e) = earlier {
-                    tell!(self.after(Key::Msg(msg), Key::Msg(e)));
-                }
-                earlier = Some(msg);
-                self.arrive_at(msg, phase, from, to, at);
+        if let Some(t) = fabric.finish(ev.time, ev.id, ev.aux) {
+            self.msgs[t.msg as usize].link_wait = t.link_wait;
+            let b = self.flow_bytes.get_mut(&t.msg).expect("a flow's message has its bytes");
+            b.through = Some((t.link_wait, t.slow_link));
+            if b.waiting.is_some() {
+                self.bytes_in(front, t.msg);
             }
         }
-    }
-
-    /// A flow's bytes have all moved (unless its end has moved since): the flows that
-    /// shared its links speed up.
-    pub(super) fn on_flow_done(&mut self, ev: Event) {
-        let fabric = self.fabric.as_mut().expect("a topology run has a fabric");
-        fabric.finish(ev.time, ev.id, ev.aux);
         self.schedule_flow_ends();
     }
 
     fn schedule_flow_ends(&mut self) {
         let fabric = self.fabric.as_mut().expect("a topology run has a fabric");
         for r in fabric.retimed.drain(..) {
-            if let Some(at) = r.arrive {
-                self.queue.push(at, EventKind::FlowArrive, r.flow, 0, r.version);
-            }
             self.queue.push(r.end, EventKind::FlowDone, r.flow, 0, r.version);
         }
     }

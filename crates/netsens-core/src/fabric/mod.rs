@@ -2,23 +2,23 @@
 //! time share (docs/guides/topology.md). The engine's end points (o, g, G, O, S,
 //! rendezvous) stay as `LOGGP.md` states; between them, a message is a *flow*.
 //!
-//! A flow of `w` bytes leaves its sender's CPU at `t1`, pays its route's latency
-//! `Λ · latency_factor` and then moves its bytes at the rate that max-min sharing
-//! gives it (never faster than its sender's NIC, 1/G). Alone on idle links that
-//! takes `w · G`; what it takes beyond is its *link wait* `δ`, and it arrives at
-//! `t1 + L + Λ · latency_factor + δ`. With no link ever shared, `δ = 0`: the LogGP
-//! arrival plus the route's latency.
-//!
-//! The arrival is LogGP's first byte: it comes before the bytes are all through
-//! (the receiver then takes `k·G` for them). So it is predicted from the flow's
-//! current end, `end − w·G + L`, scheduled, and moved while it lies ahead whenever
-//! the end moves; once it has come, the message is delivered and later sharing
-//! slows only the other flows (docs/guides/topology.md).
+//! A message of `w` bytes is LogGP's first byte, which pays latency alone, and
+//! `k = w − 1` bytes more, which the sender's NIC would move at one per `G`. Here
+//! those `k` bytes are a *flow*: it leaves its sender's CPU at `t1`, pays its route's
+//! latency `Λ · latency_factor` and then moves at the rate that max-min sharing gives
+//! it (never faster than its sender's NIC, 1/G), recomputed whenever any flow that
+//! shares a link with it, directly or through others, joins or leaves. Alone on idle
+//! links it takes `k · G`; what it takes beyond is its *link wait* `δ`, known only
+//! when its bytes are through. The message's first byte arrives at
+//! `t1 + L + Λ · latency_factor` whatever the sharing (the receiver's LogGOPS rule
+//! starts there) and its receive completes no earlier than `δ` after LogGOPS's
+//! completion (engine/shared_links.rs; docs/guides/topology.md). A message LogGP
+//! charges no per-byte time (one byte, or not above `G_above`) is no flow: it
+//! crosses in its route's latency.
 //!
 //! The engine's interface is narrow: [`Fabric::open`] a flow, [`Fabric::enter`] it
-//! when its latency is paid, [`Fabric::arrive`] it and [`Fabric::finish`] it when
-//! its scheduled arrival and end come; the times that moved wait in
-//! [`Fabric::retimed`] for the engine to schedule.
+//! when its latency is paid, [`Fabric::finish`] it when its scheduled end comes; the
+//! ends that moved wait in [`Fabric::retimed`] for the engine to schedule.
 
 mod dragonfly;
 mod fat_tree;
@@ -37,25 +37,22 @@ use network::Network;
 use sharing::{Solver, Want};
 pub use stats::{LinkClassStats, LinkReport, LinkStats};
 
-/// New times of flow `flow` (events carry `version`): its end, and its arrival
-/// unless delivered.
+/// A new end of flow `flow` (its event carries `version`).
 #[derive(Clone, Copy, Debug)]
 pub struct Retimed {
     pub flow: u32,
     pub version: u16,
     pub end: Time,
-    pub arrive: Option<Time>,
 }
 
-/// A message handed back to the engine: it reaches its receiver at `at`, after
-/// `link_wait` ps slowed by other flows on its links.
+/// A flow whose bytes are through, handed back to the engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Delivery {
+pub struct Through {
     pub msg: u32,
     pub phase: u8,
-    pub at: Time,
+    /// What its bytes took beyond `k·G` (ps): sharing and slower links.
     pub link_wait: Time,
-    /// Of `link_wait`, what its bytes would take beyond `w·G` alone on its route (a
+    /// Of `link_wait`, what its bytes would take beyond `k·G` alone on its route (a
     /// link slower than its NIC); the rest is sharing.
     pub slow_link: Time,
 }
@@ -76,17 +73,14 @@ struct Flow {
     end: Time,
     /// When the bytes started to move (latency paid).
     start: Time,
-    /// Its scheduled arrival, while not delivered.
-    arrive: Time,
-    delivered: bool,
     /// Its bytes are through and it has left its links.
     through: bool,
-    /// `w · G`: the bytes' time alone at the NIC's rate.
+    /// `k · G`: the bytes' time alone at the NIC's rate.
     alone: Time,
-    /// Added to the arrival: L (and latency jitter).
-    tail: Time,
     /// Its bytes' time alone on its route beyond `alone` (a link slower than the NIC).
     slow_link: Time,
+    /// The message's bytes, for the links' statistics.
+    wire: u64,
     version: u16,
 }
 
@@ -114,6 +108,7 @@ pub struct Fabric {
     group_links: Vec<u32>,
     slot: Vec<u32>,
     rates: Vec<f64>,
+    scratch_route: Vec<u32>,
 }
 
 /// Bytes per ps of a per-byte cost (infinite for a zero cost).
@@ -160,13 +155,25 @@ impl Fabric {
             group_flows: Vec::new(),
             group_links: Vec::new(),
             rates: Vec::new(),
+            scratch_route: Vec::new(),
         })
     }
 
-    /// A message of `bytes` from node `src` to node `dst` (received by `rank`)
-    /// leaves its sender's CPU at `t1`, its NIC moving `nic` per byte; `tail` (L) is
-    /// added to its arrival. Returns the flow and when its bytes start to move; the
-    /// engine calls [`Fabric::enter`] then.
+    /// The route's latency from node `src` to node `dst`, `round(Λ · latency_factor)`:
+    /// all a message that is no flow takes on the way.
+    pub fn latency(&mut self, (src, dst): (u32, u32)) -> Time {
+        let mut links = std::mem::take(&mut self.scratch_route);
+        links.clear();
+        self.net.route(self.host_of[src as usize], self.host_of[dst as usize], &mut links);
+        let latency: Time = links.iter().map(|&l| self.net.links[l as usize].latency).sum();
+        self.scratch_route = links;
+        round_ps(latency as f64 * self.sharing.latency_factor)
+    }
+
+    /// The `bytes` (k) of a message of `wire` bytes from node `src` to node `dst`
+    /// (received by `rank`) leave their sender's CPU at `t1`, its NIC moving `nic` per
+    /// byte. Returns the flow and when its bytes start to move (its route's latency
+    /// paid); the engine calls [`Fabric::enter`] then.
     #[allow(clippy::too_many_arguments)]
     pub fn open(
         &mut self,
@@ -175,9 +182,8 @@ impl Fabric {
         phase: u8,
         (src, dst): (u32, u32),
         rank: u32,
-        bytes: u64,
+        (bytes, wire): (u64, u64),
         nic: PerByte,
-        tail: Time,
     ) -> (u32, Time) {
         let mut links = match self.free.last() {
             Some(&f) => std::mem::take(&mut self.flows[f as usize].links),
@@ -218,12 +224,10 @@ impl Fabric {
             updated: start,
             end: Time::MAX,
             start,
-            arrive: Time::MAX,
-            delivered: false,
             through: false,
             alone,
-            tail,
             slow_link,
+            wire,
             version: 0,
         };
         let id = match self.free.pop() {
@@ -244,7 +248,7 @@ impl Fabric {
     /// Flow `id`'s latency is paid at `now`: its bytes join its links.
     pub fn enter(&mut self, now: Time, id: u32) {
         let f = &self.flows[id as usize];
-        let bytes = f.left as u64;
+        let bytes = f.wire;
         for &l in &f.links {
             self.on_link[l as usize].push(id);
             self.stats.joined(l, now, bytes, self.on_link[l as usize].len());
@@ -252,29 +256,13 @@ impl Fabric {
         self.reshare(now, id);
     }
 
-    /// The arrival event of flow `id` (scheduled with `version`) comes at `now`: the
-    /// message's delivery, or `None` for an arrival that has since moved.
-    pub fn arrive(&mut self, now: Time, id: u32, version: u16) -> Option<Delivery> {
-        let f = &mut self.flows[id as usize];
-        if f.delivered || f.version != version || f.arrive != now {
-            return None;
-        }
-        f.delivered = true;
-        let wait = now.saturating_sub(f.start.saturating_add(f.tail));
-        let d = Delivery { msg: f.msg, phase: f.phase, at: now, link_wait: wait, slow_link: f.slow_link };
-        self.wait_of_rank[f.rank as usize] = self.wait_of_rank[f.rank as usize].saturating_add(wait);
-        if f.through {
-            self.release(id);
-        }
-        Some(d)
-    }
-
     /// The end event of flow `id` (scheduled with `version`) comes at `now`: its bytes
     /// are through, it leaves its links and the flows it shared them with speed up.
-    pub fn finish(&mut self, now: Time, id: u32, version: u16) {
+    /// `None` for an end that has since moved.
+    pub fn finish(&mut self, now: Time, id: u32, version: u16) -> Option<Through> {
         let f = &self.flows[id as usize];
         if f.through || f.version != version || f.end != now {
-            return;
+            return None;
         }
         for &l in &self.flows[id as usize].links {
             let on = &mut self.on_link[l as usize];
@@ -285,18 +273,16 @@ impl Fabric {
         let f = &mut self.flows[id as usize];
         f.end = Time::MAX;
         f.through = true;
+        let wait = now.saturating_sub(f.start).saturating_sub(f.alone);
+        let through = Through { msg: f.msg, phase: f.phase, link_wait: wait, slow_link: f.slow_link.min(wait) };
+        self.wait_of_rank[f.rank as usize] = self.wait_of_rank[f.rank as usize].saturating_add(wait);
         // Off its links now: the flows it shared them with are reshared.
         self.reshare(now, id);
-        if self.flows[id as usize].delivered {
-            self.release(id);
-        }
-    }
-
-    /// Flow `id` is delivered and through: its slot is free (its pending events stale).
-    fn release(&mut self, id: u32) {
+        // Its slot is free (its pending events stale).
         let f = &mut self.flows[id as usize];
         f.version = f.version.wrapping_add(1);
         self.free.push(id);
+        Some(through)
     }
 
     /// New rates for every flow that shares a link, directly or through others, with
@@ -360,14 +346,8 @@ impl Fabric {
             if end != f.end {
                 f.end = end;
                 f.version = f.version.wrapping_add(1);
-                // The first byte's arrival, never in the past; none once delivered.
-                let arrive = (!f.delivered && end != Time::MAX)
-                    .then(|| end.saturating_sub(f.alone).max(f.start).saturating_add(f.tail).max(now));
-                if let Some(at) = arrive {
-                    f.arrive = at;
-                }
                 if end != Time::MAX {
-                    self.retimed.push(Retimed { flow: id, version: f.version, end, arrive });
+                    self.retimed.push(Retimed { flow: id, version: f.version, end });
                 }
             }
         }
