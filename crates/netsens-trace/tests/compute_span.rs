@@ -85,3 +85,47 @@ fn a_refused_trace_shows_its_time_between_calls_and_the_refusal() {
     let refused = info.replay_refused.unwrap();
     assert!(refused.contains("MPI_Put is an MPI call replay does not model"), "{refused}");
 }
+
+/// liballprof (the tracer's exact layout, integer µs of MPI_Wtime since the epoch): the
+/// same program as the DUMPI test above, 3 + 6 + 2 + 1 µs between rank 0's calls and
+/// 5 + 2 + 7 µs between rank 1's. Replay charges exactly that.
+#[test]
+fn liballprof_compute_is_the_time_between_calls() {
+    const B: u64 = 1_765_432_100_000_000; // µs since the epoch
+    let rank0 = format!(
+        "MPI_Init:-:140737488340112:140737488340104:{}\nMPI_Comm_rank:{}:0,0,2:140737488340100:{}\n\
+         MPI_Send:{}:11251872:1:11,8,8:1:7:0,0,2:{}\nMPI_Irecv:{}:11251872:1:11,8,8:-1:-1:0,0,2:7104000:{}\n\
+         MPI_Wait:{}:7104000:140734714680384:{}\nMPI_Allreduce:{}:1:2:1:11,8,8:3:0,0,2:{}\nMPI_Finalize:{}:-\n",
+        B + 1000,
+        B + 1000,
+        B + 1000,
+        B + 1003,
+        B + 1004,
+        B + 1010,
+        B + 1010,
+        B + 1012,
+        B + 1040,
+        B + 1041,
+        B + 1050,
+        B + 1050
+    );
+    let rank1 = format!(
+        "MPI_Init:-:140737488340112:140737488340104:{}\nMPI_Recv:{}:11287888:1:11,8,8:0:7:0,1,2:140737488340112:{}\n\
+         MPI_Send:{}:11287888:1:11,8,8:0:9:0,1,2:{}\nMPI_Allreduce:{}:1:2:1:11,8,8:3:0,1,2:{}\nMPI_Finalize:{}:-\n",
+        B + 2000,
+        B + 2005,
+        B + 2020,
+        B + 2022,
+        B + 2023,
+        B + 2030,
+        B + 2040,
+        B + 2040
+    );
+    let header = "# htor's PMPI Tracer 1 Output File\n# time: Thu Nov 26 22:00:00 2026\n\n";
+    let dir = tempfile::tempdir().unwrap();
+    for (r, text) in [rank0, rank1].iter().enumerate() {
+        std::fs::write(dir.path().join(format!("pmpi-trace-rank-{r}.txt")), format!("{header}{text}")).unwrap();
+    }
+    let info = trace_info(dir.path().to_str().unwrap()).unwrap();
+    assert_eq!(figures(&info), (vec![12_000, 14_000], vec![12_000, 14_000]));
+}
