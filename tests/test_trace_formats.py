@@ -176,3 +176,17 @@ def test_served_communicators_change_only_receives_a_test_completes(tmp_path):
     assert replay(anchor)["makespan_ps"] == replay(anchor, "--served", "0")["makespan_ps"] == 24e6
     line = one_error_line(netsens("replay", anchor, "--served", "world"))
     assert 'served: "world" is not a communicator reference' in line
+
+
+def test_trace_info_of_a_trace_replay_refuses_says_why_beside_its_figures(tmp_path):
+    # rank 1 ends with an MPI_Put (fault bit 1): the time between calls is shown, the
+    # replayed compute is "-", and one line names the call replay does not model
+    anchor = _core.write_synthetic_trace(str(tmp_path / "put"), 2, 2, 1000, 1, 0, 2)
+    info = json.loads(netsens("trace", "info", anchor, "--json").stdout)
+    assert [r["between_calls_ps"] // 1000 for r in info["ranks_measured"]] == [1000, 1001]
+    assert all(r["replayed_compute_ps"] is None for r in info["ranks_measured"])
+    assert "MPI_Put is an MPI call replay does not model" in info["replay_refused"]
+    proc = netsens("trace", "info", anchor)
+    assert proc.returncode == 0, proc.stderr
+    assert "replay refuses it: " in proc.stdout and "MPI_Put" in proc.stdout
+    assert "1 us" in proc.stdout and " - " in proc.stdout
