@@ -25,7 +25,8 @@ def info_command(path: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(info, indent=2))
         return
-    blocks = [headline(info), measured_table(info["ranks_measured"], info["compute_clock"])]
+    clock = None if info["replay_refused"] else info["compute_clock"]
+    blocks = [headline(info), measured_table(info["ranks_measured"], clock)]
     if info["replay_refused"]:
         blocks.append(TextLine(("replay refuses it: ", "bold"), (info["replay_refused"], None)))
     print_blocks([*blocks, call_table(info["calls"])])
@@ -45,7 +46,7 @@ def headline(info: dict[str, Any]) -> TextTable:
     return grid
 
 
-def measured_table(ranks: list[dict[str, Any]], clock: str) -> TextTable:
+def measured_table(ranks: list[dict[str, Any]], clock: str | None) -> TextTable:
     """Each rank's measured time, time with measurement off, time between its calls (as
     the trace says it) and the compute replay charges it (by the ``clock`` it names; "-"
     where replay refuses the trace); min, median and max beyond MAX_RANK_ROWS ranks."""
@@ -57,7 +58,7 @@ def measured_table(ranks: list[dict[str, Any]], clock: str) -> TextTable:
     table.add_column("measured", justify="right")
     table.add_column("measurement off", justify="right")
     table.add_column("between calls", justify="right")
-    table.add_column(f"replayed compute ({clock})", justify="right")
+    table.add_column(f"replayed compute ({clock})" if clock else "replayed compute", justify="right")
     columns = ("measured_ps", "paused_ps", "between_calls_ps", "replayed_compute_ps")
 
     def shown(values: list[int | None], pick: Any) -> str:
