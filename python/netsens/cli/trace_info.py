@@ -58,7 +58,8 @@ def measured_table(ranks: list[dict[str, Any]], clock: str | None) -> TextTable:
     table.add_column("measured", justify="right")
     table.add_column("measurement off", justify="right")
     table.add_column("between calls", justify="right")
-    table.add_column(f"replayed compute ({clock})" if clock else "replayed compute", justify="right")
+    replayed = f"replayed compute ({clock})" if clock else "replayed compute"
+    table.add_column(replayed, justify="right")
     columns = ("measured_ps", "paused_ps", "between_calls_ps", "replayed_compute_ps")
 
     def shown(values: list[int | None], pick: Any) -> str:
