@@ -621,8 +621,9 @@ impl Builder<'_> {
             if let Some((rank, &n)) = counts.iter().enumerate().find(|&(_, &n)| n != counts[0]) {
                 return Err(Error::Input(format!(
                     "{}: {name} has no request record (OTF2's NonBlockingCollectiveRequest) and rank 0 calls it {} \
-                     time(s), rank {rank} {n}: not all on MPI_COMM_WORLD, so replay cannot place it; trace with \
-                     Score-P's MPI request tracking on (SCOREP_MPI_ENABLE_GROUPS with its default groups)",
+                     time(s), rank {rank} {n}: not all on MPI_COMM_WORLD, so replay cannot place it; a tracer that \
+                     records its requests (Score-P 8 with SCOREP_MPI_ENABLE_GROUPS' default groups) makes it \
+                     replayable",
                     self.path, counts[0]
                 )));
             }
