@@ -727,7 +727,6 @@ impl<'a> RankReader<'a> {
     }
 
     /// One call's arguments, read in the order of its `dumpi_write_*`, and its events.
-    #[allow(clippy::too_many_arguments)]
     fn call(
         &mut self,
         name: &'static str,
