@@ -202,7 +202,7 @@ pub fn trace_info(anchor: &str) -> Result<TraceInfo, Error> {
     };
     let builder = Builder::new(anchor, Algorithms::default(), Compute::default());
     let mut both = CensusAndReplay { census, replay: Some(builder), refused: None };
-    crate::formats::read(anchor, &mut both, true).map_err(|e| Error::Input(clock_refusal(anchor, e)))?;
+    crate::formats::read(anchor, &mut both, true).map_err(|e| Error::Input(naming_the_trace(anchor, e)))?;
     let mut census = both.census;
     match both.replay.map(|b| b.into_replay()) {
         Some(Ok(replay)) => {
@@ -223,7 +223,7 @@ pub fn trace_info(anchor: &str) -> Result<TraceInfo, Error> {
 }
 
 /// A reader's refusal, naming the trace where the sink's own message does not.
-fn clock_refusal(anchor: &str, e: String) -> String {
+fn naming_the_trace(anchor: &str, e: String) -> String {
     if e.starts_with(anchor) {
         e
     } else {
