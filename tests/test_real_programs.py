@@ -24,10 +24,9 @@ SPEC.loader.exec_module(real)
 US = 1_000_000
 # The tolerance: replay within 10 % of the live median.
 TOLERANCE = 0.10
-POINT = "o+20us"
 
 
-def test_lammps_replays_within_10_percent_of_its_live_median(tmp_path):
+def test_lammps_replays_within_10_percent_of_its_traced_run_and_of_live(tmp_path):
     # On a machine shared with other work each rank keeps its core (real-time priority
     # where allowed): a waiting rank otherwise loses it for a scheduler slice at a time.
     prefix = real.priority_prefix("fifo")
@@ -35,8 +34,18 @@ def test_lammps_replays_within_10_percent_of_its_live_median(tmp_path):
     program = real.programs(lammps_steps=300)["lammps"]
     directory = real.prepare(program, tmp_path)
     anchor = real.trace(program, directory, prefix)
-    live = statistics.median(real.live_ms(program, directory, POINT, prefix) for _ in range(3))
-    replay = real.replay_ms(anchor, platform, POINT, eager=True)
+    # At the machine's values the replay follows the one run it was traced from, which
+    # here varies from run to run more than 10 % (the page's first cause).
+    traced = real.traced_ms(anchor)
+    replay = real.replay_ms(anchor, platform, "machine", eager=True)
+    assert isinstance(replay, float), replay
+    assert abs(replay / traced - 1) < TOLERANCE, (replay, traced)
+    # With L = 50 us injected the program waits on its messages, and the replay of the
+    # uninjected trace meets the live median. Every message eager: the platform's
+    # handshake would charge the injected L three times (the test below).
+    point = "L=50us"
+    live = statistics.median(real.live_ms(program, directory, point, prefix) for _ in range(3))
+    replay = real.replay_ms(anchor, platform, point, eager=True)
     assert isinstance(replay, float), replay
     assert abs(replay / live - 1) < TOLERANCE, (replay, live)
 
