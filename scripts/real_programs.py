@@ -1,13 +1,15 @@
 """Real programs, live against replay: docs/measurements/real-programs.md.
 
-    python scripts/real_programs.py [--programs lammps,hpcc,...] [--runs 5]
+    python scripts/real_programs.py [--programs lammps,hpcc,...] [--runs 5] [--traces 1]
         [--work DIR] [--priority fifo|normal] [--calibration FILE.toml] [--json OUT]
 
 MPI applications written by others, installed from Debian 12 (built on its Open MPI
 4.1; `make real-programs-deps`) and PyPI (mpi4py, `make install-live`), each on a
 small input of its own at 2 ranks. For each program:
 
-1. one traced run at the machine's values (`netsens trace`);
+1. one traced run at the machine's values (`netsens trace`); with `--traces K`, K of
+   them and the median one kept (a run of these programs cannot be repeated under a
+   paused recording, as `trace --repeat` does for the suite);
 2. live runs (`netsens live`) at four points: the machine as it is, o + 20 us,
    L at 50 us, G at 1 GB/s; `--runs` of each, in rounds (every point once per round,
    so that a change in the machine's load falls on every point alike), the load
@@ -312,9 +314,12 @@ def replay_flags(point: str, machine: dict[str, float]) -> list[str]:
     return []
 
 
-def trace(program: Program, directory: Path, prefix: list[str], ranks: int = 2) -> Path:
-    """One traced run at the machine's values; the archive's .otf2 file."""
-    out = directory / "trace"
+def trace(
+    program: Program, directory: Path, prefix: list[str], name: str = "trace", ranks: int = 2
+) -> Path:
+    """One traced run at the machine's values into ``directory/name``; the archive's
+    .otf2 file."""
+    out = directory / name
     shutil.rmtree(out, ignore_errors=True)
     args = ["trace", "--ranks", str(ranks), "--out", str(out), "--", *program.command]
     done = subprocess.run(
@@ -351,12 +356,24 @@ def replay_ms(anchor: Path, platform: Path, point: str, eager: bool = False) -> 
     return json.loads(done.stdout)["makespan_ps"] / 1e9
 
 
+def median_trace(
+    program: Program, directory: Path, prefix: list[str], traces: int
+) -> tuple[Path, list[float]]:
+    """``traces`` traced runs; the archive of the median one (by its run time), and
+    every run's time, ms. A program that cannot repeat its work under a paused
+    recording is traced that many times instead, as `trace --repeat` would."""
+    anchors = [trace(program, directory, prefix, f"trace-{i + 1}") for i in range(traces)]
+    times = [traced_ms(a) for a in anchors]
+    order = sorted(range(traces), key=times.__getitem__)
+    return anchors[order[(traces - 1) // 2]], times
+
+
 def measure(
-    program: Program, work: Path, platform: Path, runs: int, prefix: list[str]
+    program: Program, work: Path, platform: Path, runs: int, prefix: list[str], traces: int = 1
 ) -> dict[str, Any]:
     """One program: its trace, its live runs in rounds and its replays."""
     directory = prepare(program, work)
-    anchor = trace(program, directory, prefix)
+    anchor, traced_runs = median_trace(program, directory, prefix, traces)
     live: dict[str, list[dict[str, float]]] = {p: [] for p in POINTS}
     for r in range(runs):
         for point in POINTS:
@@ -374,8 +391,13 @@ def measure(
         }
         for point in POINTS
     }
-    traced = traced_ms(anchor)
-    return {"program": program.name, "traced_ms": traced, "live": live, "replay": replay}
+    return {
+        "program": program.name,
+        "traced_ms": traced_ms(anchor),
+        "traced_runs_ms": traced_runs,
+        "live": live,
+        "replay": replay,
+    }
 
 
 def error(replay: float | str, live: float) -> str:
@@ -386,12 +408,13 @@ def error(replay: float | str, live: float) -> str:
 
 def table(results: list[dict[str, Any]], catalogue: dict[str, Program]) -> str:
     rows = [
-        "| program | language | point | live: median (range), ms | load "
+        "| program | language | point | live: median (range), ms | load | traced run, ms "
         "| replay, calibrated: ms (error) | replay, every message eager |",
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for res in results:
         p = catalogue[res["program"]]
+        traced = f"{res['traced_ms']:.1f}" if "traced_ms" in res else "–"
         for point in POINTS:
             runs = res["live"][point]
             times = [r["ms"] for r in runs]
@@ -400,6 +423,7 @@ def table(results: list[dict[str, Any]], catalogue: dict[str, Program]) -> str:
             rows.append(
                 f"| {p.name} | {p.language} | {point} | {median:.1f} ({min(times):.1f}–"
                 f"{max(times):.1f}) | {min(loads):.1f}–{max(loads):.1f} | "
+                f"{traced if point == 'machine' else ''} | "
                 f"{error(res['replay'][point]['calibrated'], median)} | "
                 f"{error(res['replay'][point]['eager'], median)} |"
             )
@@ -410,6 +434,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--programs", default=",".join(programs()))
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--traces", type=int, default=1, help="traced runs; the median one is replayed"
+    )
     parser.add_argument("--work", type=Path)
     parser.add_argument("--priority", choices=["fifo", "normal"], default="fifo")
     parser.add_argument("--calibration", type=Path, help="a saved machine (skip calibrate)")
@@ -431,7 +458,9 @@ def main() -> None:
     results = []
     for name in chosen:
         print(f"{name}: trace, {args.runs} rounds of live runs, replays", file=sys.stderr)
-        results.append(measure(catalogue[name], work.resolve(), platform, args.runs, prefix))
+        results.append(
+            measure(catalogue[name], work.resolve(), platform, args.runs, prefix, args.traces)
+        )
         if args.json:
             args.json.write_text(
                 json.dumps({"platform": platform.read_text(), "results": results}, indent=1)
