@@ -54,8 +54,6 @@ MISSING_PACKAGES = $(shell command -v dpkg-query >/dev/null || exit 0; \
 TEST_SYSTEM_PACKAGES := chromium
 # SimGrid 3.32 for the topology's cross-check (tests/test_topology_simgrid.py).
 TEST_SYSTEM_PACKAGES += python3-simgrid
-# LAMMPS (Debian's, on its Open MPI) traced, replayed and run live (tests/test_real_programs.py).
-TEST_SYSTEM_PACKAGES += lammps
 # The real programs of scripts/real_programs.py (`make real-programs-deps`): LAMMPS, HPC
 # Challenge, CP2K and Quantum ESPRESSO with its example pseudopotentials.
 REAL_PROGRAM_PACKAGES := lammps hpcc cp2k quantum-espresso quantum-espresso-data
