@@ -282,7 +282,8 @@ def netsens(prefix: list[str], args: list[str], cwd: Path) -> dict[str, Any]:
     command = [*prefix, str(NETSENS), *args]
     done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=ENV)
     if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)}: {done.stderr.strip().splitlines()[-1:]}")
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise SystemExit(f"{' '.join(command)}: {last}")
     return json.loads(done.stdout)
 
 
@@ -447,6 +448,8 @@ def main() -> None:
     unknown = [n for n in chosen if n not in catalogue]
     if unknown:
         parser.error(f"unknown program(s) {unknown}; known: {', '.join(catalogue)}")
+    if args.calibration is not None and not args.calibration.is_file():
+        parser.error(f"--calibration: no such file: {args.calibration}")
     prefix = priority_prefix(args.priority)
     work = args.work or Path(tempfile.mkdtemp(prefix="real-programs-"))
     work.mkdir(parents=True, exist_ok=True)
