@@ -174,6 +174,11 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     assert "--cpu-speed" in line
     line = one_error_line(cli("compare", goal, "-n", "now1997", "--background"))
     assert "no topology" in line
+    assert "--hosts 0" in one_error_line(cli("compare", goal, "--hosts", "0"))
+    line = one_error_line(cli("compare", goal, "--placement", "bogus", "-n", "ib-ndr"))
+    assert 'unknown placement "bogus"' in line
+    line = one_error_line(cli("compare", goal, "--background", "--background-rounds", "0"))
+    assert "--background-rounds 0" in line
 
 
 def test_a_program_beside_a_background_all_to_all(tmp_path):

@@ -178,6 +178,12 @@ def compare_command(
     from netsens.compare.networks import expand
     from netsens.compare.workload import workload_of
 
+    if hosts is not None and hosts < 1:
+        raise InputError(f"--hosts {hosts}: a network has at least 1 host")
+    if background and (background_ranks is not None and background_ranks < 2):
+        raise InputError(f"--background-ranks {background_ranks}: an all-to-all needs 2 ranks")
+    if background and background_rounds < 1:
+        raise InputError(f"--background-rounds {background_rounds}: at least 1 round")
     w = workload_of(workload, app, ranks, size)
     nets = expand(list(networks))
     speeds = _cpu_speeds(cpu_speeds)
