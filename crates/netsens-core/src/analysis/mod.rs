@@ -194,6 +194,10 @@ pub struct ParamSensitivity {
     pub slope: Eval,
     /// (ε, largest Δx with T ≤ (1 + ε)·T0; `None`: unbounded).
     pub tolerances: Vec<(f64, Option<f64>)>,
+    /// Per ε, where its search stopped at [`curve::MAX_SEARCH_STEPS`] passes: the
+    /// largest Δx not known to fail (the tolerance is at least its Δx above and at
+    /// most this; infinite: no point past the target was found). `None`: exact.
+    pub at_most: Vec<Option<f64>>,
 }
 
 /// The analysis at the platform's point: the makespan, the critical path and what
@@ -218,6 +222,17 @@ impl ExecGraph {
     /// time in one pass, then each round of Newton steps of every (parameter, ε) in
     /// one more.
     pub fn analyze(&self, base: &Point, params: &[Param], epsilons: &[f64]) -> Analysis {
+        self.analyze_within(base, params, epsilons, curve::MAX_SEARCH_STEPS)
+    }
+
+    /// As [`ExecGraph::analyze`], each search taking at most `max_steps` passes.
+    pub(crate) fn analyze_within(
+        &self,
+        base: &Point,
+        params: &[Param],
+        epsilons: &[f64],
+        max_steps: usize,
+    ) -> Analysis {
         let slots = self.slots();
         let at = self.at_base(&slots, base, params);
         let critical_path = self.critical_path_of(base, &at.choices, at.makespan);
@@ -245,7 +260,10 @@ impl ExecGraph {
                 let sizes = sizes.filter(|_| x == Param::CpuTime);
                 epsilons
                     .iter()
-                    .map(|&eps| Search::start(self, base, x, e0, eps, steepest, stairs).map(|s| s.with_sizes(sizes)))
+                    .map(|&eps| {
+                        Search::start(self, base, x, e0, eps, steepest, stairs)
+                            .map(|s| s.with_sizes(sizes).within(max_steps))
+                    })
                     .collect()
             })
             .collect();
@@ -329,6 +347,9 @@ impl ExecGraph {
                     s.learn(known);
                 }
             }
+            for &(i, j) in &open {
+                searches[i][j].as_mut().expect("open").check_bound();
+            }
         }
         let params = params
             .iter()
@@ -338,7 +359,8 @@ impl ExecGraph {
                 param: x,
                 value: base.get(x),
                 slope,
-                tolerances: epsilons.iter().zip(list).map(|(&e, s)| (e, s.map(|s| s.delta()))).collect(),
+                tolerances: epsilons.iter().zip(&list).map(|(&e, s)| (e, s.map(|s| s.delta()))).collect(),
+                at_most: list.iter().map(|s| s.and_then(|s| s.at_most())).collect(),
             })
             .collect();
         Analysis { makespan: at.makespan, critical_path, params, newton_passes }
