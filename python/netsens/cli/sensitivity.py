@@ -133,7 +133,10 @@ def sensitivity_command(
     The run is recorded once; T at any other value of a parameter is then exact
     while the order of the run's events holds (see docs/guides/sensitivity.md).
     The analysis spreads its passes over up to 4 cores, with the same answers
-    (NETSENS_ANALYSIS_THREADS=1 keeps it on one).
+    (NETSENS_ANALYSIS_THREADS=1 keeps it on one). Every search has a bound on its
+    steps: where one is reached the tolerance is an interval ("+a to +b") or
+    ">= +a". Progress shows on stderr; Ctrl-C during the confirming runs prints
+    what is known and exits with code 130.
     """
     if (workload is None) == (app is None):
         raise click.UsageError("give either a GOAL file or trace, or --app NAME --ranks P")

@@ -1,9 +1,9 @@
 //! One request, one answer: the critical path, every parameter's slopes and
 //! tolerances, and the curves asked for, as JSON with a unit on every number.
 
+use super::eval::Buffers;
 use super::graph::ExecGraph;
 use super::params::{Param, Point};
-use super::Buffers;
 use crate::engine::OpId;
 use crate::error::{Error, Result};
 use crate::platform::Platform;
@@ -24,7 +24,7 @@ pub struct Request {
     /// Critical-path steps listed at most (the rest are counted).
     pub chain_limit: usize,
     /// The part of the run to give as a timeline, if any.
-    pub timeline: Option<super::Window>,
+    pub timeline: Option<super::timeline::Window>,
     /// A parameter to give the whole graph for, as lines in it (a second method, a
     /// linear program, can then check the tolerances); small runs only.
     pub graph: Option<String>,
