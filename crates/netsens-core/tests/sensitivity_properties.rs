@@ -191,7 +191,11 @@ fn schedule(rng: &mut Rng, shape: u64, n: usize, calc: u64) -> (String, Schedule
                             let from = (i + ranks - d) % ranks;
                             let bytes_in = sizes.of(b.messages + from as usize);
                             let tag = (rep * 32 + k) as i32;
-                            (i, b.b.send(i, (i + d) % ranks, bytes_out, tag, 0, 0), b.b.recv(i, from as i32, bytes_in, tag, 0, 0))
+                            (
+                                i,
+                                b.b.send(i, (i + d) % ranks, bytes_out, tag, 0, 0),
+                                b.b.recv(i, from as i32, bytes_in, tag, 0, 0),
+                            )
                         })
                         .collect();
                     for &(i, s, r) in &posted {
@@ -363,8 +367,7 @@ fn check(name: &str, s: &Schedule, p: &Platform, tally: &mut Tally) {
 
 #[test]
 fn every_parameters_slopes_and_tolerances_agree_with_the_engine_on_generated_schedules() {
-    let cases: usize =
-        std::env::var("NETSENS_SENSITIVITY_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(240);
+    let cases: usize = std::env::var("NETSENS_SENSITIVITY_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(240);
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let mut tally = Tally::default();
     for case in 0..cases {
