@@ -507,3 +507,22 @@ def test_bad_values_asked_are_one_line(at: list, words: list[str]) -> None:
     assert "\n" not in str(e.value)
     for word in words:
         assert word in str(e.value), str(e.value)
+
+
+def test_a_bounded_answer_is_printed_as_what_is_known() -> None:
+    # Where a search stopped at its bound: an interval, or "at least"; where Ctrl-C
+    # stopped the runs before a tolerance, the record's answer marked not checked.
+    from netsens.cli.sensitivity import _tolerance
+
+    ps = "ps"
+    assert _tolerance(ps, {"delta": 5e6}) == "+5 us"
+    assert _tolerance(ps, {"delta": 5e6, "delta_at_most": 7e6}) == "+5 us to +7 us"
+    assert _tolerance(ps, {"delta": 5e6, "delta_at_most": None}) == ">= +5 us"
+    runs = {"delta": 5e6, "confirmed": False, "delta_by_runs": 4e6}
+    assert _tolerance(ps, runs) == "+4 us (runs)"
+    interval = {**runs, "delta_by_runs_at_most": 4.5e6}
+    assert _tolerance(ps, interval) == "+4 us to +4.5 us (runs)"
+    at_least = {**runs, "delta_by_runs": None, "delta_by_runs_at_least": 9e6}
+    assert _tolerance(ps, at_least) == ">= +9 us (runs)"
+    stopped = {"delta": 5e6, "confirmed": None, "interrupted": True}
+    assert _tolerance(ps, stopped) == "+5 us (not checked)"
