@@ -20,6 +20,7 @@
 #                  FUZZ_SECONDS (default 60) from its seed corpus in fuzz/corpus/
 #   make install-live  live mode: Open MPI and MPICH (Debian), the PMPI injection library
 #                  for each, and netsens-mpi-run (the suite on real MPI)
+#   make real-programs-deps  the Debian MPI applications scripts/real_programs.py runs
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -53,6 +54,9 @@ MISSING_PACKAGES = $(shell command -v dpkg-query >/dev/null || exit 0; \
 TEST_SYSTEM_PACKAGES := chromium
 # SimGrid 3.32 for the topology's cross-check (tests/test_topology_simgrid.py).
 TEST_SYSTEM_PACKAGES += python3-simgrid
+# The real programs of scripts/real_programs.py (`make real-programs-deps`): LAMMPS, HPC
+# Challenge, CP2K and Quantum ESPRESSO with its example pseudopotentials.
+REAL_PROGRAM_PACKAGES := lammps hpcc cp2k quantum-espresso quantum-espresso-data
 MISSING_TEST_PACKAGES = $(shell command -v dpkg-query >/dev/null || exit 0; \
 	for p in $(TEST_SYSTEM_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
@@ -85,7 +89,7 @@ RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs
 CORE_MODULE := $(wildcard python/netsens/_core*.so)
 BUILD_STAMP := $(VENV)/.netsens-built
 
-.PHONY: help deps test-deps slurm-deps live-deps install install-live pmpi mpi-run live-python run test lint bench bench-scale docs wheel FORCE
+.PHONY: help deps test-deps slurm-deps live-deps real-programs-deps install install-live pmpi mpi-run live-python run test lint bench bench-scale docs wheel FORCE
 .DELETE_ON_ERROR:
 
 help:
@@ -102,6 +106,10 @@ ifneq ($(strip $(MISSING_TEST_PACKAGES)),)
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(MISSING_TEST_PACKAGES)
 endif
+
+real-programs-deps: live-deps
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(REAL_PROGRAM_PACKAGES) \
+	  || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(REAL_PROGRAM_PACKAGES); }
 
 slurm-deps:
 ifneq ($(strip $(MISSING_SLURM_PACKAGES)),)

@@ -27,11 +27,11 @@ NS = 1000
 
 
 def across(tmp_path: Path) -> Path:
-    """Job A: 1000 B from rank 0 to rank 1."""
+    """Job A: 1001 B (k = 1000 beyond its first) from rank 0 to rank 1."""
     return write(
         tmp_path,
         "a.goal",
-        "num_ranks 2\nrank 0 {\nl0: send 1000b to 1\n}\nrank 1 {\nl0: recv 1000b from 0\n}\n",
+        "num_ranks 2\nrank 0 {\nl0: send 1001b to 1\n}\nrank 1 {\nl0: recv 1001b from 0\n}\n",
     )
 
 
@@ -185,10 +185,10 @@ def test_a_study_job_that_is_not_there_is_one_line(tmp_path):
 
 
 def test_placement_is_a_categorical_study_axis(tmp_path):
-    # Leaves of 2 hosts with one up link (2:1); rank pairs 0 → 1 and 2 → 3, 1000 B each.
+    # Leaves of 2 hosts with one up link (2:1); rank pairs 0 → 1 and 2 → 3, 1001 B each.
     platform = write(tmp_path, "t.toml", TAPERED.replace("[4, 2]", "[2, 2]"))
     pairs = "num_ranks 4\n" + "".join(
-        f"rank {s} {{\nl0: send 1000b to {d}\n}}\nrank {d} {{\nl0: recv 1000b from {s}\n}}\n"
+        f"rank {s} {{\nl0: send 1001b to {d}\n}}\nrank {d} {{\nl0: recv 1001b from {s}\n}}\n"
         for s, d in ((0, 1), (2, 3))
     )
     goal = write(tmp_path, "pairs.goal", pairs)

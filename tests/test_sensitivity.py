@@ -291,9 +291,9 @@ latency = "100ns"
 
 
 def test_on_a_topology_the_critical_path_holds_the_links_time(tmp_path: Path) -> None:
-    # 0 -> 2 and 1 -> 3 at once, 1001 B, share leaf 0's one up link (2:1) at 0.5 B/ns:
-    # 2002 ns instead of 1001, a wait of 1001 ns; 4 links of 100 ns on the route.
-    # T = o + L + 400 ns + 1001 ns + o + 1000 B x G = 5401 ns.
+    # 0 -> 2 and 1 -> 3 at once, 1001 B: their k = 1000 B share leaf 0's one up link
+    # (2:1) at 0.5 B/ns: 2000 ns instead of 1000, a wait of 1000 ns; 4 links of 100 ns
+    # on the route. T = o + L + 400 ns + 1000 ns + o + 1000 B x G = 5400 ns.
     platform = tmp_path / "tapered.toml"
     platform.write_text(TAPERED_PAIR)
     goal = tmp_path / "pair.goal"
@@ -303,19 +303,19 @@ def test_on_a_topology_the_critical_path_holds_the_links_time(tmp_path: Path) ->
         "rank 2 {\nl1: recv 1001b from 0 tag 0\n}\nrank 3 {\nl1: recv 1001b from 1 tag 0\n}\n"
     )
     out = analyze(goal, platform=platform, params=["L"], confirm=False)
-    assert out["makespan_ps"] == 5_401_000 == run_goal(goal, platform)["makespan_ps"]
+    assert out["makespan_ps"] == 5_400_000 == run_goal(goal, platform)["makespan_ps"]
     assert out["link_waits_held_fixed"] is True
     parts = {q["part"]: q["ps"] for q in out["critical_path"]["parts"]}
     assert parts == {
         "o": 2_000_000,
         "L": 1_000_000,
         "route latency": 400_000,
-        "link queueing": 1_001_000,
+        "link queueing": 1_000_000,
         "G": 1_000_000,
     }
-    # L shifts both flows alike: its 1 % tolerance is 1 % of 5401 ns, 54.01 ns.
+    # L shifts both flows alike: its 1 % tolerance is 1 % of 5400 ns, 54 ns.
     (tol,) = [t for t in by_param(out)["L"]["tolerance"] if t["epsilon"] == 0.01]
-    assert tol["delta"] == pytest.approx(54_010)
+    assert tol["delta"] == pytest.approx(54_000)
 
 
 def test_an_app_on_the_example_fat_tree_is_analysed_from_one_run() -> None:
@@ -332,12 +332,10 @@ def test_an_app_on_the_example_fat_tree_is_analysed_from_one_run() -> None:
             assert t["confirmed"] or "delta_by_runs" in t, (p["param"], t)
 
 
-def test_a_search_by_runs_that_never_leaves_the_limit_ends_unbounded() -> None:
+def test_a_search_by_runs_that_never_leaves_the_limit_ends_at_its_bound() -> None:
     # A run whose time stops growing: the search doubles at most MAX_DOUBLINGS times
-    # and calls the tolerance unbounded instead of running forever.
-    import importlib
-
-    A = importlib.import_module("netsens.sensitivity.analyze")
+    # and answers "at least" the last value that held, instead of running forever.
+    from netsens.sensitivity import confirm as C
 
     calls = []
 
@@ -345,10 +343,123 @@ def test_a_search_by_runs_that_never_leaves_the_limit_ends_unbounded() -> None:
         calls.append(x)
         return True
 
-    assert A._search(fits, 0.0, 10.0, 1.0) == float("inf")
-    assert len(calls) == A.MAX_DOUBLINGS
+    found = C.search(fits, 0.0, 10.0, 1.0)
+    assert found == C.Found(10.0 * 2 ** (C.MAX_DOUBLINGS - 1), None, False)
+    assert len(calls) == C.MAX_DOUBLINGS
     # A breakpoint at 1000: found to the grid step.
-    assert A._search(lambda x: x <= 1000, 0.0, 10.0, 1.0) == 1000
+    assert C.search(lambda x: x <= 1000, 0.0, 10.0, 1.0) == C.Found(1000, 1001, True)
+
+
+def test_a_search_by_runs_from_a_far_guess_stops_at_its_halvings_with_an_interval() -> None:
+    # 10^30 grid steps out (about 2^100): MAX_HALVINGS halvings leave a bracket of
+    # about 2^36 steps, answered as an interval holding the breakpoint.
+    from netsens.sensitivity import confirm as C
+
+    calls = []
+
+    def fits(x: float) -> bool:
+        calls.append(x)
+        return x <= 12_345
+
+    found = C.search(fits, 0.0, 1e30, 1.0)
+    assert len(calls) == 1 + C.MAX_HALVINGS and not found.exact
+    assert found.hi is not None and found.lo <= 12_345 < found.hi
+    assert 2**35 < found.hi - found.lo < 2**37
+
+
+@pytest.mark.parametrize("grid", [0.001, 1.0])
+def test_a_search_by_runs_on_fs_per_byte_ends_on_every_breakpoint(grid: float) -> None:
+    # The search once halved a float span: a bracket between 1.5 and 2 fs/B wide
+    # (float error) took its own low end as the middle and ran on forever. In whole
+    # grid steps every halving moves: each breakpoint is found to the step.
+    from netsens.sensitivity import confirm as C
+
+    for k in range(0, 3000, 7):
+        top = 0.5 + k * grid
+        found = C.search(lambda x, top=top: x <= top + grid / 4, 0.5, 0.5 + 3 * grid, grid)
+        assert found.exact and abs(found.lo - top) < grid / 100, (k, found)
+
+
+def _schedules():
+    import importlib.util
+
+    path = ROOT / "scripts" / "sensitivity_schedules.py"
+    spec = importlib.util.spec_from_file_location("sensitivity_schedules", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _check_by_runs(goal: Path, out: dict) -> None:
+    """Every tolerance checked: where the runs confirmed the record's, fine; where
+    they found another, a run at it fits the limit and a grid step beyond does not."""
+    t0 = out["makespan_ps"]
+    for p in out["params"]:
+        for t in p["tolerance"]:
+            assert "interrupted" not in t
+            if t["confirmed"] is not False:
+                continue
+            assert "delta_by_runs_at_most" not in t and t["delta_by_runs"] is not None
+            grid, unit = (0.001, "ps/B") if p["unit"] == "ps/B" else (1.0, "ps")
+            at = p["value"] + round(t["delta_by_runs"] / grid) * grid
+            limit = (1 + t["epsilon"]) * t0
+
+            def run(x: float, name: str = p["param"], unit: str = unit) -> int:
+                text = f"{x:.3f}{unit}" if unit == "ps/B" else f"{int(x)}ps"
+                return run_goal(goal, overrides={name: text})["makespan_ps"]
+
+            assert run(at) <= limit < run(at + grid), (p["param"], t)
+
+
+def test_the_pipeline_that_hung_answers_every_parameter_checked_by_runs(tmp_path: Path) -> None:
+    # An 8-rank pipeline of 16 chunks of 8 KiB: O's confirmation ran on forever in the
+    # search by runs (see the test above); every parameter answers now, each
+    # tolerance either confirmed or found by runs to the grid step.
+    goal = tmp_path / "pipeline.goal"
+    _schedules().write(str(goal), _schedules().pipeline(8, 16, 8192))
+    proc = netsens("sensitivity", goal, "--json", "--chain", "0")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert {p["param"] for p in out["params"]} == {"L", "o", "g", "G", "O", "cpu"}
+    assert any(t["confirmed"] is False for t in by_param(out)["O"]["tolerance"])
+    _check_by_runs(goal, out)
+
+
+def test_random_pairs_of_many_sizes_answer_os_tolerance(tmp_path: Path) -> None:
+    # 32 ranks, 24 rounds of random pairs, 1 B to 200 000 B: O's search at 10 %.
+    goal = tmp_path / "pairs.goal"
+    _schedules().write(str(goal), _schedules().pairs(32, 24, 200_000, 1))
+    out = analyze(goal, params=["O"], epsilons=[0.1], chain=0)
+    _check_by_runs(goal, out)
+
+
+def test_ctrl_c_during_the_full_runs_prints_what_is_known_and_exits_130(tmp_path: Path) -> None:
+    import signal
+
+    # 64 ranks, 100 rounds: its full runs take several s.
+    goal = tmp_path / "pairs.goal"
+    _schedules().write(str(goal), _schedules().pairs(64, 100, 200_000, 1))
+    command = [sys.executable, "-m", "netsens", "sensitivity", str(goal), "--json"]
+    proc = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    assert proc.stderr is not None
+    # The first progress line (off a terminal, once the full runs have taken 2 s).
+    line = proc.stderr.readline()
+    assert line.startswith("sensitivity: confirming: "), line
+    assert "full runs" in line and "ETA" in line
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "stopped during the full runs" in stderr and "Traceback" not in stderr
+    out = json.loads(stdout)
+    tolerances = [t for p in out["params"] for t in p["tolerance"]]
+    checked = [t for t in tolerances if "interrupted" not in t]
+    assert checked and len(checked) < len(tolerances)
+    # The record's answer stays for every tolerance; the checked ones have their runs.
+    assert all("delta" in t for t in tolerances)
+    assert all("at_ps" in t for t in checked if t["confirmed"] is not None)
 
 
 def test_values_asked_alone_are_the_full_runs_and_the_curve_to_the_ps(tmp_path: Path) -> None:
@@ -396,3 +507,22 @@ def test_bad_values_asked_are_one_line(at: list, words: list[str]) -> None:
     assert "\n" not in str(e.value)
     for word in words:
         assert word in str(e.value), str(e.value)
+
+
+def test_a_bounded_answer_is_printed_as_what_is_known() -> None:
+    # Where a search stopped at its bound: an interval, or "at least"; where Ctrl-C
+    # stopped the runs before a tolerance, the record's answer marked not checked.
+    from netsens.cli.sensitivity import _tolerance
+
+    ps = "ps"
+    assert _tolerance(ps, {"delta": 5e6}) == "+5 us"
+    assert _tolerance(ps, {"delta": 5e6, "delta_at_most": 7e6}) == "+5 us to +7 us"
+    assert _tolerance(ps, {"delta": 5e6, "delta_at_most": None}) == ">= +5 us"
+    runs = {"delta": 5e6, "confirmed": False, "delta_by_runs": 4e6}
+    assert _tolerance(ps, runs) == "+4 us (runs)"
+    interval = {**runs, "delta_by_runs_at_most": 4.5e6}
+    assert _tolerance(ps, interval) == "+4 us to +4.5 us (runs)"
+    at_least = {**runs, "delta_by_runs": None, "delta_by_runs_at_least": 9e6}
+    assert _tolerance(ps, at_least) == ">= +9 us (runs)"
+    stopped = {"delta": 5e6, "confirmed": None, "interrupted": True}
+    assert _tolerance(ps, stopped) == "+5 us (not checked)"

@@ -29,7 +29,7 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
-def all_to_all(tmp_path: Path, ranks: int = 4, size: int = 1000) -> Path:
+def all_to_all(tmp_path: Path, ranks: int = 4, size: int = 1001) -> Path:
     """Every rank sends `size` bytes to every other at time 0 and receives from each."""
     lines = [f"num_ranks {ranks}"]
     for r in range(ranks):
@@ -52,7 +52,7 @@ def test_json_has_link_statistics_only_with_a_topology(tmp_path):
     # The 2:1 all-to-all of docs/guides/topology.md, vector 3: 4000 ns.
     assert out["makespan_ps"] == 4_000_000
     classes = {c["class"]: c for c in out["links"]["classes"]}
-    assert classes["level 2"]["peak_flows"] == 4 and classes["level 2"]["bytes"] == 16_000
+    assert classes["level 2"]["peak_flows"] == 4 and classes["level 2"]["bytes"] == 16_016
     assert out["platform"]["topology"]["shape"]["up"] == [1]
     plain = write(tmp_path, "p.toml", FREE_ENDS)
     out = json.loads(cli("run", "--goal", goal, "--platform", plain, "--json").stdout)

@@ -104,3 +104,36 @@ def test_bad_dumpi_traces_are_one_line_naming_the_file(tmp_path):
     assert "run-0001.bin: truncated" in one_error_line(netsens("replay", meta))
     cut.unlink()
     assert "run-0001.bin: missing" in one_error_line(netsens("trace", "info", meta))
+
+
+def test_trace_info_shows_the_time_between_calls_beside_the_replayed_compute(tmp_path):
+    # rank 0: 3 + 6 + 2 + 1 us between its calls, rank 1: 5 + 2 + 7 us (the Rust
+    # side's tests/compute_span.rs); replay charges exactly that, on the wall clock
+    meta = write_dumpi(tmp_path / "dumpi")
+    info = json.loads(netsens("trace", "info", meta, "--json").stdout)
+    ranks = info["ranks_measured"]
+    assert [r["between_calls_ps"] // 1000 for r in ranks] == [12000, 14000]
+    assert [r["replayed_compute_ps"] // 1000 for r in ranks] == [12000, 14000]
+    assert (info["compute_clock"], info["replay_refused"]) == ("wall", None)
+    text = netsens("trace", "info", meta).stdout
+    assert "between calls" in text and "replayed compute (wall)" in text
+    assert "12 us" in text and "14 us" in text
+
+
+def test_group_calls_are_read_and_damaged_records_are_one_line(tmp_path):
+    # an MPI_Group_incl (label 76: group, count, ranks, new group) beside the program:
+    # read past by its layout, the replay unchanged
+    incl = record(76, 1001, 1001, struct.pack(">HiIiiH", 5, 2, 2, 1, 0, 6))
+    RANKS[0].insert(1, incl)
+    try:
+        meta = write_dumpi(tmp_path / "dumpi")
+        result = json.loads(netsens("replay", meta, *NETWORK, "--json").stdout)
+        assert [r["end_ps"] // 1000 for r in result["ranks"]] == [27084, 27126]
+        # the same record with a label libdumpi never writes
+        RANKS[0][1] = struct.pack(">H", 400) + incl[2:]
+        meta = write_dumpi(tmp_path / "damaged")
+        line = one_error_line(netsens("replay", meta))
+        assert "run-0000.bin: damaged: record 2 at byte" in line
+        assert "400, not a DUMPI function label" in line
+    finally:
+        del RANKS[0][1]

@@ -13,7 +13,8 @@ from netsens import _core
 
 # L = 5 us, o = 1 us, g = 0, G = 6 ns/B, O = 0: the tests' platform of the Rust side.
 NETWORK = ("--L", "5us", "--o", "1us", "--g", "0us", "--G", "6ns/B", "--O", "0ns/B")
-NONBLOCKING, NO_MPI = 1, 4  # netsens_trace::SCOREP_NONBLOCKING, SCOREP_NO_MPI
+# netsens_trace::SCOREP_NONBLOCKING, SCOREP_REGIONS_ONLY, SCOREP_NO_MPI
+NONBLOCKING, REGIONS_ONLY, NO_MPI = 1, 2, 4
 
 
 def replay(*args: object) -> dict:
@@ -70,9 +71,23 @@ def test_trace_info_shows_tracer_ranks_measured_time_and_calls(tmp_path):
     assert "21 us" in text.stdout and "MPI_Comm_split" in text.stdout
 
 
+def test_a_nonblocking_collective_without_its_request_is_replayed_with_a_warning(tmp_path):
+    # MPI_Iallreduce's region only: the blocking allreduce at the call, of no bytes
+    # (ends derived in crates/netsens-trace/tests/scorep.rs), and one warning line
+    anchor = _core.write_scorep_style_trace(str(tmp_path / "t"), REGIONS_ONLY)
+    proc = netsens("replay", anchor, *NETWORK, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert rank_ends_ns(json.loads(proc.stdout)) == [23542, 18542]
+    warning = [line for line in proc.stderr.splitlines() if "MPI_Iallreduce" in line]
+    assert len(warning) == 1 and "without a request record" in warning[0], proc.stderr
+    assert "1 time(s) on each rank" in warning[0]
+
+
 def test_a_trace_without_mpi_and_a_directory_are_one_line(tmp_path):
     anchor = _core.write_scorep_style_trace(str(tmp_path / "gpu"), NO_MPI)
     line = one_error_line(netsens("replay", anchor))
+    assert "the trace has no MPI processes" in line and anchor in line
+    line = one_error_line(netsens("trace", "info", anchor))
     assert "the trace has no MPI processes" in line and anchor in line
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -161,3 +176,17 @@ def test_served_communicators_change_only_receives_a_test_completes(tmp_path):
     assert replay(anchor)["makespan_ps"] == replay(anchor, "--served", "0")["makespan_ps"] == 24e6
     line = one_error_line(netsens("replay", anchor, "--served", "world"))
     assert 'served: "world" is not a communicator reference' in line
+
+
+def test_trace_info_of_a_trace_replay_refuses_says_why_beside_its_figures(tmp_path):
+    # rank 1 ends with an MPI_Put (fault bit 1): the time between calls is shown, the
+    # replayed compute is "-", and one line names the call replay does not model
+    anchor = _core.write_synthetic_trace(str(tmp_path / "put"), 2, 2, 1000, 1, 0, 2)
+    info = json.loads(netsens("trace", "info", anchor, "--json").stdout)
+    assert [r["between_calls_ps"] // 1000 for r in info["ranks_measured"]] == [1000, 1001]
+    assert all(r["replayed_compute_ps"] is None for r in info["ranks_measured"])
+    assert "MPI_Put is an MPI call replay does not model" in info["replay_refused"]
+    proc = netsens("trace", "info", anchor)
+    assert proc.returncode == 0, proc.stderr
+    assert "replay refuses it: " in proc.stdout and "MPI_Put" in proc.stdout
+    assert "1 us" in proc.stdout and " - " in proc.stdout

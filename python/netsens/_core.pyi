@@ -203,8 +203,9 @@ def trace_ranks(path: str) -> int:
     """The trace's number of ranks, from its definitions only."""
 
 def trace_info(path: str) -> str:
-    """What the trace holds (tracer, ranks, clock, events, measured time per rank, every
-    MPI call with its count and what replay does with it), as JSON text."""
+    """What the trace holds (tracer, ranks, clock, events, measured time, time between
+    calls and replayed compute per rank, every MPI call with its count and what replay
+    does with it), as JSON text."""
 
 def trace_overhead_paid(path: str, up_to: int) -> str:
     """The o the traced program paid per message of at most ``up_to`` bytes: ``o_ps``

@@ -157,8 +157,10 @@ def is_trace(path: PathLike) -> bool:
 
 def trace_info(path: PathLike) -> dict[str, Any]:
     """What the trace at ``path`` holds (``netsens trace info``): tracer, ranks, clock,
-    events, each rank's measured time and time with measurement off (ps), and every MPI
-    call with its count and what replay does with it."""
+    events, each rank's measured time, time with measurement off, time between its calls
+    and the compute replay charges it (ps; None where replay refuses the trace, and
+    ``replay_refused`` says why; ``compute_clock`` names that compute's clock), and every
+    MPI call with its count and what replay does with it."""
     return json.loads(_core.trace_info(os.fspath(path)))
 
 

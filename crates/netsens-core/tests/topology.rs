@@ -520,3 +520,41 @@ fn a_message_without_per_byte_time_pays_only_its_route_latency() {
     // The big one is alone on its links but for that: LogGP plus the route, 103 400 ns.
     assert_eq!(r.ranks[2].end_ps, 103_400 * NS);
 }
+
+#[test]
+fn a_stores_handler_runs_once_its_bytes_are_in() {
+    // The late joiner above with rank 0's message a store of 2001 B into rank 2's
+    // window: its target processes it when its bytes are in, at 3250 ns (LogGOPS alone:
+    // 2250 ns), so rank 0's store_sync returns then (1 µs of compute after it ends
+    // rank 0 at 4250 ns; 3250 alone); rank 3's receive as before.
+    let ends = "[cluster]\nL = \"50ns\"\no = \"100ns\"\ng = \"0ns\"\nG = \"1ns/B\"\nS = \"1GiB\"\n";
+    let p = two_switches(ends);
+    let go = |joiner: bool| {
+        let r = run_program(&p, 4, &RunOptions::default(), move |r| async move {
+            r.expose(4096);
+            let w = r.world();
+            match r.rank() {
+                0 => {
+                    r.store(2, 0, vec![7; 2001]);
+                    r.store_sync().await;
+                    r.compute(1000 * NS).await;
+                }
+                1 if joiner => {
+                    r.compute(1000 * NS).await;
+                    r.send(&w, 3, 0, vec![1; 1001]).await;
+                }
+                3 if joiner => {
+                    r.recv(&w, 1, 0).await;
+                }
+                _ => {}
+            }
+            Ok(())
+        })
+        .expect("the program runs");
+        ends_ns(&r)
+    };
+    let alone = go(false);
+    assert_eq!((alone[0], alone[2]), (3250, 2250));
+    let ends = go(true);
+    assert_eq!((ends[0], ends[2], ends[3]), (4250, 3250, 3250));
+}

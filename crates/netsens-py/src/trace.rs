@@ -180,8 +180,9 @@ pub fn trace_ranks(path: &str) -> PyResult<u32> {
 }
 
 /// What the trace at `path` holds (`netsens trace info`), as a JSON string: tracer,
-/// ranks, clock, events, each rank's measured time and time with measurement off (ps), and every
-/// MPI call with its count and what replay does with it.
+/// ranks, clock, events, each rank's measured time, time with measurement off, time between
+/// its calls and the compute replay charges it (ps; null where replay refuses the trace,
+/// `replay_refused` says why), and every MPI call with its count and what replay does with it.
 #[pyfunction]
 pub fn trace_info(py: Python<'_>, path: &str) -> PyResult<String> {
     py.detach(|| {
@@ -190,7 +191,13 @@ pub fn trace_info(py: Python<'_>, path: &str) -> PyResult<String> {
             .measured
             .iter()
             .enumerate()
-            .map(|(rank, m)| json!({"rank": rank, "measured_ps": m.duration_ps(), "paused_ps": m.paused_ps}))
+            .map(|(rank, m)| {
+                json!({
+                    "rank": rank, "measured_ps": m.duration_ps(), "paused_ps": m.paused_ps,
+                    "between_calls_ps": info.between_calls_ps.get(rank),
+                    "replayed_compute_ps": info.replayed_compute_ps.as_ref().and_then(|c| c.get(rank)),
+                })
+            })
             .collect();
         let calls: Vec<_> = info
             .calls
@@ -201,6 +208,7 @@ pub fn trace_info(py: Python<'_>, path: &str) -> PyResult<String> {
             "file": path, "tracer": info.tracer, "ranks": info.ranks,
             "ticks_per_second": info.ticks_per_second, "events": info.events,
             "ranks_measured": measured, "calls": calls,
+            "compute_clock": info.compute_clock, "replay_refused": info.replay_refused,
         })
         .to_string())
     })

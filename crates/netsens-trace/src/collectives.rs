@@ -43,7 +43,8 @@ impl Coll {
             2 | 3 => Coll::Gather,
             4 | 5 => Coll::Scatter,
             6 | 7 => Coll::Allgather,
-            8 | 9 => Coll::Alltoall,
+            // alltoallw (10): its byte totals, spread over the peers as alltoallv's
+            8..=10 => Coll::Alltoall,
             11 => Coll::Allreduce,
             12 => Coll::Reduce,
             13 | 16 => Coll::ReduceScatter,

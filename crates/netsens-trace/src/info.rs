@@ -1,7 +1,14 @@
 //! `netsens trace info`: what a user needs to know of a trace before a long sweep — its
 //! ranks, the tracer that wrote it, the time it measured for each rank, and every MPI
-//! call it holds with its count and whether replay models it. Reads the whole archive
-//! but builds no schedule, so it works on traces replay refuses.
+//! call it holds with its count and whether replay models it. It works on traces
+//! replay refuses.
+//!
+//! Beside the time measured, each rank's time between calls as the trace itself says
+//! it (from its first MPI call to its last, less the time inside calls and with
+//! measurement off) and the compute replay charges it, from the same reading: a reader
+//! that dropped (or invented) time shows as a difference between the two. Replay
+//! charges more where it keeps a call's duration as compute (communicator creation,
+//! file I/O) and less where it removes the tracer's own cost or finds polls waiting.
 
 use std::collections::HashMap;
 
@@ -9,7 +16,8 @@ use netsens_core::Error;
 
 use crate::ffi::{self, Event, Members, Sink};
 use crate::measure::Measured;
-use crate::replay::{call_support, is_foreign, RegionKind, Support};
+use crate::replay::{call_support_in, is_foreign, Builder, Compute, RegionKind, Support};
+use crate::Algorithms;
 
 /// One MPI call of the trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,6 +42,16 @@ pub struct TraceInfo {
     pub measured: Vec<Measured>,
     /// Most frequent first, then by name.
     pub calls: Vec<Call>,
+    /// Per rank, ps: the time between its first MPI call's start and its last call's
+    /// end, less the time inside outermost calls and the time measurement was off.
+    pub between_calls_ps: Vec<u64>,
+    /// Per rank, ps: the compute replay charges it (by default); None where replay
+    /// refuses the trace, and [`TraceInfo::replay_refused`] says why.
+    pub replayed_compute_ps: Option<Vec<u64>>,
+    /// The clock of that compute: "cpu" (the thread CPU time the trace records) or
+    /// "wall".
+    pub compute_clock: &'static str,
+    pub replay_refused: Option<String>,
 }
 
 struct Census {
@@ -44,6 +62,9 @@ struct Census {
     depth: Vec<u32>,
     /// The rank is inside MPI_Init (another tracer's: measured from where it returns).
     in_init: Vec<bool>,
+    /// Per rank: where its last outermost call ended, and the time measurement had
+    /// been off by then.
+    last_leave: Vec<Option<(u64, u64)>>,
 }
 
 impl Sink for Census {
@@ -55,6 +76,11 @@ impl Sink for Census {
         self.info.measured = vec![Measured::default(); n as usize];
         self.depth = vec![0; n as usize];
         self.in_init = vec![false; n as usize];
+        self.last_leave = vec![None; n as usize];
+        self.info.between_calls_ps = vec![0; n as usize];
+        if resolution == 0 {
+            return Err("its clock has 0 ticks per second: its timestamps cannot be read as time".into());
+        }
         Ok(())
     }
 
@@ -84,12 +110,19 @@ impl Sink for Census {
             (ffi::ENTER, Some((name, RegionKind::Mpi))) => {
                 self.depth[r] += 1;
                 if self.depth[r] == 1 {
+                    if let Some((at, paused)) = self.last_leave[r] {
+                        let off = m.paused_ps.saturating_sub(paused);
+                        self.info.between_calls_ps[r] += ev.time_ps.saturating_sub(at).saturating_sub(off);
+                    }
                     *self.counts.entry(name.clone()).or_default() += 1;
                     self.in_init[r] = self.foreign && name.starts_with("MPI_Init");
                 }
             }
             (ffi::LEAVE, Some((_, RegionKind::Mpi))) => {
                 self.depth[r] = self.depth[r].saturating_sub(1);
+                if self.depth[r] == 0 {
+                    self.last_leave[r] = Some((ev.time_ps, m.paused_ps));
+                }
                 if self.depth[r] == 0 && std::mem::take(&mut self.in_init[r]) {
                     m.start_ps = ev.time_ps;
                 }
@@ -100,9 +133,54 @@ impl Sink for Census {
     }
 }
 
+/// The census and replay's builder, fed from one reading of the trace: the builder's
+/// refusal stops the builder only.
+struct CensusAndReplay<'a> {
+    census: Census,
+    replay: Option<Builder<'a>>,
+    refused: Option<String>,
+}
+
+impl CensusAndReplay<'_> {
+    fn replay(&mut self, feed: impl FnOnce(&mut Builder) -> Result<(), String>) {
+        if let Some(b) = &mut self.replay {
+            if let Err(e) = feed(b) {
+                self.refused = Some(e);
+                self.replay = None;
+            }
+        }
+    }
+}
+
+impl Sink for CensusAndReplay<'_> {
+    fn ranks(&mut self, n: u32, creator: &str, resolution: u64) -> Result<(), String> {
+        self.census.ranks(n, creator, resolution)?;
+        self.replay(|b| b.ranks(n, creator, resolution));
+        Ok(())
+    }
+    fn region(&mut self, id: u32, name: &str, paradigm: u8) -> Result<(), String> {
+        self.census.region(id, name, paradigm)?;
+        self.replay(|b| b.region(id, name, paradigm));
+        Ok(())
+    }
+    fn comm(&mut self, id: u32, members: Members) -> Result<(), String> {
+        self.replay(|b| b.comm(id, members));
+        Ok(())
+    }
+    fn event(&mut self, rank: u32, position: u64, ev: &Event) -> Result<(), String> {
+        self.census.event(rank, position, ev)?;
+        self.replay(|b| b.event(rank, position, ev));
+        Ok(())
+    }
+    fn tracer_gap(&mut self, rank: u32, wall_ps: u64, cpu_ps: u64) -> Result<(), String> {
+        self.replay(|b| b.tracer_gap(rank, wall_ps, cpu_ps));
+        Ok(())
+    }
+}
+
 /// What the trace `anchor` (its `.otf2` file) holds; see [`TraceInfo`].
 pub fn trace_info(anchor: &str) -> Result<TraceInfo, Error> {
-    let mut census = Census {
+    let census = Census {
         foreign: true,
         info: TraceInfo {
             tracer: String::new(),
@@ -111,19 +189,44 @@ pub fn trace_info(anchor: &str) -> Result<TraceInfo, Error> {
             events: 0,
             measured: Vec::new(),
             calls: Vec::new(),
+            between_calls_ps: Vec::new(),
+            replayed_compute_ps: None,
+            compute_clock: "wall",
+            replay_refused: None,
         },
         regions: HashMap::new(),
         counts: HashMap::new(),
         depth: Vec::new(),
         in_init: Vec::new(),
+        last_leave: Vec::new(),
     };
-    crate::formats::read(anchor, &mut census, true).map_err(Error::Input)?;
+    let builder = Builder::new(anchor, Algorithms::default(), Compute::default());
+    let mut both = CensusAndReplay { census, replay: Some(builder), refused: None };
+    crate::formats::read(anchor, &mut both, true).map_err(|e| Error::Input(naming_the_trace(anchor, e)))?;
+    let mut census = both.census;
+    match both.replay.map(|b| b.into_replay()) {
+        Some(Ok(replay)) => {
+            census.info.replayed_compute_ps = Some(replay.measured.iter().map(|m| m.compute_ps).collect());
+            census.info.compute_clock = replay.compute_clock;
+        }
+        Some(Err(e)) => census.info.replay_refused = Some(e.to_string()),
+        None => census.info.replay_refused = both.refused,
+    }
     let mut calls: Vec<Call> = census
         .counts
         .into_iter()
-        .map(|(name, count)| Call { support: call_support(&name), name: name.into(), count })
+        .map(|(name, count)| Call { support: call_support_in(&name, &census.info.tracer), name: name.into(), count })
         .collect();
     calls.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.name.cmp(&b.name)));
     census.info.calls = calls;
     Ok(census.info)
+}
+
+/// A reader's refusal, naming the trace where the sink's own message does not.
+fn naming_the_trace(anchor: &str, e: String) -> String {
+    if e.starts_with(anchor) {
+        e
+    } else {
+        format!("{anchor}: {e}")
+    }
 }

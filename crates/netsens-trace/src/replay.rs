@@ -59,7 +59,6 @@ const UNMODELED: &[&str] = &[
     "MPI_Improbe",
     "MPI_Mrecv",
     "MPI_Imrecv",
-    "MPI_Alltoallw",
     "MPI_Ialltoallw",
     "MPI_Neighbor_alltoall",
     "MPI_Neighbor_allgather",
@@ -68,26 +67,28 @@ const UNMODELED: &[&str] = &[
     "MPI_Comm_spawn",
 ];
 
-/// MPI-3's non-blocking collectives that replay models: each must record its request
-/// (OTF2's NonBlockingCollectiveRequest, then NonBlockingCollectiveComplete where it
-/// completes), which is what places its messages.
-const NONBLOCKING_COLLECTIVES: &[&str] = &[
-    "MPI_Ibarrier",
-    "MPI_Ibcast",
-    "MPI_Ireduce",
-    "MPI_Iallreduce",
-    "MPI_Ialltoall",
-    "MPI_Ialltoallv",
-    "MPI_Iallgather",
-    "MPI_Iallgatherv",
-    "MPI_Igather",
-    "MPI_Igatherv",
-    "MPI_Iscatter",
-    "MPI_Iscatterv",
-    "MPI_Ireduce_scatter",
-    "MPI_Ireduce_scatter_block",
-    "MPI_Iscan",
-    "MPI_Iexscan",
+/// MPI-3's non-blocking collectives that replay models, with the OTF2 code of their
+/// operation. Each should record its request (OTF2's NonBlockingCollectiveRequest, then
+/// NonBlockingCollectiveComplete where it completes), which places its messages; one
+/// whose trace holds its region only is replayed as the blocking collective at the
+/// call (see [`Builder::unrequested`]).
+const NONBLOCKING_COLLECTIVES: &[(&str, u8)] = &[
+    ("MPI_Ibarrier", 0),
+    ("MPI_Ibcast", 1),
+    ("MPI_Igather", 2),
+    ("MPI_Igatherv", 3),
+    ("MPI_Iscatter", 4),
+    ("MPI_Iscatterv", 5),
+    ("MPI_Iallgather", 6),
+    ("MPI_Iallgatherv", 7),
+    ("MPI_Ialltoall", 8),
+    ("MPI_Ialltoallv", 9),
+    ("MPI_Iallreduce", 11),
+    ("MPI_Ireduce", 12),
+    ("MPI_Ireduce_scatter", 13),
+    ("MPI_Iscan", 14),
+    ("MPI_Iexscan", 15),
+    ("MPI_Ireduce_scatter_block", 16),
 ];
 
 /// Calls whose communication happens inside the MPI library, out of the trace's
@@ -106,6 +107,16 @@ const OPAQUE: &[&str] = &[
     "MPI_Intercomm_create",
     "MPI_Intercomm_merge",
 ];
+
+/// Calls whose time goes to the file system (MPI-IO: `MPI_File_*` and ROMIO's
+/// `MPIO_*` request calls), not to the network replay models: kept as the rank's time
+/// too.
+const FILE_IO: [&str; 2] = ["MPI_File_", "MPIO_"];
+
+/// Whether the call `name` is kept as compute ([`OPAQUE`], [`FILE_IO`]).
+fn is_opaque(name: &str) -> bool {
+    OPAQUE.contains(&name) || FILE_IO.iter().any(|p| name.starts_with(p))
+}
 
 /// The call that pauses a tracing library's recording (`MPI_Pcontrol(0)` …
 /// `MPI_Pcontrol(1)`, the profilers' convention), recorded as one call spanning the
@@ -147,11 +158,20 @@ impl Support {
     }
 }
 
+/// MPI calls netsens's own library passes on without recording their messages
+/// (docs/reference/pmpi.md): in its archives replay cannot model them.
+const OWN_TRACER_UNRECORDED: &[&str] = &["MPI_Alltoallw"];
+
 /// What replay does with the MPI call `name`.
 pub fn call_support(name: &str) -> Support {
-    if UNMODELED.contains(&name) {
+    call_support_in(name, "")
+}
+
+/// What replay does with the MPI call `name` in a trace written by `tracer`.
+pub fn call_support_in(name: &str, tracer: &str) -> Support {
+    if UNMODELED.contains(&name) || (!is_foreign(tracer) && OWN_TRACER_UNRECORDED.contains(&name)) {
         Support::NotModelled
-    } else if OPAQUE.contains(&name) {
+    } else if is_opaque(name) {
         Support::KeptAsCompute
     } else {
         Support::Modelled
@@ -175,7 +195,7 @@ impl RegionKind {
         const UNKNOWN: u8 = 0;
         match paradigm {
             ffi::PARADIGM_MEASUREMENT => RegionKind::Measurement,
-            ffi::PARADIGM_MPI | UNKNOWN if name.starts_with("MPI_") => RegionKind::Mpi,
+            ffi::PARADIGM_MPI | UNKNOWN if name.starts_with("MPI_") || name.starts_with("MPIO_") => RegionKind::Mpi,
             _ => RegionKind::User,
         }
     }
@@ -284,7 +304,7 @@ struct RankState {
     polls: Polls,
     /// The runs the rank recorded between pauses ([`crate::runs`]).
     runs: RunCount,
-    /// When the current call began, if it is an opaque one ([`OPAQUE`]).
+    /// When the current call began, if it is an opaque one ([`is_opaque`]).
     opaque_since: Option<u64>,
     /// Messages sent: the program's point-to-point ones, a collective's.
     sends: u64,
@@ -358,6 +378,8 @@ pub(crate) struct Builder<'a> {
     tracer: String,
     /// The archive's clock tick, ps: the precision of its timestamps.
     tick_ps: u64,
+    /// Non-blocking collectives replayed as blocking ones, by name: calls per rank.
+    unrequested: HashMap<&'static str, Vec<u64>>,
 }
 
 impl<'a> Builder<'a> {
@@ -385,6 +407,7 @@ impl<'a> Builder<'a> {
             cpu_time_used: false,
             tracer: String::new(),
             tick_ps: 1,
+            unrequested: HashMap::new(),
         }
     }
 
@@ -547,18 +570,72 @@ impl<'a> Builder<'a> {
 }
 
 impl Builder<'_> {
-    /// A non-blocking collective call (region `region`, entered at event `at`) must
-    /// have recorded its request: without it, replay cannot tell where it completes.
-    fn check_request_recorded(&self, rank: u32, region: u32, at: u64) -> Result<(), String> {
+    /// A non-blocking collective call (region `region`, entered at event `at`) that
+    /// recorded no request: replay cannot tell where it completes, nor (the completion
+    /// records them) its communicator and sizes. It is replayed as the blocking
+    /// collective at the call, on MPI_COMM_WORLD, with no bytes, and counted for the
+    /// warning ([`Builder::unrequested_warning`]).
+    fn unrequested(&mut self, rank: u32, region: u32, at: u64, time_ps: u64) -> Result<(), String> {
         let Some((name, _)) = self.regions.get(&region) else { return Ok(()) };
-        if self.ranks[rank as usize].call_collective_requests > 0 || !NONBLOCKING_COLLECTIVES.contains(&&**name) {
+        let Some(&(name, code)) = NONBLOCKING_COLLECTIVES.iter().find(|(n, _)| *n == &**name) else { return Ok(()) };
+        if self.ranks[rank as usize].call_collective_requests > 0 {
             return Ok(());
         }
-        Err(format!(
-            "{}: rank {rank}, event {at}: {name} has no request record (OTF2's NonBlockingCollectiveRequest): \
-             the tracer recorded the call's region only, so replay cannot place its messages",
-            self.path
-        ))
+        let n = self.ranks.len();
+        let world = self.comms.iter().find_map(|(&id, c)| match c {
+            Comm::World(m) if m.len() == n && m.iter().zip(0..).all(|(&w, r)| w == r) => Some(id),
+            _ => None,
+        });
+        let Some(world) = world else {
+            return Err(format!(
+                "{}: rank {rank}, event {at}: {name} has no request record (OTF2's NonBlockingCollectiveRequest) and \
+                 the trace defines no communicator of all its ranks to replay it on as a blocking collective",
+                self.path
+            ));
+        };
+        self.unrequested.entry(name).or_insert_with(|| vec![0; n])[rank as usize] += 1;
+        self.communication += 1;
+        let r = rank as usize;
+        let ev = Event { kind: ffi::COLL, coll: code, comm: world, time_ps, ..Event::default() };
+        let start = self.ranks[r].after;
+        if let (_, Some(last)) = self.collective(rank, at, &ev, start, 0)? {
+            for done in std::mem::take(&mut self.ranks[r].completed) {
+                self.b.requires(last, done);
+            }
+            self.ranks[r].after = After::Done(last);
+        }
+        Ok(())
+    }
+
+    /// The warning for the non-blocking collectives replayed as blocking ones: the
+    /// calls and their counts. Ranks that called one a different number of times did
+    /// not all call it on MPI_COMM_WORLD: then replay refuses the trace.
+    fn unrequested_warning(&self) -> Result<Option<String>, Error> {
+        if self.unrequested.is_empty() {
+            return Ok(None);
+        }
+        let mut calls: Vec<(&str, &Vec<u64>)> = self.unrequested.iter().map(|(n, c)| (*n, c)).collect();
+        calls.sort();
+        let mut shown = Vec::new();
+        for (name, counts) in calls {
+            if let Some((rank, &n)) = counts.iter().enumerate().find(|&(_, &n)| n != counts[0]) {
+                return Err(Error::Input(format!(
+                    "{}: {name} has no request record (OTF2's NonBlockingCollectiveRequest) and rank 0 calls it {} \
+                     time(s), rank {rank} {n}: not all on MPI_COMM_WORLD, so replay cannot place it; a tracer that \
+                     records its requests (Score-P 8 with SCOREP_MPI_ENABLE_GROUPS' default groups) makes it \
+                     replayable",
+                    self.path, counts[0]
+                )));
+            }
+            shown.push(format!("{name} {} time(s)", counts[0]));
+        }
+        Ok(Some(format!(
+            "{}: non-blocking collectives without a request record (the tracer kept their regions only): {} on \
+             each rank; replayed as the blocking collective where each was called, on MPI_COMM_WORLD and with no \
+             bytes (their communicator and sizes are in the request records)",
+            self.path,
+            shown.join(", ")
+        )))
     }
 
     /// A trace without a single message or collective has nothing for the network to do.
@@ -647,6 +724,12 @@ fn depend(b: &mut ScheduleBuilder, op: OpId, after: After) {
 
 impl Sink for Builder<'_> {
     fn ranks(&mut self, n: u32, creator: &str, resolution: u64) -> Result<(), String> {
+        if resolution == 0 {
+            return Err(format!(
+                "{}: its clock has 0 ticks per second: its timestamps cannot be read as time",
+                self.path
+            ));
+        }
         self.tracer = creator.to_string();
         self.tick_ps = 1_000_000_000_000u64.div_ceil(resolution.max(1));
         self.b = ScheduleBuilder::new(n);
@@ -731,7 +814,7 @@ impl Sink for Builder<'_> {
                     (RegionKind::Mpi, _) => {}
                 }
                 if ev.kind == ffi::ENTER {
-                    if UNMODELED.contains(&name) {
+                    if call_support_in(name, &self.tracer) == Support::NotModelled {
                         return Err(format!(
                             "{}: rank {rank}, event {position}: {name} is an MPI call replay does not model",
                             self.path
@@ -758,7 +841,7 @@ impl Sink for Builder<'_> {
                         st.runs.call(name);
                         st.call_completions = 0;
                         st.call_collective_requests = 0;
-                        st.opaque_since = OPAQUE.contains(&name).then_some(ev.time_ps);
+                        st.opaque_since = is_opaque(name).then_some(ev.time_ps);
                         st.calls += 1;
                         st.open = Some((ev.region, position));
                         let mut charged = if polling { 0 } else { gap_ns };
@@ -783,7 +866,7 @@ impl Sink for Builder<'_> {
                     st.depth = st.depth.saturating_sub(1);
                     if st.depth == 0 {
                         if let Some((region, at)) = st.open.take() {
-                            self.check_request_recorded(rank, region, at)?;
+                            self.unrequested(rank, region, at, ev.time_ps)?;
                         }
                         let st = &mut self.ranks[r];
                         if let Some(send) = st.sendrecv_send.take() {
@@ -967,7 +1050,8 @@ impl Builder<'_> {
         let measured: Vec<Measured> = self.ranks.iter().map(|st| st.measured).collect();
         let by_cpu = self.cpu_time_used;
         let tracer_gaps = self.ranks.iter().map(|st| st.tracer_gap.on(by_cpu)).collect();
-        let warnings = compute_warnings(anchor, &measured, self.tick_ps);
+        let mut warnings = compute_warnings(anchor, &measured, self.tick_ps);
+        warnings.extend(self.unrequested_warning()?);
         let counts: Vec<u32> = self.ranks.iter().map(|st| st.runs.runs).collect();
         let runs = agreed_runs(anchor, &counts).unwrap_or(1);
         let schedule = self.b.build().map_err(|e| Error::Input(format!("{anchor}: {e}")))?;
@@ -989,4 +1073,19 @@ pub fn count_events(anchor: &str) -> Result<u64, Error> {
     let mut count = ffi::EventCount(0);
     crate::formats::read(anchor, &mut count, true).map_err(Error::Input)?;
     Ok(count.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A clock of 0 ticks per second gives no time to any timestamp: refused in one
+    /// line naming the trace, by replay and by `trace info` alike.
+    #[test]
+    fn a_clock_of_no_ticks_per_second_is_refused() {
+        let mut b = Builder::new("t.otf2", Algorithms::default(), Compute::default());
+        let e = b.ranks(2, "Score-P 8.4", 0).unwrap_err();
+        assert_eq!(e, "t.otf2: its clock has 0 ticks per second: its timestamps cannot be read as time");
+        assert!(Builder::new("t.otf2", Algorithms::default(), Compute::default()).ranks(2, "", 1).is_ok());
+    }
 }

@@ -47,7 +47,7 @@ pub fn from_scorep(coll: Coll, op: u8, p: u32, me: u32, root: u32, sent: u64, re
             let block = share(received, n);
             (block, block * n)
         }
-        Coll::Alltoall if op == ALLTOALLV => (sent, received),
+        Coll::Alltoall if op == ALLTOALLV || op == ALLTOALLW => (sent, received),
         Coll::Alltoall => {
             let total = share(sent, n) * n;
             (total, total)
@@ -71,6 +71,7 @@ pub fn from_scorep(coll: Coll, op: u8, p: u32, me: u32, root: u32, sent: u64, re
 /// OTF2's codes of the forms that tell apart what [`Coll`] groups.
 const ALLGATHERV: u8 = 7;
 const ALLTOALLV: u8 = 9;
+const ALLTOALLW: u8 = 10;
 const SCAN: u8 = 14;
 
 #[cfg(test)]

@@ -11,9 +11,10 @@ use netsens_core::engine::RunOptions;
 use netsens_core::platform::Platform;
 use netsens_core::schedule::executor::run_schedule;
 use netsens_core::Error;
-use netsens_trace::{read_trace, read_trace_compute, trace_info, Algorithms, Compute};
+use netsens_trace::{read_trace, read_trace_compute, trace_info, Algorithms, Compute, Support};
 
 mod dumpi_writer;
+use dumpi_writer::layouts::LAYOUTS;
 use dumpi_writer::{Bin, A};
 
 const NS: u64 = 1000;
@@ -22,7 +23,6 @@ use dumpi_writer::DOUBLE;
 /// Function labels (`dumpi_function`).
 const SEND: u16 = 0;
 const RECV: u16 = 1;
-const BUFFER_ATTACH: u16 = 6;
 const ISEND: u16 = 8;
 const IRECV: u16 = 12;
 const WAIT: u16 = 13;
@@ -223,10 +223,7 @@ fn bad_dumpi_traces_are_one_line_naming_the_file() {
     std::fs::write(dir.path().join("run.meta"), "numprocs=4\nfileprefix=run\n").unwrap();
     let e = error(&meta(&dir));
     assert!(e.contains("run-0000.bin: missing") && e.contains("4 ranks, 0 of"), "{e}");
-    // a call whose record this reader does not know, and one replay does not model
-    let attach = init(1000.0).call(BUFFER_ATTACH, 1001.0, 1002.0, &[A::I(1)]);
-    let e = error(&meta(&trace(&[attach.finish(), r1.clone()])));
-    assert!(e.contains("run-0000.bin: record 2 (MPI_Buffer_attach)") && e.contains("does not know"), "{e}");
+    // a call replay does not model
     let put = init(1000.0).call(PUT, 1001.0, 1002.0, &[A::I(1)]);
     let e = error(&meta(&trace(&[put.finish(), r1.clone()])));
     assert!(e.contains("run.meta: rank 0, event 2: MPI_Put is an MPI call replay does not model"), "{e}");
@@ -251,7 +248,7 @@ fn bad_dumpi_traces_are_one_line_naming_the_file() {
     let threaded = init(1000.0).call_by(2, BARRIER, 1001.0, 1002.0, &[A::H(WORLD)]);
     let e = error(&meta(&trace(&[threaded.finish(), blocking()[1].clone()])));
     assert!(e.contains("run-0000.bin: record 2 (MPI_Barrier): called by thread 2"), "{e}");
-    // a communicator made from a group: its members are not recorded
+    // a communicator made from a group the trace does not define: its members are unknown
     let create = init(1000.0).call(COMM_CREATE, 1001.0, 1002.0, &[A::H(WORLD), A::H(5), A::H(4)]).call(
         BARRIER,
         1003.0,
@@ -259,7 +256,99 @@ fn bad_dumpi_traces_are_one_line_naming_the_file() {
         &[A::H(4)],
     );
     let e = error(&meta(&trace(&[create.finish(), blocking()[1].clone()])));
-    assert!(e.contains("run-0000.bin: record 3 (MPI_Barrier): communicator 4 is not"), "{e}");
+    assert!(e.contains("run-0000.bin: record 3 (MPI_Barrier): communicator 4 is not one whose members"), "{e}");
+}
+
+/// A record is refused only where the file is damaged: a label libdumpi never writes,
+/// a mask with bits no version sets, a count past the end of the calls.
+#[test]
+fn damaged_records_are_one_line_naming_the_file_and_the_damage() {
+    let [_, r1] = blocking();
+    let bad = |b: Bin| error(&meta(&trace(&[b.finish(), r1.clone()])));
+    let e = bad(init(1000.0).call(label("MPI_Pcontrol"), 1001.0, 1002.0, &[]));
+    assert!(
+        e.contains("run-0000.bin: damaged: record 2 at byte")
+            && e.contains("(MPI_Pcontrol), which libdumpi never writes"),
+        "{e}"
+    );
+    let e = bad(init(1000.0).call(400, 1001.0, 1002.0, &[]));
+    assert!(e.contains("run-0000.bin: damaged: record 2") && e.contains("400, not a DUMPI function label"), "{e}");
+    let e = bad(init(1000.0).call_masked(0b0111_1001, BARRIER, 1001.0, 1002.0, &[A::H(WORLD)]));
+    assert!(e.contains("run-0000.bin: record 2 (MPI_Barrier): damaged: its mask 0x79"), "{e}");
+    // a clock that runs back: the 16-bit seconds of a call past 65 536 s wrap
+    let e = bad(init(65_535.5e6).call(BARRIER, 65_536e6 + 1.0, 65_536e6 + 2.0, &[A::H(WORLD)]));
+    assert!(e.contains("record 2 (MPI_Barrier): its wall clock runs back 65535 s"), "{e}");
+    // MPI_Group_incl with a count of 2^31 ranks
+    let incl = [A::H(5), A::I(1), A::I(i32::MAX), A::I(0), A::H(6)];
+    let e = bad(init(1000.0).call(label("MPI_Group_incl"), 1001.0, 1002.0, &incl));
+    assert!(
+        e.contains("run-0000.bin: truncated or damaged: a count at byte") && e.contains("2147483647 values"),
+        "{e}"
+    );
+}
+
+/// The function label of the call `name`.
+fn label(name: &str) -> u16 {
+    LAYOUTS.iter().position(|&(n, _)| n == name).unwrap_or_else(|| panic!("{name}")) as u16
+}
+
+/// One rank calling every call DUMPI records once, each record written from the
+/// layout table (dumpi_writer/layouts.rs) with sample arguments (`A::sample`), 1 µs
+/// apart; `keep` says which calls.
+fn every_record(version: [u8; 3], keep: impl Fn(&str) -> bool) -> Vec<u8> {
+    let argc = if version < [0, 6, 2] { vec![A::I(0), A::I(0)] } else { vec![A::I(0)] };
+    let mut b = Bin::of_version(version).call(label("MPI_Init"), 990.0, 1000.0, &argc);
+    let mut t = 1000.0;
+    for (l, &(name, layout)) in LAYOUTS.iter().enumerate() {
+        if layout == "-" || name == "MPI_Init" || name == "MPI_Finalize" || !keep(name) {
+            continue;
+        }
+        let mut args = A::from_layout(layout);
+        if version < [0, 6, 2] && layout == "A" {
+            args.insert(0, A::I(1)); // argc, written twice
+        }
+        if version < [0, 6, 9] && layout.contains('9') || version < [0, 6, 8] && layout.contains('8') {
+            // one integer where later versions write the array
+            let at = layout.replace(['[', ']'], "").find(['9', '8']).unwrap();
+            args[at] = A::I(-2);
+        }
+        b = b.call(l as u16, t + 0.25, t + 1.0, &args);
+        t += 1.0;
+    }
+    for function in [291, 292] {
+        b = b.call(function, t + 0.25, t + 1.0, &[A::L(0x4000)]);
+        t += 1.0;
+    }
+    b.call(label("MPI_Finalize"), t + 0.5, t + 0.5, &[]).finish()
+}
+
+/// sst-dumpi's list of records is closed: every one of them is read (and skipped when
+/// it carries no message of the program's own) in the layout of the DUMPI version that
+/// wrote the file, so `trace info` counts each call once.
+#[test]
+fn every_dumpi_record_is_read_in_its_layout() {
+    for version in [[0, 8, 0], [0, 6, 1]] {
+        let dir = trace(&[every_record(version, |_| true)]);
+        let info = trace_info(&meta(&dir)).unwrap_or_else(|e| panic!("{version:?}: {e}"));
+        let written: Vec<&str> = LAYOUTS.iter().filter(|(_, l)| *l != "-").map(|(n, _)| *n).collect();
+        assert_eq!(info.calls.len(), written.len(), "{version:?}");
+        assert!(info.calls.iter().all(|c| c.count == 1 && written.contains(&c.name.as_str())), "{version:?}");
+        // each call's region entered and left, and one event for each of the 16
+        // collectives (on MPI_COMM_SELF; the point-to-point calls are to and from
+        // MPI_PROC_NULL: no message)
+        let collectives = ["Barrier", "Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather", "Allgatherv"]
+            .iter()
+            .chain(&["Alltoall", "Alltoallv", "Alltoallw", "Reduce", "Allreduce", "Reduce_scatter", "Scan", "Exscan"])
+            .count() as u64;
+        assert_eq!(info.events, 2 * written.len() as u64 + collectives, "{version:?}");
+        // what replay does not model is named; the rest replays
+        let refused: Vec<&str> =
+            info.calls.iter().filter(|c| c.support == Support::NotModelled).map(|c| c.name.as_str()).collect();
+        assert!(refused.contains(&"MPI_Put") && refused.contains(&"MPI_Win_fence"), "{refused:?}");
+        let replayable = trace(&[every_record(version, |name| !refused.contains(&name))]);
+        let r = read_trace(&meta(&replayable)).unwrap_or_else(|e| panic!("{version:?}: {e}"));
+        assert_eq!(r.ranks, 1);
+    }
 }
 
 /// Four ranks split MPI_COMM_WORLD by parity with keys reversing the order: {2, 0} and
@@ -311,4 +400,124 @@ fn recorded_cpu_time_is_the_compute_unless_wall_is_asked() {
     let wall = read_trace_compute(&meta(&dir), Algorithms::default(), Compute::Wall).unwrap();
     let run = run_schedule(&wall.schedule, &platform(), &RunOptions::default()).unwrap();
     assert_eq!(run.ranks.iter().map(|s| s.end_ps / NS).collect::<Vec<_>>(), [27084, 27126]);
+}
+
+/// Four ranks: rank 3 sends 8 B to rank 1 on a communicator only they are in, made
+/// three ways, each from what every rank's records say. The communicator's creation
+/// (2 µs) is kept as compute, as every communicator creation; then, as in the split
+/// test above, the sender's send at 3000 ns (CPU to 4000) arrives at 9000 and the
+/// receive is done at 10 042 ns; ranks 0 and 2 create nothing more and end at 2000.
+/// Read in world order instead of the group's, rank 1 would be the sender.
+fn pair_from(create: impl Fn(Bin, f64, i32) -> (Bin, u16)) -> Vec<u64> {
+    let rank = |world: i32| {
+        let t = 1000.0 * f64::from(world + 1);
+        let (b, comm) = create(init(t), t, world);
+        let msg = |peer| vec![A::I(1), A::H(DOUBLE), A::I(peer), A::I(3), A::H(comm)];
+        let b = match world {
+            3 => b.call(SEND, t + 3.0, t + 3.5, &msg(1)).call(FINALIZE, t + 3.5, t + 3.5, &[]),
+            1 => b.call(RECV, t + 2.5, t + 20.0, &with(msg(0), A::Status(8, 0, 3))).call(
+                FINALIZE,
+                t + 20.0,
+                t + 20.0,
+                &[],
+            ),
+            _ => b.call(FINALIZE, t + 2.0, t + 2.0, &[]),
+        };
+        b.finish()
+    };
+    ends(&meta(&trace(&[rank(0), rank(1), rank(2), rank(3)])))
+}
+
+#[test]
+fn communicators_from_groups_and_topologies_map_their_members() {
+    // MPI_Comm_group of MPI_COMM_WORLD, MPI_Group_incl of ranks 3 and 1 (in that
+    // order), MPI_Comm_create: ranks 0 and 2 get MPI_COMM_NULL (handle 1)
+    let from_group = pair_from(|b, t, world| {
+        let b = b.call(label("MPI_Comm_group"), t, t, &[A::H(WORLD), A::H(5)]).call(
+            label("MPI_Group_incl"),
+            t,
+            t,
+            &[A::H(5), A::I(2), A::Arr(vec![3, 1]), A::H(6)],
+        );
+        let comm = if world % 2 == 1 { 7 } else { 1 };
+        (b.call(COMM_CREATE, t, t + 2.0, &[A::H(WORLD), A::H(6), A::H(comm)]), 7)
+    });
+    assert_eq!(from_group, [2000, 10042, 2000, 4000]);
+    // the same group as MPI_COMM_WORLD less ranks 0 and 2 (MPI_Group_excl keeps the
+    // order: 1, 3), then {3} ∪ that: 3, 1
+    let union = pair_from(|b, t, world| {
+        let b = b
+            .call(label("MPI_Comm_group"), t, t, &[A::H(WORLD), A::H(5)])
+            .call(label("MPI_Group_excl"), t, t, &[A::H(5), A::I(2), A::Arr(vec![2, 0]), A::H(6)])
+            .call(label("MPI_Group_range_incl"), t, t, &[A::H(5), A::I(1), A::I(1), A::Arr(vec![3, 3, 1]), A::H(8)])
+            .call(label("MPI_Group_union"), t, t, &[A::H(8), A::H(6), A::H(9)]);
+        let comm = if world % 2 == 1 { 7 } else { 1 };
+        (b.call(COMM_CREATE, t, t + 2.0, &[A::H(WORLD), A::H(9), A::H(comm)]), 7)
+    });
+    assert_eq!(union, [2000, 10042, 2000, 4000]);
+    // a 2 × 2 Cartesian grid (rank = 2·row + column) split into its columns
+    // (remain_dims 1, 0): {0, 2} and {1, 3}, ranked by row: ranks 0 and 1 (row 0)
+    // send to rank 1 of their column, ranks 2 and 3
+    let grid = |b: Bin, t: f64| {
+        b.call(
+            label("MPI_Cart_create"),
+            t,
+            t + 1.0,
+            &[A::H(WORLD), A::I(2), A::Arr(vec![2, 2]), A::Arr(vec![0, 0]), A::I(0), A::H(4)],
+        )
+        .call(label("MPI_Cart_sub"), t + 1.0, t + 2.0, &[A::I(2), A::H(4), A::Arr(vec![1, 0]), A::H(7)])
+    };
+    let rank = |world: i32| {
+        let t = 1000.0 * f64::from(world + 1);
+        let b = grid(init(t), t);
+        let msg = |peer| vec![A::I(1), A::H(DOUBLE), A::I(peer), A::I(3), A::H(7)];
+        let b = if world < 2 {
+            b.call(SEND, t + 3.0, t + 3.5, &msg(1)).call(FINALIZE, t + 3.5, t + 3.5, &[])
+        } else {
+            b.call(RECV, t + 2.5, t + 20.0, &with(msg(0), A::Status(8, 0, 3))).call(FINALIZE, t + 20.0, t + 20.0, &[])
+        };
+        b.finish()
+    };
+    // rows would pair 0 with 1 and 2 with 3: senders to senders, never received
+    assert_eq!(ends(&meta(&trace(&[rank(0), rank(1), rank(2), rank(3)]))), [4000, 4000, 10042, 10042]);
+}
+
+/// MPI_Alltoallw replays as the MPI_Alltoallv of the same bytes: 3 doubles to and
+/// from each of 2 ranks, as one datatype or two.
+#[test]
+fn alltoallw_replays_as_the_alltoallv_of_its_bytes() {
+    let run = |w: bool| {
+        let rank = |t: f64| {
+            let args = if w {
+                // 3 doubles to rank 0, 24 bytes (datatype 5: 1 byte) to rank 1
+                vec![
+                    A::I(2),
+                    A::Arr(vec![3, 24]),
+                    A::Arr(vec![0, 0]),
+                    A::Arr16(vec![DOUBLE, 5]),
+                    A::Arr(vec![3, 3]),
+                    A::Arr(vec![0, 0]),
+                    A::Arr16(vec![DOUBLE, DOUBLE]),
+                    A::H(WORLD),
+                ]
+            } else {
+                vec![
+                    A::I(2),
+                    A::Arr(vec![3, 3]),
+                    A::Arr(vec![0, 0]),
+                    A::H(DOUBLE),
+                    A::Arr(vec![3, 3]),
+                    A::Arr(vec![0, 0]),
+                    A::H(DOUBLE),
+                    A::H(WORLD),
+                ]
+            };
+            let call = if w { label("MPI_Alltoallw") } else { label("MPI_Alltoallv") };
+            init(t).call(call, t + 1.0, t + 2.0, &args).call(FINALIZE, t + 3.0, t + 3.0, &[]).finish()
+        };
+        ends(&meta(&trace(&[rank(1000.0), rank(2000.0)])))
+    };
+    let v = run(false);
+    assert!(v.iter().all(|&e| e > 6000), "{v:?}");
+    assert_eq!(run(true), v);
 }

@@ -181,3 +181,48 @@ fn a_rank_ending_inside_a_call_is_named_as_stuck() {
     assert!(text.contains("never finished") && text.contains("rank 1 in MPI_Sendrecv (event 10)"), "{text}");
     assert!(!text.contains("rank 0"), "{text}");
 }
+
+/// An archive (netsens's conventions: ranks start at the clock's offset) in which each
+/// rank's `MPI_Iallgather`s are regions only, at `calls` ns (500 ns each), then
+/// MPI_Finalize at 4500 ns.
+fn iallgathers(calls: &[&[u64]]) -> (tempfile::TempDir, String) {
+    use netsens_trace::write::{write_archive, Event, ENTER, LEAVE, NO_CPU_TIME};
+    let dir = tempfile::tempdir().unwrap();
+    let mut events = Vec::new();
+    for (rank, starts) in calls.iter().enumerate() {
+        let at = |kind, region, ns: u64| {
+            (rank as u32, Event { kind, region, time_ps: ns * NS, cpu_ps: NO_CPU_TIME, ..Event::default() })
+        };
+        for &t in *starts {
+            events.extend([at(ENTER, 0, t), at(LEAVE, 0, t + 500)]);
+        }
+        events.extend([at(ENTER, 1, 4500), at(LEAVE, 1, 4500)]);
+    }
+    let anchor =
+        write_archive(&dir.path().join("t"), calls.len() as u32, &["MPI_Iallgather", "MPI_Finalize"], &events).unwrap();
+    (dir, anchor)
+}
+
+#[test]
+fn an_iallgather_without_its_request_is_the_blocking_allgather_at_the_call() {
+    // Both ranks call it at 1000 ns: an allgather of no bytes on 2 ranks is one
+    // exchange; each send takes the CPU to 2000 and arrives at 1000 + o + L = 7000, is
+    // processed to 8000; then the 3000 ns of compute before MPI_Finalize: 11 000 ns.
+    let (_d, anchor) = iallgathers(&[&[1000], &[1000]]);
+    let r = read_trace(&anchor).unwrap();
+    let run = run_schedule(&r.schedule, &platform(), &RunOptions::default()).unwrap();
+    assert_eq!(run.ranks.iter().map(|s| s.end_ps / NS).collect::<Vec<_>>(), [11_000, 11_000]);
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    assert!(r.warnings[0].contains("MPI_Iallgather 1 time(s) on each rank"), "{}", r.warnings[0]);
+    // Ranks that called it a different number of times did not all call it on
+    // MPI_COMM_WORLD: refused in one line naming the call and the counts.
+    let (_d, anchor) = iallgathers(&[&[1000, 2000], &[1000]]);
+    let e = read_trace(&anchor).err().unwrap();
+    assert!(matches!(e, Error::Input(_)), "{e:?}");
+    let text = e.to_string();
+    assert!(
+        text.contains("MPI_Iallgather has no request record") && text.contains("rank 0 calls it 2 time(s), rank 1 1"),
+        "{text}"
+    );
+    assert!(!text.contains('\n'));
+}

@@ -88,16 +88,24 @@ fn a_nonblocking_allreduce_starts_at_its_call_and_completes_at_its_wait() {
     assert_eq!(ends(&run(&anchor, thread)), [19584, 16542]);
 }
 
+/// Score-P's archive holds MPI_Iallreduce's region only (no request record, so neither
+/// its communicator nor its sizes nor where it completes): replayed as a blocking
+/// allreduce at the call, on MPI_COMM_WORLD, of 0 B, with a warning naming the call.
+/// Rank 0 calls it at 7500, rank 1 at 12542 (as the blocking allreduce above); each
+/// message is processed in o = 1000 ns (no bytes): rank 1 sends (CPU to 13542) and
+/// processes rank 0's (arrived at 13500) to 14542; rank 0's send takes its CPU to 8500
+/// and it processes rank 1's message (arrived at 12542 + 1000 + 5000) to 19542. Then
+/// each computes its 4000 ns before MPI_Wait: 23542 and 18542.
 #[test]
-fn a_nonblocking_collective_without_its_request_is_refused_by_name() {
+fn a_nonblocking_collective_without_its_request_is_the_blocking_one_at_the_call() {
     let (_d, anchor) = archive(SCOREP_REGIONS_ONLY);
-    let e = read_trace(&anchor).err().unwrap();
-    assert!(matches!(e, Error::Input(_)), "{e:?}");
-    let text = e.to_string();
-    // rank 0: main, Init enter/leave, split enter/leave, send enter/send/leave,
-    // off, on (10 events), then MPI_Iallreduce's enter at position 10
-    assert!(text.contains("rank 0, event 10: MPI_Iallreduce has no request record"), "{text}");
-    assert!(!text.contains('\n'));
+    let r = read_trace(&anchor).unwrap();
+    let run = run_schedule(&r.schedule, &platform(), &RunOptions::default()).unwrap();
+    assert_eq!(ends(&run), [23542, 18542]);
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    let w = &r.warnings[0];
+    assert!(w.starts_with(&anchor) && w.contains("MPI_Iallreduce 1 time(s) on each rank"), "{w}");
+    assert!(w.contains("blocking collective where each was called") && !w.contains('\n'), "{w}");
 }
 
 #[test]

@@ -47,6 +47,10 @@ COMMANDS = {
         "netsens.cli.calibrate:calibrate",
         "Recover L, o, g, G, O and S with the seeds' LogP microbenchmarks.",
     ),
+    "compare": (
+        "netsens.cli.compare:compare_command",
+        "Which network for my program: its run time on each network and what limits it.",
+    ),
     "explain": (
         "netsens.cli.explain:explain_command",
         "Say what each workload is most sensitive to and how well the models explain it.",

@@ -10,14 +10,21 @@ from __future__ import annotations
 import json
 import math
 import sys
-from typing import Any
+import time
+from typing import Any, TextIO
 
 import click
 
 from netsens.cli.console import print_blocks
 from netsens.cli.options import CONTEXT, EPILOG, overrides_from, platform_options, seed_option
 from netsens.cli.text_table import TextLine, TextTable
-from netsens.sensitivity.analyze import EPSILONS, analyze, parse_curve, parse_epsilon
+from netsens.sensitivity.analyze import (
+    EPSILONS,
+    AnalysisInterrupted,
+    analyze,
+    parse_curve,
+    parse_epsilon,
+)
 from netsens.units_format import format_per_byte, format_time
 
 
@@ -126,39 +133,129 @@ def sensitivity_command(
     The run is recorded once; T at any other value of a parameter is then exact
     while the order of the run's events holds (see docs/guides/sensitivity.md).
     The analysis spreads its passes over up to 4 cores, with the same answers
-    (NETSENS_ANALYSIS_THREADS=1 keeps it on one).
+    (NETSENS_ANALYSIS_THREADS=1 keeps it on one). Every search has a bound on its
+    steps: where one is reached the tolerance is an interval ("+a to +b") or
+    ">= +a". Progress shows on stderr; Ctrl-C during the confirming runs prints
+    what is known and exits with code 130.
     """
     if (workload is None) == (app is None):
         raise click.UsageError("give either a GOAL file or trace, or --app NAME --ranks P")
     eps = [parse_epsilon(e) for e in epsilons] if epsilons else list(EPSILONS)
-    out = analyze(
-        workload,
-        app=app,
-        ranks=ranks,
-        size=size,
-        variant=variant,
-        platform=platform,
-        overrides=overrides_from(flags),
-        seed=seed,
-        params=list(params) or None,
-        epsilons=eps,
-        curves=[parse_curve(c) for c in curves],
-        at=list(at),
-        chain=max(chain, 0),
-        confirm=confirm,
-        timeline=timeline is not None,
-        timeline_ranks=_pair("--timeline-ranks", timeline_ranks, int),
-        timeline_window=_window(timeline_window),
-    )
+    ask = {
+        "app": app,
+        "ranks": ranks,
+        "size": size,
+        "variant": variant,
+        "platform": platform,
+        "overrides": overrides_from(flags),
+        "seed": seed,
+        "params": list(params) or None,
+        "epsilons": eps,
+        "curves": [parse_curve(c) for c in curves],
+        "at": list(at),
+        "chain": max(chain, 0),
+        "confirm": confirm,
+        "timeline": timeline is not None,
+        "timeline_ranks": _pair("--timeline-ranks", timeline_ranks, int),
+        "timeline_window": _window(timeline_window),
+    }
+    reporter = _Progress(sys.stderr)
+    try:
+        out = analyze(workload, **ask, progress=reporter.run, confirm_progress=reporter.confirming)
+    except AnalysisInterrupted as e:
+        # Ctrl-C during the full runs: what is known, then the CLI's interruption (130).
+        reporter.close()
+        _print(e.partial, chain, as_json)
+        tolerances = [t for p in e.partial["params"] for t in p["tolerance"]]
+        checked = sum("interrupted" not in t for t in tolerances)
+        click.echo(
+            f"netsens: sensitivity: stopped during the full runs; {checked} of "
+            f"{len(tolerances)} tolerances done (the others are the record's, not checked)",
+            err=True,
+        )
+        raise KeyboardInterrupt from None
+    finally:
+        reporter.close()
     if timeline:
         from netsens.sensitivity.timeline import write_timeline
 
         write_timeline(out, timeline)
+    _print(out, chain, as_json)
+
+
+def _print(out: dict[str, Any], chain: int, as_json: bool) -> None:
     if as_json:
         json.dump(out, sys.stdout)
         sys.stdout.write("\n")
         return
     print_blocks(blocks(out, chain))
+
+
+# Plain progress lines (stderr not a terminal) come at most this often, in s, and
+# only once the confirmation has taken that long (as ``netsens sweep``'s).
+PLAIN_EVERY_S = 2.0
+
+
+class _Progress:
+    """The recording run and the confirmation's full runs on stderr, as ``netsens
+    sweep`` shows its points: a rich bar on a terminal (the run's from the engine's
+    first report, every 2^20 events), else a plain line every few s once the
+    confirmation has taken that long; nothing for a short analysis."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream, self.tty = stream, stream.isatty()
+        self.bar: Any = None
+        self.tasks: dict[str, Any] = {}
+        self.started: float | None = None
+        self.last = 0.0
+
+    def _task(self, name: str, total: int | None) -> Any:
+        if self.bar is None:
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.fields[detail]}"),
+                TimeElapsedColumn(),
+                console=Console(file=self.stream),
+                transient=True,
+            )
+            self.bar.start()
+        if name not in self.tasks:
+            for other in self.tasks.values():
+                self.bar.update(other, visible=False)
+            self.tasks[name] = self.bar.add_task(name, total=total, detail="")
+        return self.tasks[name]
+
+    def run(self, events: int, now_ps: int, ops_done: int, ops_total: int) -> None:
+        """The recording run's progress (the engine's callback)."""
+        if self.tty:
+            task = self._task("recording the run", ops_total or None)
+            detail = f"{events:,} events, virtual time {format_time(now_ps)}"
+            self.bar.update(task, completed=ops_done, total=ops_total or None, detail=detail)
+
+    def confirming(self, done: int, planned: int, what: str) -> None:
+        """After each of the confirmation's full runs."""
+        now = time.perf_counter()
+        if self.started is None:
+            self.started = self.last = now
+        elapsed = now - self.started
+        rate = done / elapsed if elapsed > 0 else 0.0
+        eta = f"{(planned - done) / rate:.0f} s" if rate > 0 else "?"
+        line = f"{done}/{planned} full runs ({what}), {rate:.1f} runs/s, ETA {eta}"
+        if self.tty:
+            task = self._task("confirming", planned)
+            self.bar.update(task, completed=done, total=planned, detail=line)
+        elif now - self.last >= PLAIN_EVERY_S:
+            print(f"sensitivity: confirming: {line}", file=self.stream, flush=True)
+            self.last = now
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
 
 
 def _pair(flag: str, text: str, kind: Any) -> Any:
@@ -199,6 +296,25 @@ def _value(unit: str, v: float) -> str:
 
 def _delta(unit: str, d: float | None) -> str:
     return "unbounded" if d is None or math.isinf(d) else "+" + _value(unit, d)
+
+
+def _tolerance(unit: str, t: dict[str, Any]) -> str:
+    """A tolerance's cell: the record's, or the runs' where they did not confirm it;
+    an interval, or "at least", where a search stopped at its bound."""
+    if t.get("confirmed") is False and "delta_by_runs" in t:
+        if t["delta_by_runs"] is None:
+            return ">= " + _delta(unit, t["delta_by_runs_at_least"]) + " (runs)"
+        text = _delta(unit, t["delta_by_runs"])
+        if "delta_by_runs_at_most" in t:
+            text += " to " + _delta(unit, t["delta_by_runs_at_most"])
+        return text + " (runs)"
+    text = _delta(unit, t["delta"])
+    if "delta_at_most" in t:
+        most = t["delta_at_most"]
+        text = ">= " + text if most is None else f"{text} to {_delta(unit, most)}"
+    if t.get("interrupted"):
+        text += " (not checked)"
+    return text
 
 
 def blocks(out: dict[str, Any], chain: int) -> list[Any]:
@@ -253,11 +369,7 @@ def blocks(out: dict[str, Any], chain: int) -> list[Any]:
             f"{p['slope_down']:.6g}",
             f"{p['slope_up']:.6g}",
         ]
-        for t in p["tolerance"]:
-            if t.get("confirmed") is False:
-                cells.append(_delta(unit, t["delta_by_runs"]) + " (runs)")
-            else:
-                cells.append(_delta(unit, t["delta"]))
+        cells.extend(_tolerance(unit, t) for t in p["tolerance"])
         table.add_row(*cells)
     result.append(table)
     for c in out["curves"]:

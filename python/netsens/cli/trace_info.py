@@ -1,6 +1,7 @@
 """``netsens trace info TRACE [--json]``: what a trace holds before a long sweep — the
-tracer that wrote it, its ranks and clock, the time it measured for each rank, and every
-MPI call with its count and whether replay models it (docs/guides/traces.md).
+tracer that wrote it, its ranks and clock, the time it measured for each rank (with the
+time between its calls beside the compute replay charges it), and every MPI call with its
+count and whether replay models it (docs/guides/traces.md).
 """
 
 from __future__ import annotations
@@ -24,9 +25,11 @@ def info_command(path: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(info, indent=2))
         return
-    print_blocks(
-        [headline(info), measured_table(info["ranks_measured"]), call_table(info["calls"])]
-    )
+    clock = None if info["replay_refused"] else info["compute_clock"]
+    blocks = [headline(info), measured_table(info["ranks_measured"], clock)]
+    if info["replay_refused"]:
+        blocks.append(TextLine(("replay refuses it: ", "bold"), (info["replay_refused"], None)))
+    print_blocks([*blocks, call_table(info["calls"])])
 
 
 def headline(info: dict[str, Any]) -> TextTable:
@@ -43,9 +46,10 @@ def headline(info: dict[str, Any]) -> TextTable:
     return grid
 
 
-def measured_table(ranks: list[dict[str, int]]) -> TextTable:
-    """Each rank's measured time and time with measurement off; min, median and max
-    beyond MAX_RANK_ROWS ranks."""
+def measured_table(ranks: list[dict[str, Any]], clock: str | None) -> TextTable:
+    """Each rank's measured time, time with measurement off, time between its calls (as
+    the trace says it) and the compute replay charges it (by the ``clock`` it names; "-"
+    where replay refuses the trace); min, median and max beyond MAX_RANK_ROWS ranks."""
     per_rank = len(ranks) <= MAX_RANK_ROWS
     table = TextTable(
         title="measured per rank" if per_rank else f"measured, over {len(ranks)} ranks"
@@ -53,13 +57,20 @@ def measured_table(ranks: list[dict[str, int]]) -> TextTable:
     table.add_column("rank" if per_rank else "", justify="right" if per_rank else "left")
     table.add_column("measured", justify="right")
     table.add_column("measurement off", justify="right")
-    columns = ("measured_ps", "paused_ps")
+    table.add_column("between calls", justify="right")
+    replayed = f"replayed compute ({clock})" if clock else "replayed compute"
+    table.add_column(replayed, justify="right")
+    columns = ("measured_ps", "paused_ps", "between_calls_ps", "replayed_compute_ps")
+
+    def shown(values: list[int | None], pick: Any) -> str:
+        return "-" if None in values else format_time(pick(values))
+
     if per_rank:
         for r in ranks:
-            table.add_row(str(r["rank"]), *(format_time(r[c]) for c in columns))
+            table.add_row(str(r["rank"]), *(shown([r[c]], min) for c in columns))
     else:
         for label, pick in (("min", min), ("median", statistics.median_low), ("max", max)):
-            table.add_row(label, *(format_time(pick(r[c] for r in ranks)) for c in columns))
+            table.add_row(label, *(shown([r[c] for r in ranks], pick) for c in columns))
     return table
 
 

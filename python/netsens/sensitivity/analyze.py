@@ -8,28 +8,18 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from netsens import _core
-from netsens.engine import ProgressFn, check_memory_limit, is_trace, run_app, run_goal
+from netsens.engine import ProgressFn, check_memory_limit, is_trace
 from netsens.errors import InputError
+from netsens.sensitivity.confirm import PER_BYTE, ConfirmProgressFn, Workload
+from netsens.sensitivity.confirm import confirm as run_confirmation
 from netsens.units import parse_quantity
 
 # LLAMP's and the issue's ε: 1, 2, 5 and 10 % of the run time.
 EPSILONS = (0.01, 0.02, 0.05, 0.10)
-
-# The unit each parameter's values are in (the engine's names, see Param::name).
-_PER_BYTE = {"G", "O", "node.G", "node.O", "wan.G"}
-
-# Parameters a full run can be set to alone, and the override that sets it: the
-# cluster level's L, o, g, G, O (an override sets the node level too, so only on a
-# platform without one), the wide-area link's latency and 1/bandwidth.
-_OVERRIDE = {
-    **{name: name for name in ("L", "o", "g", "G", "O")},
-    "wan.L": "wan_latency",
-    "wan.G": "wan_bandwidth",
-}
 
 
 def parse_epsilon(text: str) -> float:
@@ -70,7 +60,7 @@ def _value(name: str, text: str) -> float:
     try:
         if name == "cpu":
             return float(parse_quantity(name, text, ("number",)).value)
-        if name in _PER_BYTE:
+        if name in PER_BYTE:
             q = parse_quantity(name, text, ("per_byte",))
             # fs/B, or a bandwidth in B/s (1/B is its time per byte).
             return float(q.value) / 1000 if q.kind == "per_byte" else 1e12 / float(q.value)
@@ -124,6 +114,7 @@ def analyze(
     timeline_items: int = 200_000,
     graph: str | None = None,
     progress: ProgressFn | None = None,
+    confirm_progress: ConfirmProgressFn | None = None,
 ) -> dict[str, Any]:
     """The sensitivity of a GOAL file or OTF2 trace (``goal``) or of application
     ``app`` on ``ranks`` ranks, from one run.
@@ -150,7 +141,14 @@ def analyze(
     ``confirmed`` to each tolerance: the record is exact while the run's order of
     events holds, and far enough from the platform's values arrivals from several
     ranks can reach a receiver in another order. Where it is not confirmed, full runs
-    search the tolerance (``delta_by_runs``).
+    search the tolerance (``delta_by_runs``), at most
+    :data:`~netsens.sensitivity.confirm.MAX_DOUBLINGS` runs out and
+    :data:`~netsens.sensitivity.confirm.MAX_HALVINGS` back: where a bound stops it,
+    ``delta_by_runs_at_most`` (a run past the limit was found) or
+    ``delta_by_runs_at_least`` (with ``delta_by_runs`` None: none was) says what is
+    known. ``confirm_progress(done, planned, what)`` is called after each full run.
+    Ctrl-C during them raises :class:`AnalysisInterrupted`, a KeyboardInterrupt whose
+    ``partial`` is the answer so far (tolerances not checked: ``interrupted``).
 
     ``timeline`` adds ``timeline``: ranks ``timeline_ranks`` (first, last) within
     ``timeline_window`` (ps, default the whole run), at most ``timeline_items`` bars
@@ -196,95 +194,20 @@ def analyze(
         t["ranks"][1] = min(t["ranks"][1], out["run"]["workload"]["ranks"] - 1)
         t["window_ps"][1] = min(t["window_ps"][1] or math.inf, out["makespan_ps"])
     if confirm:
-        workload = {"app": app, "ranks": ranks, "size": size, "variant": variant, "goal": goal}
-        _confirm(out, workload, os.fspath(platform), dict(overrides or {}), seed)
+        workload = Workload(app, ranks, size, variant, goal)
+        try:
+            run_confirmation(
+                out, workload, os.fspath(platform), dict(overrides or {}), seed, confirm_progress
+            )
+        except KeyboardInterrupt:
+            raise AnalysisInterrupted(out) from None
     return out
 
 
-def _confirm(
-    out: dict[str, Any],
-    workload: dict[str, Any],
-    platform: str,
-    overrides: dict[str, str],
-    seed: int,
-) -> None:
-    """Run in full at each tolerance and a step beyond: ``confirmed`` is whether the
-    first ends at most (1 + ε)·T0 and the second later (``None``: a run cannot set
-    this parameter alone)."""
-    has_node = any(p["param"].startswith("node.") for p in out["params"])
-    t0 = out["run"]["makespan_ps"]
+class AnalysisInterrupted(KeyboardInterrupt):
+    """Ctrl-C during the confirmation's full runs: ``partial`` is the answer as far as
+    it is known (the tolerances not checked have ``interrupted``)."""
 
-    def makespan(name: str, value: float) -> int:
-        unit = "ps/B" if name in _PER_BYTE else "ps"
-        text = f"{value:.3f}{unit}" if unit == "ps/B" else f"{int(value)}ps"
-        point = {**overrides, _OVERRIDE[name]: text}
-        if workload["app"] is not None:
-            r = run_app(
-                workload["app"],
-                workload["ranks"],
-                workload["size"],
-                platform,
-                point,
-                seed,
-                matrix=False,
-                variant=workload["variant"],
-            )
-        else:
-            r = run_goal(workload["goal"], platform, point, seed, matrix=False)
-        return int(r["makespan_ps"])
-
-    for p in out["params"]:
-        settable = p["param"] in _OVERRIDE and not (has_node and "." not in p["param"])
-        # The engine's grid: 1 ps, or 1 fs/B for a per-byte cost.
-        grid = 0.001 if p["unit"] == "ps/B" else 1.0
-        for tol in p["tolerance"]:
-            delta = tol["delta"]
-            if delta is None or not settable:
-                tol["confirmed"] = None
-                continue
-            # The analysis gives a whole number of grid steps (a float of them in ps/B).
-            at = p["value"] + round(delta / grid) * grid
-            limit = (1 + tol["epsilon"]) * t0
-            t_at, t_beyond = makespan(p["param"], at), makespan(p["param"], at + grid)
-            tol["at_ps"], tol["beyond_ps"] = t_at, t_beyond
-            tol["confirmed"] = t_at <= limit < t_beyond
-            if not tol["confirmed"]:
-                # The run's order of events changed before the tolerance: full runs
-                # find it instead (the largest value on the grid with T <= limit).
-                found = _search(
-                    lambda x, n=p["param"], lim=limit: makespan(n, x) <= lim,
-                    p["value"],
-                    at,
-                    grid,
-                    APP_SEARCH_PRECISION if workload["app"] is not None else 0.0,
-                )
-                tol["delta_by_runs"] = found - p["value"]
-
-
-# The search by full runs doubles its step at most this often (2^40 times the first
-# step: beyond any value a network takes) before it calls a tolerance unbounded; a
-# run whose time stops growing with the parameter would otherwise double forever.
-MAX_DOUBLINGS = 40
-# A rank program's full run costs far more than a schedule's: its search stops within
-# this fraction of the increase (about 14 halvings) instead of at the exact grid step.
-APP_SEARCH_PRECISION = 1e-4
-
-
-def _search(
-    fits: Callable[[float], bool], x0: float, guess: float, grid: float, precision: float = 0.0
-) -> float:
-    """The largest x >= x0 on the grid with ``fits(x)``, from ``guess``, assuming
-    ``fits`` holds up to some x and not beyond (T grows with each parameter); infinity
-    when it still holds after MAX_DOUBLINGS. With ``precision``, the answer is within
-    that fraction of x - x0 rather than exact to the grid step."""
-    lo, hi = x0, max(guess, x0 + grid)
-    for _ in range(MAX_DOUBLINGS):
-        if not fits(hi):
-            break
-        lo, hi = hi, x0 + 2 * (hi - x0)
-    else:
-        return math.inf
-    while hi - lo > max(grid * 1.5, precision * (hi - x0)):
-        mid = lo + math.floor((hi - lo) / 2 / grid) * grid
-        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
-    return lo
+    def __init__(self, partial: dict[str, Any]) -> None:
+        super().__init__("interrupted")
+        self.partial = partial

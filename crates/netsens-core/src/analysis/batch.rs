@@ -12,8 +12,11 @@ use super::codes::{CodeBook, PriceCodes, ESCAPE};
 use super::eval::{compute_time, Coef, Eval, Price, Rate, KINDS};
 use super::graph::{kind, ExecGraph};
 use super::params::{Param, Point};
-use super::stairs::NodeSizes;
+use super::sizes::NodeSizes;
+pub use super::slots::Slots;
+pub use super::threads::threads;
 use rustc_hash::FxHashMap as HashMap;
+use std::borrow::Cow;
 
 /// Points evaluated together in one pass at most. More is dearer than two passes:
 /// on radix's record a pass of 24 lanes with slopes took 1.5 to 2.5 times one of 16
@@ -47,29 +50,6 @@ macro_rules! by_width {
             _ => $self.$f::<LANES>($($arg),*),
         }
     };
-}
-
-/// Threads a pass's lanes are spread over at most: each streams the whole record for
-/// its own lanes, so past a few the memory, not the cores, is the limit.
-const MAX_THREADS: usize = 4;
-
-/// Threads the analysis spreads its lanes over: `NETSENS_ANALYSIS_THREADS` where set
-/// (1: one thread), else the cores this process may use, at most [`MAX_THREADS`].
-/// The answers are the same whatever the number: lanes are independent.
-pub fn threads() -> usize {
-    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *THREADS.get_or_init(|| {
-        let asked = std::env::var("NETSENS_ANALYSIS_THREADS").ok().and_then(|v| v.trim().parse::<usize>().ok());
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS);
-        asked.unwrap_or(cores).max(1)
-    })
-}
-
-/// Whether a core beside the run's is there for the work that can go to it while
-/// the run goes (the recorder's thread, the thread making the record's pages ready):
-/// where the analysis may use two threads or more.
-pub(crate) fn core_beside_the_run() -> bool {
-    threads() >= 2
 }
 
 /// `n` lanes cut into at most `threads` runs, in order, as even as they go.
@@ -116,59 +96,17 @@ pub struct Lane {
     pub param: Param,
 }
 
-/// Where each node's value lives during a pass: a slot is reused once the last
-/// node that reads it has been evaluated.
-#[derive(Clone)]
-pub struct Slots {
-    /// The slot of each node.
-    node: Vec<u32>,
-    /// The slot of each predecessor, parallel to `ExecGraph::preds`; `None` where
-    /// they are written over the record's own (a record ended by its run: no second
-    /// array of a predecessor's size).
-    preds: Option<Vec<u32>>,
-    /// Slots in use at most at once.
-    pub count: usize,
-}
-
+/// The making of the slots: a pass's loop without lanes (or with the run's own point).
 impl Slots {
     /// The slots of `g`'s nodes: those it was given while recorded, else worked out.
     pub fn of(g: &ExecGraph) -> Slots {
         g.slots().into_owned()
     }
 
-    /// Bytes the slots hold beside the record.
-    pub(crate) fn held(&self) -> usize {
-        4 * (self.node.len() + self.preds.as_ref().map_or(0, Vec::len))
-    }
-
     /// The slot of each of `g`'s predecessors (`g`: the record these slots are of).
     #[inline]
     pub(crate) fn preds<'a>(&'a self, g: &'a ExecGraph) -> &'a [u32] {
         self.preds.as_deref().unwrap_or(&g.preds)
-    }
-
-    /// The slot of each node.
-    pub(crate) fn nodes(&self) -> &[u32] {
-        &self.node
-    }
-
-    /// The last node before `before` whose value lives in `slot`: the node a
-    /// predecessor of `before` in that slot is (no other takes the slot while that
-    /// value is live). A walk back from the end scans each node once.
-    pub(crate) fn last_in(&self, slot: u32, before: usize) -> usize {
-        const CHUNK: usize = 32;
-        let mut end = before;
-        while end > 0 {
-            let start = end.saturating_sub(CHUNK);
-            let chunk = &self.node[start..end];
-            // A whole chunk compared at once (vector instructions), then the match.
-            if chunk.iter().fold(false, |any, &s| any | (s == slot)) {
-                let i = chunk.iter().rposition(|&s| s == slot).expect("a match in the chunk");
-                return start + i;
-            }
-            end = start;
-        }
-        panic!("slot {slot} is given to no node before {before}")
     }
 
     /// The last node reading each node (itself where none does); `g`'s
@@ -1041,6 +979,29 @@ impl ExecGraph {
             slope_down: downs[end][l],
             slope_up: ups[end][l],
         }));
+    }
+}
+
+impl ExecGraph {
+    /// Where each node's value lives in a pass: as assigned when the run ended, or
+    /// worked out now (a record not ended by its run).
+    pub fn slots(&self) -> Cow<'_, Slots> {
+        match &self.slots {
+            Some(s) => Cow::Borrowed(s),
+            None => Cow::Owned(Slots::assign(self, Slots::last_readers(self))),
+        }
+    }
+
+    /// The record's makespan at point `p` (ps): from the run's end where `p` is the
+    /// platform's own point, else one lane through the slots.
+    pub fn makespan_at(&self, p: &Point) -> f64 {
+        match self.own_makespan {
+            Some(t) if *p == self.own => t,
+            _ => {
+                let lane = Lane { point: *p, param: Param::CpuTime };
+                self.eval_lanes(&self.slots(), &[lane])[0].makespan
+            }
+        }
     }
 }
 

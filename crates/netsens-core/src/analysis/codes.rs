@@ -4,7 +4,7 @@
 //! costs one table row (an exchange's nodes have a dozen pairs; a pass spent a
 //! third of its time in the per-node arithmetic).
 
-use super::graph::{kind, ExecGraph};
+use super::kind;
 use rustc_hash::FxHashMap as HashMap;
 
 /// A node whose pair is not in the table (it filled up first): priced per node.
@@ -23,16 +23,6 @@ pub(crate) struct PriceCodes {
 }
 
 impl PriceCodes {
-    /// The codes of `g`'s nodes, in a scan of their kinds and bytes (a record not
-    /// ended by its run: one that was gets them in the loop at its end).
-    pub fn of(g: &ExecGraph) -> PriceCodes {
-        let mut codes = CodeBook::new(Vec::with_capacity(g.nodes.len()));
-        for v in 0..g.nodes.len() {
-            codes.push(g.price_index(v), g.nodes.kind(v), g.nodes.bytes(v));
-        }
-        codes.done()
-    }
-
     /// Bytes the codes hold.
     pub fn held(&self) -> usize {
         self.code.len() + self.pairs.len() * 16
@@ -88,55 +78,5 @@ impl CodeBook {
 
     pub fn done(self) -> PriceCodes {
         self.codes
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::analysis::record_schedule;
-    use crate::engine::RunOptions;
-    use crate::platform::Platform;
-    use crate::schedule::patterns;
-
-    /// The codes of `g` (a record ended by its run), checked: the end's loop made
-    /// the scan's; every node's code stands for its own price index and bytes, or
-    /// is an escape only once the table is full, whose pairs are distinct. The
-    /// number of escapes.
-    fn escapes(g: &ExecGraph) -> usize {
-        let codes = PriceCodes::of(g);
-        // Those the loop at the run's end made are the same.
-        assert_eq!((&g.codes().code, &g.codes().pairs), (&codes.code, &codes.pairs));
-        assert_eq!(codes.code.len(), g.nodes.len());
-        let mut seen = std::collections::HashSet::new();
-        assert!(codes.pairs.iter().all(|p| seen.insert(*p)), "distinct pairs");
-        let mut escapes = 0;
-        for (v, &c) in codes.code.iter().enumerate() {
-            let bytes = if g.nodes.kind(v) == kind::ZERO { 0 } else { g.nodes.bytes(v) };
-            let pair = (g.price_index(v) as u8, bytes);
-            if c == ESCAPE {
-                assert_eq!(codes.pairs.len(), 255, "an escape only once the table is full");
-                assert!(!seen.contains(&pair), "node {v}'s pair has a code");
-                escapes += 1;
-            } else {
-                assert_eq!(codes.pairs[c as usize], pair, "node {v}");
-            }
-        }
-        escapes
-    }
-
-    #[test]
-    fn every_code_is_its_nodes_own_price_and_size() {
-        let p = Platform::resolve("loggopsim").expect("a preset");
-        let record = |s| record_schedule(&s, &p, &RunOptions::default(), &mut |_| true).expect("the run finishes").1;
-        // One message size: a handful of pairs, no escape.
-        assert_eq!(escapes(&record(patterns::ring_exchange(8, 3, 1500, 2_000_000).expect("a schedule"))), 0);
-        // 400 computations of sizes of their own: the table fills up, the rest escape.
-        let mut b = crate::schedule::ScheduleBuilder::new(1);
-        for i in 0..400 {
-            b.calc(0, 1000 + i, 0);
-        }
-        let g = record(b.build().expect("a schedule"));
-        assert!(escapes(&g) >= 400 - 255, "{}", escapes(&g));
     }
 }

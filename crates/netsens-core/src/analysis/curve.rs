@@ -16,19 +16,48 @@ use super::stairs::{any_coarse, cut_edges, Stairs};
 pub type Curve = Vec<(f64, f64)>;
 
 /// Pieces a curve is not split into more of (a bound, never reached by a program
-/// whose matching does not depend on timing over a sane range).
-const MAX_PIECES: usize = 4096;
+/// whose matching does not depend on timing over a sane range): past it the curve
+/// ends with the pieces found and says so ([`ExecGraph::curve_within`]).
+pub const MAX_PIECES: usize = 4096;
+
+/// Passes a tolerance's search takes at most (each evaluates all its points at
+/// once). Newton's steps land on a new piece of T each pass and the brackets at
+/// least halve, so a search needs some tens; past the bound it stops with what it
+/// knows: the largest Δx known to hold (its answer, "at least") and the largest not
+/// yet known to fail ([`Search::at_most`]), instead of stepping on.
+pub const MAX_SEARCH_STEPS: usize = 4096;
 
 impl ExecGraph {
-    /// T(x) on [lo, hi] at `base`'s other values: every corner in the range.
+    /// T(x) on [lo, hi] at `base`'s other values: every corner in the range (up to
+    /// [`MAX_PIECES`]).
     pub fn curve(&self, base: &Point, x: Param, lo: f64, hi: f64, buf: &mut Buffers) -> Curve {
+        self.curve_within(base, x, lo, hi, buf, MAX_PIECES).0
+    }
+
+    /// T(x) on [lo, hi], split into at most `max_pieces` pieces, and whether that
+    /// bound cut it short (then the last pieces are chords: T is at or below them).
+    pub fn curve_within(
+        &self,
+        base: &Point,
+        x: Param,
+        lo: f64,
+        hi: f64,
+        buf: &mut Buffers,
+        max_pieces: usize,
+    ) -> (Curve, bool) {
+        let mut cut = false;
         let a = self.eval(&base.with(x, lo), x, buf);
         let b = self.eval(&base.with(x, hi), x, buf);
         let mut out = vec![(lo, a.makespan)];
         let mut stack = vec![((lo, a.makespan, a.slope_up), (hi, b.makespan, b.slope_down))];
         while let Some(((xa, ta, sa), (xb, tb, sb))) = stack.pop() {
             // The two end lines meet at xm; if T is on them there, T is their maximum.
-            if sb - sa <= 0.0 || out.len() > MAX_PIECES {
+            if sb - sa <= 0.0 {
+                out.push((xb, tb));
+                continue;
+            }
+            if out.len() > max_pieces {
+                cut = true;
                 out.push((xb, tb));
                 continue;
             }
@@ -49,7 +78,7 @@ impl ExecGraph {
             }
         }
         out.dedup_by(|b, a| b.0 == a.0);
-        out
+        (out, cut)
     }
 
     /// T (ps) at each value asked of each parameter, at `base`'s other values: each
@@ -76,6 +105,7 @@ impl ExecGraph {
             let points = search.points(search.between());
             let evals: Vec<Eval> = points.iter().map(|&v| self.eval(&base.with(x, v), x, buf)).collect();
             search.step(&points, &evals);
+            search.check_bound();
         }
         Some(search.delta())
     }
@@ -165,6 +195,9 @@ pub(crate) struct Search {
     steep_line: bool,
     pub done: bool,
     steps: usize,
+    /// Passes it takes at most ([`MAX_SEARCH_STEPS`]), and whether it stopped there.
+    limit: usize,
+    bounded: bool,
     /// Off any grid: the sizes of the computations, where few (their edges bracket
     /// the root); with T at `lo`, T and its slope going down at `hi`, and the next
     /// point known above the target (value, T) for a secant (T infinite: not
@@ -264,6 +297,8 @@ impl Search {
             steep_line: false,
             done: false,
             steps: 0,
+            limit: MAX_SEARCH_STEPS,
+            bounded: false,
             sizes: None,
             t_lo: e0.makespan,
             t_hi: f64::INFINITY,
@@ -331,7 +366,7 @@ impl Search {
 
     /// Done on whole ps/B, a per-byte search goes on to the fs/B steps between the
     /// last whole one at or below the target and the next, known above it.
-    /// (A bracket that never closed, past [`MAX_PIECES`] steps, ends on whole ps/B.)
+    /// (A search stopped at its bound ends where it is: see [`Search::check_bound`].)
     fn refine(&mut self) {
         let Some(fine) = self.fine.filter(|_| self.done && self.hi <= self.lo + 1.0) else { return };
         let per = (self.grid.unwrap_or(1.0) / fine).round();
@@ -499,6 +534,36 @@ impl Search {
         self.steps += 1;
     }
 
+    /// At most `limit` passes (tests reach the bound with a small one).
+    pub fn within(self, limit: usize) -> Search {
+        Search { limit, ..self }
+    }
+
+    /// After a pass: a search still open at its bound stops with what it knows (its
+    /// answer the largest Δx known to hold, [`Search::at_most`] the rest).
+    pub fn check_bound(&mut self) {
+        if !self.done && self.steps >= self.limit {
+            (self.done, self.bounded) = (true, true);
+        }
+    }
+
+    /// Where the search stopped at its bound: the largest Δx not known to pass the
+    /// target (infinite where no point past it was found); `None` where it ended by
+    /// finding the tolerance.
+    pub fn at_most(&self) -> Option<f64> {
+        if !self.bounded {
+            return None;
+        }
+        if !self.hi.is_finite() {
+            return Some(f64::INFINITY);
+        }
+        Some(match (self.count, self.grid) {
+            (Some(c), _) => (c.first_fs(c.y0 + self.hi as u64) - 1).saturating_sub(self.fs0) as f64 * 0.001,
+            (None, Some(g)) => (self.hi - 1.0) * g,
+            (None, None) => self.hi.next_down() - self.x0,
+        })
+    }
+
     /// Whether the search learns from every point of its parameter: on a grid (whole
     /// ps, whole ps/B from x0, or fs/B), never off it (1/cpu_speed steps on floats).
     pub fn shares(&self) -> bool {
@@ -571,7 +636,7 @@ impl Search {
             }
         }
         self.lo = self.lo.max(self.chord());
-        if self.hi <= self.lo + 1.0 || self.steps >= MAX_PIECES {
+        if self.hi <= self.lo + 1.0 {
             self.done = true;
             self.refine();
             return;
@@ -621,7 +686,7 @@ impl Search {
             self.hi = *edges.as_ref().and_then(|e| e.last()).expect("an edge");
             self.lo = self.lo.max(first.next_down());
         }
-        if self.hi <= self.lo.next_up() || edges.is_some_and(|e| e.is_empty()) || self.steps >= MAX_PIECES {
+        if self.hi <= self.lo.next_up() || edges.is_some_and(|e| e.is_empty()) {
             self.done = true;
         }
         if !self.hi.is_finite() && self.next <= self.lo {
@@ -703,8 +768,10 @@ impl Search {
             }
         }
         let (z, e) = from;
+        // What the bound answers, where it stops the search: below z.
+        self.hi = self.hi.min(z);
         let next = if e.slope_down > 0.0 { z - (e.makespan - self.target) / e.slope_down } else { z };
-        if next >= z || self.steps >= MAX_PIECES {
+        if next >= z {
             // Converged to the float: z is the root up to its error.
             (self.lo, self.done) = (z, true);
         } else {
@@ -716,4 +783,92 @@ impl Search {
 /// `points` and their evaluations as (value, T, slope going down).
 pub(crate) fn known(points: &[f64], evals: &[Eval]) -> Vec<(f64, f64, f64)> {
     points.iter().zip(evals).map(|(&v, e)| (v, e.makespan, e.slope_down)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::record_schedule;
+    use crate::engine::RunOptions;
+    use crate::schedule::{Schedule, ScheduleBuilder};
+    use crate::time::NS;
+
+    /// Seven pairs of ranks, pair j computing, then playing j + 1 one-byte ping-pongs:
+    /// T(L) has a corner every half µs or so, so L's searches take several passes.
+    fn ladder() -> Schedule {
+        let mut b = ScheduleBuilder::new(14);
+        for j in 0..7u32 {
+            let (a, z, trips) = (2 * j, 2 * j + 1, u64::from(j) + 1);
+            let mut last = b.calc(a, (131_000 - 1000 * trips * trips - 11_000 * trips) * NS, 0);
+            for t in 0..trips as i32 {
+                let send = b.send(a, z, 1, t, 0, 0);
+                b.requires(send, last);
+                let got = b.recv(z, a as i32, 1, t, 0, 0);
+                let back = b.send(z, a, 1, t, 0, 0);
+                b.requires(back, got);
+                last = b.recv(a, z as i32, 1, t, 0, 0);
+                b.requires(last, send);
+            }
+        }
+        b.build().expect("a schedule")
+    }
+
+    #[test]
+    fn a_search_stopped_at_its_bound_answers_an_interval_around_the_tolerance() {
+        let p = crate::platform::presets::get("loggopsim").expect("a preset");
+        let s = ladder();
+        let (_, g) = record_schedule(&s, &p, &RunOptions::default(), &mut |_| true).expect("it runs");
+        let base = Point::of(&p);
+        let params: Vec<Param> = Param::all(&p);
+        let eps = [0.01, 0.02, 0.05, 0.10];
+        let exact = g.analyze(&base, &params, &eps);
+        let passes = exact.newton_passes.len();
+        assert!(passes >= 3, "{passes} passes");
+        assert!(exact.params.iter().all(|ps| ps.at_most.iter().all(Option::is_none)));
+        // Every bound short of what the searches need: each tolerance not found is an
+        // interval holding the exact answer; the bound on passes is kept.
+        let mut stopped = 0;
+        for limit in 1..passes {
+            let a = g.analyze_within(&base, &params, &eps, limit);
+            // Each search at most `limit` passes (one waiting for another starts later).
+            assert!(a.newton_passes.len() <= limit * eps.len(), "limit {limit}: {:?}", a.newton_passes);
+            for (ps, want) in a.params.iter().zip(&exact.params) {
+                for ((&(_, got), most), &(e, exact)) in ps.tolerances.iter().zip(&ps.at_most).zip(&want.tolerances) {
+                    let (Some(got), Some(exact)) = (got, exact) else { continue };
+                    match most {
+                        None => assert_eq!(got, exact, "{} ε={e} limit {limit}", ps.param.name()),
+                        Some(most) => {
+                            stopped += 1;
+                            assert!(got <= exact && exact <= *most, "{} ε={e}: {got} {exact} {most}", ps.param.name());
+                        }
+                    }
+                }
+            }
+        }
+        assert!(stopped > 0);
+        // The report says so: the interval's top beside the tolerance (null: none found).
+        use crate::analysis::report::tolerance_json;
+        assert_eq!(tolerance_json(0.01, Some(5.0), None).to_string(), r#"{"delta":5.0,"epsilon":0.01}"#);
+        let t = tolerance_json(0.01, Some(5.0), Some(9.0));
+        assert_eq!((t["delta"].as_f64(), t["delta_at_most"].as_f64()), (Some(5.0), Some(9.0)));
+        assert!(tolerance_json(0.01, Some(5.0), Some(f64::INFINITY))["delta_at_most"].is_null());
+    }
+
+    #[test]
+    fn a_curve_cut_at_its_bound_of_pieces_says_so() {
+        let p = crate::platform::presets::get("loggopsim").expect("a preset");
+        let (_, g) = record_schedule(&ladder(), &p, &RunOptions::default(), &mut |_| true).expect("it runs");
+        let (base, l, mut buf) = (Point::of(&p), Param::Latency(1), Buffers::default());
+        let (whole, cut) = g.curve_within(&base, l, 0.0, 20e6, &mut buf, MAX_PIECES);
+        assert!(!cut && whole.len() > 6, "{} corners", whole.len());
+        let (short, cut) = g.curve_within(&base, l, 0.0, 20e6, &mut buf, 3);
+        assert!(cut && short.len() < whole.len());
+        // A chord of a convex curve is at or above it: every corner left out is below.
+        for &(x, t) in &whole {
+            let i = short.iter().position(|&(sx, _)| sx >= x).expect("within the range");
+            let ((x0, t0), (x1, t1)) = (short[i.saturating_sub(1)], short[i]);
+            let chord = if x1 > x0 { t0 + (t1 - t0) * (x - x0) / (x1 - x0) } else { t1 };
+            assert!(t <= chord + 1e-6 * chord, "at {x}: T {t}, the cut curve {chord}");
+        }
+    }
 }

@@ -6,18 +6,17 @@
 //! the order the engine made them, so every node's predecessors come before it and
 //! one pass in that order evaluates the whole run at other parameters.
 
-use super::batch::Slots;
-use super::codes::PriceCodes;
+use super::codes::{CodeBook, PriceCodes};
+pub(crate) use super::kind;
 use super::params::Point;
-use crate::engine::observe::{At, Clock, Cost, Key, Observer};
-use crate::engine::{OpDesc, OpId, OpKind};
+use super::slots::Slots;
+use crate::engine::observe::{At, Clock, Key};
+use crate::engine::{OpId, OpKind};
 use crate::memory;
-use crate::platform::{Level, Platform};
+use crate::platform::Platform;
 use crate::prefault::{Buffer, Prefault};
 use crate::time::Time;
 use rustc_hash::FxHashMap as HashMap;
-use std::any::Any;
-use std::borrow::Cow;
 use std::sync::OnceLock;
 
 /// How a node depends on one of its predecessors (the make-up of a critical path
@@ -37,26 +36,6 @@ pub enum Edge {
     Dependency = 4,
     /// The disk was busy.
     Disk = 5,
-}
-
-/// Cost kinds as stored (one byte); `RECV_CPU_NO_G` is a receive whose bytes pay no G.
-pub(crate) mod kind {
-    pub const ZERO: u8 = 0;
-    pub const COMPUTE: u8 = 1;
-    pub const SEND_CPU: u8 = 2;
-    pub const RECV_CPU: u8 = 3;
-    pub const RECV_CPU_NO_G: u8 = 4;
-    pub const GAP: u8 = 5;
-    pub const WIRE: u8 = 6;
-    pub const TO_LINK: u8 = 7;
-    pub const LINK_BYTES: u8 = 8;
-    pub const LINK_LATENCY: u8 = 9;
-    pub const FIXED: u8 = 10;
-    /// A topology's route latency, its links' time alone beyond `w·G`, and its wait
-    /// on links shared with other messages: constants of the run (held fixed).
-    pub const ROUTE: u8 = 11;
-    pub const LINK_TRANSMIT: u8 = 12;
-    pub const LINK_WAIT: u8 = 13;
 }
 
 /// One node, as [`ExecGraph::node`] gives it: `cost` of kind `kind` at `level` (0
@@ -134,7 +113,7 @@ impl Nodes {
     }
 
     #[cold]
-    fn many_of(&self, v: usize) -> usize {
+    pub(super) fn many_of(&self, v: usize) -> usize {
         self.many[self.many.partition_point(|m| (m.0 as usize) < v)].1 as usize
     }
 
@@ -171,7 +150,7 @@ impl Nodes {
     /// A node of `kind << 1 | level` with `bytes` whose `count` predecessors start at `first_pred`.
     /// Always inlined: left a call, it was 4 % of what recording adds.
     #[inline(always)]
-    fn push(&mut self, cost: u8, bytes: u64, first_pred: u32, count: usize) {
+    pub(super) fn push(&mut self, cost: u8, bytes: u64, first_pred: u32, count: usize) {
         let v = self.cost.len();
         let narrow = u32::try_from(bytes).ok().filter(|&b| b != WIDE);
         if narrow.is_none() {
@@ -189,7 +168,7 @@ impl Nodes {
     }
 
     /// Bytes the nodes hold.
-    fn held(&self) -> usize {
+    pub(super) fn held(&self) -> usize {
         self.len() * 5 + self.marks.len() * 4 + self.wide.len() * 16 + self.many.len() * 8
     }
 }
@@ -222,7 +201,7 @@ struct SpanStarts {
 impl SpanStarts {
     /// Node `v` (the next one), starting a span or not, `spans` spans before it.
     #[inline]
-    fn push(&mut self, v: usize, starts: bool, spans: usize) {
+    pub(super) fn push(&mut self, v: usize, starts: bool, spans: usize) {
         if v.is_multiple_of(64) {
             self.bits.push(0);
             self.before.push(spans as u32);
@@ -232,14 +211,14 @@ impl SpanStarts {
 
     /// The span node `v` is in.
     #[inline]
-    fn span_of(&self, v: usize) -> usize {
+    pub(super) fn span_of(&self, v: usize) -> usize {
         let (w, b) = (v / 64, v % 64);
         // The starts at or before `v` in its word.
         let upto = (self.bits[w] & (u64::MAX >> (63 - b))).count_ones();
         (self.before[w] + upto) as usize - 1
     }
 
-    fn held(&self) -> usize {
+    pub(super) fn held(&self) -> usize {
         self.bits.len() * 8 + self.before.len() * 4
     }
 }
@@ -252,7 +231,7 @@ const OP_KINDS: [OpKind; 7] =
 const FAR_RANK: u32 = (1 << 28) - 1;
 
 impl Span {
-    fn who(rank: u32, kind: OpKind, arrival: bool) -> u32 {
+    pub(super) fn who(rank: u32, kind: OpKind, arrival: bool) -> u32 {
         let code = match kind {
             OpKind::Send => 0,
             OpKind::Recv => 1,
@@ -269,7 +248,7 @@ impl Span {
         Span::kind_of(self.who)
     }
 
-    fn kind_of(who: u32) -> OpKind {
+    pub(super) fn kind_of(who: u32) -> OpKind {
         OP_KINDS[(who >> 1 & 7) as usize]
     }
 
@@ -292,12 +271,12 @@ pub struct ExecGraph {
     /// The thread making the record's pages ready ahead of the recorder while the run
     /// goes (see [`crate::prefault`]); first, so that it stops before the buffers are
     /// freed.
-    ahead: Option<Prefault>,
+    pub(super) ahead: Option<Prefault>,
     pub nodes: Nodes,
     pub spans: Vec<Span>,
     starts: SpanStarts,
     /// (span, rank) of the spans whose rank is [`FAR_RANK`] or more, in span order.
-    far_ranks: Vec<(u32, u32)>,
+    pub(super) far_ranks: Vec<(u32, u32)>,
     /// Every node's predecessors, in node order: their nodes while the run goes
     /// (and in a record not ended by its run); once it has ended, the slots their
     /// values live in during a pass, written over the nodes ([`Slots::assign_at`]:
@@ -305,13 +284,13 @@ pub struct ExecGraph {
     pub preds: Vec<u32>,
     /// The predecessors' nodes, found again from the slots when first asked for
     /// (the timeline, the reference evaluations; the analysis does without).
-    pred_nodes: OnceLock<Vec<u32>>,
+    pub(super) pred_nodes: OnceLock<Vec<u32>>,
     /// Each node's price and size as a code into a short table ([`PriceCodes`]):
     /// made in the loop at the run's end, or for the first pass that asks.
-    codes: OnceLock<PriceCodes>,
+    pub(super) codes: OnceLock<PriceCodes>,
     /// Room for the codes of every node, reserved with the record (its pages made
     /// ready with the others'), filled at the run's end.
-    code_room: Vec<u8>,
+    pub(super) code_room: Vec<u8>,
     pub edges: Vec<Edge>,
     /// Noise and jitter added to a node (a constant of the run).
     pub extra: HashMap<u32, Time>,
@@ -326,40 +305,40 @@ pub struct ExecGraph {
     pub(crate) slots: Option<Slots>,
     /// The platform's own point, and the record's makespan there (ps), worked out
     /// with the slots when the run ends: what the record is checked by.
-    own: Point,
-    own_makespan: Option<f64>,
+    pub(super) own: Point,
+    pub(super) own_makespan: Option<f64>,
     /// The last node reading each node (itself where none does), while recording.
-    last: Vec<u32>,
+    pub(super) last: Vec<u32>,
     /// Where the predecessors of the last [`RECENT`] nodes start, by node modulo
     /// [`RECENT`], while recording: what [`ExecGraph::dominated_by`] reads of a recent
     /// node without counting from its mark.
-    recent: Vec<u32>,
+    pub(super) recent: Vec<u32>,
     /// The node of each clock's current value, by kind of clock and index.
-    clocks: [Vec<u32>; Clock::KINDS],
-    op_event: Vec<u32>,
+    pub(super) clocks: [Vec<u32>; Clock::KINDS],
+    pub(super) op_event: Vec<u32>,
     /// Rank and kind of every live operation, by its id, as a span's `who` (4 B
     /// where a pair took 8); a rank from [`FAR_RANK`] on is in `far_ops`.
-    ops: Vec<u32>,
-    far_ops: HashMap<OpId, u32>,
-    msg_event: Vec<u32>,
+    pub(super) ops: Vec<u32>,
+    pub(super) far_ops: HashMap<OpId, u32>,
+    pub(super) msg_event: Vec<u32>,
     /// When operations enabled next are ready: never a node of its own (each `ready`
     /// takes its times as predecessors; half are read by none, half by one).
-    release: Start,
+    pub(super) release: Start,
     /// When the current event began; after `posted`, the latest of two made into a
     /// node only when a second step reads it (most are read by one).
-    begin: Start,
-    begin_read: bool,
-    op: OpId,
+    pub(super) begin: Start,
+    pub(super) begin_read: bool,
+    pub(super) op: OpId,
     /// Where the current event is handled, and whether it is a message reaching
     /// another rank than its operation's.
-    host: u32,
-    arrival: bool,
+    pub(super) host: u32,
+    pub(super) arrival: bool,
     /// The span's code of the three (`Span::who`), worked out once per event, not
     /// per node.
-    who: u32,
+    pub(super) who: u32,
 }
 
-const SOURCE: u32 = 0;
+pub(super) const SOURCE: u32 = 0;
 
 /// Nodes back whose predecessors' start the recorder keeps at hand (256 KiB).
 const RECENT: usize = 1 << 16;
@@ -367,20 +346,20 @@ const RECENT: usize = 1 << 16;
 /// The time a step starts from: one node, or the latest of up to four not made
 /// into one (a step from it takes them as its own predecessors).
 #[derive(Clone, Copy)]
-struct Start {
-    preds: [(u32, Edge); 4],
-    n: usize,
+pub(super) struct Start {
+    pub(super) preds: [(u32, Edge); 4],
+    pub(super) n: usize,
 }
 
 impl Start {
     /// This start and time `p` (a `Start` holds at most four: both are at most two).
-    fn and(mut self, p: (u32, Edge)) -> Start {
+    pub(super) fn and(mut self, p: (u32, Edge)) -> Start {
         self.preds[self.n] = p;
         self.n += 1;
         self
     }
 
-    fn preds(&self) -> &[(u32, Edge)] {
+    pub(super) fn preds(&self) -> &[(u32, Edge)] {
         &self.preds[..self.n]
     }
 }
@@ -450,9 +429,9 @@ impl ExecGraph {
     /// the analysis may use more than one thread (`NETSENS_ANALYSIS_THREADS`): the
     /// first write to a fresh page then waits on another core, not on the run's.
     /// The tables by operation are written in no order: made ready whole.
-    fn prefault(&mut self) {
+    pub(super) fn prefault(&mut self) {
         self.ahead = None;
-        if !super::batch::core_beside_the_run() {
+        if !super::threads::core_beside_the_run() {
             return;
         }
         let buffers = vec![
@@ -475,7 +454,7 @@ impl ExecGraph {
     }
 
     /// Tells the thread keeping ahead how far the record is written.
-    fn report(&self, a: &Prefault) {
+    pub(super) fn report(&self, a: &Prefault) {
         a.wrote(Self::NODES, self.nodes.len());
         a.wrote(Self::SPANS, self.spans.len());
         a.wrote(Self::PREDS, self.preds.len());
@@ -486,7 +465,7 @@ impl ExecGraph {
     /// nodes), in 2 MiB pages where the system allows: written once, a record of
     /// hundreds of MiB otherwise takes a page fault every 4 KiB (see
     /// [`memory::advise_huge_pages`]).
-    fn reserve(&mut self, nodes: usize, preds: usize) {
+    pub(super) fn reserve(&mut self, nodes: usize, preds: usize) {
         // Not while the thread keeping ahead may be in the buffers that move.
         self.ahead = None;
         fn room<T>(v: &mut Vec<T>, n: usize) {
@@ -535,7 +514,17 @@ impl ExecGraph {
 
     /// Each node's price and size as a code, worked out the first time asked for.
     pub(crate) fn codes(&self) -> &PriceCodes {
-        self.codes.get_or_init(|| PriceCodes::of(self))
+        self.codes.get_or_init(|| self.scan_codes())
+    }
+
+    /// The codes of the nodes, in a scan of their kinds and bytes (a record not
+    /// ended by its run: one that was gets them in the loop at its end).
+    pub(crate) fn scan_codes(&self) -> PriceCodes {
+        let mut codes = CodeBook::new(Vec::with_capacity(self.nodes.len()));
+        for v in 0..self.nodes.len() {
+            codes.push(self.price_index(v), self.nodes.kind(v), self.nodes.bytes(v));
+        }
+        codes.done()
     }
 
     /// Node `v`'s predecessor `i` and how `v` depends on it, without finding every
@@ -564,27 +553,6 @@ impl ExecGraph {
             + slots
     }
 
-    /// Where each node's value lives in a pass: as assigned when the run ended, or
-    /// worked out now (a record not ended by its run).
-    pub fn slots(&self) -> Cow<'_, Slots> {
-        match &self.slots {
-            Some(s) => Cow::Borrowed(s),
-            None => Cow::Owned(Slots::assign(self, Slots::last_readers(self))),
-        }
-    }
-
-    /// The record's makespan at point `p` (ps): from the run's end where `p` is the
-    /// platform's own point, else one lane through the slots.
-    pub fn makespan_at(&self, p: &Point) -> f64 {
-        match self.own_makespan {
-            Some(t) if *p == self.own => t,
-            _ => {
-                let lane = super::batch::Lane { point: *p, param: super::params::Param::CpuTime };
-                self.eval_lanes(&self.slots(), &[lane])[0].makespan
-            }
-        }
-    }
-
     /// Node `v` with its operation (from its span).
     pub fn node(&self, v: usize) -> Node {
         let i = self.starts.span_of(v);
@@ -605,7 +573,7 @@ impl ExecGraph {
         }
     }
 
-    fn push(&mut self, kind: u8, level: u8, bytes: u64, preds: &[(u32, Edge)], extra: Time) -> u32 {
+    pub(super) fn push(&mut self, kind: u8, level: u8, bytes: u64, preds: &[(u32, Edge)], extra: Time) -> u32 {
         self.make_room(preds.len());
         let first_pred = self.preds.len();
         // The first predecessor taken's own, where they are already in its time:
@@ -639,7 +607,7 @@ impl ExecGraph {
     /// Room for a node and `preds` predecessors more: a record whose size was not
     /// known ahead (a rank program's) doubles.
     #[inline(always)]
-    fn make_room(&mut self, preds: usize) {
+    pub(super) fn make_room(&mut self, preds: usize) {
         if self.nodes.len() == self.nodes.cost.capacity() || self.preds.capacity() - self.preds.len() < preds {
             self.reserve(2 * self.nodes.len().max(1 << 12), 2 * self.preds.len().max(1 << 13) + preds);
             self.prefault();
@@ -648,7 +616,7 @@ impl ExecGraph {
 
     /// A node of one predecessor `p` that is made whatever its cost (a step from
     /// one time): nothing to leave out, no latest-of to look into.
-    fn push_one(&mut self, kind: u8, level: u8, bytes: u64, p: (u32, Edge), extra: Time) -> u32 {
+    pub(super) fn push_one(&mut self, kind: u8, level: u8, bytes: u64, p: (u32, Edge), extra: Time) -> u32 {
         self.make_room(1);
         let first_pred = self.preds.len();
         self.preds.push(p.0);
@@ -659,7 +627,7 @@ impl ExecGraph {
     /// The next node, of `cost` (`kind << 1 | level`) with `bytes`, over the
     /// predecessors pushed from `first_pred` on (room for it already made).
     #[inline(always)]
-    fn node_over(&mut self, cost: u8, bytes: u64, first_pred: usize, extra: Time) -> u32 {
+    pub(super) fn node_over(&mut self, cost: u8, bytes: u64, first_pred: usize, extra: Time) -> u32 {
         let n = self.preds.len() - first_pred;
         let id = self.nodes.len() as u32;
         let last = self.spans.last().expect("the start's span");
@@ -697,7 +665,7 @@ impl ExecGraph {
     /// such a time adds nothing to the maximum, to the slopes of the tied paths (the
     /// first's already include its) or to the critical path (ties go to the first).
     /// Only the first is looked into: the others would cost a cache miss each for little.
-    fn dominated_by(&self, p: u32) -> std::ops::Range<usize> {
+    pub(super) fn dominated_by(&self, p: u32) -> std::ops::Range<usize> {
         let p = p as usize;
         if p == SOURCE as usize
             || self.nodes.kind(p) != kind::ZERO
@@ -712,47 +680,12 @@ impl ExecGraph {
         first..first + self.nodes.pred_count(p)
     }
 
-    fn level(level: Level) -> u8 {
-        match level {
-            Level::Node => 0,
-            _ => 1,
-        }
-    }
-
-    fn step(&mut self, from: Start, cost: Cost, extra: Time) -> u32 {
-        let (k, level, bytes) = match cost {
-            Cost::Zero => (kind::ZERO, 1, 0),
-            Cost::Compute(ps) => (kind::COMPUTE, 1, ps),
-            Cost::SendCpu { level, k } => (kind::SEND_CPU, Self::level(level), k),
-            Cost::RecvCpu { level, k, gap_bytes } => {
-                (if gap_bytes == 0 { kind::RECV_CPU_NO_G } else { kind::RECV_CPU }, Self::level(level), k)
-            }
-            Cost::Gap { level, gap_bytes } => (kind::GAP, Self::level(level), gap_bytes),
-            Cost::Wire { level } => (kind::WIRE, Self::level(level), 0),
-            Cost::ToLink { level } => (kind::TO_LINK, Self::level(level), 0),
-            Cost::LinkBytes(b) => (kind::LINK_BYTES, 1, b),
-            Cost::LinkLatency => (kind::LINK_LATENCY, 1, 0),
-            Cost::Fixed(ps) => (kind::FIXED, 1, ps),
-            Cost::Route(ps) => (kind::ROUTE, 1, ps),
-            Cost::LinkTransmit(ps) => (kind::LINK_TRANSMIT, 1, ps),
-            Cost::LinkWait(ps) => (kind::LINK_WAIT, 1, ps),
-        };
-        let adds_nothing = matches!(k, kind::ROUTE | kind::LINK_TRANSMIT | kind::LINK_WAIT) && bytes == 0;
-        if (k == kind::ZERO || adds_nothing) && extra == 0 {
-            return self.node_of(from);
-        }
-        match from.n {
-            1 => self.push_one(k, level, bytes, from.preds[0], extra),
-            _ => self.push(k, level, bytes, from.preds(), extra),
-        }
-    }
-
-    fn clock(&self, c: Clock) -> u32 {
+    pub(super) fn clock(&self, c: Clock) -> u32 {
         let (k, i) = c.parts();
         self.clocks[k].get(i).copied().unwrap_or(SOURCE)
     }
 
-    fn set_clock(&mut self, c: Clock, node: u32) {
+    pub(super) fn set_clock(&mut self, c: Clock, node: u32) {
         let (k, i) = c.parts();
         let v = &mut self.clocks[k];
         if v.len() <= i {
@@ -761,7 +694,7 @@ impl ExecGraph {
         v[i] = node;
     }
 
-    fn edge_of(c: Clock) -> Edge {
+    pub(super) fn edge_of(c: Clock) -> Edge {
         match c {
             Clock::Cpu(_) | Clock::Core(_) | Clock::HostDisk(_) => Edge::Cpu,
             Clock::NicSend(_) | Clock::NicRecv(_) => Edge::Nic,
@@ -772,7 +705,7 @@ impl ExecGraph {
 
     /// The times `at` is the latest of, unmade: a step from it takes them as its own
     /// predecessors (no latest-of node read by it alone).
-    fn start(&mut self, at: At) -> Start {
+    pub(super) fn start(&mut self, at: At) -> Start {
         match at {
             At::Begin => self.began(),
             At::Clock(c) => Self::just(self.clock(c)),
@@ -782,7 +715,7 @@ impl ExecGraph {
 
     /// The event's begin time as a start: the first step to read a latest-of not
     /// made into a node takes its times, the second makes the node.
-    fn began(&mut self) -> Start {
+    pub(super) fn began(&mut self) -> Start {
         if self.begin.n > 1 {
             if self.begin_read {
                 let begin = self.begin;
@@ -795,24 +728,24 @@ impl ExecGraph {
     }
 
     /// The node of a time (made if it is a latest-of of two).
-    fn node_of(&mut self, from: Start) -> u32 {
+    pub(super) fn node_of(&mut self, from: Start) -> u32 {
         match from.n {
             1 => from.preds[0].0,
             _ => self.push(kind::ZERO, 1, 0, from.preds(), 0),
         }
     }
 
-    fn at(&mut self, at: At) -> u32 {
+    pub(super) fn at(&mut self, at: At) -> u32 {
         let from = self.start(at);
         self.node_of(from)
     }
 
-    fn just(node: u32) -> Start {
+    pub(super) fn just(node: u32) -> Start {
         Start { preds: [(node, Edge::Event); 4], n: 1 }
     }
 
     /// Operation `op` (live from now on) is of `kind` on `rank`.
-    fn set_op(&mut self, op: OpId, rank: u32, kind: OpKind) {
+    pub(super) fn set_op(&mut self, op: OpId, rank: u32, kind: OpKind) {
         let i = op as usize;
         if self.ops.len() <= i {
             self.ops.resize(i + 1, Span::who(0, OpKind::Calc, false));
@@ -826,21 +759,21 @@ impl ExecGraph {
     /// Nodes made from now on are of operation `op`'s event, on `host` (its kind
     /// from the table of live operations; a computation's where it is not live),
     /// where its message arrived or not.
-    fn handling(&mut self, op: OpId, host: u32, arrival: bool) {
+    pub(super) fn handling(&mut self, op: OpId, host: u32, arrival: bool) {
         let kind = self.ops.get(op as usize).map_or(OpKind::Calc, |&who| Span::kind_of(who));
         (self.op, self.host, self.arrival) = (op, host, arrival);
         self.who = Span::who(host, kind, arrival);
     }
 
     /// The rank of operation `op` (`None`: never made live).
-    fn op_rank(&self, op: OpId) -> Option<u32> {
+    pub(super) fn op_rank(&self, op: OpId) -> Option<u32> {
         self.ops.get(op as usize).map(|&who| match who >> 4 {
             FAR_RANK => self.far_ops[&op],
             rank => rank,
         })
     }
 
-    fn event_slot(&mut self, key: Key) -> &mut u32 {
+    pub(super) fn event_slot(&mut self, key: Key) -> &mut u32 {
         let (v, i) = match key {
             Key::Op(i) => (&mut self.op_event, i as usize),
             Key::Msg(i) => (&mut self.msg_event, i as usize),
@@ -852,421 +785,6 @@ impl ExecGraph {
     }
 }
 
-impl Observer for ExecGraph {
-    fn ready(&mut self, op: OpId, d: &OpDesc, cpu: usize, nic: Option<usize>) {
-        self.set_op(op, d.rank, d.kind);
-        self.handling(op, d.rank, false);
-        // The CPU, the release's times (as the release node's own were labelled)
-        // and the send NIC.
-        let mut preds = [(SOURCE, Edge::Event); 6];
-        preds[0] = (self.clock(Clock::Cpu(cpu)), Edge::Cpu);
-        // All four places, so that the copy is a few moves (a call to memmove
-        // otherwise, 1 % of recording); those past `n` are not read.
-        preds[1..5].copy_from_slice(&self.release.preds);
-        if self.release.n == 1 {
-            preds[1].1 = Edge::Dependency;
-        }
-        let mut n = 1 + self.release.n;
-        if let Some(nic) = nic {
-            preds[n] = (self.clock(Clock::NicSend(nic)), Edge::Nic);
-            n += 1;
-        }
-        let node = self.push(kind::ZERO, 1, 0, &preds[..n], 0);
-        *self.event_slot(Key::Op(op)) = node;
-    }
-
-    fn queued(&mut self, key: Key, from: At, cost: Cost, extra: Time) {
-        let from = self.start(from);
-        let node = self.step(from, cost, extra);
-        *self.event_slot(key) = node;
-    }
-
-    fn begin(&mut self, key: Key, op: OpId, host: Option<u32>, clocks: &[Clock]) {
-        let own = self.op_rank(op);
-        let arrival = matches!(key, Key::Msg(_)) && host.is_some() && host != own;
-        self.handling(op, host.or(own).unwrap_or(0), arrival);
-        // The event's own time and at most three clocks (CPU, core, NIC).
-        let mut preds = [(SOURCE, Edge::Event); 4];
-        preds[0].0 = *self.event_slot(key);
-        for (p, &c) in preds[1..].iter_mut().zip(clocks) {
-            *p = (self.clock(c), Self::edge_of(c));
-        }
-        let n = 1 + clocks.len().min(3);
-        self.begin = Self::just(self.push(kind::ZERO, 1, 0, &preds[..n], 0));
-        self.begin_read = false;
-    }
-
-    fn advance(&mut self, clock: Clock, from: At, cost: Cost, extra: Time) {
-        let from = self.start(from);
-        let node = self.step(from, cost, extra);
-        self.set_clock(clock, node);
-    }
-
-    fn set(&mut self, clock: Clock, at: At, max: bool) {
-        let node = if max {
-            let from = self.start(at);
-            let mut preds = [(self.clock(clock), Self::edge_of(clock)); 5];
-            // All four places: a few moves, not a call.
-            preds[1..].copy_from_slice(&from.preds);
-            self.push(kind::ZERO, 1, 0, &preds[..=from.n], 0)
-        } else {
-            self.at(at)
-        };
-        self.set_clock(clock, node);
-    }
-
-    fn release(&mut self, at: At) {
-        self.release = self.start(at);
-    }
-
-    fn delayed(&mut self, key: Key, op: OpId, cost: Cost) {
-        // Told between events: the nodes belong to the message's operation.
-        self.handling(op, self.op_rank(op).unwrap_or(0), false);
-        let event = *self.event_slot(key);
-        let from = Self::just(event);
-        let node = self.step(from, cost, 0);
-        *self.event_slot(key) = node;
-    }
-
-    fn after(&mut self, key: Key, earlier: Key) {
-        let (own, before) = (*self.event_slot(key), *self.event_slot(earlier));
-        let node = self.push(kind::ZERO, 1, 0, &[(own, Edge::Event), (before, Edge::Dependency)], 0);
-        *self.event_slot(key) = node;
-    }
-
-    fn posted(&mut self, recv: OpId) {
-        let ready = *self.event_slot(Key::Op(recv));
-        if self.begin.n > 2 {
-            let begin = self.begin;
-            let node = self.push(kind::ZERO, 1, 0, begin.preds(), 0);
-            self.begin = Self::just(node);
-        }
-        self.begin = self.begin.and((ready, Edge::Dependency));
-        self.begin_read = false;
-    }
-
-    fn wildcard(&mut self) {
-        self.wildcards = true;
-    }
-
-    fn finish(&mut self, ends: &[Clock]) {
-        // Stopped before the recorder's state is freed under it: its lead covers the
-        // nodes since its last report (and the codes' array, as long); a page it did
-        // not reach is faulted in by the loop below, as without it.
-        self.ahead = None;
-        let preds: Vec<(u32, Edge)> = ends.iter().map(|&c| (self.clock(c), Edge::Cpu)).collect();
-        self.handling(OpId::MAX, self.host, self.arrival);
-        self.sink = if preds.is_empty() { SOURCE } else { self.push(kind::ZERO, 1, 0, &preds, 0) };
-        // The recorder's state is not needed any more: freed before the slots are
-        // made, its memory is theirs to take (a lower peak, pages not yet handed back).
-        self.clocks = Default::default();
-        self.op_event = Vec::new();
-        self.ops = Vec::new();
-        self.far_ops = HashMap::default();
-        self.msg_event = Vec::new();
-        self.recent = Vec::new();
-        // The last readers become the nodes' slots, in place; the same loop evaluates
-        // the record at the run's own point, for its check.
-        let last = std::mem::take(&mut self.last);
-        let mut preds = std::mem::take(&mut self.preds);
-        let code = std::mem::take(&mut self.code_room);
-        let (slots, makespan, codes) = Slots::assign_at(self, &mut preds, last, &self.own, code);
-        self.preds = preds;
-        (self.slots, self.own_makespan, self.codes) = (Some(slots), Some(makespan), OnceLock::from(codes));
-    }
-
-    fn into_any(self: Box<Self>) -> Box<dyn Any> {
-        self
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::analysis::batch::Lane;
-    use crate::analysis::eval::KINDS;
-    use crate::analysis::params::Param;
-
-    /// Counts of predecessors around the escape: 0 to 9 (6 the largest kept in the
-    /// cost byte, 7 the first kept aside), 255, 256 and 100 000, alone and in runs
-    /// inside one group of eight cost bytes, across several marks.
-    fn counts() -> Vec<usize> {
-        let mut c: Vec<usize> = (0..10).collect();
-        c.extend([255, 256, 100_000, 1, 7, 7, 7, 7, 7, 7, 7, 7, 2, 6, 6, 6, 6, 6, 6, 6, 6]);
-        c.extend((0..150).map(|i| (i * 5) % 7));
-        c.extend([8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9]);
-        c
-    }
-
-    #[test]
-    fn a_nodes_predecessors_start_where_the_counts_before_it_add_up_to() {
-        let mut nodes = Nodes::default();
-        let mut sum = 0usize;
-        let mut starts = Vec::new();
-        for (v, &n) in counts().iter().enumerate() {
-            starts.push(sum);
-            nodes.push((v % (2 * KINDS)) as u8, v as u64, sum as u32, n);
-            sum += n;
-        }
-        for (v, &n) in counts().iter().enumerate() {
-            assert_eq!(nodes.pred_count(v), n, "node {v}");
-            assert_eq!(nodes.first_pred(v), starts[v], "node {v}");
-            assert_eq!(nodes.price(v), (v % (2 * KINDS)) as u8, "node {v}");
-            assert_eq!(nodes.bytes(v), v as u64, "node {v}");
-        }
-    }
-
-    #[test]
-    fn a_recent_nodes_predecessors_are_where_counting_from_its_mark_finds_them() {
-        // Latest-of nodes over earlier ones, more than the recorder keeps at hand:
-        // the first predecessor's own found the same either way, against where
-        // each node's list began as it was pushed.
-        let mut g = ExecGraph::new(&Platform::resolve("loggopsim").expect("a preset"));
-        let mut starts = vec![(0, 0)];
-        for v in 1..3 * RECENT as u32 + 100 {
-            let n = 2 + v as usize % 9;
-            let preds: Vec<(u32, Edge)> = (1..=n as u32).map(|k| (v.saturating_sub(k * k), Edge::Event)).collect();
-            // A computation where the earlier nodes are too few to be the latest of.
-            let k = if v < 100 { kind::COMPUTE } else { kind::ZERO };
-            let first = g.preds.len();
-            assert_eq!(g.push(k, 1, 1, &preds, 0), v);
-            starts.push((first, g.preds.len() - first));
-        }
-        let end = g.nodes.len();
-        for p in (100..end).step_by(97).chain(end - RECENT - 2..end) {
-            let (first, n) = starts[p];
-            assert!(n >= 2, "node {p}");
-            assert_eq!(g.dominated_by(p as u32), first..first + n, "node {p}");
-            assert_eq!(g.preds_of(p).0, &g.preds[first..first + n], "node {p}");
-        }
-        assert_eq!(g.dominated_by(50), 0..0, "a computation's predecessors are not in its time");
-    }
-
-    /// A record of `n` nodes over random earlier ones (deterministic): mostly
-    /// recent, some far back (past a scan's chunk of 32 nodes), counts 1 to 9 (the
-    /// escape from 7), computations and latest-ofs; ended as a run ends it. Also the
-    /// predecessors' nodes as recorded.
-    fn ended_record(n: u32) -> (ExecGraph, Vec<u32>) {
-        let mut g = ExecGraph::new(&Platform::resolve("loggopsim").expect("a preset"));
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |m: u32| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % m as u64) as u32
-        };
-        while g.nodes.len() < n as usize {
-            // (A latest-of that kept one predecessor is that one: no node made.)
-            let v = g.nodes.len() as u32;
-            let count = 1 + next(9) as usize;
-            let preds: Vec<(u32, Edge)> = (0..count)
-                .map(|_| {
-                    let back = match next(10) {
-                        0 => next(v),
-                        1 => next(v.min(300)),
-                        _ => next(v.min(40)),
-                    };
-                    (v - 1 - back.min(v - 1), Edge::Event)
-                })
-                .collect();
-            let k = if v.is_multiple_of(3) { kind::ZERO } else { kind::COMPUTE };
-            g.push(k, 1, 1000 + v as u64, &preds, 0);
-        }
-        let recorded = g.preds.clone();
-        let end = g.nodes.len() as u32 - 1;
-        g.set_clock(Clock::Cpu(0), end);
-        g.finish(&[Clock::Cpu(0)]);
-        assert_eq!(g.sink, end);
-        (g, recorded)
-    }
-
-    #[test]
-    fn a_records_predecessors_come_back_from_the_slots_written_over_them() {
-        let (g, recorded) = ended_record(20_000);
-        let slots = g.slots.as_ref().expect("slots once the run ended");
-        assert!(g.preds.iter().all(|&s| (s as usize) < slots.count), "the predecessors are slots now");
-        assert_ne!(g.preds, recorded);
-        // One at a time from the slots (a walk back), at every node, before the
-        // whole list is found again; then the list.
-        let mut first = 0;
-        for v in 0..g.nodes.len() {
-            for i in 0..g.nodes.pred_count(v) {
-                assert_eq!(g.pred(v, i).0, recorded[first + i] as usize, "node {v}, predecessor {i}");
-            }
-            first += g.nodes.pred_count(v);
-        }
-        assert!(g.pred_nodes.get().is_none(), "one predecessor's node alone finds no list");
-        assert_eq!(g.pred_nodes(), &recorded[..]);
-        // A predecessor's 5 B (its slot over its node, its edge), a node's slot and
-        // its code (and the table of codes): no array of the predecessors' slots
-        // beside them, nor the nodes found again.
-        let spans = g.spans.len() * 8 + g.starts.held();
-        let codes = g.nodes.len() + g.codes().pairs.len() * 16;
-        assert_eq!(g.bytes(), g.nodes.held() + spans + g.preds.len() * 5 + 4 * g.nodes.len() + codes);
-    }
-
-    #[test]
-    fn a_pass_over_the_slots_written_over_the_predecessors_is_the_one_over_their_nodes() {
-        // The record's check at its end and a pass through the slots, against every
-        // node's time from the predecessors' nodes (found again) and the longest
-        // path worked out here from the list as recorded (a second method).
-        let (g, recorded) = ended_record(20_000);
-        let p = Point::of(&Platform::resolve("loggopsim").expect("a preset"));
-        let mut t = vec![0.0f64; g.nodes.len()];
-        let mut first = 0;
-        for v in 0..g.nodes.len() {
-            let n = g.nodes.pred_count(v);
-            let start = recorded[first..first + n].iter().map(|&q| t[q as usize]).fold(0.0, f64::max);
-            first += n;
-            t[v] = start + if g.nodes.kind(v) == kind::COMPUTE { g.nodes.bytes(v) as f64 } else { 0.0 };
-        }
-        let want = t[g.sink as usize];
-        assert!(want > 0.0);
-        assert_eq!(g.own_makespan, Some(want));
-        let lane = Lane { point: p, param: Param::CpuTime };
-        assert_eq!(g.eval_lanes(&g.slots(), &[lane])[0].makespan, want);
-        assert_eq!(g.makespan(&p, &mut Vec::new()), want);
-    }
-
-    #[test]
-    fn a_step_from_one_time_records_what_the_general_push_records() {
-        // The same nodes pushed through `push_one` and through `push` with a list of
-        // one, from every earlier node (the start of the run included), with and
-        // without noise, every kind and level, narrow and wide bytes, an operation
-        // of each kind on near and far ranks, across marks and span words: the two
-        // records alike in every part, and the node ids given back.
-        let platform = Platform::resolve("loggopsim").expect("a preset");
-        let (mut one, mut general) = (ExecGraph::new(&platform), ExecGraph::new(&platform));
-        let mut ids = (Vec::new(), Vec::new());
-        for v in 0..3000u32 {
-            let kind = 1 + (v % 13) as u8;
-            let (level, bytes) = ((v % 2) as u8, if v % 17 == 0 { u64::MAX - v as u64 } else { v as u64 * 977 });
-            let p = (v * 7919) % (v + 1);
-            let e = [Edge::Event, Edge::Cpu, Edge::Nic, Edge::Link, Edge::Dependency, Edge::Disk][v as usize % 6];
-            let extra = if v % 11 == 0 { 5 + v as Time } else { 0 };
-            let (op, rank) = ((v / 5) as OpId, if v % 300 < 40 { FAR_RANK + v / 100 } else { v % 64 });
-            for g in [&mut one, &mut general] {
-                if v % 5 == 0 {
-                    g.set_op(op, rank, OP_KINDS[v as usize % OP_KINDS.len()]);
-                }
-                g.handling(op, rank, v % 3 == 0);
-            }
-            ids.0.push(one.push_one(kind, level, bytes, (p, e), extra));
-            ids.1.push(general.push(kind, level, bytes, &[(p, e)], extra));
-        }
-        assert_eq!(ids.0, ids.1);
-        assert_eq!(ids.0, (1..=3000).collect::<Vec<u32>>(), "every step a node of its own");
-        assert_eq!(
-            (&one.nodes.cost, &one.nodes.bytes, &one.nodes.wide),
-            (&general.nodes.cost, &general.nodes.bytes, &general.nodes.wide)
-        );
-        assert_eq!((&one.nodes.marks, &one.nodes.many), (&general.nodes.marks, &general.nodes.many));
-        assert_eq!((&one.preds, &one.edges, &one.last), (&general.preds, &general.edges, &general.last));
-        assert_eq!((&one.spans, &one.far_ranks), (&general.spans, &general.far_ranks));
-        assert_eq!((&one.starts.bits, &one.starts.before), (&general.starts.bits, &general.starts.before));
-        assert_eq!((&one.extra, &one.recent), (&general.extra, &general.recent));
-        assert!(one.nodes.wide.len() > 100 && one.far_ranks.len() > 10 && one.extra.len() > 200);
-    }
-
-    #[test]
-    fn a_thread_keeps_the_records_pages_ahead_while_the_run_goes_and_ends_with_it() {
-        // Where the analysis may use two threads or more (this test's machine has
-        // two cores, or NETSENS_ANALYSIS_THREADS says) and the kernel can make pages
-        // ready (`prefault`'s tests assert which), a record of known size starts
-        // the thread with its room; the run's end stops it. A record that grows
-        // starts one with its first room.
-        let platform = Platform::resolve("loggopsim").expect("a preset");
-        let many = crate::analysis::batch::core_beside_the_run() && crate::prefault::supported();
-        let s = crate::schedule::patterns::ring_exchange(16, 4, 64, 1000).expect("a schedule");
-        let mut g = ExecGraph::with_capacity(&platform, s.num_ops());
-        assert_eq!(g.ahead.is_some(), many);
-        assert!(g.code_room.capacity() >= 5 * s.num_ops(), "the codes' room reserved with the record");
-        let end = g.push(kind::COMPUTE, 1, 7, &[(SOURCE, Edge::Event)], 0);
-        g.set_clock(Clock::Cpu(0), end);
-        g.finish(&[Clock::Cpu(0)]);
-        assert!(g.ahead.is_none(), "stopped at the run's end");
-        assert_eq!((g.own_makespan, g.codes().code.len()), (Some(7.0), 2));
-        let mut grown = ExecGraph::new(&platform);
-        assert!(grown.ahead.is_none());
-        grown.push(kind::COMPUTE, 1, 7, &[(SOURCE, Edge::Event)], 0);
-        assert_eq!(grown.ahead.is_some(), many, "started with the first room");
-    }
-
-    #[test]
-    fn an_operations_rank_and_kind_come_back_from_the_recorders_table() {
-        // Ranks either side of where they are kept aside, every kind, an operation
-        // id reused with another rank (a rank program's), ids never made live.
-        let mut g = ExecGraph::new(&Platform::resolve("loggopsim").expect("a preset"));
-        let ranks = [0, 1, FAR_RANK - 1, FAR_RANK, FAR_RANK + 1, u32::MAX];
-        let mut want = HashMap::default();
-        for (i, &rank) in ranks.iter().enumerate() {
-            for (k, &kind) in OP_KINDS.iter().enumerate() {
-                let op = (3 * (i * OP_KINDS.len() + k) % 40) as OpId;
-                g.set_op(op, rank, kind);
-                want.insert(op, (rank, kind));
-            }
-        }
-        for op in 0..45 {
-            let kind = g.ops.get(op as usize).map(|&who| Span::kind_of(who));
-            assert_eq!(g.op_rank(op).zip(kind), want.get(&op).copied(), "operation {op}");
-        }
-    }
-
-    #[test]
-    fn a_nodes_span_is_the_count_of_the_starts_up_to_it() {
-        // Starts at a word's first and last bit, on every node of a stretch, none
-        // over several words; against a running count.
-        let starts = |v: usize| {
-            v == 0
-                || v.is_multiple_of(64)
-                || v % 64 == 63
-                || (200..260).contains(&v)
-                || (v.is_multiple_of(7) && !(300..600).contains(&v))
-        };
-        let mut s = SpanStarts::default();
-        let (mut spans, mut want) = (0, Vec::new());
-        for v in 0..1000 {
-            s.push(v, starts(v), spans);
-            spans += starts(v) as usize;
-            want.push(spans - 1);
-        }
-        for (v, &w) in want.iter().enumerate() {
-            assert_eq!(s.span_of(v), w, "node {v}");
-        }
-        assert_eq!(s.held(), 16 * 8 + 16 * 4);
-    }
-
-    #[test]
-    fn a_nodes_operation_rank_kind_and_arrival_come_back_from_its_span() {
-        // Ranks either side of where they are kept aside (two far ones in turn with
-        // the same operation must not share a span), every kind, both arrivals.
-        let mut g = ExecGraph::new(&Platform::resolve("loggopsim").expect("a preset"));
-        let ranks = [0, 5, FAR_RANK - 1, FAR_RANK, FAR_RANK + 1, FAR_RANK, u32::MAX - 1, 7, FAR_RANK + 1];
-        let mut want = Vec::new();
-        for (i, &rank) in ranks.iter().enumerate() {
-            for (k, &kind) in OP_KINDS.iter().enumerate() {
-                for arrival in [false, true] {
-                    let op = (i % 2 + k) as OpId;
-                    g.set_op(op, rank, kind);
-                    g.handling(op, rank, arrival);
-                    for _ in 0..2 {
-                        let v = g.push(kind::COMPUTE, 1, 1, &[(0, Edge::Event)], 0);
-                        want.push((v as usize, op, rank, kind, arrival));
-                    }
-                }
-            }
-        }
-        // Far ranks in turn with everything else alike.
-        g.set_op(99, 0, OpKind::Send);
-        for rank in [FAR_RANK + 3, FAR_RANK + 4, FAR_RANK + 4, FAR_RANK + 3] {
-            g.handling(99, rank, g.arrival);
-            let v = g.push(kind::COMPUTE, 1, 1, &[(0, Edge::Event)], 0);
-            want.push((v as usize, 99, rank, OpKind::Send, g.arrival));
-        }
-        for (v, op, rank, kind, arrival) in want {
-            let n = g.node(v);
-            assert_eq!((n.op, n.rank, n.op_kind, n.arrival), (op, rank, kind, arrival), "node {v}");
-        }
-        assert_eq!(g.far_ranks.len(), 5 * OP_KINDS.len() * 2 + 3);
-    }
-}
+#[path = "graph_tests.rs"]
+mod tests;

@@ -1,9 +1,9 @@
 //! One request, one answer: the critical path, every parameter's slopes and
 //! tolerances, and the curves asked for, as JSON with a unit on every number.
 
+use super::eval::Buffers;
 use super::graph::ExecGraph;
 use super::params::{Param, Point};
-use super::Buffers;
 use crate::engine::OpId;
 use crate::error::{Error, Result};
 use crate::platform::Platform;
@@ -24,7 +24,7 @@ pub struct Request {
     /// Critical-path steps listed at most (the rest are counted).
     pub chain_limit: usize,
     /// The part of the run to give as a timeline, if any.
-    pub timeline: Option<super::Window>,
+    pub timeline: Option<super::timeline::Window>,
     /// A parameter to give the whole graph for, as lines in it (a second method, a
     /// linear program, can then check the tolerances); small runs only.
     pub graph: Option<String>,
@@ -106,6 +106,16 @@ impl Request {
     }
 }
 
+/// One tolerance: ε and Δx; where its search stopped at its bound, Δx is at least
+/// `delta` and at most `delta_at_most` (null: no value past the target was found).
+pub(crate) fn tolerance_json(eps: f64, delta: Option<f64>, at_most: Option<f64>) -> Value {
+    let mut t = json!({"epsilon": eps, "delta": delta});
+    if let Some(most) = at_most {
+        t["delta_at_most"] = json!(most.is_finite().then_some(most));
+    }
+    t
+}
+
 /// The analysis of recorded run `g` on `platform`; `describe(op)` names a
 /// schedule's operation (a rank program's are named by their kind).
 pub fn report(
@@ -142,7 +152,8 @@ pub fn report(
                 "param": s.param.name(), "unit": s.param.unit(), "value": s.value,
                 "slope_down": s.slope.slope_down, "slope_up": s.slope.slope_up,
                 "slope_unit": format!("ps per {}", s.param.unit()),
-                "tolerance": s.tolerances.iter().map(|&(e, d)| json!({"epsilon": e, "delta": d})).collect::<Vec<_>>(),
+                "tolerance": s.tolerances.iter().zip(&s.at_most).map(|(&(e, d), &most)| tolerance_json(e, d, most))
+                    .collect::<Vec<_>>(),
             })
         })
         .collect();

@@ -108,42 +108,7 @@ impl<O: Observer + ?Sized> Core<O> {
                 self.rec.received(host, size);
                 self.receive_done(front, ev.id, recv, (self.cpu[c], At::Clock(Clock::Cpu(c))));
             }
-            Phase::OneWay | Phase::PutData | Phase::GetReq => {
-                // The target's handler runs now, after the arrival's own costs.
-                let (op, size) = {
-                    let m = &self.msgs[ev.id as usize];
-                    (m.send_op, m.size)
-                };
-                self.release = self.cpu[c];
-                tell!(self.release(At::Clock(Clock::Cpu(c))));
-                let cost = front.delivered(self, op);
-                let handler = self.scaled(op, cost);
-                if handler > 0 {
-                    let extra = self.noise.detour(host, self.cpu[c], handler);
-                    let end = self.add(op, self.cpu[c], handler);
-                    self.cpu[c] = self.add(op, end, extra);
-                    self.occupy(c);
-                    self.observe_cpu(c, At::Clock(Clock::Cpu(c)), Cost::Compute(cost), extra);
-                    let r = &mut self.rec.ranks[host as usize];
-                    r.compute_ps = r.compute_ps.saturating_add(handler);
-                    r.noise_ps = r.noise_ps.saturating_add(extra);
-                }
-                match phase {
-                    Phase::OneWay => {
-                        self.rec.received(host, size);
-                        self.free_msgs.push(ev.id);
-                    }
-                    Phase::PutData => {
-                        self.rec.received(host, size);
-                        self.rec.control_messages += 1;
-                        self.queue.push(self.cpu[c], EventKind::Transmit, ev.id, Phase::PutAck as u8, 0);
-                    }
-                    _ => self.queue.push(self.cpu[c], EventKind::Transmit, ev.id, Phase::GetReply as u8, 0),
-                }
-                if phase != Phase::OneWay {
-                    tell!(self.queued(Key::Msg(ev.id), At::Clock(Clock::Cpu(c)), Cost::Zero, 0));
-                }
-            }
+            Phase::OneWay | Phase::PutData | Phase::GetReq => self.handler_after_bytes(front, ev.id, phase, host, c),
             Phase::PutAck | Phase::GetReply => {
                 let (op, size) = {
                     let m = &self.msgs[ev.id as usize];
@@ -154,6 +119,51 @@ impl<O: Observer + ?Sized> Core<O> {
                 }
                 self.receive_done(front, ev.id, op, (self.cpu[c], At::Clock(Clock::Cpu(c))));
             }
+        }
+    }
+
+    /// The target's handler of one-sided message `id` runs on CPU `c` of `host` now,
+    /// after the arrival's own costs (and, on a topology, its bytes).
+    pub(super) fn one_sided_handler<F: Frontend<O>>(
+        &mut self,
+        front: &mut F,
+        id: u32,
+        phase: Phase,
+        host: u32,
+        c: usize,
+    ) {
+        let (op, size) = {
+            let m = &self.msgs[id as usize];
+            (m.send_op, m.size)
+        };
+        self.release = self.cpu[c];
+        tell!(self.release(At::Clock(Clock::Cpu(c))));
+        let cost = front.delivered(self, op);
+        let handler = self.scaled(op, cost);
+        if handler > 0 {
+            let extra = self.noise.detour(host, self.cpu[c], handler);
+            let end = self.add(op, self.cpu[c], handler);
+            self.cpu[c] = self.add(op, end, extra);
+            self.occupy(c);
+            self.observe_cpu(c, At::Clock(Clock::Cpu(c)), Cost::Compute(cost), extra);
+            let r = &mut self.rec.ranks[host as usize];
+            r.compute_ps = r.compute_ps.saturating_add(handler);
+            r.noise_ps = r.noise_ps.saturating_add(extra);
+        }
+        match phase {
+            Phase::OneWay => {
+                self.rec.received(host, size);
+                self.free_msgs.push(id);
+            }
+            Phase::PutData => {
+                self.rec.received(host, size);
+                self.rec.control_messages += 1;
+                self.queue.push(self.cpu[c], EventKind::Transmit, id, Phase::PutAck as u8, 0);
+            }
+            _ => self.queue.push(self.cpu[c], EventKind::Transmit, id, Phase::GetReply as u8, 0),
+        }
+        if phase != Phase::OneWay {
+            tell!(self.queued(Key::Msg(id), At::Clock(Clock::Cpu(c)), Cost::Zero, 0));
         }
     }
 

@@ -27,8 +27,11 @@ pub(super) struct Bytes {
     busy: Option<(Time, Level, u64, u64)>,
     /// Once through: δ and, of it, what a link slower than the NIC takes alone.
     through: Option<(Time, Time)>,
-    /// The operation whose completion waits, and when its CPU's part is done.
+    /// The operation whose completion waits, when its CPU's part is done, and the
+    /// host it completes on.
     waiting: Option<(OpId, Time, u32)>,
+    /// A one-sided message's handler waits instead (its phase).
+    handler: Option<Phase>,
 }
 
 /// The (from, to) key of a pair of hosts.
@@ -77,7 +80,7 @@ impl<O: Observer + ?Sized> Core<O> {
         }
         *last = (ta, id);
         if k > 0 {
-            self.flow_bytes.insert(id, Bytes { ta, busy: None, through: None, waiting: None });
+            self.flow_bytes.insert(id, Bytes { ta, busy: None, through: None, waiting: None, handler: None });
         }
         self.queue.push(ta, EventKind::Arrive, id, phase as u8, 0);
     }
@@ -111,6 +114,31 @@ impl<O: Observer + ?Sized> Core<O> {
         }
     }
 
+    /// The handler of one-sided message `id` (a store's or a put's data) runs on CPU
+    /// `c` of `host` once its bytes are in: at once without a topology.
+    pub(super) fn handler_after_bytes<F: Frontend<O>>(
+        &mut self,
+        front: &mut F,
+        id: u32,
+        phase: Phase,
+        host: u32,
+        c: usize,
+    ) {
+        let flow = if self.fabric.is_some() { self.flow_bytes.get_mut(&id) } else { None };
+        let Some(b) = flow else {
+            self.one_sided_handler(front, id, phase, host, c);
+            return;
+        };
+        let op = self.msgs[id as usize].send_op;
+        b.waiting = Some((op, self.cpu[c], host));
+        b.handler = Some(phase);
+        let through = b.through.is_some();
+        tell!(self.queued(Key::Op(op), At::Clock(Clock::Cpu(c)), Cost::Zero, 0));
+        if through {
+            self.bytes_in(front, id);
+        }
+    }
+
     /// Message `id`'s bytes are through and an operation waits for them: it is done
     /// at the later of its CPU's part and `ta + busy + δ`, and its CPU is busy until
     /// then (as LogGOPS's receiving CPU is until its receive is done).
@@ -133,6 +161,10 @@ impl<O: Observer + ?Sized> Core<O> {
         // Waiting for bytes is not computing: a core the CPU shares stays free.
         self.cpu[c] = self.cpu[c].max(done);
         tell!(self.set(Clock::Cpu(c), At::Begin, true));
+        if let Some(phase) = b.handler {
+            self.one_sided_handler(front, id, phase, host, c);
+            return;
+        }
         self.free_msgs.push(id);
         self.done(front, op, done, At::Begin);
     }

@@ -5,7 +5,10 @@
 //! so the k-th creation on a parent is one call on all of them. A first pass over the
 //! trace collects each creation's colors and keys; a split's communicator is then the
 //! ranks of one color in (key, rank in the parent) order, a duplicate its parent's
-//! ranks in their order.
+//! ranks in their order. The reader gives every other creation it can tell the members
+//! of as a split: `MPI_Comm_create` from a group (color: the group's least world rank,
+//! key: the rank's place in the group), a topology (color 0, key: the rank in its
+//! parent), `MPI_Cart_sub` (color: the dropped coordinates, key: the kept ones).
 
 use std::collections::HashMap;
 
@@ -33,11 +36,25 @@ pub struct Communicators {
     parent: Vec<u32>,
     collected: Vec<Vec<(i32, u32)>>,
     members: Vec<Vec<u32>>,
+    /// Set by [`Communicators::resolve`]: no creation is collected after it.
+    resolved: bool,
 }
 
 impl Communicators {
     pub fn new(ranks: u32) -> Communicators {
-        Communicators { ranks, ids: HashMap::new(), parent: Vec::new(), collected: Vec::new(), members: Vec::new() }
+        Communicators {
+            ranks,
+            ids: HashMap::new(),
+            parent: Vec::new(),
+            collected: Vec::new(),
+            members: Vec::new(),
+            resolved: false,
+        }
+    }
+
+    /// The ranks of the trace (of MPI_COMM_WORLD).
+    pub fn ranks(&self) -> u32 {
+        self.ranks
     }
 
     pub fn world(&self, rank: u32) -> Local {
@@ -60,6 +77,9 @@ impl Communicators {
             return None;
         }
         let next = 2 + self.parent.len() as u32;
+        if self.resolved && !self.ids.contains_key(&(parent.id, k, color)) {
+            return None; // not met when collecting: its members are not known
+        }
         let id = *self.ids.entry((parent.id, k, color)).or_insert(next);
         if id == next {
             self.parent.push(parent.id);
@@ -81,6 +101,7 @@ impl Communicators {
     /// Order each created communicator's members; a parent is always created (and so
     /// numbered) before its children, so parents are ordered first.
     pub fn resolve(&mut self) {
+        self.resolved = true;
         for i in 0..self.collected.len() {
             let position = |world: u32| match self.parent[i] {
                 WORLD => Some(world as usize),

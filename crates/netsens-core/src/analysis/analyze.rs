@@ -1,0 +1,193 @@
+//! Every parameter's slopes and tolerances from the record: the first pass at the
+//! platform's point, then each search's steps ([`Search`]) a pass at a time, all
+//! parameters and ε together, until each has its answer or its bound.
+
+use super::batch::{self, Lane};
+use super::critical::CriticalPath;
+use super::curve::{self, Search};
+use super::eval::Eval;
+use super::graph::ExecGraph;
+use super::params::{Param, Point};
+use super::stairs::Stairs;
+
+/// What one parameter does to the run.
+#[derive(Clone, Debug)]
+pub struct ParamSensitivity {
+    pub param: Param,
+    /// The platform's value (in `param.unit()`).
+    pub value: f64,
+    pub slope: Eval,
+    /// (ε, largest Δx with T ≤ (1 + ε)·T0; `None`: unbounded).
+    pub tolerances: Vec<(f64, Option<f64>)>,
+    /// Per ε, where its search stopped at [`curve::MAX_SEARCH_STEPS`] passes: the
+    /// largest Δx not known to fail (the tolerance is at least its Δx above and at
+    /// most this; infinite: no point past the target was found). `None`: exact.
+    pub at_most: Vec<Option<f64>>,
+}
+
+/// The analysis at the platform's point: the makespan, the critical path and what
+/// each parameter does.
+pub struct Analysis {
+    /// ps.
+    pub makespan: f64,
+    pub critical_path: CriticalPath,
+    pub params: Vec<ParamSensitivity>,
+    /// The points of each pass of Newton's steps (all parameters and ε together).
+    pub newton_passes: Vec<usize>,
+}
+
+impl ExecGraph {
+    /// Slopes and tolerances of `params` at `base` (see [`ExecGraph::analyze`]).
+    pub fn sensitivities(&self, base: &Point, params: &[Param], epsilons: &[f64]) -> Vec<ParamSensitivity> {
+        self.analyze(base, params, epsilons).params
+    }
+
+    /// The makespan, critical path, slopes and tolerances of `params` at `base`: the
+    /// time of every node, every parameter's slopes and the predecessor that set each
+    /// time in one pass, then each round of Newton steps of every (parameter, ε) in
+    /// one more.
+    pub fn analyze(&self, base: &Point, params: &[Param], epsilons: &[f64]) -> Analysis {
+        self.analyze_within(base, params, epsilons, curve::MAX_SEARCH_STEPS)
+    }
+
+    /// As [`ExecGraph::analyze`], each search taking at most `max_steps` passes.
+    pub(crate) fn analyze_within(
+        &self,
+        base: &Point,
+        params: &[Param],
+        epsilons: &[f64],
+        max_steps: usize,
+    ) -> Analysis {
+        let slots = self.slots();
+        let at = self.at_base(&slots, base, params);
+        let critical_path = self.critical_path_of(base, &at.choices, at.makespan);
+        let slopes = at.slopes;
+        // Flat at the platform's value, a parameter's search starts from its steepest path.
+        let flat: Vec<Param> = params.iter().zip(&slopes).filter(|(_, e)| e.slope_up <= 0.0).map(|(&x, _)| x).collect();
+        let steepest = self.steepest_lanes(&slots, base, &flat);
+        let steepest_of = |x: Param| flat.iter().position(|&f| f == x).map(|i| steepest[i]);
+        // Where a per-byte cost's T can rise on the fs/B grid: the byte counts it
+        // prices, noted by the first pass.
+        let per_byte = |x: Param| x.grid().is_some_and(|g| g < 1.0);
+        let searched = |(x, e0): (&Param, &Eval)| e0.slope_up > 0.0 || steepest_of(*x).is_some_and(|s| s.slope > 0.0);
+        let any_searched =
+            |of: &dyn Fn(Param) -> bool| params.iter().zip(&slopes).any(|(x, e0)| of(*x) && searched((x, e0)));
+        let counts = any_searched(&per_byte).then_some(&at.sizes.counts);
+        // Where 1/cpu_speed's T can rise: the computations' sizes, where few (the first pass's too).
+        let sizes = any_searched(&|x| x == Param::CpuTime).then_some(at.sizes.sizes).flatten();
+        // (parameter, its search for each ε; `None`: unbounded).
+        let mut searches: Vec<Vec<Option<Search>>> = params
+            .iter()
+            .zip(&slopes)
+            .map(|(&x, e0)| {
+                let steepest = steepest_of(x);
+                let stairs = counts.filter(|_| per_byte(x)).map(|c| Stairs::of(c, base, x));
+                let sizes = sizes.filter(|_| x == Param::CpuTime);
+                epsilons
+                    .iter()
+                    .map(|&eps| {
+                        Search::start(self, base, x, e0, eps, steepest, stairs)
+                            .map(|s| s.with_sizes(sizes).within(max_steps))
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut newton_passes = Vec::new();
+        loop {
+            // Every open search's step and the points between it takes anyway, then
+            // the lanes the pass carries spare, shared among the searches on a grid
+            // (where every point of a parameter answers each of its ε).
+            // A search whose first step can wait for the largest ε's first step waits.
+            let open: Vec<(usize, usize)> = (0..params.len())
+                .flat_map(|i| (0..epsilons.len()).map(move |j| (i, j)))
+                .filter(|&(i, j)| {
+                    let Some(s) = searches[i][j].filter(|s| !s.done) else { return false };
+                    let top = searches[i].iter().flatten().max_by(|a, b| a.target.total_cmp(&b.target));
+                    !top.is_some_and(|top| s.waits_for(top))
+                })
+                .collect();
+            if open.is_empty() {
+                break;
+            }
+            let mut between: Vec<usize> = open.iter().map(|&(i, j)| searches[i][j].expect("open").between()).collect();
+            // Searches halving a span per fs/B want no slopes: their points go in a
+            // pass of makespans alone, the others' in one with slopes going down.
+            let slopes: Vec<bool> = open.iter().map(|&(i, j)| searches[i][j].expect("open").wants_slopes()).collect();
+            for group in [true, false] {
+                let members: Vec<usize> = (0..open.len()).filter(|&o| slopes[o] == group).collect();
+                let wanted = members.iter().map(|&o| 1 + between[o]).sum::<usize>();
+                let sharing: Vec<usize> = members
+                    .iter()
+                    .copied()
+                    .filter(|&o| searches[open[o].0][open[o].1].is_some_and(|s| s.shares()))
+                    .collect();
+                for n in 0..(batch::width(wanted) - wanted) {
+                    if let Some(&o) = sharing.get(n % sharing.len().max(1)) {
+                        between[o] += 1;
+                    }
+                }
+            }
+            let points: Vec<Vec<f64>> =
+                open.iter().zip(&between).map(|(&(i, j), &b)| searches[i][j].expect("open").points(b)).collect();
+            let lanes_of = |group: bool| -> Vec<Lane> {
+                open.iter()
+                    .zip(&points)
+                    .zip(&slopes)
+                    .filter(|(_, &s)| s == group)
+                    .flat_map(|((&(i, _), list), _)| {
+                        list.iter().map(move |&v| Lane { point: base.with(params[i], v), param: params[i] })
+                    })
+                    .collect()
+            };
+            let (with_slopes, times_alone) = (lanes_of(true), lanes_of(false));
+            let mut evals_with = self.eval_lanes_down(&slots, &with_slopes).into_iter();
+            let mut evals_alone = self.eval_lanes_times(&slots, &times_alone).into_iter();
+            // Back in the order of the open searches' points.
+            let evals: Vec<Eval> = points
+                .iter()
+                .zip(&slopes)
+                .flat_map(|(list, &s)| {
+                    let from = if s { &mut evals_with } else { &mut evals_alone };
+                    from.by_ref().take(list.len()).collect::<Vec<_>>()
+                })
+                .collect();
+            let lanes = with_slopes.len() + times_alone.len();
+            newton_passes.push(lanes);
+            // Each parameter's points on a grid, learnt by all its searches.
+            let mut known: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); params.len()];
+            let mut first = 0;
+            for (&(i, j), list) in open.iter().zip(&points) {
+                let s = searches[i][j].as_mut().expect("open");
+                let evals = &evals[first..first + list.len()];
+                first += list.len();
+                if s.shares() {
+                    s.stepped();
+                    known[i].extend(curve::known(list, evals));
+                } else {
+                    s.step(list, evals);
+                }
+            }
+            for (list, known) in searches.iter_mut().zip(&known) {
+                for s in list.iter_mut().flatten().filter(|s| s.shares()) {
+                    s.learn(known);
+                }
+            }
+            for &(i, j) in &open {
+                searches[i][j].as_mut().expect("open").check_bound();
+            }
+        }
+        let params = params
+            .iter()
+            .zip(slopes)
+            .zip(searches)
+            .map(|((&x, slope), list)| ParamSensitivity {
+                param: x,
+                value: base.get(x),
+                slope,
+                tolerances: epsilons.iter().zip(&list).map(|(&e, s)| (e, s.map(|s| s.delta()))).collect(),
+                at_most: list.iter().map(|s| s.and_then(|s| s.at_most())).collect(),
+            })
+            .collect();
+        Analysis { makespan: at.makespan, critical_path, params, newton_passes }
+    }
+}

@@ -1,0 +1,1 @@
+"""Which network for my program: one workload on several networks (docs/guides/compare.md)."""
