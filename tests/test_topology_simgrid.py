@@ -68,7 +68,8 @@ def simgrid_available() -> bool:
 def simgrid() -> None:
     """The reference must run: a missing python3-simgrid that apt-get cannot install
     fails the tests rather than skipping them."""
-    assert simgrid_available(), "python3-simgrid (Debian) is missing and apt-get could not install it"
+    missing = "python3-simgrid (Debian) is missing and apt-get could not install it"
+    assert simgrid_available(), missing
 
 
 def route(src: int, dst: int) -> list[str]:
