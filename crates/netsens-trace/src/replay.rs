@@ -276,6 +276,10 @@ enum After {
     DoneAll(OpId, OpId),
 }
 
+/// A collective expanded for one rank: its first round's ops and, unless the rank sends
+/// and receives nothing in it, its last op and what the rank's next op waits for.
+type Expanded = (Vec<OpId>, Option<(OpId, After)>);
+
 enum Request {
     Send(OpId),
     /// A receive posted after this point, created at its completion.
@@ -507,14 +511,7 @@ impl<'a> Builder<'a> {
     /// `cpu`; returns its first round's ops and, unless the rank sends and receives
     /// nothing in it, its last op (the one its completions attach to) and what the
     /// rank's next op waits for (that op, or its whole last round).
-    fn collective(
-        &mut self,
-        rank: u32,
-        position: u64,
-        ev: &Event,
-        start: After,
-        cpu: u8,
-    ) -> Result<(Vec<OpId>, Option<(OpId, After)>), String> {
+    fn collective(&mut self, rank: u32, position: u64, ev: &Event, start: After, cpu: u8) -> Result<Expanded, String> {
         let Some(coll) = Coll::from_otf2(ev.coll) else {
             return Err(format!(
                 "{}: rank {rank}, event {position}: collective operation {} is an MPI call replay does not model",
