@@ -15,7 +15,8 @@
 //!   called (created when its completion names the source); the op after a
 //!   completion (`MPI_Wait*`, a successful `MPI_Test*`) waits for the request;
 //! - a collective is expanded into rounds of messages ([`crate::collectives`]) on a
-//!   tag of its own per communicator, so it never matches the program's messages; a
+//!   tag of its own per communicator, so it never matches the program's messages (a
+//!   round's receives are posted with its sends, the next round waits for all); a
 //!   non-blocking one (`MPI_Ibarrier`) starts where it was called and the op after
 //!   its completion waits for it;
 //! - the tracer's own cost in each gap, where the archive records it (or the caller
@@ -556,9 +557,10 @@ impl<'a> Builder<'a> {
                     // A round's receives are posted with its sends (once they have
                     // started), as MPI posts them before it waits: a receive that waits
                     // for a send above S deadlocks two ranks that exchange (each send
-                    // waits for its receiver's clear-to-send). An eager send is done
-                    // the moment it has started on the CPU, so eager rounds are timed
-                    // as when the receive waited for it.
+                    // waits for its receiver's clear-to-send). A receive enabled when an
+                    // eager send starts is ready at the CPU's clock, which the send has
+                    // already moved to where it is done: eager rounds are timed exactly
+                    // as when the receive waited for the send.
                     (Msg::Recv { .. }, Some(send)) => {
                         self.b.irequires(op, send);
                         recvs.push(op);
