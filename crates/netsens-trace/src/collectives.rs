@@ -5,7 +5,9 @@
 //! (with MPICH's fold-in of non-powers of two), recursive-doubling allgather for
 //! powers of two and ring otherwise, pairwise-exchange alltoall, chain scan.
 //!
-//! A round's messages all start once the previous round is done. Byte counts follow
+//! A round's messages all start once the previous round is done; replay posts a
+//! round's receives together with its sends (`replay.rs`), so that an exchange above
+//! the rendezvous threshold does not wait on itself. Byte counts follow
 //! the trace's convention (`sent` and `received` of `MPI_CollectiveEnd`, see
 //! docs/reference/pmpi.md); the v-variants use each rank's own counts, so their message sizes
 //! are the rank's average block.

@@ -15,7 +15,8 @@
 //!   called (created when its completion names the source); the op after a
 //!   completion (`MPI_Wait*`, a successful `MPI_Test*`) waits for the request;
 //! - a collective is expanded into rounds of messages ([`crate::collectives`]) on a
-//!   tag of its own per communicator, so it never matches the program's messages; a
+//!   tag of its own per communicator, so it never matches the program's messages (a
+//!   round's receives are posted with its sends, the next round waits for all); a
 //!   non-blocking one (`MPI_Ibarrier`) starts where it was called and the op after
 //!   its completion waits for it;
 //! - the tracer's own cost in each gap, where the archive records it (or the caller
@@ -271,7 +272,14 @@ enum After {
     Nothing,
     Done(OpId),
     Started(OpId),
+    /// Every op from the first to the last id given, both included: a collective's
+    /// round that sends and receives, whose receives do not wait for its sends.
+    DoneAll(OpId, OpId),
 }
+
+/// A collective expanded for one rank: its first round's ops and, unless the rank sends
+/// and receives nothing in it, its last op and what the rank's next op waits for.
+type Expanded = (Vec<OpId>, Option<(OpId, After)>);
 
 enum Request {
     Send(OpId),
@@ -501,16 +509,10 @@ impl<'a> Builder<'a> {
     }
 
     /// Expand the collective of `ev` after `start`, its messages on the rank's CPU
-    /// `cpu`; returns its first round's ops and its last op (None when the rank sends
-    /// and receives nothing in it).
-    fn collective(
-        &mut self,
-        rank: u32,
-        position: u64,
-        ev: &Event,
-        start: After,
-        cpu: u8,
-    ) -> Result<(Vec<OpId>, Option<OpId>), String> {
+    /// `cpu`; returns its first round's ops and, unless the rank sends and receives
+    /// nothing in it, its last op (the one its completions attach to) and what the
+    /// rank's next op waits for (that op, or its whole last round).
+    fn collective(&mut self, rank: u32, position: u64, ev: &Event, start: After, cpu: u8) -> Result<Expanded, String> {
         let Some(coll) = Coll::from_otf2(ev.coll) else {
             return Err(format!(
                 "{}: rank {rank}, event {position}: collective operation {} is an MPI call replay does not model",
@@ -541,6 +543,8 @@ impl<'a> Builder<'a> {
         let rounds = expand_with(coll, p, me, ev.peer, sent, received, &algos);
         for (index, round) in rounds.into_iter().enumerate() {
             let mut ops = Vec::with_capacity(round.len());
+            let mut last_send = None;
+            let mut recvs = Vec::new();
             for m in round {
                 let op = match m {
                     Msg::Send { peer, bytes } => {
@@ -549,17 +553,37 @@ impl<'a> Builder<'a> {
                     }
                     Msg::Recv { peer, bytes } => self.b.recv(rank, members[peer as usize] as i32, bytes, tag, cpu, 0),
                 };
-                depend(&mut self.b, op, after);
+                match (m, last_send) {
+                    // A round's receives are posted with its sends (once they have
+                    // started), as MPI posts them before it waits: a receive that waits
+                    // for a send above S deadlocks two ranks that exchange (each send
+                    // waits for its receiver's clear-to-send). A receive enabled when an
+                    // eager send starts is ready at the CPU's clock, which the send has
+                    // already moved to where it is done: eager rounds are timed exactly
+                    // as when the receive waited for the send.
+                    (Msg::Recv { .. }, Some(send)) => {
+                        self.b.irequires(op, send);
+                        recvs.push(op);
+                    }
+                    (Msg::Send { .. }, _) => {
+                        depend(&mut self.b, op, after);
+                        last_send = Some(op);
+                    }
+                    (Msg::Recv { .. }, None) => depend(&mut self.b, op, after),
+                }
                 ops.push(op);
             }
             // The next round waits for all of this one: chain through its last op,
-            // which itself waits for the others.
-            if let Some((&end, rest)) = ops.split_last() {
+            // which itself waits for the others; in a round that sends and receives,
+            // through its last receive, and the next round waits for the sends too.
+            let mixed = !recvs.is_empty();
+            let chain = if mixed { &recvs } else { &ops };
+            if let Some((&end, rest)) = chain.split_last() {
                 for &o in rest {
                     self.b.requires(end, o);
                 }
-                after = After::Done(end);
-                last = Some(end);
+                after = if mixed { After::DoneAll(ops[0], ops[ops.len() - 1]) } else { After::Done(end) };
+                last = Some((end, after));
             }
             if index == 0 {
                 first = ops;
@@ -598,11 +622,11 @@ impl Builder<'_> {
         let r = rank as usize;
         let ev = Event { kind: ffi::COLL, coll: code, comm: world, time_ps, ..Event::default() };
         let start = self.ranks[r].after;
-        if let (_, Some(last)) = self.collective(rank, at, &ev, start, 0)? {
+        if let (_, Some((last, then))) = self.collective(rank, at, &ev, start, 0)? {
             for done in std::mem::take(&mut self.ranks[r].completed) {
                 self.b.requires(last, done);
             }
-            self.ranks[r].after = After::Done(last);
+            self.ranks[r].after = then;
         }
         Ok(())
     }
@@ -719,6 +743,11 @@ fn depend(b: &mut ScheduleBuilder, op: OpId, after: After) {
         After::Nothing => {}
         After::Done(before) => b.requires(op, before),
         After::Started(before) => b.irequires(op, before),
+        After::DoneAll(first, last) => {
+            for before in first..=last {
+                b.requires(op, before);
+            }
+        }
     }
 }
 
@@ -959,12 +988,12 @@ impl Sink for Builder<'_> {
             ffi::COLL => {
                 self.communication += 1;
                 let start = self.ranks[r].after;
-                if let (_, Some(last)) = self.collective(rank, position, ev, start, 0)? {
+                if let (_, Some((last, then))) = self.collective(rank, position, ev, start, 0)? {
                     // the first round also waits for completed requests
                     for done in std::mem::take(&mut self.ranks[r].completed) {
                         self.b.requires(last, done);
                     }
-                    self.ranks[r].after = After::Done(last);
+                    self.ranks[r].after = then;
                 }
             }
             ffi::NBC_POST => {
@@ -998,8 +1027,10 @@ impl Sink for Builder<'_> {
                         self.b.irequires(next as OpId, op);
                     }
                 }
-                if let Some(last) = last {
-                    self.ranks[r].completed.push(last);
+                match last {
+                    Some((_, After::DoneAll(first, last))) => self.ranks[r].completed.extend(first..=last),
+                    Some((last, _)) => self.ranks[r].completed.push(last),
+                    None => {}
                 }
             }
             _ => {}
