@@ -204,7 +204,8 @@ impl<O: Observer + ?Sized> Core<O> {
         let start = ev.time.max(self.link_free[gw]);
         self.link_free[gw] = self.add(op, start, gateway);
         self.observe_begin(&ev, op, None, Some(Clock::Link(gw)));
-        tell!(self.advance(Clock::Link(gw), At::Begin, Cost::Fixed(gateway), 0));
+        // Held fixed by an analysis, and counted with the links' transmission time.
+        tell!(self.advance(Clock::Link(gw), At::Begin, Cost::LinkTransmit(gateway), 0));
         tell!(self.queued(Key::Msg(ev.id), At::Clock(Clock::Link(gw)), Cost::Zero, 0));
         let done = self.link_free[gw];
         if at == dst {
