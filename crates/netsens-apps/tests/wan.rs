@@ -13,6 +13,9 @@ use netsens_core::platform::Platform;
 use netsens_core::profile::RunResult;
 
 const VARIANTS: [&str; 2] = ["original", "optimized"];
+/// water's and bh's: their original as the seed's system ran it, as message passing,
+/// and optimized.
+const THREE: [&str; 3] = ["original", "original-messages", "optimized"];
 
 /// `das1998` with `clusters` (e.g. "2x4", or "all" for one cluster).
 fn das(clusters: &str) -> Platform {
@@ -154,8 +157,8 @@ fn fft1d_sends_three_transposes() {
 // --- water ----------------------------------------------------------------------------
 
 #[test]
-fn water_verifies_in_both_variants() {
-    verifies_everywhere("water", &VARIANTS);
+fn water_verifies_in_every_variant() {
+    verifies_everywhere("water", &THREE);
 }
 
 #[test]
@@ -164,12 +167,57 @@ fn water_sends_positions_and_forces_once_per_pair_of_ranks() {
     // and one forces message per step, P·(P − 1) per step; tiny has 2 steps: 2 · 56
     // on 8 ranks, in both variants and on any shape. Tiny: 32 molecules, 4 a rank,
     // 24 B each: every message is 96 B.
-    for v in VARIANTS {
+    for v in ["original-messages", "optimized"] {
         for shape in ["all", "2x4", "4x2"] {
             let r = run(&das(shape), "water", v, 8);
             assert_eq!((r.messages, r.bytes), (2 * 56, 2 * 56 * 96), "{v} on {shape}");
         }
     }
+}
+
+#[test]
+fn water_original_makes_a_blocking_invocation_per_molecule() {
+    // Tiny on 8 ranks: 4 molecules a rank; ranks 0–3 need 4 other ranks, 4–7 need 3
+    // (water.rs `needs`): 28 (needer, owner) pairs, 112 molecules. Per molecule and
+    // step a read (`get`: a request and its reply) and an update (`put`: the data and
+    // its acknowledgement), each counted once as the operation it is, plus two
+    // dissemination barriers of 3 rounds of 8: 2 · 112 + 48 a step.
+    let r = run(&das("2x4"), "water", "original", 8);
+    assert_eq!(r.messages, 2 * (2 * 112 + 2 * 24));
+}
+
+#[test]
+fn water_original_waits_out_each_invocations_round_trip() {
+    // Tiny on 2 ranks in two clusters of 1: rank 0 needs rank 1's 16 molecules, rank 1
+    // none. Rank 0's path, in one-way wide-area trips: step 1, the first barrier (1),
+    // 16 reads and 16 updates one after another (32 round trips: 64); the second
+    // barrier costs it nothing (rank 1's message is there). Step 2: the first barrier
+    // waits for rank 1, which left the second barrier one trip after rank 0 and sends
+    // one trip later (2), then 64 again. Rank 1 ends one trip after rank 0 (its last
+    // barrier): 1 + 64 + 2 + 64 + 1 = 132 trips. Every trip passes two gateways: 264,
+    // and one more wait at most: at the step boundary rank 0 sends its two barrier
+    // messages back to back, and the second queues behind the first (gateway 0) and
+    // meets rank 1's barrier message (gateway 1), which the first set off.
+    // (Rank 1's computation, 0.54 ms, ends before the first read reaches it.)
+    let at = |latency: &str, gateway: &str| {
+        let p = platform(
+            "das1998",
+            &[("clusters", "1,1"), ("wan_latency", latency), ("wan_gateway", gateway), ("wan_bandwidth", "1MB/s")],
+        );
+        run(&p, "water", "original", 2).makespan_ps
+    };
+    const MS: u64 = 1_000_000_000;
+    const US: u64 = 1_000_000;
+    assert_eq!(at("4ms", "0us") - at("3ms", "0us"), 132 * MS);
+    let gateways = at("3ms", "50us") - at("3ms", "0us");
+    assert!((264 * 50 * US..265 * 50 * US).contains(&gateways), "{gateways} ps");
+    // Written as message passing, the same exchange takes two trips a step and the
+    // last: a slope of 4 in the wide-area latency.
+    let messages = |latency: &str| {
+        let p = platform("das1998", &[("clusters", "1,1"), ("wan_latency", latency), ("wan_gateway", "0us")]);
+        run(&p, "water", "original-messages", 2).makespan_ps
+    };
+    assert_eq!(messages("4ms") - messages("3ms"), 4 * MS);
 }
 
 #[test]
@@ -184,7 +232,7 @@ fn water_optimized_crosses_the_wide_area_six_times_less_at_4x8() {
     // q two others. So 16 · 2 + 14 · 2 + 2 · 1 = 62 pairs: 124 a step.
     // Two steps: 1536 against 248, a factor of 6.19.
     let p = das("4x8");
-    let orig = wan_messages(&run(&p, "water", "original", 32));
+    let orig = wan_messages(&run(&p, "water", "original-messages", 32));
     let opt = wan_messages(&run(&p, "water", "optimized", 32));
     assert_eq!((orig, opt), (2 * 768, 2 * 124));
 }
@@ -278,8 +326,8 @@ fn tsp_runs_of_one_thread_share_searches_without_changing_a_time() {
 // --- bh -------------------------------------------------------------------------------
 
 #[test]
-fn bh_verifies_in_both_variants() {
-    verifies_everywhere("bh", &VARIANTS);
+fn bh_verifies_in_every_variant() {
+    verifies_everywhere("bh", &THREE);
 }
 
 #[test]
@@ -290,7 +338,7 @@ fn bh_sends_boxes_and_trees_as_derived() {
     // trees 2·4·3 + 2·3 + 2·1 + 2·1·3 = 38: 70. On 4 × 2: boxes 4·2·1 + 4·3 + 4·1 = 24,
     // trees 4·2·1 + 4·1 + 4·3 + 4·3·1 = 36: 60.
     for shape in ["all", "2x4", "4x2"] {
-        assert_eq!(run(&das(shape), "bh", "original", 8).messages, 2 * 112, "original on {shape}");
+        assert_eq!(run(&das(shape), "bh", "original-messages", 8).messages, 2 * 112, "original on {shape}");
     }
     for (shape, per_step) in [("all", 112), ("2x4", 70), ("4x2", 60)] {
         assert_eq!(run(&das(shape), "bh", "optimized", 8).messages, 2 * per_step, "optimized on {shape}");
@@ -298,11 +346,27 @@ fn bh_sends_boxes_and_trees_as_derived() {
 }
 
 #[test]
+fn bh_original_sends_each_item_uncombined() {
+    // Tiny, 8 ranks on 2 × 4, 2 steps, 56 ordered pairs. original-messages sends a box
+    // (6 f64: 48 B) and a piece of 32 B per item to every other rank: its bytes give
+    // the items, I = (bytes − 2 · 56 · 48) / 32. The original sends the same boxes and
+    // one message per item, the first carrying the count (8 B) too (no piece is empty
+    // at tiny): 2 · 56 + I messages and 8 B more per pair and step.
+    let p = das("2x4");
+    let (orig, mp) = (run(&p, "bh", "original", 8), run(&p, "bh", "original-messages", 8));
+    let items = (mp.bytes - 2 * 56 * 48) / 32;
+    assert_eq!((mp.bytes - 2 * 56 * 48) % 32, 0);
+    assert_eq!(orig.messages, 2 * 56 + items);
+    assert_eq!(orig.bytes, mp.bytes + 2 * 56 * 8);
+}
+
+#[test]
 fn bh_optimized_crosses_the_wide_area_sixty_four_times_less_at_4x8() {
     // Per step: original 2·P·(P − k) = 2 · 32 · 24 = 1536, optimized 2·C·(C − 1) = 24
     // (bh.rs): a factor of k² = 64. Two steps.
     let p = das("4x8");
-    let (orig, opt) = (wan_messages(&run(&p, "bh", "original", 32)), wan_messages(&run(&p, "bh", "optimized", 32)));
+    let (orig, opt) =
+        (wan_messages(&run(&p, "bh", "original-messages", 32)), wan_messages(&run(&p, "bh", "optimized", 32)));
     assert_eq!((orig, opt), (2 * 1536, 2 * 24));
     assert_eq!(orig / opt, 64);
 }

@@ -47,8 +47,13 @@ pub fn loggopsim_defaults(rendezvous: Rendezvous) -> Platform {
 pub fn two_clusters(params: LevelParams, per_cluster: u32, wan_latency: u64, wan_ps_per_byte: u64) -> Platform {
     let mut p = flat(params, Rendezvous::Handshake);
     p.shape.clusters = Some(vec![per_cluster, per_cluster]);
-    p.wan =
-        Some(Wan { shape: WanShape::Full, latency: wan_latency, per_byte: PerByte::from_ps(wan_ps_per_byte), hub: 0 });
+    p.wan = Some(Wan {
+        shape: WanShape::Full,
+        latency: wan_latency,
+        per_byte: PerByte::from_ps(wan_ps_per_byte),
+        hub: 0,
+        gateway: 0,
+    });
     p
 }
 

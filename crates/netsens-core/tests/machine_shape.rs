@@ -20,7 +20,7 @@ fn wan_platform(shape: WanShape, clusters: u32) -> Platform {
     // o = 1500 ns, G = 0 on the LAN; links: L_w = 1 ms, 1 µs/B (so 1000 B take 1 ms).
     let mut p = flat(level(2500, 1500, 1000, 0, 0, 65535), Rendezvous::Handshake);
     p.shape = Shape { clusters: Some(vec![1; clusters as usize]), ranks_per_node: 1, cores_per_node: None };
-    p.wan = Some(Wan { shape, latency: MS, per_byte: PerByte::from_ps(US), hub: 0 });
+    p.wan = Some(Wan { shape, latency: MS, per_byte: PerByte::from_ps(US), hub: 0, gateway: 0 });
     p
 }
 

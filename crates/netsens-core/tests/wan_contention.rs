@@ -16,7 +16,7 @@ use netsens_core::time::{PerByte, MS, NS, US};
 fn wan(shape: WanShape, clusters: Vec<u32>, hub: usize) -> Platform {
     let mut p = flat(level(2500, 1500, 1000, 0, 0, 65535), netsens_core::platform::Rendezvous::Handshake);
     p.shape = Shape { clusters: Some(clusters), ranks_per_node: 1, cores_per_node: None };
-    p.wan = Some(Wan { shape, latency: MS, per_byte: PerByte::from_ps(US), hub });
+    p.wan = Some(Wan { shape, latency: MS, per_byte: PerByte::from_ps(US), hub, gateway: 0 });
     p
 }
 

@@ -61,6 +61,12 @@ SHAPE_OPTIONS = [
     ("--wan-latency", "wan_latency", "TIME", "Latency of each wide-area link, e.g. 3ms."),
     ("--wan-bandwidth", "wan_bandwidth", "BANDWIDTH", "Bandwidth of each wide-area link, 1MB/s."),
     (
+        "--wan-gateway",
+        "wan_gateway",
+        "TIME",
+        "Each cluster's gateway cost per wide-area message, e.g. 32us  [default: the platform's].",
+    ),
+    (
         "--disk-bandwidth",
         "disk_bandwidth",
         "BANDWIDTH",

@@ -141,7 +141,7 @@ pub fn binomial_tree(nodes: &[u32]) -> Vec<(u32, u32)> {
 pub fn row_route(variant: Variant, cl: &Clusters, p: u32, owner: u32) -> Vec<(u32, u32)> {
     let mut route = Vec::new();
     match variant {
-        Variant::Original => {
+        Variant::Original | Variant::OriginalMessages => {
             if owner != 0 {
                 route.push((owner, 0));
             }

@@ -8,9 +8,12 @@
 //! pieces it received (the locally essential tree), with no stalls, and moves them.
 //!
 //! **Communication**, per step, with C clusters of k ranks (C = 1 on a flat machine):
-//! - `original`: direct exchange. Every rank sends its box to every other rank, then
-//!   its essential tree for that rank's box: 2·P·(P − 1) messages, of which
-//!   2·P·(P − k) cross the wide area.
+//! - `original`: the Blackston–Suel exchange without combining. Every rank sends its
+//!   box to every other rank, then its essential tree for that rank's box, one
+//!   message per item (a cell or body: 32 B; the first also carries the count, and an
+//!   empty piece is one message of the count): P·(P − 1) box messages and one per item.
+//! - `original-messages`: direct exchange with each piece combined into one message:
+//!   2·P·(P − 1) messages, of which 2·P·(P − k) cross the wide area.
 //! - `optimized`: combining at the BSP and the cluster level, with the wide-area
 //!   pieces overlapped with the forces. Inside a cluster as the original. Between
 //!   clusters, the first rank of each cluster (its coordinator) sends the union of its
@@ -25,7 +28,7 @@
 //!   machine, where both variants send the same messages and compute the same
 //!   forces). Over the wide area: 2·C·(C − 1).
 //!
-//! So at 4 × 8 a step crosses the wide area 2·32·24 = 1536 times in the original and
+//! So at 4 × 8 a step crosses the wide area 2·32·24 = 1536 times in `original-messages` and
 //! 2·4·3 = 24 in the optimized, a factor of k² = 64; the bytes fall less, since a
 //! cluster's piece serves eight boxes at once.
 //!
@@ -138,7 +141,7 @@ async fn exchange_boxes<R: Rank>(r: &R, w: &Communicator, cl: &Clusters, variant
     let (me, p) = (r.rank(), r.size());
     let home = cl.of_rank(me);
     let direct: Vec<u32> = match variant {
-        Variant::Original => (0..p).filter(|&q| q != me).collect(),
+        Variant::Original | Variant::OriginalMessages => (0..p).filter(|&q| q != me).collect(),
         Variant::Optimized => cl.members(home).filter(|&q| q != me).collect(),
     };
     let sends: Vec<Request> = direct.iter().map(|&q| r.isend(w, q, TAG_BOX, encode(&mine.flat()))).collect();
@@ -149,7 +152,7 @@ async fn exchange_boxes<R: Rank>(r: &R, w: &Communicator, cl: &Clusters, variant
         boxes.ranks[q as usize] = Some(BBox::unflat(&decode::<f64>(&m.data)));
     }
     r.wait_all(sends).await;
-    if variant == Variant::Original || cl.count() == 1 {
+    if variant != Variant::Optimized || cl.count() == 1 {
         return boxes;
     }
     let head = cl.coordinator(home);
@@ -200,12 +203,24 @@ pub async fn bh<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> {
         let visits: u64 = steps.iter().chain(&far_steps).map(|s| s.visits).sum();
         r.compute(VISIT_PS * visits as Time).await;
         r.phase("exchange");
-        let mut sends: Vec<Request> = locals
-            .iter()
-            .zip(&local_pieces)
-            .map(|(&q, items)| r.isend(&w, q, TAG_TREE, encode(&Item::flat(items))))
-            .collect();
-        let local_recvs: Vec<Request> = locals.iter().map(|&q| r.irecv(&w, q as i32, TAG_TREE)).collect();
+        let uncombined = cfg.variant == Variant::Original && p > 1;
+        let mut sends: Vec<Request> = if uncombined {
+            // A message per item; the first also carries the count.
+            let mut sends = Vec::new();
+            for (&q, items) in locals.iter().zip(&local_pieces) {
+                sends.push(r.isend(&w, q, TAG_TREE, encode(&first_item(items))));
+                sends.extend(items.iter().skip(1).map(|i| r.isend(&w, q, TAG_TREE, encode(&Item::flat(&[*i])))));
+            }
+            sends
+        } else {
+            locals
+                .iter()
+                .zip(&local_pieces)
+                .map(|(&q, items)| r.isend(&w, q, TAG_TREE, encode(&Item::flat(items))))
+                .collect()
+        };
+        let local_recvs: Vec<Request> =
+            if uncombined { Vec::new() } else { locals.iter().map(|&q| r.irecv(&w, q as i32, TAG_TREE)).collect() };
         // The wide-area pieces: the coordinator gathers its members' (each a count and
         // the items, per other cluster), sends each cluster its share, and receives.
         let mut far_recvs: Vec<Request> = Vec::new();
@@ -240,6 +255,18 @@ pub async fn bh<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> {
         let mut near = tree.bodies().to_vec();
         for m in r.wait_all(local_recvs).await {
             near.extend(Item::unflat(&decode::<f64>(&m.data)));
+        }
+        if uncombined {
+            let firsts: Vec<Request> = locals.iter().map(|&q| r.irecv(&w, q as i32, TAG_TREE)).collect();
+            let mut rest = Vec::new();
+            for (&q, m) in locals.iter().zip(r.wait_all(firsts).await) {
+                let v = decode::<f64>(&m.data);
+                near.extend(Item::unflat(&v[1..]));
+                rest.extend((1..v[0] as usize).map(|_| r.irecv(&w, q as i32, TAG_TREE)));
+            }
+            for m in r.wait_all(rest).await {
+                near.extend(Item::unflat(&decode::<f64>(&m.data)));
+            }
         }
         r.phase("forces");
         // The locally essential tree: own bodies and the pieces of the own cluster
@@ -296,6 +323,13 @@ pub async fn bh<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> {
         r.wait_all(sends).await;
     }
     Ok(())
+}
+
+/// The first message of an uncombined piece: its item count, then its first item.
+fn first_item(items: &[Item]) -> Vec<f64> {
+    let mut v = vec![items.len() as f64];
+    v.extend(Item::flat(&items[..items.len().min(1)]));
+    v
 }
 
 /// The first step's forces: the whole mass seen once by every body, and a sample

@@ -261,7 +261,7 @@ pub async fn tsp<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> 
     // Queues (their rank, their workers), by variant.
     let queues: Vec<(u32, Vec<u32>)> = match cfg.variant {
         _ if p == 1 => Vec::new(),
-        Variant::Original => vec![(0, (1..p).collect())],
+        Variant::Original | Variant::OriginalMessages => vec![(0, (1..p).collect())],
         Variant::Optimized => {
             let cl = Clusters::of(&r);
             (0..cl.count()).map(|c| (cl.coordinator(c), cl.members(c).skip(1).collect())).collect()

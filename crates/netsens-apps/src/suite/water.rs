@@ -8,18 +8,31 @@
 //! computes its pairs, the forces on other ranks' molecules travel back to their
 //! owners, which add them up and move their molecules (explicit Euler).
 //!
-//! **Communication**, per step, one message per (needer, owner) pair each way: the
-//! owner's positions (24 B a molecule) and the needer's forces on them (24 B a
-//! molecule). Every unordered pair of ranks is one (needer, owner) pair, so a step
-//! sends P·(P − 1) messages in both variants; they differ in the route.
-//! - `original`: positions go straight from the owner, forces straight back.
+//! **Communication** of `original`, as the seed's Orca program ran it: a molecule's
+//! data is an item of its owner's shared state, and a rank reads each molecule it
+//! needs, and adds its force on it, by a blocking remote invocation (a request, the
+//! owner's handling, a reply), one after another: per step, for each rank it needs in
+//! turn, a read per molecule (a 1-byte request, 24 B back: [`Rank::get`]), and after
+//! the forces an update per molecule (24 B out, a 1-byte reply: [`Rank::put`], into the
+//! needer's own slot of the owner's state, which the owner adds up). A barrier before
+//! the reads and one after the updates keep the steps apart. So a rank makes 2·m
+//! round trips a step for the m molecules it needs (at `paper`, 32 ranks: about
+//! 2 × 730), and those of a rank in another cluster each cross the wide area twice.
+//!
+//! **Communication** of `original-messages` and `optimized`, per step, one message per
+//! (needer, owner) pair each way: the owner's positions (24 B a molecule) and the
+//! needer's forces on them (24 B a molecule). Every unordered pair of ranks is one
+//! (needer, owner) pair, so a step sends P·(P − 1) messages in both; they differ in the
+//! route.
+//! - `original-messages`: positions go straight from the owner, forces straight back,
+//!   every one started at once (the original's data flow as message passing).
 //! - `optimized`: for an owner and another cluster that needs its molecules, the
 //!   lowest needing rank there is the local coordinator: the owner sends it the
 //!   positions once over the wide area and it forwards them to the other needers of
 //!   its cluster; they send it their forces, it adds them to its own and sends the sum
 //!   back over the wide area once.
 //!
-//! So the original crosses the wide area twice per pair of ranks in different
+//! So `original-messages` crosses the wide area twice per pair of ranks in different
 //! clusters, (P² − Σ cᵢ²)/2 pairs, and the optimized twice per (owner, other cluster
 //! that needs it). At 4 × 8 that is 2 · 384 = 768 against 2 · 62 = 124 per step
 //! (derivation in the tests), a factor of 6.2.
@@ -30,6 +43,7 @@
 use super::wan::{block, Clusters, OP_PS};
 use crate::app::{App, Backend, Job, Size, Variant};
 use crate::data;
+use netsens_core::program::collectives::barrier;
 use netsens_core::program::{decode, encode, Rank, Tag};
 use netsens_core::time::Time;
 use netsens_core::Result;
@@ -98,7 +112,7 @@ pub fn routes(variant: Variant, cl: &Clusters, p: u32, q: u32) -> Vec<Route> {
     let mut groups: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     for &r in &needers {
         let c = cl.of_rank(r);
-        if variant == Variant::Original || c == home {
+        if variant != Variant::Optimized || c == home {
             groups.insert(r, Vec::new());
         } else {
             groups.entry(u32::MAX - c).or_default().push(r);
@@ -181,8 +195,102 @@ fn serial(cfg: &Config) -> Vec<Vec3> {
     x
 }
 
+/// Bytes of one molecule's position or force.
+const MOLECULE_B: usize = 24;
+
+/// The ranks that need owner `q`'s molecules, in rank order: a needer's index in it is
+/// its slot in `q`'s state for the forces it adds.
+fn needers(p: u32, q: u32) -> Vec<u32> {
+    (0..p).filter(|&r| needs(r, p).contains(&q)).collect()
+}
+
+/// Check this rank's molecules against the serial run.
+fn check(cfg: &Config, x: &[Vec3], mine: std::ops::Range<usize>) -> std::result::Result<(), String> {
+    let want = serial(cfg);
+    for (i, (got, want)) in x.iter().zip(&want[mine.clone()]).enumerate() {
+        if (0..3).any(|k| (got[k] - want[k]).abs() > 1e-9) {
+            return Err(format!("molecule {}: at {got:?}, the serial run puts it at {want:?}", mine.start + i));
+        }
+    }
+    Ok(())
+}
+
+/// The original as the seed's Orca program ran it: a blocking invocation per molecule
+/// read and per force added (see the module documentation). A rank's state (its
+/// window): its molecules' positions, then a slot of forces per needer.
+pub async fn water_rpc<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> {
+    let (me, p, n, w) = (r.rank(), r.size(), cfg.molecules, r.world());
+    let mine = block(n, p, me);
+    let (mut x, mut v) = (positions(&cfg, mine.clone()), vec![[0.0; 3]; mine.len()]);
+    let slots = needers(p, me).len();
+    r.expose(MOLECULE_B * mine.len() * (1 + slots));
+    let needed: Vec<(u32, usize, std::ops::Range<usize>)> = needs(me, p)
+        .into_iter()
+        .map(|q| {
+            let slot = needers(p, q).iter().position(|&k| k == me).expect("a needer of q");
+            (q, slot, block(n, p, q))
+        })
+        .collect();
+    for _ in 0..cfg.steps {
+        r.phase("positions");
+        r.window(|win| win[..MOLECULE_B * mine.len()].copy_from_slice(&flat(&x)));
+        barrier(&r, &w).await;
+        let mut theirs = Vec::with_capacity(needed.len());
+        for (q, _, range) in &needed {
+            let mut t = Vec::with_capacity(range.len());
+            for i in 0..range.len() {
+                t.extend(unflat(&r.get(*q, MOLECULE_B * i, MOLECULE_B).await));
+            }
+            theirs.push(t);
+        }
+        r.phase("forces");
+        // The forces as the serial run adds them; the time charged a molecule of this
+        // rank and a block at a time, since Orca's run time serves other ranks'
+        // invocations while a rank computes (netsens's CPU takes an arriving request
+        // between two computations).
+        let mut f = vec![[0.0; 3]; mine.len()];
+        own_pairs(&x, &mut f);
+        let updates: Vec<Vec<Vec3>> = theirs
+            .iter()
+            .map(|t| {
+                let mut ft = vec![[0.0; 3]; t.len()];
+                pairs(&x, t, &mut f, &mut ft);
+                ft
+            })
+            .collect();
+        for i in 0..mine.len() {
+            r.compute(PAIR_PS * (mine.len() - 1 - i) as Time).await;
+            for t in &theirs {
+                r.compute(PAIR_PS * t.len() as Time).await;
+            }
+        }
+        r.phase("updates");
+        for ((q, slot, range), up) in needed.iter().zip(updates) {
+            let base = MOLECULE_B * range.len() * (1 + slot);
+            for (i, force) in up.iter().enumerate() {
+                r.put(*q, base + MOLECULE_B * i, flat(std::slice::from_ref(force))).await;
+            }
+        }
+        barrier(&r, &w).await;
+        // The owner adds what its needers left in their slots, in slot order.
+        let sums: Vec<Vec<Vec3>> = r.window(|win| {
+            (0..slots).map(|s| unflat(&win[MOLECULE_B * mine.len() * (1 + s)..][..MOLECULE_B * mine.len()])).collect()
+        });
+        r.work(OP_PS * (3 * slots + 12) as Time * mine.len() as Time, || {
+            sums.iter().for_each(|s| add(&mut f, s));
+            step(&mut x, &mut v, &f)
+        })
+        .await;
+    }
+    r.phase("check");
+    check(&cfg, &x, mine)
+}
+
 /// The program.
 pub async fn water<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> {
+    if cfg.variant == Variant::Original {
+        return water_rpc(r, cfg).await;
+    }
     let (me, p, n, w) = (r.rank(), r.size(), cfg.molecules, r.world());
     let cl = Clusters::of(&r);
     let mine = block(n, p, me);
@@ -268,13 +376,7 @@ pub async fn water<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String
         r.wait_all(sends).await;
     }
     r.phase("check");
-    let want = serial(&cfg);
-    for (i, (got, want)) in x.iter().zip(&want[mine.clone()]).enumerate() {
-        if (0..3).any(|k| (got[k] - want[k]).abs() > 1e-9) {
-            return Err(format!("molecule {}: at {got:?}, the serial run puts it at {want:?}", mine.start + i));
-        }
-    }
-    Ok(())
+    check(&cfg, &x, mine)
 }
 
 pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {

@@ -150,15 +150,21 @@ impl<O: Observer + ?Sized> Core<O> {
         self.queue.push(ta, EventKind::Arrive, id, phase as u8, 0);
     }
 
-    /// A message reaches the wide-area link out of cluster `ev.aux`.
+    /// A message reaches cluster `ev.aux`'s side of the wide area: the link out of it
+    /// towards the message's destination, or, with a gateway cost, first the cluster's
+    /// gateway (see [`PAST_GATEWAY`]).
     pub(super) fn on_hop(&mut self, ev: Event) {
         let phase = Phase::from_u8(ev.phase);
         let (from, to) = self.ends(ev.id, phase);
         let wire = self.wire_bytes(ev.id, phase);
         let wan = self.wan.as_ref().expect("a wide-area hop needs a [wan] section");
-        let (latency, per_byte) = (wan.latency, wan.per_byte);
-        let at = ev.aux as usize;
+        let (latency, per_byte, gateway) = (wan.latency, wan.per_byte, wan.gateway);
+        let at = (ev.aux & !PAST_GATEWAY) as usize;
         let dst_cluster = self.layout.cluster(to);
+        if gateway > 0 && ev.aux & PAST_GATEWAY == 0 {
+            self.through_gateway(ev, phase, (from, to), at, dst_cluster, gateway);
+            return;
+        }
         let next = self.layout.next_hop(at, dst_cluster);
         let link = self.layout.link_id(at, next);
         if self.var.flows_on {
@@ -179,13 +185,40 @@ impl<O: Observer + ?Sized> Core<O> {
         let t_next = self.add(op, self.link_free[link], latency);
         let t_next = self.add(op, t_next, jitter);
         tell!(self.queued(Key::Msg(ev.id), At::Clock(Clock::Link(link)), Cost::LinkLatency, jitter));
-        if next == dst_cluster {
+        if next == dst_cluster && gateway == 0 {
             self.arrive_at(ev.id, phase, from, to, t_next);
         } else {
+            // Into the next cluster's gateway (its last, or a hub or ring cluster's).
             self.queue.push(t_next, EventKind::Hop, ev.id, phase as u8, next as u16);
         }
     }
+
+    /// Cluster `at`'s gateway forwards the message: one message at a time, `gateway`
+    /// each, as the seed's Panda gateways forwarded every message between the Myrinet
+    /// and the wide-area ATM link. Its clock is the link from the cluster to itself,
+    /// which no route uses. Then the message goes on to the link out (`PAST_GATEWAY`),
+    /// or, in its destination's cluster, arrives.
+    fn through_gateway(&mut self, ev: Event, phase: Phase, ends: (u32, u32), at: usize, dst: usize, gateway: Time) {
+        let gw = self.layout.link_id(at, at);
+        let op = self.msg_op(ev.id, phase);
+        let start = ev.time.max(self.link_free[gw]);
+        self.link_free[gw] = self.add(op, start, gateway);
+        self.observe_begin(&ev, op, None, Some(Clock::Link(gw)));
+        // Held fixed by an analysis, and counted with the links' transmission time.
+        tell!(self.advance(Clock::Link(gw), At::Begin, Cost::LinkTransmit(gateway), 0));
+        tell!(self.queued(Key::Msg(ev.id), At::Clock(Clock::Link(gw)), Cost::Zero, 0));
+        let done = self.link_free[gw];
+        if at == dst {
+            self.arrive_at(ev.id, phase, ends.0, ends.1, done);
+        } else {
+            self.queue.push(done, EventKind::Hop, ev.id, phase as u8, at as u16 | PAST_GATEWAY);
+        }
+    }
 }
+
+/// A `Hop` event's cluster with this bit set has passed the cluster's gateway already
+/// (only with a gateway cost: without one no hop waits at a gateway).
+const PAST_GATEWAY: u16 = 1 << 15;
 
 #[cfg(test)]
 mod tests {

@@ -50,6 +50,13 @@ impl Layout {
                 return Err(Error::Input(format!("{} clusters; at most {} are supported", sizes.len(), u16::MAX)));
             }
             nclusters = sizes.len();
+            // A hop past a gateway marks its cluster's index with the top bit (engine).
+            if nclusters > (u16::MAX >> 1) as usize && platform.wan.as_ref().is_some_and(|w| w.gateway > 0) {
+                return Err(Error::Input(format!(
+                    "{nclusters} clusters; at most {} are supported with a gateway cost",
+                    u16::MAX >> 1
+                )));
+            }
             if nclusters > 1 {
                 cluster_of.reserve_exact(ranks as usize);
                 for (c, &n) in sizes.iter().enumerate() {

@@ -91,6 +91,9 @@ pub struct Wan {
     pub per_byte: PerByte,
     /// Hub cluster index for `star`.
     pub hub: usize,
+    /// c_gw: what each cluster's gateway is busy per message it forwards between the
+    /// cluster and the wide-area links, ps (a FIFO per cluster; 0 = no gateway cost).
+    pub gateway: Time,
 }
 
 /// `ranks_per_node` of a machine that is one node holding every rank (`"all"` in TOML),

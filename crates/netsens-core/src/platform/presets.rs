@@ -6,6 +6,13 @@
 use super::{LevelParams, Noise, Platform, Rendezvous, Shape, Wan, WanShape};
 use crate::time::{PerByte, Time, NS, US};
 
+/// What each DAS gateway machine is busy per message it forwards between a cluster's
+/// Myrinet and the wide-area ATM link (Plaat, Bal, Hofman 1998): at most 32 µs, since
+/// the fastest wide-area setting they measured is 0.1 ms one way at application level,
+/// through two gateways and two Myrinet hops of 18 µs ((100 − 2·18) / 2 = 32 µs). Their
+/// text gives no lower bound; netsens takes the upper one (guides/wide-area-seeds.md).
+pub const DAS_GATEWAY: Time = 32 * US;
+
 /// The NOW's 167 MHz UltraSPARC-I against the suite's 1 Gflop/s cost unit (see `now1997`):
 /// 167e6 Hz × 2 flop/cycle × 1/4 sustained / 1e9 flop/s.
 pub const NOW1997_CPU_SPEED: f64 = 0.0835;
@@ -73,7 +80,13 @@ pub fn get(name: &str) -> Option<Platform> {
         // between the furthest sites: midpoint 2.75 ms, halved).
         "das1998" => Platform {
             shape: Shape { clusters: Some(vec![8; 4]), ranks_per_node: 1, cores_per_node: None },
-            wan: Some(Wan { shape: WanShape::Full, latency: 1375 * US, per_byte: bandwidth(550_000), hub: 0 }),
+            wan: Some(Wan {
+                shape: WanShape::Full,
+                latency: 1375 * US,
+                per_byte: bandwidth(550_000),
+                hub: 0,
+                gateway: DAS_GATEWAY,
+            }),
             ..single(
                 name,
                 level(14 * US, 2 * US, 2 * US, bandwidth(50_000_000), PerByte::ZERO, 64 * 1024),

@@ -63,7 +63,10 @@ fn set_all_adds_wide_area_links() {
     p.set_all(&[("clusters", "4x8"), ("ranks_per_node", "2"), ("wan_bandwidth", "1MB/s"), ("wan_latency", "3ms")])
         .unwrap();
     assert_eq!(p.shape, Shape { clusters: Some(vec![8; 4]), ranks_per_node: 2, cores_per_node: None });
-    assert_eq!(p.wan, Some(Wan { shape: WanShape::Full, latency: 3 * MS, per_byte: PerByte(1_000_000_000), hub: 0 }));
+    assert_eq!(
+        p.wan,
+        Some(Wan { shape: WanShape::Full, latency: 3 * MS, per_byte: PerByte(1_000_000_000), hub: 0, gateway: 0 })
+    );
     p.set("wan_shape", "star").unwrap();
     p.set("wan_hub", "3").unwrap();
     assert!(msg(p.set("wan_hub", "4")).contains("wan.hub: cluster 4 does not exist"));
@@ -90,7 +93,10 @@ fn set_all_adds_wide_area_links() {
         ("wan_shape", "star"),
     ])
     .unwrap();
-    assert_eq!(q.wan, Some(Wan { shape: WanShape::Star, latency: MS, per_byte: PerByte(1_000_000), hub: 2 }));
+    assert_eq!(
+        q.wan,
+        Some(Wan { shape: WanShape::Star, latency: MS, per_byte: PerByte(1_000_000), hub: 2, gateway: 0 })
+    );
 }
 
 #[test]

@@ -60,6 +60,8 @@ fn preset_values() {
     assert_eq!(wan.shape, WanShape::Full);
     assert_eq!(wan.latency, 1_375_000_000); // (2.5 ms + 3 ms) / 2 / 2
     assert_eq!(wan.per_byte, PerByte(1_818_181_818)); // 1e15 / 550_000
+                                                      // (0.1 ms − 2 × 18 us) / 2: the fastest wide-area one-way time, less the Myrinet hops.
+    assert_eq!(wan.gateway, 32 * US);
 
     let p = presets::get("ib100").unwrap();
     assert_eq!((p.cluster.latency, p.cluster.overhead, p.cluster.gap), (600_000, 200_000, 50_000));

@@ -62,7 +62,10 @@ detour_duration = "constant(20us)"
     assert_eq!(node.latency, 100_000);
     assert_eq!(LevelParams { latency: p.cluster.latency, ..node }, p.cluster); // the rest inherited
     assert_eq!(p.shape, Shape { clusters: Some(vec![8, 8, 16]), ranks_per_node: 4, cores_per_node: None });
-    assert_eq!(p.wan, Some(Wan { shape: WanShape::Star, latency: 3 * MS, per_byte: PerByte(1_000_000_000), hub: 2 }));
+    assert_eq!(
+        p.wan,
+        Some(Wan { shape: WanShape::Star, latency: 3 * MS, per_byte: PerByte(1_000_000_000), hub: 2, gateway: 0 })
+    );
     assert_eq!(p.noise.latency_jitter, Dist::Exponential(200 * NS));
     assert_eq!(p.noise.wan_jitter, Dist::None);
     assert_eq!(p.noise.detour_duration, Dist::Constant(20 * US));

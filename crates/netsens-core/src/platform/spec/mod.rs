@@ -27,6 +27,7 @@
 //! latency = "3ms"             # required (unless the base has a [wan])
 //! bandwidth = "1MB/s"         # or a per-byte cost "1us/B"; required likewise
 //! hub = 0                     # star only; < number of clusters
+//! gateway = "30us"            # each cluster's gateway busy per message; default 0
 //! [disks]                     # optional: disks of every node (programs that use disks)
 //! count = 2                   # disks per node; default 2
 //! bandwidth = "5.5MB/s"       # of one disk, or a per-byte cost

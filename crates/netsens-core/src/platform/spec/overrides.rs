@@ -31,6 +31,7 @@ pub const SET_KEYS: &[&str] = &[
     "wan_bandwidth",
     "wan_shape",
     "wan_hub",
+    "wan_gateway",
     "latency_jitter",
     "wan_jitter",
     "detour_interval",
@@ -70,6 +71,7 @@ impl Platform {
                         latency: parse_time("wan_latency", l)?,
                         per_byte: parse_per_byte("wan_bandwidth", b)?,
                         hub: 0,
+                        gateway: 0,
                     });
                 }
                 (_, _, Some((k, _))) => {
@@ -149,6 +151,7 @@ impl Platform {
             }
             "wan_latency" => self.wan.as_mut().ok_or_else(no_wan)?.latency = parse_time(key, value)?,
             "wan_bandwidth" => self.wan.as_mut().ok_or_else(no_wan)?.per_byte = parse_per_byte(key, value)?,
+            "wan_gateway" => self.wan.as_mut().ok_or_else(no_wan)?.gateway = parse_time(key, value)?,
             "wan_shape" => {
                 let shape = parse_wan_shape(key, value)?;
                 let w = self.wan.as_mut().ok_or_else(no_wan)?;

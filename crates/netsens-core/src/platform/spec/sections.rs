@@ -21,7 +21,7 @@ const TOP_KEYS: &[&str] =
 const DISK_KEYS: &[&str] = &["count", "bandwidth"];
 const LEVEL_KEYS: &[&str] = &["L", "o", "g", "G", "O", "S", "G_above", "o_control"];
 const SHAPE_KEYS: &[&str] = &["clusters", "ranks_per_node", "cores_per_node"];
-const WAN_KEYS: &[&str] = &["shape", "latency", "bandwidth", "hub"];
+const WAN_KEYS: &[&str] = &["shape", "latency", "bandwidth", "hub", "gateway"];
 const NOISE_KEYS: &[&str] =
     &["latency_jitter", "wan_jitter", "detour_interval", "detour_duration", "background", "faults"];
 /// The eager limit when neither the file nor its base gives one.
@@ -142,7 +142,11 @@ fn wan(table: &Table, start: Option<&Wan>) -> Result<Wan> {
             _ => 0,
         },
     };
-    Ok(Wan { shape, latency, per_byte, hub })
+    let gateway = match table.get("gateway") {
+        Some(v) => parse_time("wan.gateway", &text("wan.gateway", v, "30us")?)?,
+        None => start.map_or(0, |w| w.gateway),
+    };
+    Ok(Wan { shape, latency, per_byte, hub, gateway })
 }
 
 /// A `[disks]` section over `start` (the base's disks, if any).

@@ -81,6 +81,10 @@ impl Platform {
             if w.shape == WanShape::Star {
                 let _ = writeln!(out, "hub = {}", w.hub);
             }
+            if w.gateway > 0 {
+                let _ =
+                    writeln!(out, "gateway = \"{}\"  # each cluster's gateway, per message", format_time(w.gateway));
+            }
         }
         if let Some(d) = &self.disks {
             let _ = writeln!(out, "\n[disks]");
