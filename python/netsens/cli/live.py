@@ -113,7 +113,7 @@ def live_command(platform_options: Any, overrides_from: Any) -> click.Command:
     @click.option("--app", metavar="NAME", help="Suite application to run (netsens apps).")
     @click.option(
         "--variant",
-        metavar="original|optimized",
+        metavar="original|optimized|original-messages",
         help="Variant of a wide-area --app (water, tsp, asp, ...)  [default: optimized]",
     )
     @click.option("--ranks", type=int, required=True, metavar="P", help="Number of MPI processes.")

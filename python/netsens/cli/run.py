@@ -62,9 +62,10 @@ MAX_RANK_ROWS = 16
 )
 @click.option(
     "--variant",
-    metavar="original|optimized",
+    metavar="original|optimized|original-messages",
     help="Form of a wide-area --app program (water, bh, tsp, asp, awari; fft1d has "
-    "only original)  [default: optimized]",
+    "only original): the seed's original, its cluster-aware optimization, or water's and "
+    "bh's message-passing original  [default: optimized]",
 )
 @click.option(
     "--platform",

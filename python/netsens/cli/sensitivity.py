@@ -33,7 +33,11 @@ from netsens.units_format import format_per_byte, format_time
 @click.option("--app", metavar="NAME", help="Rank program to analyse (netsens apps lists them).")
 @click.option("--ranks", type=int, metavar="P", help="Number of ranks of the --app program.")
 @click.option("--size", default="small", show_default=True, metavar="tiny|small|paper")
-@click.option("--variant", metavar="original|optimized", help="Form of a wide-area --app program.")
+@click.option(
+    "--variant",
+    metavar="original|optimized|original-messages",
+    help="Form of a wide-area --app program.",
+)
 @click.option(
     "--platform",
     default="loggopsim",

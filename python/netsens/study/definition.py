@@ -538,9 +538,10 @@ def _parse_job(entry: str, what: str) -> tuple[str, list[int] | None]:
 def _variants(value: Any) -> list[str]:
     values = _as_list(value)
     for v in values:
-        if v not in ("original", "optimized"):
+        if v not in ("original", "optimized", "original-messages"):
             raise StudyError(
-                f'variants: unknown variant {v!r}; write variants = ["original", "optimized"]'
+                f"variants: unknown variant {v!r}; write variants = "
+                '["original", "optimized"] (or "original-messages")'
             )
     return list(dict.fromkeys(values))
 
