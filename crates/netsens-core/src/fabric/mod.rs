@@ -81,6 +81,10 @@ struct Flow {
     slow_link: Time,
     /// The message's bytes, for the links' statistics.
     wire: u64,
+    /// The earliest end event pending (`Time::MAX`: none). An end that moves later
+    /// waits for it and is scheduled again then: most moves cost no event.
+    scheduled: Time,
+    /// The slot's use: events of an earlier flow in it are ignored.
     version: u16,
 }
 
@@ -228,6 +232,7 @@ impl Fabric {
             alone,
             slow_link,
             wire,
+            scheduled: Time::MAX,
             version: 0,
         };
         let id = match self.free.pop() {
@@ -260,8 +265,19 @@ impl Fabric {
     /// are through, it leaves its links and the flows it shared them with speed up.
     /// `None` for an end that has since moved.
     pub fn finish(&mut self, now: Time, id: u32, version: u16) -> Option<Through> {
-        let f = &self.flows[id as usize];
-        if f.through || f.version != version || f.end != now {
+        let f = &mut self.flows[id as usize];
+        if f.through || f.version != version {
+            return None;
+        }
+        if f.end != now {
+            // The end moved since this event was scheduled: the earliest one pending
+            // schedules the end as it is now (a later one pending is left to lapse).
+            if f.scheduled == now {
+                f.scheduled = f.end;
+                if f.end != Time::MAX {
+                    self.retimed.push(Retimed { flow: id, version, end: f.end });
+                }
+            }
             return None;
         }
         for &l in &self.flows[id as usize].links {
@@ -345,8 +361,8 @@ impl Fabric {
             };
             if end != f.end {
                 f.end = end;
-                f.version = f.version.wrapping_add(1);
-                if end != Time::MAX {
+                if end < f.scheduled {
+                    f.scheduled = end;
                     self.retimed.push(Retimed { flow: id, version: f.version, end });
                 }
             }
