@@ -97,20 +97,12 @@ impl<O: Observer + ?Sized> Core<O> {
     /// topology no earlier than the message's bytes allow, which may be when its
     /// flow's end comes. The message is freed once the operation is done.
     pub(super) fn receive_done<F: Frontend<O>>(&mut self, front: &mut F, id: u32, op: OpId, at: (Time, At)) {
-        let flow = if self.fabric.is_some() { self.flow_bytes.get_mut(&id) } else { None };
-        let Some(b) = flow else {
+        // A receive completes at the message's destination, a get at its origin.
+        let m = &self.msgs[id as usize];
+        let host = if m.recv_op == op { m.dst } else { m.src };
+        if !self.wait_for_bytes(front, id, op, at, host, None) {
             self.free_msgs.push(id);
             self.done(front, op, at.0, at.1);
-            return;
-        };
-        let host = self.msgs[id as usize].dst;
-        let host = if self.msgs[id as usize].recv_op == op { host } else { self.msgs[id as usize].src };
-        b.waiting = Some((op, at.0, host));
-        let through = b.through.is_some();
-        // The CPU's part, kept in the operation's own place until the bytes are in.
-        tell!(self.queued(Key::Op(op), at.1, Cost::Zero, 0));
-        if through {
-            self.bytes_in(front, id);
         }
     }
 
@@ -124,19 +116,36 @@ impl<O: Observer + ?Sized> Core<O> {
         host: u32,
         c: usize,
     ) {
-        let flow = if self.fabric.is_some() { self.flow_bytes.get_mut(&id) } else { None };
-        let Some(b) = flow else {
-            self.one_sided_handler(front, id, phase, host, c);
-            return;
-        };
         let op = self.msgs[id as usize].send_op;
-        b.waiting = Some((op, self.cpu[c], host));
-        b.handler = Some(phase);
+        let at = (self.cpu[c], At::Clock(Clock::Cpu(c)));
+        if !self.wait_for_bytes(front, id, op, at, host, Some(phase)) {
+            self.one_sided_handler(front, id, phase, host, c);
+        }
+    }
+
+    /// Where message `id`'s bytes are a flow: `op` (or the handler of `handler`'s
+    /// phase) on `host` waits for them, its CPU's part done at `at`, and completes now
+    /// if they are through. False where nothing waits for bytes (no flow).
+    fn wait_for_bytes<F: Frontend<O>>(
+        &mut self,
+        front: &mut F,
+        id: u32,
+        op: OpId,
+        at: (Time, At),
+        host: u32,
+        handler: Option<Phase>,
+    ) -> bool {
+        let flow = if self.fabric.is_some() { self.flow_bytes.get_mut(&id) } else { None };
+        let Some(b) = flow else { return false };
+        b.waiting = Some((op, at.0, host));
+        b.handler = handler;
         let through = b.through.is_some();
-        tell!(self.queued(Key::Op(op), At::Clock(Clock::Cpu(c)), Cost::Zero, 0));
+        // The CPU's part, kept in the operation's own place until the bytes are in.
+        tell!(self.queued(Key::Op(op), at.1, Cost::Zero, 0));
         if through {
             self.bytes_in(front, id);
         }
+        true
     }
 
     /// Message `id`'s bytes are through and an operation waits for them: it is done
