@@ -162,6 +162,22 @@ fn own_pairs(a: &[Vec3], fa: &mut [Vec3]) {
     }
 }
 
+/// The forces on a rank's block `x` (its own pairs and those with each other block of
+/// `theirs`) and, for each of those blocks, the forces it owes them.
+fn block_forces(x: &[Vec3], theirs: &[Vec<Vec3>]) -> (Vec<Vec3>, Vec<Vec<Vec3>>) {
+    let mut f = vec![[0.0; 3]; x.len()];
+    own_pairs(x, &mut f);
+    let updates = theirs
+        .iter()
+        .map(|t| {
+            let mut ft = vec![[0.0; 3]; t.len()];
+            pairs(x, t, &mut f, &mut ft);
+            ft
+        })
+        .collect();
+    (f, updates)
+}
+
 fn step(x: &mut [Vec3], v: &mut [Vec3], f: &[Vec3]) {
     for ((x, v), f) in x.iter_mut().zip(v.iter_mut()).zip(f) {
         for k in 0..3 {
@@ -248,16 +264,7 @@ pub async fn water_rpc<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), St
         // rank and a block at a time, since Orca's run time serves other ranks'
         // invocations while a rank computes (netsens's CPU takes an arriving request
         // between two computations).
-        let mut f = vec![[0.0; 3]; mine.len()];
-        own_pairs(&x, &mut f);
-        let updates: Vec<Vec<Vec3>> = theirs
-            .iter()
-            .map(|t| {
-                let mut ft = vec![[0.0; 3]; t.len()];
-                pairs(&x, t, &mut f, &mut ft);
-                ft
-            })
-            .collect();
+        let (mut f, updates) = block_forces(&x, &theirs);
         for i in 0..mine.len() {
             r.compute(PAIR_PS * (mine.len() - 1 - i) as Time).await;
             for t in &theirs {
@@ -334,21 +341,7 @@ pub async fn water<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String
         r.phase("forces");
         let pair_count = mine.len() * (mine.len().saturating_sub(1)) / 2
             + theirs.iter().map(|t| t.len() * mine.len()).sum::<usize>();
-        let (mut f, updates) = r
-            .work(PAIR_PS * pair_count as Time, || {
-                let mut f = vec![[0.0; 3]; mine.len()];
-                own_pairs(&x, &mut f);
-                let updates: Vec<Vec<Vec3>> = theirs
-                    .iter()
-                    .map(|t| {
-                        let mut ft = vec![[0.0; 3]; t.len()];
-                        pairs(&x, t, &mut f, &mut ft);
-                        ft
-                    })
-                    .collect();
-                (f, updates)
-            })
-            .await;
+        let (mut f, updates) = r.work(PAIR_PS * pair_count as Time, || block_forces(&x, &theirs)).await;
         r.phase("updates");
         // Own updates out first; then, as a coordinator, add the forwarded ranks' forces
         // and send one message home; then add what came home to this rank.
