@@ -37,6 +37,20 @@ def _color(i: int) -> str:
     return palette[i % len(palette)]
 
 
+def _bars(names: list[str], series: dict[str, list[float]], barmode: str, y_title: str) -> Any:
+    """One bar per network for each named series, in percent (stacked or grouped)."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for i, (name, values) in enumerate(series.items()):
+        fig.add_bar(
+            x=names, y=values, name=name, marker_color=_color(i),
+            hovertemplate=f"{name}: %{{y:.1f}} %<extra></extra>",
+        )  # fmt: skip
+    fig.update_layout(barmode=barmode, yaxis_title=y_title)
+    return fig
+
+
 def figure_data(doc: dict[str, Any]) -> dict[str, Any]:
     """The three figures' numbers: the same for the page and for the PNG/PDF."""
     rows = doc["networks"]
@@ -105,28 +119,12 @@ def _plotly(doc: dict[str, Any]) -> list[tuple[str, Any, str]]:
     run.update_layout(yaxis_title="predicted run time (us)", title="Run time per network")
     if d["log_scale"]:
         run.update_yaxes(type="log")
-    path = go.Figure()
-    for i, (part, values) in enumerate(d["stacked_pct"].items()):
-        path.add_bar(
-            x=d["names"], y=values, name=part, marker_color=_color(i),
-            hovertemplate=f"{part}: %{{y:.1f}} %<extra></extra>",
-        )  # fmt: skip
-    path.update_layout(
-        barmode="stack",
-        yaxis_title="share of the critical path (%)",
-        title="Where the critical path's time goes",
+    path = _bars(d["names"], d["stacked_pct"], "stack", "share of the critical path (%)")
+    path.update_layout(title="Where the critical path's time goes")
+    load = _bars(
+        d["names"], d["link_load_pct"], "group", "busiest link of the class (% of the run)"
     )
-    load = go.Figure()
-    for i, (cls, values) in enumerate(d["link_load_pct"].items()):
-        load.add_bar(
-            x=d["names"], y=values, name=cls, marker_color=_color(i),
-            hovertemplate=f"{cls}: %{{y:.1f}} %<extra></extra>",
-        )  # fmt: skip
-    load.update_layout(
-        barmode="group",
-        yaxis_title="busiest link of the class (% of the run)",
-        title="Link load: the busiest link of each class",
-    )
+    load.update_layout(title="Link load: the busiest link of each class")
     captions = {
         "run-time": "Predicted run time per network; the label is the ratio to the best.",
         "critical-path": "The critical path's make-up per network, as shares of its run "
