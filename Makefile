@@ -52,8 +52,9 @@ MISSING_PACKAGES = $(shell command -v dpkg-query >/dev/null || exit 0; \
 # test drives with playwright (no browser download). `make test-deps` installs it when
 # missing.
 TEST_SYSTEM_PACKAGES := chromium
-# SimGrid 3.32 for the topology's cross-check (tests/test_topology_simgrid.py).
-TEST_SYSTEM_PACKAGES += python3-simgrid
+# SimGrid 3.32 for the topology's cross-check (tests/test_topology_simgrid.py): its flows
+# in Python, and SMPI (smpicxx, smpirun) to replay an exported time-independent trace.
+TEST_SYSTEM_PACKAGES += python3-simgrid libsimgrid-dev
 # The real programs of scripts/real_programs.py (`make real-programs-deps`): LAMMPS, HPC
 # Challenge, CP2K and Quantum ESPRESSO with its example pseudopotentials.
 REAL_PROGRAM_PACKAGES := lammps hpcc cp2k quantum-espresso quantum-espresso-data
