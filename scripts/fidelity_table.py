@@ -1,27 +1,36 @@
 """Replay against live at 8 and 16 ranks: the table of docs/measurements/fidelity.md.
 
     python scripts/fidelity_table.py DATA --platform NAME=FILE.toml [--platform ...]
-        [--apps radb-small,em3d-write-small] [--served APP=COMM,...] [--o-extra-ps PS]
-        [--tracer-gap TIME] [--paid NAME,...] [--work DIR]
+        [--apps radb-small,em3d-write-small] [--o paid|calibrated] [--paid NAME,...]
+        [--served APP=COMM|none,...] [--o-extra-ps PS] [--tracer-gap TIME]
+        [--poll-runs-work NAME[=TIME],...] [--work DIR]
 
 DATA is a folder as the 16-core experiment left it (../shared/fidelity16/data:
 summary.json with the live medians, traces-8.tar.xz and traces-16.tar.xz with one OTF2
 archive per application). Each archive is replayed with `netsens replay` on each
 platform, at its o and at o + 50 us (the live runs injected 50 us of o on top of the
 machine's own), and compared with the median of the live runs (`live --repeat 5`,
-three jobs pooled). ``--served em3d-write-small=1`` replays that application with
-``netsens replay --served 1`` (the suite's one-sided requests travel on the archive's
-communicator 1). ``--tracer-gap 25ns`` replays with that tracer cost per gap between
-calls removed from the compute (``netsens replay --tracer-gap``; for archives that do
-not record one, or ``0ps`` to charge the gaps whole). ``--paid trace-o`` replays the
-platform named trace-o at the o each trace paid per message (``netsens replay
---o-from-trace``, and ``--o-injected`` 50 us for the o + 50 us column). Printed: a
-markdown table, times in ms, errors in % of live.
-"""
+three or more jobs pooled), beside which the table gives that median's 90 % interval
+(the jobs resampled 4 000 times, a fixed seed).
 
+By default each platform is replayed as `netsens replay` replays it, at the o the
+trace paid per message (``--o-from-trace``, and ``--o-injected`` 50 us for the o + 50 us
+column): the live runs ran on the machine that took the trace, whose per-message cost
+for this program the trace measures, where the platform's o is a two-rank
+calibration's. ``--o calibrated`` replays at the platform's o instead, but for the
+platforms ``--paid`` names. The served communicators are those the trace shows
+(``netsens replay``'s default); ``--served em3d-write-small=1`` (or ``=none``) names
+them for that application. ``--tracer-gap 25ns`` replays with that tracer cost per
+gap between calls removed from the compute (``netsens replay --tracer-gap``; for
+archives that do not record one, or ``0ps`` to charge the gaps whole).
+``--poll-runs-work NAME=230ns`` replays that platform with ``--poll-runs work
+--tracer-call 230ns``. Printed: a markdown table, times in ms, errors in % of live.
+"""
 import argparse
 import io
 import json
+import random
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -62,6 +71,19 @@ def o_plus(platform: Path, extra_ps: int) -> str:
     return f"{round(float(text[:-2])) + extra_ps}ps"
 
 
+def median_interval(jobs: list[dict], times: int = 4000, seed: int = 1) -> tuple[float, float]:
+    """The 90 % interval of the pooled median of the jobs' runs, the jobs resampled
+    with replacement ``times`` times: a job's runs share its machine's state, so the
+    job, not the run, is the unit that varies."""
+    rng = random.Random(seed)
+    runs = [job["makespans_ms"] for job in jobs]
+    medians = sorted(
+        statistics.median([t for job in rng.choices(runs, k=len(runs)) for t in job])
+        for _ in range(times)
+    )
+    return medians[int(0.05 * times)], medians[int(0.95 * times) - 1]
+
+
 def error(replayed: float, live: float) -> str:
     return f"{100 * (replayed / live - 1):+.1f} %"
 
@@ -86,6 +108,12 @@ def main() -> None:
     parser.add_argument("--o-extra-ps", type=int, default=50_000_000)
     parser.add_argument("--served", action="append", default=[], help="APP=COMM,...")
     parser.add_argument("--tracer-gap", help="the tracer's cost per gap, e.g. 25ns")
+    parser.add_argument(
+        "--o",
+        choices=["paid", "calibrated"],
+        default="paid",
+        help="replay at the o the trace paid (default) or at the platform's o",
+    )
     parser.add_argument("--paid", default="", help="platform NAME,...: o from the trace")
     parser.add_argument("--work", type=Path)
     parser.add_argument(
@@ -99,9 +127,11 @@ def main() -> None:
     platforms = [tuple(p.split("=", 1)) for p in args.platform]
     served = dict(p.split("=", 1) for p in args.served)
     paid = set(filter(None, args.paid.split(",")))
+    if args.o == "paid":
+        paid |= {name for name, _ in platforms}
     summary = json.loads((args.data / "summary.json").read_text())
     work = args.work or Path(tempfile.mkdtemp(prefix="netsens-fidelity-"))
-    header = "| P | app | live base | live o+50 µs |"
+    header = "| P | app | live base (90 %) | live o+50 µs (90 %) |"
     rule = "|---|---|---|---|"
     for name, _ in platforms:
         header += f" {name} base | err | {name} o+50 µs | err |"
@@ -119,7 +149,9 @@ def main() -> None:
             if live is None:
                 continue
             base, slow = live["base"]["median_ms"], live["o50us"]["median_ms"]
-            row = f"| {ranks} | {app_size} | {base:.2f} | {slow:.1f} |"
+            (b0, b1), (s0, s1) = (median_interval(live[p]["jobs"]) for p in ("base", "o50us"))
+            row = f"| {ranks} | {app_size} | {base:.2f} ({b0:.2f}–{b1:.2f}) |"
+            row += f" {slow:.1f} ({s0:.1f}–{s1:.1f}) |"
             anchor = folder / app_size / "traces.otf2"
             for name, file in platforms:
                 platform = Path(file)

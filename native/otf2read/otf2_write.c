@@ -1,7 +1,7 @@
 /* An OTF2 archive from a list of events in the reader's own form (struct ns_otf2_event,
  * native/otf2read/otf2_reader.h), so that a test can write a trace of any shape and
  * derive its replay by hand. Timestamps are picoseconds (timer resolution 10^12);
- * region r is named names[r]; communicator 0 is the world. The events of each rank
+ * region r is named names[r]; communicator 0 is the world, 1 a duplicate. The events of each rank
  * come in the rank's order (event i belongs to rank ranks_of[i]). An ENTER or LEAVE
  * whose cpu_ps is not NS_NO_CPU_TIME carries the thread CPU time attribute. With
  * `gaps` (wall and CPU ps per rank, NS_NO_CPU_TIME for none), each rank's location
@@ -116,6 +116,8 @@ int ns_otf2_write(const char *dir, uint32_t ranks, uint32_t nnames, const char *
         OTF2_GlobalDefWriter_WriteGroup(d, 1, 2, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
                                         OTF2_GROUP_FLAG_NONE, ranks, members);
         OTF2_GlobalDefWriter_WriteComm(d, 0, 2, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+        /* A duplicate of the world, as a library's private communicator. */
+        OTF2_GlobalDefWriter_WriteComm(d, 1, 2, 1, 0, OTF2_COMM_FLAG_NONE);
     }
     free(members);
     free(counts);

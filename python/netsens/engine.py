@@ -78,8 +78,11 @@ def run_goal(
     ``"whole"`` (the archive as one recording) or a run number from 1 (``"2"``).
     ``workload`` then holds ``runs``, the ``run`` reported and ``run_makespans_ps``.
     ``served`` names communicators whose messages the program serves as they come
-    (``"1,3"``: their OTF2 references): a receive on one that a test completes orders
-    nothing after it (docs/guides/replay-fidelity.md). The tracer's own cost in each gap
+    (``"1,3"``: their OTF2 references; ``"none"``; by default ``"auto"``, those the
+    trace shows: every message on it sent synchronously, every receive posted on the
+    probe that found it and completed by a test): a receive on one that a test
+    completes orders nothing after it (docs/guides/replay-fidelity.md);
+    ``workload.served`` says which. The tracer's own cost in each gap
     between calls, which netsens's tracer records in the archive, is removed from the
     compute (``workload.tracer_gap_ps`` per rank, ``workload.tracer_removed_ps`` what
     was removed); ``tracer_gap`` (``"85ns"``) gives that cost instead (``"0ps"``: the
@@ -131,7 +134,7 @@ def run_goal_json(
         raise InputError(f"compute: {compute!r} applies to traces, not GOAL files")
     if run:
         raise InputError(f"run: {run!r} applies to traces, not GOAL files")
-    if served:
+    if served and served != "auto":
         raise InputError(f"served: {served!r} applies to traces, not GOAL files")
     if tracer_gap:
         raise InputError(f"tracer_gap: {tracer_gap!r} applies to traces, not GOAL files")

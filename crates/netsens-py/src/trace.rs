@@ -18,7 +18,8 @@ use super::{opts, platform_with, result_json, to_py, with_progress, InputError};
 /// `run` names: "median" (the default: every run replayed, the median one reported),
 /// "whole" (the archive as one recording) or a run number from 1; the workload then
 /// says `runs`, the `run` reported and every run's `run_makespans_ps`. `served` names
-/// the served communicators ("1,3": OTF2 references; [`netsens_trace::ReadOptions`]).
+/// the served communicators ("1,3": OTF2 references; "none"; "auto", the default: those
+/// the trace shows, [`netsens_trace::served`]); the workload says which (`served`).
 /// `tracer_gap` ("85ns") is the tracer's cost per gap between calls to remove from the
 /// compute, in place of what the archive records ("0ps": charge the gaps whole); the
 /// workload says per rank what was removed (`tracer_gap_ps`, `tracer_removed_ps`, over
@@ -50,16 +51,18 @@ pub fn run_trace(
     let algorithms = algorithms(collectives)?;
     let compute = compute.map_or(Ok(netsens_trace::Compute::default()), netsens_trace::Compute::parse);
     let compute = compute.map_err(InputError::new_err)?;
-    let served = netsens_trace::ReadOptions::parse_served(served.unwrap_or("")).map_err(InputError::new_err)?;
+    let served = netsens_trace::Served::parse(served.unwrap_or("auto")).map_err(InputError::new_err)?;
     let tracer_gap = tracer_gap.map(|t| netsens_core::units::parse_time("tracer_gap", t)).transpose().map_err(to_py)?;
     let tracer_call =
         tracer_call.map(|t| netsens_core::units::parse_time("tracer_call", t)).transpose().map_err(to_py)?;
     let poll_runs =
         netsens_trace::PollRuns::parse(poll_runs.unwrap_or("wait"), tracer_call).map_err(InputError::new_err)?;
-    let options = netsens_trace::ReadOptions { algorithms, compute, served, tracer_gap, poll_runs };
+    let mut options = netsens_trace::ReadOptions { algorithms, compute, served, tracer_gap, poll_runs };
     let choice = run.map_or(Ok(RunChoice::Median), RunChoice::parse).map_err(InputError::new_err)?;
     py.detach(|| {
         let p = platform_with(platform, overrides).map_err(to_py)?;
+        // Told from the trace once, for the whole archive and each of its runs alike.
+        options.served = netsens_trace::Served::Listed(options.served.resolve(path).map_err(to_py)?);
         let t = netsens_trace::read_trace_options(path, options.clone()).map_err(to_py)?;
         if let Some(asked) = ranks {
             if asked != i64::from(t.ranks) {
@@ -112,6 +115,7 @@ fn workload(path: &str, t: &netsens_trace::Replay, runs: Option<(u32, u32, Vec<u
         "tracer_removed_ps": t.measured.iter().map(|m| m.tracer_ps).collect::<Vec<_>>(),
         "compute_gaps": t.measured.iter().map(|m| m.gaps).collect::<Vec<_>>(),
         "poll_runs_charged_ps": t.measured.iter().map(|m| m.poll_runs_ps).collect::<Vec<_>>(),
+        "served": t.served,
     });
     if let Some((count, reported, ends)) = runs {
         w["runs"] = count.into();

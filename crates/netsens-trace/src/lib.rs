@@ -20,6 +20,7 @@ pub mod polling;
 pub mod replay;
 mod runs;
 mod scorep_bytes;
+pub mod served;
 pub mod ti_out;
 pub mod tracer_cost;
 pub mod write;
@@ -33,6 +34,7 @@ pub use replay::{
     Compute, ReadOptions, Replay, Support,
 };
 pub use runs::{median_index, read_trace_run, read_trace_run_options, trace_runs, RunChoice};
+pub use served::{served_communicators, Served};
 
 /// Write a synthetic archive (native/otf2read/otf2_synth.c) in the new directory
 /// `dir`: every rank `iterations` times computes `compute_ns`, then exchanges

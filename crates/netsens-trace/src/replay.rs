@@ -23,7 +23,8 @@
 //!   gives it), is removed from the compute (`tracer_cost.rs`);
 //! - the time after an `MPI_Test*` or `MPI_Iprobe` that found nothing is waiting, not
 //!   compute (`polling.rs`);
-//! - a receive on a *served* communicator ([`ReadOptions::served`]) that a test
+//! - a receive on a *served* communicator ([`ReadOptions::served`]; by default those the
+//!   trace shows, `served.rs`) that a test
 //!   completes orders nothing after it: the rank serves such messages as they come
 //!   (requests to a server, one-sided operations over messages), so its own work never
 //!   waits for one; it still pays the receive's o when the message arrives.
@@ -46,6 +47,7 @@ use crate::measure::{compute_warnings, Measured};
 use crate::polling::{Gap, PollRuns, Polls};
 use crate::runs::{agreed_runs, RunCount};
 use crate::scorep_bytes::from_scorep;
+use crate::served::Served;
 use crate::tracer_cost::TracerGap;
 
 /// MPI calls replay cannot model: their effect on the network is not in the trace.
@@ -237,12 +239,12 @@ pub struct ReadOptions {
     pub algorithms: Algorithms,
     /// The clock of the compute between calls.
     pub compute: Compute,
-    /// Served communicators, by their OTF2 reference (what `otf2-print` shows in angle
-    /// brackets): a receive on one that an `MPI_Test*` completes orders nothing after
-    /// it. The traced run fixes the order in which a server found its requests; on
-    /// another network they arrive in another order, and the server would have gone
-    /// on with its own work and served each when it came.
-    pub served: Vec<u32>,
+    /// Served communicators: a receive on one that an `MPI_Test*` completes orders
+    /// nothing after it. The traced run fixes the order in which a server found its
+    /// requests; on another network they arrive in another order, and the server would
+    /// have gone on with its own work and served each when it came. By default those
+    /// the trace shows ([`crate::served`]).
+    pub served: Served,
     /// What the tracer adds to each gap between two calls, ps, for every rank and
     /// clock, in place of what the archive records (`Some(0)`: charge the gaps whole).
     pub tracer_gap: Option<u64>,
@@ -252,17 +254,10 @@ pub struct ReadOptions {
 }
 
 impl ReadOptions {
-    /// `"1,3"`: the served communicators' OTF2 references, comma-separated.
-    pub fn parse_served(text: &str) -> Result<Vec<u32>, String> {
-        text.split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(|s| {
-                s.parse::<u32>().map_err(|_| {
-                    format!("served: \"{s}\" is not a communicator reference; write the numbers otf2-print shows in <>, e.g. 1 or 1,3")
-                })
-            })
-            .collect()
+    /// `"1,3"`: the served communicators' OTF2 references, comma-separated; `"auto"`
+    /// and `"none"` as [`Served::parse`] says.
+    pub fn parse_served(text: &str) -> Result<Served, String> {
+        Served::parse(text)
     }
 }
 
@@ -361,13 +356,15 @@ pub struct Replay {
     /// Each rank's tracer cost per gap, ps, on the clock of its compute (None: not
     /// recorded, its gaps charged whole); `measured[r].tracer_ps` is what was removed.
     pub tracer_gaps: Vec<Option<u64>>,
+    /// The communicators replayed as served ([`ReadOptions::served`]).
+    pub served: Vec<u32>,
 }
 
 pub(crate) struct Builder<'a> {
     path: &'a str,
     algorithms: Algorithms,
     compute: Compute,
-    /// See [`ReadOptions::served`].
+    /// The served communicators ([`ReadOptions::served`], resolved).
     served: Vec<u32>,
     /// See [`ReadOptions::tracer_gap`].
     tracer_gap: Option<u64>,
@@ -393,16 +390,17 @@ pub(crate) struct Builder<'a> {
 impl<'a> Builder<'a> {
     /// Nothing read yet from the archive `anchor`.
     pub(crate) fn new(anchor: &'a str, algorithms: Algorithms, compute: Compute) -> Builder<'a> {
-        Builder::with(anchor, ReadOptions { algorithms, compute, ..ReadOptions::default() })
+        Builder::with(anchor, ReadOptions { algorithms, compute, ..ReadOptions::default() }, Vec::new())
     }
 
-    /// Nothing read yet from the archive `anchor`, to be read as `options` say.
-    pub(crate) fn with(anchor: &'a str, options: ReadOptions) -> Builder<'a> {
+    /// Nothing read yet from the archive `anchor`, to be read as `options` say, with
+    /// `served` the served communicators (`options.served` resolved).
+    pub(crate) fn with(anchor: &'a str, options: ReadOptions, served: Vec<u32>) -> Builder<'a> {
         Builder {
             path: anchor,
             algorithms: options.algorithms,
             compute: options.compute,
-            served: options.served,
+            served,
             tracer_gap: options.tracer_gap,
             poll_runs: options.poll_runs,
             b: ScheduleBuilder::new(1),
@@ -1057,7 +1055,8 @@ pub fn read_trace_compute(anchor: &str, algorithms: Algorithms, compute: Compute
 
 /// Read the archive `anchor` into a schedule as `options` say.
 pub fn read_trace_options(anchor: &str, options: ReadOptions) -> Result<Replay, Error> {
-    let mut builder = Builder::with(anchor, options);
+    let served = options.served.resolve(anchor)?;
+    let mut builder = Builder::with(anchor, options, served);
     crate::formats::read(anchor, &mut builder, true).map_err(Error::Input)?;
     builder.into_replay()
 }
@@ -1087,7 +1086,20 @@ impl Builder<'_> {
         let runs = agreed_runs(anchor, &counts).unwrap_or(1);
         let schedule = self.b.build().map_err(|e| Error::Input(format!("{anchor}: {e}")))?;
         let tracer = self.tracer;
-        Ok(Replay { schedule, events, ranks, primitives, compute_clock, tracer, measured, warnings, runs, tracer_gaps })
+        let served = self.served;
+        Ok(Replay {
+            schedule,
+            events,
+            ranks,
+            primitives,
+            compute_clock,
+            tracer,
+            measured,
+            warnings,
+            runs,
+            tracer_gaps,
+            served,
+        })
     }
 }
 

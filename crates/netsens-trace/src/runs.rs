@@ -225,7 +225,8 @@ pub fn read_trace_run(anchor: &str, algorithms: Algorithms, compute: Compute, ru
 
 /// [`read_trace_run`], read as `options` say.
 pub fn read_trace_run_options(anchor: &str, options: ReadOptions, run: u32) -> Result<Replay, Error> {
-    let mut builder = Builder::with(anchor, options);
+    let served = options.served.resolve(anchor)?;
+    let mut builder = Builder::with(anchor, options, served);
     let mut one = OneRun::new(&mut builder, run);
     crate::formats::read(anchor, &mut one, true).map_err(Error::Input)?;
     let runs = agreed_runs(anchor, &one.runs()).map_err(Error::Input)?;

@@ -23,7 +23,7 @@ extern "C" {
 }
 
 /// Write the archive of `ranks` ranks in the new directory `dir`: region `r` is named
-/// `regions[r]`, communicator 0 is the world, timestamps are picoseconds, and each
+/// `regions[r]`, communicator 0 is the world and 1 a duplicate of it, timestamps are picoseconds, and each
 /// `(rank, event)` comes in its rank's order (a non-blocking collective is not
 /// written). Returns the anchor file's path.
 pub fn write_archive(dir: &Path, ranks: u32, regions: &[&str], events: &[(u32, Event)]) -> Result<String, Error> {

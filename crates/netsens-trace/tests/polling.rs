@@ -13,7 +13,9 @@ use netsens_core::engine::RunOptions;
 use netsens_core::platform::Platform;
 use netsens_core::schedule::executor::run_schedule;
 use netsens_trace::write::{self, write_archive, Event};
-use netsens_trace::{read_trace_compute, read_trace_options, Algorithms, Compute, PollRuns, ReadOptions};
+use netsens_trace::{
+    read_trace_compute, read_trace_options, served_communicators, Algorithms, Compute, PollRuns, ReadOptions, Served,
+};
 
 const US: u64 = 1_000_000;
 
@@ -171,7 +173,7 @@ fn served_end_ps(ranks: Vec<Rank>, served: &[u32]) -> u64 {
     let regions = ["MPI_Irecv", "MPI_Send", "MPI_Recv", "MPI_Iprobe", "MPI_Test", "MPI_Wait"];
     let events: Vec<(u32, Event)> = ranks.into_iter().flat_map(|r| r.events).collect();
     let anchor = write_archive(&dir.path().join("t"), 3, &regions, &events).unwrap();
-    let options = ReadOptions { served: served.to_vec(), ..ReadOptions::default() };
+    let options = ReadOptions { served: Served::Listed(served.to_vec()), ..ReadOptions::default() };
     let replay = read_trace_options(&anchor, options).unwrap();
     run_schedule(&replay.schedule, &platform(), &RunOptions::default()).unwrap().makespan_ps
 }
@@ -193,8 +195,10 @@ fn a_server_goes_on_with_its_work_and_serves_requests_as_they_come() {
 
 #[test]
 fn served_communicators_are_numbers() {
-    assert_eq!(ReadOptions::parse_served(" 1, 3 ").unwrap(), vec![1, 3]);
-    assert_eq!(ReadOptions::parse_served("").unwrap(), Vec::<u32>::new());
+    assert_eq!(ReadOptions::parse_served(" 1, 3 ").unwrap(), Served::Listed(vec![1, 3]));
+    assert_eq!(ReadOptions::parse_served("").unwrap(), Served::Listed(Vec::new()));
+    assert_eq!(ReadOptions::parse_served("none").unwrap(), Served::Listed(Vec::new()));
+    assert_eq!(ReadOptions::parse_served("auto").unwrap(), Served::Auto);
     let err = ReadOptions::parse_served("1,world").unwrap_err();
     assert!(err.contains("\"world\" is not a communicator reference"), "{err}");
 }
@@ -258,4 +262,114 @@ fn poll_runs_are_wait_or_work() {
     assert_eq!(PollRuns::parse("work", Some(230_000)), Ok(PollRuns::Work { tracer_call_ps: 230_000 }));
     assert!(PollRuns::parse("wait", Some(1)).unwrap_err().contains("applies to poll_runs \"work\" only"));
     assert!(PollRuns::parse("charged", None).unwrap_err().contains("not one of"));
+}
+
+/// The served-requests program as a one-sided layer over MPI messages writes it, on 3
+/// ranks: rank 1 computes 30 µs and sends rank 0 a request, rank 2 computes 2 µs and
+/// sends one, both on communicator 1 with `MPI_Issend` (region 7, or `MPI_Isend`,
+/// region 8, with `synchronous` false) completed by an `MPI_Wait`; rank 2 then waits
+/// in `MPI_Recv` for rank 0's answer on communicator 0. Rank 0 probes 20 times in vain,
+/// then finds rank 1's request (the traced network delivered it first), posts its
+/// receive, completes it with a test; the same for rank 2's; then sends rank 2 its
+/// answer, its own work. `posted_first` posts the first receive before the probes,
+/// as a program does that asks for its message.
+fn one_sided_server(synchronous: bool, posted_first: bool) -> Vec<Rank> {
+    let mut r0 = Rank::new(0, false);
+    let mut t = 0;
+    if posted_first {
+        r0.push(write::ENTER, 0, |e| e.region = IRECV).push(write::IRECV_POST, 0, |e| e.req = 1).push(
+            write::LEAVE,
+            0,
+            |e| e.region = IRECV,
+        );
+    }
+    for _ in 0..20 {
+        r0.call(IPROBE, t, &[]);
+        t += 2;
+    }
+    for (req, peer) in [(1, 1), (2, 2)] {
+        r0.call(IPROBE, t, &[]);
+        if !(posted_first && req == 1) {
+            r0.push(write::ENTER, t + 1, |e| e.region = IRECV).push(write::IRECV_POST, t + 1, |e| e.req = req).push(
+                write::LEAVE,
+                t + 2,
+                |e| e.region = IRECV,
+            );
+        }
+        r0.push(write::ENTER, t + 2, |e| e.region = TEST)
+            .push(write::IRECV_DONE, t + 2, |e| (e.peer, e.req, e.bytes, e.comm) = (peer, req, 1, 1))
+            .push(write::LEAVE, t + 3, |e| e.region = TEST);
+        t += 3;
+    }
+    r0.call(SEND, t, &[(write::SEND, 2, 0)]);
+    let send = if synchronous { 7 } else { 8 };
+    let request = |r: &mut Rank, at: u64| {
+        r.push(write::ENTER, at, |e| e.region = send)
+            .push(write::ISEND, at, |e| (e.peer, e.req, e.bytes, e.comm) = (0, 1, 1, 1))
+            .push(write::LEAVE, at + 1, |e| e.region = send)
+            .push(write::ENTER, at + 1, |e| e.region = 5)
+            .push(write::ISEND_DONE, at + 1, |e| e.req = 1)
+            .push(write::LEAVE, at + 1, |e| e.region = 5);
+    };
+    let mut r1 = Rank::new(1, false);
+    request(&mut r1, 30);
+    let mut r2 = Rank::new(2, false);
+    request(&mut r2, 2);
+    r2.call(RECV, 3, &[(write::RECV, 0, 0)]);
+    vec![r0, r1, r2]
+}
+
+/// The archive of `ranks`, with the regions of [`one_sided_server`].
+fn server_archive(dir: &std::path::Path, ranks: Vec<Rank>) -> String {
+    let regions =
+        ["MPI_Irecv", "MPI_Send", "MPI_Recv", "MPI_Iprobe", "MPI_Test", "MPI_Wait", "-", "MPI_Issend", "MPI_Isend"];
+    let events: Vec<(u32, Event)> = ranks.into_iter().flat_map(|r| r.events).collect();
+    write_archive(&dir.join("t"), 3, &regions, &events).unwrap()
+}
+
+fn replay_end_ps(anchor: &str, served: Served) -> u64 {
+    let replay = read_trace_options(anchor, ReadOptions { served, ..ReadOptions::default() }).unwrap();
+    run_schedule(&replay.schedule, &platform(), &RunOptions::default()).unwrap().makespan_ps
+}
+
+#[test]
+fn the_trace_shows_which_communicator_a_rank_serves() {
+    let dir = tempfile::tempdir().unwrap();
+    // Requests sent synchronously, each received on the probe that found it and
+    // completed by a test: communicator 1 is served; 0 (the answer, a blocking send
+    // and receive) is not.
+    let anchor = server_archive(dir.path(), one_sided_server(true, false));
+    assert_eq!(served_communicators(&anchor).unwrap(), vec![1]);
+    // By default the replay serves it: 37 µs, as with `served` 1 given (the test
+    // above: the answer leaves rank 0 at once; rank 1's request, sent at 30-31 µs,
+    // arrives at 36 µs and is received at 37 µs).
+    assert_eq!(replay_end_ps(&anchor, Served::Auto), 37 * US);
+    assert_eq!(replay_end_ps(&anchor, Served::Listed(vec![1])), 37 * US);
+    // Served none: the answer waits for both requests in the traced order (rank 1's
+    // received at 36-37 µs, the answer sent at 37-38 µs and received at 38 + L + o).
+    assert_eq!(replay_end_ps(&anchor, Served::Listed(Vec::new())), 44 * US);
+
+    // The same requests sent with MPI_Isend: nothing says a sender waits for their
+    // taking, so nothing is served.
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = server_archive(dir.path(), one_sided_server(false, false));
+    assert_eq!(served_communicators(&anchor).unwrap(), Vec::<u32>::new());
+    assert_eq!(replay_end_ps(&anchor, Served::Auto), 44 * US);
+
+    // A receive posted before its message was there (the rank asked for it): not served.
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = server_archive(dir.path(), one_sided_server(true, true));
+    assert_eq!(served_communicators(&anchor).unwrap(), Vec::<u32>::new());
+    assert_eq!(replay_end_ps(&anchor, Served::Auto), 44 * US);
+}
+
+#[test]
+fn an_archive_without_synchronous_sends_serves_nothing() {
+    // The 3-rank server of the tests above, its requests sent with MPI_Send.
+    let dir = tempfile::tempdir().unwrap();
+    let regions = ["MPI_Irecv", "MPI_Send", "MPI_Recv", "MPI_Iprobe", "MPI_Test", "MPI_Wait"];
+    let events: Vec<(u32, Event)> = server(false).into_iter().flat_map(|r| r.events).collect();
+    let anchor = write_archive(&dir.path().join("t"), 3, &regions, &events).unwrap();
+    assert_eq!(served_communicators(&anchor).unwrap(), Vec::<u32>::new());
+    assert_eq!(replay_end_ps(&anchor, Served::Auto), 44 * US);
 }

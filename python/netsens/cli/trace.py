@@ -231,10 +231,13 @@ def replay_command(platform_options: Any, overrides_from: Any) -> click.Command:
     )
     @click.option(
         "--served",
-        metavar="COMM,...",
+        metavar="auto|none|COMM,...",
         help="Communicators whose messages the program serves as they come (a server's "
-        "requests, one-sided operations over messages), by the OTF2 reference otf2-print "
-        "shows in <>, e.g. 1: a receive on one that a test completes orders nothing after it.",
+        "requests, one-sided operations over messages): a receive on one that a test "
+        "completes orders nothing after it. auto: those the trace shows (every message "
+        "on it sent synchronously, every receive posted on a probe that found it and "
+        "completed by a test), the default; none; or the OTF2 references otf2-print shows "
+        "in <>, e.g. 1.",
     )
     @click.option(
         "--tracer-gap",
