@@ -41,6 +41,11 @@ def build(tmp_path_factory):
             check=True,
             cwd=out,
         )
+        subprocess.run(
+            [f"mpif90.{impl}", "-O2", "-o", out / f"wrapped_f.{impl}", PROGRAMS / "wrapped.f90"],
+            check=True,
+            cwd=out,
+        )
     return out
 
 
@@ -348,6 +353,52 @@ def test_stats_overhead_and_wan(build, tmp_path):
         assert s["overhead_ps"] == 2 * 205 * 10_000_000
         # 100 B at 1000 fs/B keep the link busy 100 ps each.
         assert s["wan"] == [[r, 1 - r, 205, 205 * 100, 205 * 100]]
+
+
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS)
+def test_fortran_calls_of_real_programs_are_wrapped(build, tmp_path, impl):
+    # tests/pmpi/wrapped.f90 at 2 ranks, collectives passed to the MPI (counted, not
+    # expanded): each rank sends 4 messages and receives 4 (sendrecv_replace, then an
+    # Isend and an Irecv in each of 3 exchanges), each paying the injected o of 10 us.
+    o_ps = 10_000_000
+    settings = {"NETSENS_STATS_DIR": tmp_path, "NETSENS_O_PS": o_ps, "NETSENS_COLLECTIVES": "pass"}
+    proc = mpirun(impl, 2, [build / f"wrapped_f.{impl}"], settings)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "wrapped ok" in proc.stdout
+    for s in read_stats(tmp_path, 2):
+        assert (s["sent_messages"], s["recv_messages"]) == (4, 4)
+        assert (s["sent_bytes"], s["recv_bytes"]) == (16 + 3 * 4, 16 + 3 * 4)
+        assert s["overhead_ps"] == 8 * o_ps
+        calls = s["calls"]
+        for name in [
+            "MPI_Comm_split_type",
+            "MPI_Comm_create",
+            "MPI_Comm_create_group",
+            "MPI_Cart_create",
+            "MPI_Cart_sub",
+            "MPI_Sendrecv_replace",
+        ]:
+            assert calls[name] == 1, name
+        assert calls["MPI_Waitany"] == 2 and calls["MPI_Testany"] >= 2 and calls["MPI_Testall"] >= 1
+        assert (calls["MPI_Isend"], calls["MPI_Irecv"]) == (3, 3)
+        for name in ["Allgatherv", "Gatherv", "Scatterv", "Alltoallv", "Reduce_scatter", "Scan"]:
+            assert s["collectives"][f"MPI_{name}"] == 1, name
+        assert s["unhandled"] == {}
+
+
+def test_fortran_collectives_are_expanded_and_injected(build, tmp_path):
+    # The same program with the collectives expanded into the library's messages: each
+    # of them pays o too, so every message end of the run, and only those, pays it.
+    o_ps = 10_000_000
+    settings = {"NETSENS_STATS_DIR": tmp_path, "NETSENS_O_PS": o_ps}
+    proc = mpirun("openmpi", 2, [build / "wrapped_f.openmpi"], settings)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "wrapped ok" in proc.stdout
+    for s in read_stats(tmp_path, 2):
+        # the 4 point-to-point messages and at least one of each of the 7 collectives
+        # (allgatherv, alltoallv, reduce_scatter, scan and the barrier on both ranks)
+        assert s["sent_messages"] > 4 + 4 and s["recv_messages"] > 4 + 4
+        assert s["overhead_ps"] == (s["sent_messages"] + s["recv_messages"]) * o_ps
 
 
 # ---- collectives, bad settings ----------------------------------------------------------

@@ -32,11 +32,12 @@ def programs(tmp_path_factory) -> dict[str, Path]:
         "sleeper",
     ]:
         subprocess.run(["mpicc.openmpi", "-O2", "-o", out / name, PMPI / f"{name}.c"], check=True)
-    subprocess.run(
-        ["mpif90.openmpi", "-O2", "-o", out / "pingpong_f", PMPI / "pingpong.f90"],
-        check=True,
-        cwd=out,
-    )
+    for name in ["pingpong", "wrapped"]:
+        subprocess.run(
+            ["mpif90.openmpi", "-O2", "-o", out / f"{name}_f", PMPI / f"{name}.f90"],
+            check=True,
+            cwd=out,
+        )
     return {p.name: p for p in out.iterdir() if p.is_file()}
 
 
@@ -90,6 +91,27 @@ def test_a_fortran_program_is_traced_and_replayed_message_for_message(programs, 
     assert result["bytes"] == 50 * 8
     assert result["workload"]["kind"] == "trace"
     assert result["workload"]["ranks"] == 2
+
+
+def test_the_fortran_calls_of_real_programs_are_traced_and_replayed(programs, tmp_path):
+    # wrapped.f90 at 2 ranks: 6 collectives on its cartesian communicator and a barrier
+    # on the world, each a record on each rank; point to point, a sendrecv_replace each
+    # way (an Isend and a blocking receive each) and 3 exchanges of an Isend and an
+    # Irecv each way. Replayed: those 8 messages and the collectives' at 2 ranks
+    # (MPICH's algorithms): allgatherv 2, gatherv 1, scatterv 1, alltoallv 2,
+    # reduce_scatter 2, scan 1, barrier 2.
+    anchor = trace(tmp_path, 2, programs["wrapped_f"])
+    kinds = printed_events(anchor)
+    assert kinds["MPI_COLLECTIVE_END"] == 2 * 7
+    assert kinds["MPI_ISEND"] == kinds["MPI_ISEND_COMPLETE"] == 2 * (1 + 3)
+    assert kinds["MPI_RECV"] == 2 and kinds["MPI_IRECV"] == 2 * 3
+    shown = subprocess.run(["otf2-print", anchor], capture_output=True, text=True).stdout
+    ends = [line for line in shown.splitlines() if line.startswith("MPI_COLLECTIVE_END")]
+    # The collectives of the cartesian communicator are on one of their own.
+    assert len({line.split("Communicator: ")[1].split(",")[0] for line in ends}) == 2
+    proc = netsens("replay", anchor, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["messages"] == 8 + 2 + 1 + 1 + 2 + 2 + 1 + 2
 
 
 def test_collectives_replay_and_their_goal_form_gives_the_same_end_times(programs, tmp_path):

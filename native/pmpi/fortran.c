@@ -2,6 +2,8 @@
  * bindings call PMPI_* directly, so without these a Fortran program would bypass the
  * library. Each converts handles, statuses and the MPI_IN_PLACE / MPI_BOTTOM sentinels,
  * then calls the library's C wrapper. Aliases: name_, name__, name and NAME. */
+#include <stdlib.h>
+
 #include "netsens_pmpi.h"
 
 /* Fortran sentinels: Open MPI's common blocks, MPICH's recorded addresses. */
@@ -260,3 +262,184 @@ F_ROOTED(mpi_scatter, MPI_SCATTER, MPI_Scatter)
 F_CHILD(mpi_comm_dup, MPI_COMM_DUP, (F * comm, F *newcomm, F *ierr), MPI_Comm_dup(C(comm), &out))
 F_CHILD(mpi_comm_split, MPI_COMM_SPLIT, (F * comm, F *color, F *key, F *newcomm, F *ierr),
         MPI_Comm_split(C(comm), *color, *key, &out))
+F_CHILD(mpi_comm_split_type, MPI_COMM_SPLIT_TYPE,
+        (F * comm, F *type, F *key, F *info, F *newcomm, F *ierr),
+        MPI_Comm_split_type(C(comm), *type, *key, PMPI_Info_f2c(*info), &out))
+F_CHILD(mpi_comm_create, MPI_COMM_CREATE, (F * comm, F *group, F *newcomm, F *ierr),
+        MPI_Comm_create(C(comm), PMPI_Group_f2c(*group), &out))
+F_CHILD(mpi_comm_create_group, MPI_COMM_CREATE_GROUP,
+        (F * comm, F *group, F *tag, F *newcomm, F *ierr),
+        MPI_Comm_create_group(C(comm), PMPI_Group_f2c(*group), *tag, &out))
+
+/* The integer arrays below (counts, displacements, dimensions) are passed as they are:
+ * gfortran's default INTEGER is the C int. LOGICALs are converted (nonzero is true). */
+_Static_assert(sizeof(F) == sizeof(int), "MPI_Fint must be int to pass integer arrays");
+
+void mpi_cart_create_(F *comm, F *ndims, F *dims, F *periods, F *reorder, F *newcomm, F *ierr)
+{
+    int *p = malloc(sizeof(int) * (*ndims > 0 ? *ndims : 1));
+    if (p == NULL) {
+        *ierr = MPI_ERR_NO_MEM;
+        return;
+    }
+    for (F i = 0; i < *ndims; i++) p[i] = periods[i] != 0;
+    MPI_Comm out;
+    *ierr = MPI_Cart_create(C(comm), *ndims, dims, p, *reorder != 0, &out);
+    if (*ierr == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(out);
+    free(p);
+}
+ALIASES(mpi_cart_create, MPI_CART_CREATE,
+        (F * comm, F *ndims, F *dims, F *periods, F *reorder, F *newcomm, F *ierr))
+
+void mpi_cart_sub_(F *comm, F *remain, F *newcomm, F *ierr)
+{
+    int ndims = 0;
+    *ierr = PMPI_Cartdim_get(C(comm), &ndims);
+    if (*ierr != MPI_SUCCESS) return;
+    int *r = malloc(sizeof(int) * (ndims > 0 ? ndims : 1));
+    if (r == NULL) {
+        *ierr = MPI_ERR_NO_MEM;
+        return;
+    }
+    for (int i = 0; i < ndims; i++) r[i] = remain[i] != 0;
+    MPI_Comm out;
+    *ierr = MPI_Cart_sub(C(comm), r, &out);
+    if (*ierr == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(out);
+    free(r);
+}
+ALIASES(mpi_cart_sub, MPI_CART_SUB, (F * comm, F *remain, F *newcomm, F *ierr))
+
+void mpi_sendrecv_replace_(void *buf, F *count, F *dt, F *dst, F *stag, F *src, F *rtag,
+                           F *comm, F *status, F *ierr)
+{
+    MPI_Status st;
+    *ierr = MPI_Sendrecv_replace(CBUF(buf), *count, T(dt), *dst, *stag, *src, *rtag, C(comm),
+                                 &st);
+    to_fortran(&st, status);
+}
+ALIASES(mpi_sendrecv_replace, MPI_SENDRECV_REPLACE,
+        (void *buf, F *count, F *dt, F *dst, F *stag, F *src, F *rtag, F *comm, F *status,
+         F *ierr))
+
+void mpi_scan_(void *sbuf, void *rbuf, F *count, F *dt, F *op, F *comm, F *ierr)
+{
+    *ierr = MPI_Scan(CBUF(sbuf), CBUF(rbuf), *count, T(dt), O(op), C(comm));
+}
+ALIASES(mpi_scan, MPI_SCAN, (void *sbuf, void *rbuf, F *count, F *dt, F *op, F *comm, F *ierr))
+
+void mpi_reduce_scatter_(void *sbuf, void *rbuf, F *counts, F *dt, F *op, F *comm, F *ierr)
+{
+    *ierr = MPI_Reduce_scatter(CBUF(sbuf), CBUF(rbuf), counts, T(dt), O(op), C(comm));
+}
+ALIASES(mpi_reduce_scatter, MPI_REDUCE_SCATTER,
+        (void *sbuf, void *rbuf, F *counts, F *dt, F *op, F *comm, F *ierr))
+
+void mpi_allgatherv_(void *sbuf, F *scount, F *sdt, void *rbuf, F *counts, F *displs, F *rdt,
+                     F *comm, F *ierr)
+{
+    *ierr = MPI_Allgatherv(CBUF(sbuf), *scount, T(sdt), CBUF(rbuf), counts, displs, T(rdt),
+                           C(comm));
+}
+ALIASES(mpi_allgatherv, MPI_ALLGATHERV,
+        (void *sbuf, F *scount, F *sdt, void *rbuf, F *counts, F *displs, F *rdt, F *comm,
+         F *ierr))
+
+void mpi_gatherv_(void *sbuf, F *scount, F *sdt, void *rbuf, F *counts, F *displs, F *rdt,
+                  F *root, F *comm, F *ierr)
+{
+    *ierr = MPI_Gatherv(CBUF(sbuf), *scount, T(sdt), CBUF(rbuf), counts, displs, T(rdt), *root,
+                        C(comm));
+}
+ALIASES(mpi_gatherv, MPI_GATHERV,
+        (void *sbuf, F *scount, F *sdt, void *rbuf, F *counts, F *displs, F *rdt, F *root,
+         F *comm, F *ierr))
+
+void mpi_scatterv_(void *sbuf, F *counts, F *displs, F *sdt, void *rbuf, F *rcount, F *rdt,
+                   F *root, F *comm, F *ierr)
+{
+    *ierr = MPI_Scatterv(CBUF(sbuf), counts, displs, T(sdt), CBUF(rbuf), *rcount, T(rdt), *root,
+                         C(comm));
+}
+ALIASES(mpi_scatterv, MPI_SCATTERV,
+        (void *sbuf, F *counts, F *displs, F *sdt, void *rbuf, F *rcount, F *rdt, F *root,
+         F *comm, F *ierr))
+
+void mpi_alltoallv_(void *sbuf, F *scounts, F *sdispls, F *sdt, void *rbuf, F *rcounts,
+                    F *rdispls, F *rdt, F *comm, F *ierr)
+{
+    *ierr = MPI_Alltoallv(CBUF(sbuf), scounts, sdispls, T(sdt), CBUF(rbuf), rcounts, rdispls,
+                          T(rdt), C(comm));
+}
+ALIASES(mpi_alltoallv, MPI_ALLTOALLV,
+        (void *sbuf, F *scounts, F *sdispls, F *sdt, void *rbuf, F *rcounts, F *rdispls,
+         F *rdt, F *comm, F *ierr))
+
+/* The request arrays of testany, testall and waitany: converted to C and back (a
+ * completed request becomes MPI_REQUEST_NULL); Fortran's index counts from 1. */
+static MPI_Request *c_requests(F count, const F *reqs)
+{
+    MPI_Request *r = malloc(sizeof(MPI_Request) * (count > 0 ? count : 1));
+    for (F i = 0; r != NULL && i < count; i++) r[i] = PMPI_Request_f2c(reqs[i]);
+    return r;
+}
+
+static void f_requests(F count, MPI_Request *r, F *reqs)
+{
+    for (F i = 0; i < count; i++) reqs[i] = PMPI_Request_c2f(r[i]);
+    free(r);
+}
+
+static F f_index(int index) { return index == MPI_UNDEFINED ? MPI_UNDEFINED : index + 1; }
+
+void mpi_testany_(F *count, F *reqs, F *index, F *flag, F *status, F *ierr)
+{
+    MPI_Request *r = c_requests(*count, reqs);
+    if (r == NULL) {
+        *ierr = MPI_ERR_NO_MEM;
+        return;
+    }
+    MPI_Status st;
+    int i = MPI_UNDEFINED, f = 0;
+    *ierr = MPI_Testany(*count, r, &i, &f, &st);
+    f_requests(*count, r, reqs);
+    *index = f_index(i);
+    *flag = f;
+    if (f && i != MPI_UNDEFINED) to_fortran(&st, status);
+}
+ALIASES(mpi_testany, MPI_TESTANY, (F * count, F *reqs, F *index, F *flag, F *status, F *ierr))
+
+void mpi_waitany_(F *count, F *reqs, F *index, F *status, F *ierr)
+{
+    MPI_Request *r = c_requests(*count, reqs);
+    if (r == NULL) {
+        *ierr = MPI_ERR_NO_MEM;
+        return;
+    }
+    MPI_Status st;
+    int i = MPI_UNDEFINED;
+    *ierr = MPI_Waitany(*count, r, &i, &st);
+    f_requests(*count, r, reqs);
+    *index = f_index(i);
+    if (i != MPI_UNDEFINED) to_fortran(&st, status);
+}
+ALIASES(mpi_waitany, MPI_WAITANY, (F * count, F *reqs, F *index, F *status, F *ierr))
+
+void mpi_testall_(F *count, F *reqs, F *flag, F *statuses, F *ierr)
+{
+    MPI_Request *r = c_requests(*count, reqs);
+    MPI_Status *st = malloc(sizeof(MPI_Status) * (*count > 0 ? *count : 1));
+    if (r == NULL || st == NULL) {
+        free(r);
+        free(st);
+        *ierr = MPI_ERR_NO_MEM;
+        return;
+    }
+    int f = 0;
+    *ierr = MPI_Testall(*count, r, &f, st);
+    f_requests(*count, r, reqs);
+    *flag = f;
+    for (F i = 0; f && !status_ignored(statuses) && i < *count; i++)
+        to_fortran(&st[i], statuses + i * MPI_F_STATUS_SIZE);
+    free(st);
+}
+ALIASES(mpi_testall, MPI_TESTALL, (F * count, F *reqs, F *flag, F *statuses, F *ierr))
