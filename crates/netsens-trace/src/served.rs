@@ -12,10 +12,10 @@
 //!   by a test (`MPI_Test*`), never by a wait or a blocking receive.
 //!
 //! A program that needs a message posts its receive and waits for it (or tests until it
-//! is done): the second condition then fails. A message sent with `MPI_Isend` that the
-//! receiver probes for and takes (a backend that matches receives by probing first)
-//! fails the first. Both failing only together for such a program is why neither alone
-//! decides.
+//! is done): the second condition fails. A backend that matches the program's receives
+//! by probing first (the suite's) takes its messages as a server takes requests, but
+//! they are sent with `MPI_Isend`: the first fails. Either condition alone would take
+//! one of these for a server; together they take neither.
 //!
 //! The pass reads the events only when the archive defines a synchronous send region,
 //! so an archive without one costs only its definitions.

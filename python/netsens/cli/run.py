@@ -282,6 +282,11 @@ def print_run(result: dict[str, Any]) -> None:
         per_rank = sum(poll_work) / len(poll_work)
         charged = f"{format_time(round(per_rank))} per rank, charged as compute"
         extra.append(("polls that were no wait", charged))
+    if workload.get("served"):
+        comms = ", ".join(str(c) for c in workload["served"])
+        extra.append(
+            ("served communicators", f"{comms} (receives completed by a test order nothing)")
+        )
     blocks = [headline, summary_table(result, extra)]
     blocks.append(rank_table(ranks, summary))
     if result.get("phases"):
