@@ -89,6 +89,31 @@ def test_the_handshake_charges_an_injected_latency_three_times(tmp_path):
     assert ends == {"4KiB": 156 * US, "1GiB": 52 * US}
 
 
+def test_the_injection_library_delays_a_long_message_by_l_once(tmp_path):
+    # The live half of the test above: an 8 KiB ping-pong (tests/pmpi/pingpong.c, above
+    # Open MPI's 4 KiB copy limit, so the MPI's own rendezvous runs inside) with L = 100
+    # us injected takes 2 L a round trip and a few microseconds of the machine's own,
+    # where the platform's handshake would charge each way three latencies (6 L).
+    subprocess.run(["make", "-s", "-C", str(ROOT / "native" / "pmpi")], check=True)
+    program = tmp_path / "pingpong"
+    source = ROOT / "tests" / "pmpi" / "pingpong.c"
+    subprocess.run(["mpicc.openmpi", "-O2", "-o", program, source], check=True)
+    library = ROOT / "native" / "pmpi" / "build" / "openmpi" / "libnetsens-pmpi.so"
+    latency_ns = 100_000
+    command = [*real.priority_prefix("fifo"), "mpirun.openmpi", "--allow-run-as-root"]
+    command += ["--oversubscribe", "-np", "2", "-x", f"LD_PRELOAD={library}"]
+    command += ["-x", f"NETSENS_L_PS={latency_ns * 1000}", "-x", "NETSENS_SPIN_NS=5000000"]
+    seen = []
+    for _ in range(3):  # a run disturbed by the machine's other work is run again
+        done = subprocess.run([*command, program, "8192", "50"], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        rtt_ns = float(done.stdout.split("rtt_ns")[1].split()[0])
+        seen.append(rtt_ns)
+        if 2 * latency_ns <= rtt_ns < 2.5 * latency_ns:
+            return
+    raise AssertionError(f"round trips {seen} ns, expected 2 L = {2 * latency_ns} ns and a little")
+
+
 def test_the_receivers_cpu_pays_g_per_byte_in_the_model_and_not_live(tmp_path):
     # The documented cause of the G = 1 GB/s rows (replay above live): LOGGP.md's
     # receiver is busy o + max(k O, k G) when it takes a message in, as LogGOPSim's is;
