@@ -128,7 +128,8 @@ analyze() {
   local dir=${1:?usage: fidelity16_rerun.sh analyze DIR}
   "$ROOT/.venv/bin/python" "$KIT/analyze.py" "$dir"
   "$ROOT/.venv/bin/python" "$ROOT/scripts/fidelity_table.py" "$dir" \
-    --platform "calibrated=$dir/analysis/machine.toml" --apps "${APPS:-radb-small,em3d-write-small,mg-tiny,ft-tiny}"
+    --platform "calibrated=$dir/analysis/machine.toml" --platform "paid=$dir/analysis/machine.toml" \
+    --o calibrated --paid paid --apps "${APPS:-radb-small,em3d-write-small,mg-tiny,ft-tiny}"
   bands "$dir"
 }
 
