@@ -143,6 +143,39 @@ def test_the_receivers_cpu_pays_g_per_byte_in_the_model_and_not_live(tmp_path):
     assert json.loads(proc.stdout)["makespan_ps"] == 109_191_000
 
 
+def test_the_injection_library_delays_arrival_by_g_and_leaves_the_receiver_free(tmp_path):
+    # The live half of the test above: tests/pmpi/late_receiver.c sends one 64 KiB
+    # message at a common start; with G = 10 ns/B injected (k G = 655 us) a receiver
+    # that takes it at once has it after those 655 us, while one busy for 2 ms first has
+    # it right after its compute: the delay passed while it computed, and its CPU pays
+    # nothing more. The model's receiver would end at 2 ms + o + 655 us.
+    subprocess.run(["make", "-s", "-C", str(ROOT / "native" / "pmpi")], check=True)
+    program = tmp_path / "late_receiver"
+    source = ROOT / "tests" / "pmpi" / "late_receiver.c"
+    include = f"-I{source.parent}"
+    subprocess.run(["mpicc.openmpi", "-O2", include, "-o", program, source], check=True)
+    library = ROOT / "native" / "pmpi" / "build" / "openmpi" / "libnetsens-pmpi.so"
+    command = [*real.priority_prefix("fifo"), "mpirun.openmpi", "--allow-run-as-root"]
+    command += ["--oversubscribe", "-np", "2", "-x", f"LD_PRELOAD={library}"]
+    command += ["-x", "NETSENS_GAP_FS_PER_B=10000000", "-x", "NETSENS_SPIN_NS=5000000"]
+    k_g_us = 65535 * 10 / 1000
+
+    def done_us(busy_ms: int) -> float:
+        done = subprocess.run(
+            [*command, program, "65536", str(busy_ms)], capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return float(done.stdout.split("recv_done_us")[1].split()[0])
+
+    seen = []
+    for _ in range(3):  # a run disturbed by the machine's other work is run again
+        at_once, late = done_us(0), done_us(2)
+        seen.append((at_once, late))
+        if k_g_us <= at_once < 1.5 * k_g_us and 2000 <= late < 2000 + k_g_us / 2:
+            return
+    raise AssertionError(f"(at once, after 2 ms) {seen} us; k G = {k_g_us} us")
+
+
 def ping_pong_trace(tmp_path, name: str, compute_us: int, rounds: int = 10) -> str:
     """Rank 0 computes `compute_us` before each of `rounds` 1-byte round trips with
     rank 1 (MPI_Send, then MPI_Recv of the answer); rank 1 answers each at once. The
