@@ -5,6 +5,7 @@ sources; the GOAL form replays to the same end times; bad archives and unmodelle
 calls end in one line with exit code 2."""
 
 import json
+import re
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -285,6 +286,28 @@ def test_trace_repeat_records_the_runs_of_a_suite_application(programs, tmp_path
     assert result["workload"]["runs"] == 3 and len(result["workload"]["run_makespans_ps"]) == 3
     line = one_error_line(netsens("trace", "--ranks", 2, "--repeat", 2, "--", programs["repeat"]))
     assert "--repeat: netsens repeats a suite application" in line
+
+
+def test_replay_serves_the_one_sided_requests_of_a_suite_application(tmp_path):
+    # em3d-write's stores travel as MPI_Issend on the backend's request communicator,
+    # each received on the probe that found it and completed by a test: replay serves
+    # that communicator by default (and its makespan is not the one of --served none);
+    # radb sends no synchronous message, so it serves none.
+    served = {}
+    for app in ["em3d-write", "radb"]:
+        out = tmp_path / app
+        proc = netsens("trace", "--app", app, "--size", "tiny", "--ranks", 2, "--out", out)
+        assert proc.returncode == 0, proc.stderr
+        anchor = out / "traces.otf2"
+        auto = json.loads(netsens("replay", anchor, "--json").stdout)
+        none = json.loads(netsens("replay", anchor, "--served", "none", "--json").stdout)
+        served[app] = (auto["workload"]["served"], auto["makespan_ps"] != none["makespan_ps"])
+        assert none["workload"]["served"] == []
+    assert served["radb"] == ([], False)
+    comms, moved = served["em3d-write"]
+    assert len(comms) == 1 and moved
+    shown = netsens("replay", tmp_path / "em3d-write" / "traces.otf2").stdout
+    assert re.search(rf"served communicators +{comms[0]} ", shown), shown
 
 
 def test_a_deadlocked_run_stopped_by_the_timeout_replays_as_one_line_naming_the_stuck(
