@@ -26,6 +26,7 @@ archives that do not record one, or ``0ps`` to charge the gaps whole).
 ``--poll-runs-work NAME=230ns`` replays that platform with ``--poll-runs work
 --tracer-call 230ns``. Printed: a markdown table, times in ms, errors in % of live.
 """
+
 import argparse
 import io
 import json
