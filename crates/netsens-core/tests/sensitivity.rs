@@ -230,7 +230,7 @@ fn a_parameter_flat_at_the_platforms_value_still_has_its_tolerance() {
 /// line is T = g + 5500 ns (the second message's path once g passes o).
 #[test]
 fn the_steepest_line_is_the_hand_derived_one_and_a_lower_bound_of_t_that_t_meets_far_out() {
-    use netsens_core::analysis::batch::SteepestLine;
+    use netsens_core::analysis::passes::steepest::SteepestLine;
     let p = loggopsim_defaults(Rendezvous::Handshake);
     let g = record(&back_to_back(), &p);
     let base = Point::of(&p);
