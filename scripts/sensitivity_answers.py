@@ -32,11 +32,12 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import goal_gen  # noqa: E402
 import sensitivity_schedules  # noqa: E402
 
+EPSILONS = ["--epsilon", "0.5%", "--epsilon", "3%", "--epsilon", "25%"]
 VARIANTS: dict[str, list[str]] = {
     "all": [],
     "no-confirm": ["--no-confirm"],
-    "epsilons": ["--epsilon", "0.5%", "--epsilon", "3%", "--epsilon", "25%"],
-    "epsilons-no-confirm": ["--no-confirm", "--epsilon", "0.5%", "--epsilon", "3%", "--epsilon", "25%"],
+    "epsilons": EPSILONS,
+    "epsilons-no-confirm": ["--no-confirm", *EPSILONS],
     "O-and-g": ["--O", "2ps/B", "--g", "3us"],
     "curves": ["--no-confirm", "--param", "L", "--param", "G", "--curve", "L", "--curve", "G"],
     "one-thread": ["--no-confirm"],
@@ -84,6 +85,7 @@ def main() -> None:
     ap.add_argument("--compare", type=Path, metavar="BEFORE")
     ap.add_argument("--ignore-passes", action="store_true")
     ap.add_argument("--only", help="cases whose name contains this")
+    ap.add_argument("--variants", help="these variants alone, e.g. no-confirm,curves")
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     cases = schedules(a.out / "goal")
@@ -93,6 +95,8 @@ def main() -> None:
         if a.only and a.only not in case:
             continue
         for variant, extra in VARIANTS.items():
+            if a.variants and variant not in a.variants.split(","):
+                continue
             t = time.perf_counter()
             out = answer([*workload, *extra], one_thread=variant == "one-thread")
             took = time.perf_counter() - t
@@ -101,15 +105,18 @@ def main() -> None:
             verdict = ""
             if a.compare is not None:
                 before = (a.compare / name).read_bytes()
-                same = (
-                    without_passes(before) == without_passes(out) if a.ignore_passes else before == out
-                )
+                if a.ignore_passes:
+                    same = without_passes(before) == without_passes(out)
+                else:
+                    same = before == out
                 verdict = "same" if same else "DIFFERS"
                 differ += not same
             digest = hashlib.sha256(out).hexdigest()[:16]
             print(f"{case:<14} {variant:<20} {digest:<16} {took:7.2f} s  {verdict}", flush=True)
     if a.compare is not None:
-        print(f"{differ} answers differ" if differ else "every answer is the same, byte for byte")
+        left_out = " (newton_passes left out)" if a.ignore_passes else ""
+        same = f"every answer is the same, byte for byte{left_out}"
+        print(f"{differ} answers differ" if differ else same)
         sys.exit(1 if differ else 0)
 
 

@@ -196,6 +196,8 @@ impl Search {
         let per = (self.grid.unit.unwrap_or(1.0) / fine).round();
         (self.grid.unit, self.grid.fine, self.line, self.flat) = (Some(fine), None, None, false);
         (self.at.lo, self.at.hi, self.bound) = (self.at.lo * per, self.at.hi * per, f64::INFINITY);
+        // The points evaluated nearest the root, in fs/B steps: the secant's ends.
+        (self.below_at.0, self.above_at.0) = (self.below_at.0 * per, self.above_at.0 * per);
         self.grid.onto_edges(&mut self.at);
     }
 
@@ -229,14 +231,21 @@ impl Search {
             return f.points(&self.at, 1 + between);
         }
         if self.grid.unit.is_some_and(|g| g < 1.0) {
-            // Per fs/B: the m edges known to hold the root (m + 1 answers, the last
-            // `hi` − 1), the smaller counts' first; where every step is an edge, the
-            // span's steps lo + ⌊span·j / (n + 1)⌋.
+            // Per fs/B: the edges either side of the secant's estimate (T is a
+            // staircase within a few ps of its lines, so the root is near it), then
+            // the m edges known to hold the root cut as evenly (m + 1 answers, the
+            // last `hi` − 1), the smaller counts' first; where every step is an edge,
+            // the span's steps lo + ⌊span·j / (n + 1)⌋. The cut alone halves the
+            // span each pass; the secant's edges end most searches in two or three.
             let edges = self.grid.edges_between(self.at.lo, self.at.hi);
-            return cut_edges(&edges, |u| self.grid.coarse(u), between + 1)
-                .into_iter()
-                .map(|u| self.grid.value(u))
-                .collect();
+            let mut points = self.around_secant(&edges);
+            let cut = cut_edges(&edges, |u| self.grid.coarse(u), (between + 1).saturating_sub(points.len()).max(1));
+            for u in cut {
+                if !points.contains(&u) {
+                    points.push(u);
+                }
+            }
+            return points.into_iter().map(|u| self.grid.value(u)).collect();
         }
         let mut points = vec![self.grid.value(self.at.next)];
         let (lo, span) = (self.at.lo, self.at.next - self.at.lo);
@@ -276,8 +285,10 @@ impl Search {
             return usize::from(self.steps >= PLAIN_STEPS);
         }
         if self.grid.unit.is_some_and(|g| g < 1.0) {
-            // A smaller count's edge and the edge before it, where the span has one.
-            return usize::from(any_coarse(&self.grid.edges_between(self.at.lo, self.at.hi), |u| self.grid.coarse(u)));
+            // A smaller count's edge and the edge before it, where the span has one;
+            // the edges around the secant's estimate.
+            let edges = self.grid.edges_between(self.at.lo, self.at.hi);
+            return usize::from(any_coarse(&edges, |u| self.grid.coarse(u))) + self.around_secant(&edges).len();
         }
         usize::from(self.steps >= PLAIN_STEPS && self.grid.unit.is_none_or(|g| g >= 1.0))
     }
@@ -349,8 +360,14 @@ impl Search {
                 let k = ((v - self.at.x0) / g).round();
                 if t <= self.whole_target {
                     self.at.lo = self.at.lo.max(k);
+                    if k > self.below_at.0 {
+                        self.below_at = (k, t);
+                    }
                 } else {
                     self.at.hi = self.at.hi.min(k);
+                    if k < self.above_at.0 {
+                        self.above_at = (k, t);
+                    }
                 }
             }
             self.grid.onto_edges(&mut self.at);
@@ -404,6 +421,21 @@ impl Search {
             return;
         }
         self.aim(bound);
+    }
+
+    /// Per fs/B, of `edges` (those strictly inside the bracket, in order): the last at
+    /// or below where the chord between the points evaluated nearest the root
+    /// reaches the target, and the first above it; none where no point above the
+    /// target is evaluated yet. Only where to look: the answer rests on the steps
+    /// evaluated, as by the cut alone.
+    fn around_secant(&self, edges: &[f64]) -> Vec<f64> {
+        let ((a, ta), (b, tb)) = (self.below_at, self.above_at);
+        if !b.is_finite() || tb <= ta || b <= a || edges.is_empty() {
+            return Vec::new();
+        }
+        let estimate = a + (self.whole_target - ta) * (b - a) / (tb - ta);
+        let i = edges.partition_point(|&e| e <= estimate);
+        [i.checked_sub(1).map(|j| edges[j]), edges.get(i).copied()].into_iter().flatten().collect()
     }
 
     /// On a grid where T is a maximum of lines (convex): T is at most the chord
