@@ -163,7 +163,8 @@ fn a_step_from_one_time_records_what_the_general_push_records() {
     // of each kind on near and far ranks, across marks and span words: the two
     // records alike in every part, and the node ids given back.
     let platform = Platform::resolve("loggopsim").expect("a preset");
-    let (mut one, mut general) = (ExecGraph::new(&platform).ending_with(end_record), ExecGraph::new(&platform).ending_with(end_record));
+    let (mut one, mut general) =
+        (ExecGraph::new(&platform).ending_with(end_record), ExecGraph::new(&platform).ending_with(end_record));
     let mut ids = (Vec::new(), Vec::new());
     for v in 0..3000u32 {
         let kind = 1 + (v % 13) as u8;
