@@ -90,14 +90,14 @@ fn case(name: &str, s: &Schedule, repeats: usize) {
         params.len(),
         analysis_s / run_s,
         mib(analysis_peak),
-        netsens_core::analysis::batch::threads()
+        netsens_core::analysis::record::threads::threads()
     );
     println!(
         "  Newton's passes: {} carrying {:?} points ({} lanes of {} for {} tolerances)",
         passes.len(),
         passes,
-        passes.iter().map(|&n| netsens_core::analysis::batch::width(n)).sum::<usize>(),
-        netsens_core::analysis::batch::LANES,
+        passes.iter().map(|&n| netsens_core::analysis::passes::lanes::width(n)).sum::<usize>(),
+        netsens_core::analysis::passes::lanes::LANES,
         params.len() * EPSILONS.len()
     );
     println!(

@@ -230,7 +230,7 @@ fn a_parameter_flat_at_the_platforms_value_still_has_its_tolerance() {
 /// line is T = g + 5500 ns (the second message's path once g passes o).
 #[test]
 fn the_steepest_line_is_the_hand_derived_one_and_a_lower_bound_of_t_that_t_meets_far_out() {
-    use netsens_core::analysis::batch::SteepestLine;
+    use netsens_core::analysis::passes::steepest::SteepestLine;
     let p = loggopsim_defaults(Rendezvous::Handshake);
     let g = record(&back_to_back(), &p);
     let base = Point::of(&p);
@@ -947,17 +947,20 @@ fn one_message_sizes_tolerance_is_the_hand_derived_last_fs_of_its_price() {
 /// Messages of 4 and 8 bytes (prices of 3 and 7 bytes): T per fs/B can rise only
 /// where one of the two prices does, at most 3 + 7 = 10 fs/B a ps/B, so once the
 /// root is within one ps/B (whole ps/B, as before) its search cuts those edges, not
-/// the 1000 fs/B (10 rounds): 4 rounds in all. Before: 5 (O, flat at x0, started from
+/// the 1000 fs/B (10 rounds), first trying the edges either side of the chord between
+/// the points nearest the root (T per fs/B is a staircase within a few ps of a line):
+/// 3 rounds in all. Before the chord's edges: 4; before that 5 (O, flat at x0, started from
 /// a far bound, not its steepest path's own line), 6 (before whole ps/B steps closed
 /// from below by their chord and the 3-byte price's edges were tried first, each with
 /// the edge before it; every tolerance here is just below a 7-byte edge, so those do
 /// not find it at once). Where a message of 1000 bytes or more rises at every fs/B,
-/// the halving is the span's as before: 12 rounds (13 from the far bound).
+/// the halving is the span's as before, with the chord's edges: 7 rounds (12 by
+/// halving alone, 13 from the far bound).
 #[test]
 fn per_byte_searches_of_several_message_sizes_halve_the_stair_edges() {
     let p = loggopsim_defaults(Rendezvous::Handshake);
     let params = [Param::GapPerByte(1), Param::OverheadPerByte(1)];
-    for (right, left, rounds) in [(4, 8, 4), (3, 1500, 12)] {
+    for (right, left, rounds) in [(4, 8, 3), (3, 1500, 7)] {
         let s = ring_two_sizes(16, 40, right, left);
         let g = record(&s, &p);
         let a = g.analyze(&Point::of(&p), &params, &EPSILONS);

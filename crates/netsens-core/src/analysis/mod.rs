@@ -1,25 +1,21 @@
-//! Every sensitivity from one run: the run is recorded as an execution graph
-//! ([`graph`]) by an observer beside the engine; the critical path ([`critical`]),
-//! the exact slopes ([`eval`]), each parameter's curve and its tolerance ([`curve`])
-//! are computed from that record, the same for GOAL schedules, traces and programs.
+//! Every sensitivity from one run, in five layers, each a folder with one job, each
+//! using only those before it:
+//!
+//! 1. [`record`]: what the run leaves, an execution graph recorded by an observer
+//!    beside the engine (the same for GOAL schedules, traces and programs);
+//! 2. [`prices`]: a node's cost at given parameters, and where a rounded price steps;
+//! 3. [`passes`]: the record evaluated at many points at once, a pass over its nodes;
+//! 4. [`searches`]: each parameter's curve and its tolerances, a pass a step;
+//! 5. [`answer`]: the report, the critical path and the timeline.
+//!
+//! This file runs and records (the engine's side); `tests/layers.rs` fails where a
+//! file of one layer uses a later one.
 
-mod analyze;
-pub mod batch;
-mod codes;
-pub mod cpu_stairs;
-pub mod critical;
-pub mod curve;
-pub mod eval;
-pub mod graph;
-pub(crate) mod kind;
-pub mod params;
-mod recorder;
-pub mod report;
-mod sizes;
-mod slots;
-pub mod stairs;
-mod threads;
-pub mod timeline;
+pub mod answer;
+pub mod passes;
+pub mod prices;
+pub mod record;
+pub mod searches;
 
 use crate::engine::observe::Observer;
 use crate::engine::relay::Relay;
@@ -30,16 +26,19 @@ use crate::profile::RunResult;
 use crate::program::{run_program_observed, SimRank};
 use crate::schedule::executor::ScheduleFrontend;
 use crate::schedule::Schedule;
-pub use analyze::{Analysis, ParamSensitivity};
-pub use batch::{AtBase, Choices, Lane, Slots};
-pub use critical::{CriticalPath, Part};
-pub use curve::Curve;
-pub use eval::{Buffers, Eval};
-pub use graph::ExecGraph;
-pub use params::{Param, Point};
-pub use report::{report, Request, EPSILONS};
+pub use answer::analysis::Analysis;
+pub use answer::critical::{CriticalPath, Part};
+pub use answer::report::{report, Request, EPSILONS};
+pub use answer::timeline::Window;
+pub use passes::at_base::{AtBase, Choices};
+pub use passes::eval::{Buffers, Eval};
+pub use passes::lanes::Lane;
+pub use record::graph::ExecGraph;
+pub use record::params::{Param, Point};
+pub use record::slots::Slots;
+pub use searches::curve::Curve;
+pub use searches::tolerances::ParamSensitivity;
 use std::future::Future;
-pub use timeline::Window;
 
 /// The analysis needs the run's times to be set by its parameters alone.
 pub fn check_platform(platform: &Platform) -> Result<()> {
@@ -71,7 +70,7 @@ pub fn record_schedule(
 ) -> Result<(RunResult, ExecGraph)> {
     // The recorder on a thread of its own where there is a core for it (see
     // `crate::engine::relay`).
-    record_schedule_on(s, platform, opts, progress, threads::core_beside_the_run())
+    record_schedule_on(s, platform, opts, progress, record::threads::core_beside_the_run())
 }
 
 /// As [`record_schedule`], the recorder `beside` the run or on the run's own thread
@@ -85,7 +84,8 @@ pub(crate) fn record_schedule_on(
 ) -> Result<(RunResult, ExecGraph)> {
     check_platform(platform)?;
     check_record_fits(s.num_ops(), crate::memory::available_bytes())?;
-    let graph = || Box::new(ExecGraph::with_capacity(platform, s.num_ops()));
+    // Its end (the slots, codes and the check's makespan) made by the passes' loop.
+    let graph = || Box::new(ExecGraph::with_capacity(platform, s.num_ops()).ending_with(passes::slots::end_record));
     // A core of the recorder's own type: its calls are direct, not virtual. Where the
     // system starts no thread for it, the recorder stays on the run's.
     if let Some(relay) = beside.then(|| Relay::start(graph()).ok()).flatten() {
@@ -126,7 +126,7 @@ where
     P: Fn(SimRank) -> F,
     F: Future<Output = std::result::Result<(), String>> + 'static,
 {
-    record_program_on(platform, ranks, opts, program, progress, threads::core_beside_the_run())
+    record_program_on(platform, ranks, opts, program, progress, record::threads::core_beside_the_run())
 }
 
 /// As [`record_program`], the recorder `beside` the run or on the run's own thread.
@@ -143,7 +143,7 @@ where
     F: Future<Output = std::result::Result<(), String>> + 'static,
 {
     check_platform(platform)?;
-    let graph = || Box::new(ExecGraph::new(platform));
+    let graph = || Box::new(ExecGraph::new(platform).ending_with(passes::slots::end_record));
     // Where the system starts no thread for it, the recorder stays on the run's.
     let observer: Box<dyn Observer> = match beside.then(|| Relay::start(graph()).ok()).flatten() {
         Some(relay) => Box::new(relay),
@@ -168,7 +168,7 @@ fn recorded(result: RunResult, graph: Box<ExecGraph>, platform: &Platform) -> Re
 pub fn check_record_fits(ops: usize, available: Option<u64>) -> Result<()> {
     crate::memory::ensure_fits_in(
         &format!("the dependency record of {ops} operations (for the sensitivity analysis)"),
-        ops as u128 * graph::BYTES_PER_OP,
+        ops as u128 * record::graph::BYTES_PER_OP,
         available,
     )
 }
@@ -243,7 +243,7 @@ mod tests {
         let s = sb.build().expect("a schedule");
         let (t, a) = record(&s, &p, false);
         let (u, b) = record(&s, &p, true);
-        let waited = (0..a.nodes.len()).any(|v| a.nodes.kind(v) == graph::kind::LINK_WAIT);
+        let waited = (0..a.nodes.len()).any(|v| a.nodes.kind(v) == record::kind::LINK_WAIT);
         assert!(t == u && waited);
         assert_same_record(&a, &b);
     }

@@ -3,8 +3,8 @@
 //! the arrival, and the critical path over them; only the ranks and the time window
 //! asked for, so a figure of a few hundred ranks stays small.
 
-use super::graph::{kind, Edge, ExecGraph};
-use super::params::Point;
+use crate::analysis::record::graph::{kind, Edge, ExecGraph};
+use crate::analysis::record::params::Point;
 use serde_json::{json, Value};
 
 /// Which part of the run to draw.

@@ -16,3 +16,6 @@ pub const FIXED: u8 = 10;
 pub const ROUTE: u8 = 11;
 pub const LINK_TRANSMIT: u8 = 12;
 pub const LINK_WAIT: u8 = 13;
+
+/// Kinds of node (see `graph::kind`).
+pub(crate) const KINDS: usize = 14;

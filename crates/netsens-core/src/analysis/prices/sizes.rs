@@ -4,8 +4,8 @@
 //! (see `stairs` for where they make a per-byte price step).
 
 use super::cpu_stairs::ComputeSizes;
-use super::eval::KINDS;
-use super::graph::{kind, ExecGraph};
+use crate::analysis::record::graph::{kind, ExecGraph};
+use crate::analysis::record::kind::KINDS;
 
 /// fs/B after which every price's edges repeat.
 pub(super) const PERIOD: u64 = 1000;

@@ -2,10 +2,13 @@
 //! recorder leaves them at a run's end (a child of `graph`, which it reads inside).
 
 use super::*;
-use crate::analysis::batch::Lane;
-use crate::analysis::codes::ESCAPE;
-use crate::analysis::eval::KINDS;
-use crate::analysis::params::Param;
+use crate::analysis::passes::lanes::Lane;
+// As a run records: the passes make the slots at its end.
+use crate::analysis::passes::slots::end_record;
+use crate::analysis::record::codes::ESCAPE;
+use crate::analysis::record::kind::KINDS;
+use crate::analysis::record::nodes::OP_KINDS;
+use crate::analysis::record::params::Param;
 use crate::analysis::record_schedule;
 use crate::engine::observe::Observer;
 use crate::engine::RunOptions;
@@ -45,7 +48,7 @@ fn a_recent_nodes_predecessors_are_where_counting_from_its_mark_finds_them() {
     // Latest-of nodes over earlier ones, more than the recorder keeps at hand:
     // the first predecessor's own found the same either way, against where
     // each node's list began as it was pushed.
-    let mut g = ExecGraph::new(&Platform::resolve("loggopsim").expect("a preset"));
+    let mut g = ExecGraph::new(&Platform::resolve("loggopsim").expect("a preset")).ending_with(end_record);
     let mut starts = vec![(0, 0)];
     for v in 1..3 * RECENT as u32 + 100 {
         let n = 2 + v as usize % 9;
@@ -71,7 +74,7 @@ fn a_recent_nodes_predecessors_are_where_counting_from_its_mark_finds_them() {
 /// escape from 7), computations and latest-ofs; ended as a run ends it. Also the
 /// predecessors' nodes as recorded.
 fn ended_record(n: u32) -> (ExecGraph, Vec<u32>) {
-    let mut g = ExecGraph::new(&Platform::resolve("loggopsim").expect("a preset"));
+    let mut g = ExecGraph::new(&Platform::resolve("loggopsim").expect("a preset")).ending_with(end_record);
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let mut next = |m: u32| {
         seed ^= seed << 13;
@@ -160,7 +163,8 @@ fn a_step_from_one_time_records_what_the_general_push_records() {
     // of each kind on near and far ranks, across marks and span words: the two
     // records alike in every part, and the node ids given back.
     let platform = Platform::resolve("loggopsim").expect("a preset");
-    let (mut one, mut general) = (ExecGraph::new(&platform), ExecGraph::new(&platform));
+    let (mut one, mut general) =
+        (ExecGraph::new(&platform).ending_with(end_record), ExecGraph::new(&platform).ending_with(end_record));
     let mut ids = (Vec::new(), Vec::new());
     for v in 0..3000u32 {
         let kind = 1 + (v % 13) as u8;
@@ -200,9 +204,9 @@ fn a_thread_keeps_the_records_pages_ahead_while_the_run_goes_and_ends_with_it() 
     // the thread with its room; the run's end stops it. A record that grows
     // starts one with its first room.
     let platform = Platform::resolve("loggopsim").expect("a preset");
-    let many = crate::analysis::threads::core_beside_the_run() && crate::prefault::supported();
+    let many = crate::analysis::record::threads::core_beside_the_run() && crate::prefault::supported();
     let s = crate::schedule::patterns::ring_exchange(16, 4, 64, 1000).expect("a schedule");
-    let mut g = ExecGraph::with_capacity(&platform, s.num_ops());
+    let mut g = ExecGraph::with_capacity(&platform, s.num_ops()).ending_with(end_record);
     assert_eq!(g.ahead.is_some(), many);
     assert!(g.code_room.capacity() >= 5 * s.num_ops(), "the codes' room reserved with the record");
     let end = g.push(kind::COMPUTE, 1, 7, &[(SOURCE, Edge::Event)], 0);
@@ -210,7 +214,7 @@ fn a_thread_keeps_the_records_pages_ahead_while_the_run_goes_and_ends_with_it() 
     g.finish(&[Clock::Cpu(0)]);
     assert!(g.ahead.is_none(), "stopped at the run's end");
     assert_eq!((g.own_makespan, g.codes().code.len()), (Some(7.0), 2));
-    let mut grown = ExecGraph::new(&platform);
+    let mut grown = ExecGraph::new(&platform).ending_with(end_record);
     assert!(grown.ahead.is_none());
     grown.push(kind::COMPUTE, 1, 7, &[(SOURCE, Edge::Event)], 0);
     assert_eq!(grown.ahead.is_some(), many, "started with the first room");
@@ -220,7 +224,7 @@ fn a_thread_keeps_the_records_pages_ahead_while_the_run_goes_and_ends_with_it() 
 fn an_operations_rank_and_kind_come_back_from_the_recorders_table() {
     // Ranks either side of where they are kept aside, every kind, an operation
     // id reused with another rank (a rank program's), ids never made live.
-    let mut g = ExecGraph::new(&Platform::resolve("loggopsim").expect("a preset"));
+    let mut g = ExecGraph::new(&Platform::resolve("loggopsim").expect("a preset")).ending_with(end_record);
     let ranks = [0, 1, FAR_RANK - 1, FAR_RANK, FAR_RANK + 1, u32::MAX];
     let mut want = HashMap::default();
     for (i, &rank) in ranks.iter().enumerate() {
@@ -264,7 +268,7 @@ fn a_nodes_span_is_the_count_of_the_starts_up_to_it() {
 fn a_nodes_operation_rank_kind_and_arrival_come_back_from_its_span() {
     // Ranks either side of where they are kept aside (two far ones in turn with
     // the same operation must not share a span), every kind, both arrivals.
-    let mut g = ExecGraph::new(&Platform::resolve("loggopsim").expect("a preset"));
+    let mut g = ExecGraph::new(&Platform::resolve("loggopsim").expect("a preset")).ending_with(end_record);
     let ranks = [0, 5, FAR_RANK - 1, FAR_RANK, FAR_RANK + 1, FAR_RANK, u32::MAX - 1, 7, FAR_RANK + 1];
     let mut want = Vec::new();
     for (i, &rank) in ranks.iter().enumerate() {

@@ -6,14 +6,12 @@
 //! makespan at the run's own point.
 
 use super::graph::{kind, Edge, ExecGraph, Start, SOURCE};
-use super::slots::Slots;
 use crate::engine::observe::{At, Clock, Cost, Key, Observer};
 use crate::engine::{OpDesc, OpId};
 use crate::platform::Level;
 use crate::time::Time;
 use rustc_hash::FxHashMap as HashMap;
 use std::any::Any;
-use std::sync::OnceLock;
 
 impl Observer for ExecGraph {
     fn ready(&mut self, op: OpId, d: &OpDesc, cpu: usize, nic: Option<usize>) {
@@ -128,14 +126,13 @@ impl Observer for ExecGraph {
         self.far_ops = HashMap::default();
         self.msg_event = Vec::new();
         self.recent = Vec::new();
-        // The last readers become the nodes' slots, in place; the same loop evaluates
-        // the record at the run's own point, for its check.
-        let last = std::mem::take(&mut self.last);
-        let mut preds = std::mem::take(&mut self.preds);
-        let code = std::mem::take(&mut self.code_room);
-        let (slots, makespan, codes) = Slots::assign_at(self, &mut preds, last, &self.own, code);
-        self.preds = preds;
-        (self.slots, self.own_makespan, self.codes) = (Some(slots), Some(makespan), OnceLock::from(codes));
+        // The last readers become the nodes' slots, in place, in a pass's loop that
+        // also evaluates the record at the run's own point, for its check: the
+        // passes' (a layer above), told to the record by whoever records
+        // ([`ExecGraph::ending_with`]); without it they are made when first asked for.
+        if let Some(end) = self.at_end {
+            end(self);
+        }
     }
 
     fn into_any(self: Box<Self>) -> Box<dyn Any> {

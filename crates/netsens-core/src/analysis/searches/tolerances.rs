@@ -1,14 +1,16 @@
-//! Every parameter's slopes and tolerances from the record: the first pass at the
-//! platform's point, then each search's steps ([`Search`]) a pass at a time, all
-//! parameters and ε together, until each has its answer or its bound.
+//! Every tolerance of a run, all parameters and ε together: each search's steps
+//! ([`Search`]) a pass at a time, every open search's points in one pass, until each
+//! has its answer or its bound. The driver of the searches; what they start from
+//! (the first pass at the platform's point) is the answer's to ask for.
 
-use super::batch::{self, Lane};
-use super::critical::CriticalPath;
-use super::curve::{self, Search};
-use super::eval::Eval;
-use super::graph::ExecGraph;
-use super::params::{Param, Point};
-use super::stairs::Stairs;
+use super::search::{self, Search};
+use crate::analysis::passes::at_base::AtBase;
+use crate::analysis::passes::eval::Eval;
+use crate::analysis::passes::lanes::{self, Lane};
+use crate::analysis::prices::stairs::Stairs;
+use crate::analysis::record::graph::ExecGraph;
+use crate::analysis::record::params::{Param, Point};
+use crate::analysis::record::slots::Slots;
 
 /// What one parameter does to the run.
 #[derive(Clone, Debug)]
@@ -19,52 +21,29 @@ pub struct ParamSensitivity {
     pub slope: Eval,
     /// (ε, largest Δx with T ≤ (1 + ε)·T0; `None`: unbounded).
     pub tolerances: Vec<(f64, Option<f64>)>,
-    /// Per ε, where its search stopped at [`curve::MAX_SEARCH_STEPS`] passes: the
+    /// Per ε, where its search stopped at [`search::MAX_SEARCH_STEPS`] passes: the
     /// largest Δx not known to fail (the tolerance is at least its Δx above and at
     /// most this; infinite: no point past the target was found). `None`: exact.
     pub at_most: Vec<Option<f64>>,
 }
 
-/// The analysis at the platform's point: the makespan, the critical path and what
-/// each parameter does.
-pub struct Analysis {
-    /// ps.
-    pub makespan: f64,
-    pub critical_path: CriticalPath,
-    pub params: Vec<ParamSensitivity>,
-    /// The points of each pass of Newton's steps (all parameters and ε together).
-    pub newton_passes: Vec<usize>,
-}
-
 impl ExecGraph {
-    /// Slopes and tolerances of `params` at `base` (see [`ExecGraph::analyze`]).
-    pub fn sensitivities(&self, base: &Point, params: &[Param], epsilons: &[f64]) -> Vec<ParamSensitivity> {
-        self.analyze(base, params, epsilons).params
-    }
-
-    /// The makespan, critical path, slopes and tolerances of `params` at `base`: the
-    /// time of every node, every parameter's slopes and the predecessor that set each
-    /// time in one pass, then each round of Newton steps of every (parameter, ε) in
-    /// one more.
-    pub fn analyze(&self, base: &Point, params: &[Param], epsilons: &[f64]) -> Analysis {
-        self.analyze_within(base, params, epsilons, curve::MAX_SEARCH_STEPS)
-    }
-
-    /// As [`ExecGraph::analyze`], each search taking at most `max_steps` passes.
-    pub(crate) fn analyze_within(
+    /// Each parameter's slopes (from the first pass, `at`) and tolerances at every
+    /// ε in `epsilons`, each search taking at most `max_steps` passes; and the points
+    /// of each pass of Newton's steps.
+    pub(crate) fn tolerances(
         &self,
+        slots: &Slots,
         base: &Point,
         params: &[Param],
+        at: &AtBase,
         epsilons: &[f64],
         max_steps: usize,
-    ) -> Analysis {
-        let slots = self.slots();
-        let at = self.at_base(&slots, base, params);
-        let critical_path = self.critical_path_of(base, &at.choices, at.makespan);
-        let slopes = at.slopes;
+    ) -> (Vec<ParamSensitivity>, Vec<usize>) {
+        let slopes = at.slopes.clone();
         // Flat at the platform's value, a parameter's search starts from its steepest path.
         let flat: Vec<Param> = params.iter().zip(&slopes).filter(|(_, e)| e.slope_up <= 0.0).map(|(&x, _)| x).collect();
-        let steepest = self.steepest_lanes(&slots, base, &flat);
+        let steepest = self.steepest_lanes(slots, base, &flat);
         let steepest_of = |x: Param| flat.iter().position(|&f| f == x).map(|i| steepest[i]);
         // Where a per-byte cost's T can rise on the fs/B grid: the byte counts it
         // prices, noted by the first pass.
@@ -101,8 +80,8 @@ impl ExecGraph {
             let open: Vec<(usize, usize)> = (0..params.len())
                 .flat_map(|i| (0..epsilons.len()).map(move |j| (i, j)))
                 .filter(|&(i, j)| {
-                    let Some(s) = searches[i][j].filter(|s| !s.done) else { return false };
-                    let top = searches[i].iter().flatten().max_by(|a, b| a.target.total_cmp(&b.target));
+                    let Some(s) = searches[i][j].filter(|s| !s.at.done) else { return false };
+                    let top = searches[i].iter().flatten().max_by(|a, b| a.at.target.total_cmp(&b.at.target));
                     !top.is_some_and(|top| s.waits_for(top))
                 })
                 .collect();
@@ -121,7 +100,7 @@ impl ExecGraph {
                     .copied()
                     .filter(|&o| searches[open[o].0][open[o].1].is_some_and(|s| s.shares()))
                     .collect();
-                for n in 0..(batch::width(wanted) - wanted) {
+                for n in 0..(lanes::width(wanted) - wanted) {
                     if let Some(&o) = sharing.get(n % sharing.len().max(1)) {
                         between[o] += 1;
                     }
@@ -140,8 +119,8 @@ impl ExecGraph {
                     .collect()
             };
             let (with_slopes, times_alone) = (lanes_of(true), lanes_of(false));
-            let mut evals_with = self.eval_lanes_down(&slots, &with_slopes).into_iter();
-            let mut evals_alone = self.eval_lanes_times(&slots, &times_alone).into_iter();
+            let mut evals_with = self.eval_lanes_down(slots, &with_slopes).into_iter();
+            let mut evals_alone = self.eval_lanes_times(slots, &times_alone).into_iter();
             // Back in the order of the open searches' points.
             let evals: Vec<Eval> = points
                 .iter()
@@ -162,7 +141,7 @@ impl ExecGraph {
                 first += list.len();
                 if s.shares() {
                     s.stepped();
-                    known[i].extend(curve::known(list, evals));
+                    known[i].extend(search::known(list, evals));
                 } else {
                     s.step(list, evals);
                 }
@@ -188,6 +167,6 @@ impl ExecGraph {
                 at_most: list.iter().map(|s| s.and_then(|s| s.at_most())).collect(),
             })
             .collect();
-        Analysis { makespan: at.makespan, critical_path, params, newton_passes }
+        (params, newton_passes)
     }
 }

@@ -1,20 +1,12 @@
-//! Evaluating a recorded run at other parameters: one pass over the graph in the
-//! order it was recorded gives the makespan, and with it the slopes of one
-//! parameter on the paths that set it (the largest and smallest where paths tie).
+//! The prices: a node's cost at given parameters, as the engine charges it (its
+//! rounding to the ps included), and its slope in one parameter. Kept apart from the
+//! passes that add these costs up along the record, so that what a node costs is
+//! read in one place.
 
-use super::graph::{kind, ExecGraph, Node};
-use super::params::{LevelValues, Param, Point};
-
-/// The makespan at a point and the slopes of one parameter there.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Eval {
-    /// ps.
-    pub makespan: f64,
-    /// ∂T/∂x going down (the smallest slope of the paths that tie for the end).
-    pub slope_down: f64,
-    /// ∂T/∂x going up (the largest).
-    pub slope_up: f64,
-}
+use super::float::max;
+use crate::analysis::record::graph::{kind, ExecGraph, Node};
+use crate::analysis::record::kind::KINDS;
+use crate::analysis::record::params::{LevelValues, Param, Point};
 
 /// `bytes · per_byte` ps as the engine charges it (`PerByte::cost`): exact for whole
 /// ps per byte, else rounded half up to the ps on its fs/B grid, so that the record
@@ -81,9 +73,6 @@ pub(crate) fn compute_time(ps: f64, cpu_time: f64) -> f64 {
         (ps * cpu_time).round()
     }
 }
-
-/// Kinds of node (see `graph::kind`).
-pub(crate) const KINDS: usize = 14;
 
 /// A node's cost at a point, by its kind: `fixed + max(bytes·per_byte,
 /// bytes·or_per_byte)` ps, each product as the engine rounds it; a computation's
@@ -192,22 +181,6 @@ impl Coef {
 }
 
 impl ExecGraph {
-    #[inline]
-    pub(crate) fn level_of(&self, n: &Node) -> usize {
-        if self.node_level {
-            n.level as usize
-        } else {
-            1
-        }
-    }
-
-    /// Node `v`'s index in a table by kind and level (`kind·2 + level`, the
-    /// cluster's level where the platform has no node level of its own).
-    #[inline]
-    pub(crate) fn price_index(&self, v: usize) -> usize {
-        (self.nodes.price(v) | !self.node_level as u8) as usize
-    }
-
     /// Node `v`'s own cost at point `p` (ps).
     #[inline]
     pub(crate) fn cost(&self, v: usize, p: &Point) -> f64 {
@@ -226,73 +199,6 @@ impl ExecGraph {
     pub(crate) fn coef(&self, v: usize, p: &Point, x: Param) -> (f64, f64) {
         let n = &self.node(v);
         Coef::of(n.kind, self.level_of(n) as u8, p, x).at(n.bytes as f64)
-    }
-
-    /// Every node's time at `p` (ps), in `times` (reused between calls).
-    pub fn times(&self, p: &Point, times: &mut Vec<f64>) {
-        times.clear();
-        times.reserve(self.nodes.len());
-        // Each kind and level's price, worked out once.
-        let prices: Vec<Price> = (0..KINDS * 2).map(|i| Price::of(i as u8 / 2, &p.levels[i % 2], p)).collect();
-        let noisy = !self.extra.is_empty();
-        let all = self.pred_nodes();
-        let mut first = 0;
-        for v in 0..self.nodes.len() {
-            let preds = &all[first..first + self.nodes.pred_count(v)];
-            first += preds.len();
-            let start = preds.iter().map(|&q| times[q as usize]).fold(0.0, f64::max);
-            let k = self.nodes.kind(v);
-            if k == kind::ZERO && !noisy {
-                times.push(start + 0.0);
-                continue;
-            }
-            let c = prices[self.price_index(v)].cost(k, self.nodes.bytes(v) as f64);
-            let extra = if noisy { self.extra.get(&(v as u32)).copied().unwrap_or(0) as f64 } else { 0.0 };
-            times.push(start + if noisy { c + extra } else { c });
-        }
-    }
-
-    /// The makespan at `p` (ps).
-    pub fn makespan(&self, p: &Point, times: &mut Vec<f64>) -> f64 {
-        self.times(p, times);
-        times[self.sink as usize]
-    }
-
-    /// The makespan at `p` and ∂T/∂x both ways: a path's slope is the sum of its
-    /// nodes' coefficients; T's slope going up is the largest over the paths that
-    /// set T (a maximum of lines grows with its steepest tied line), going down the
-    /// smallest.
-    pub fn eval(&self, p: &Point, x: Param, buf: &mut Buffers) -> Eval {
-        let n = self.nodes.len();
-        buf.times.clear();
-        buf.down.clear();
-        buf.up.clear();
-        buf.times.reserve(n);
-        buf.down.reserve(n);
-        buf.up.reserve(n);
-        let all = self.pred_nodes();
-        let mut first = 0;
-        for v in 0..n {
-            let preds = &all[first..first + self.nodes.pred_count(v)];
-            first += preds.len();
-            let start = preds.iter().map(|&q| buf.times[q as usize]).fold(0.0, f64::max);
-            let (mut down, mut up) = (f64::INFINITY, f64::NEG_INFINITY);
-            for &q in preds {
-                if buf.times[q as usize] == start {
-                    down = down.min(buf.down[q as usize]);
-                    up = up.max(buf.up[q as usize]);
-                }
-            }
-            if preds.is_empty() {
-                (down, up) = (0.0, 0.0);
-            }
-            let (cd, cu) = self.coef(v, p, x);
-            buf.times.push(start + self.cost(v, p));
-            buf.down.push(down + cd);
-            buf.up.push(up + cu);
-        }
-        let s = self.sink as usize;
-        Eval { makespan: buf.times[s], slope_down: buf.down[s], slope_up: buf.up[s] }
     }
 }
 
@@ -314,7 +220,7 @@ impl ExecGraph {
     }
 
     /// The per-byte cost a receive's max compares `x` with (G for O, O for G).
-    fn other_per_byte(&self, n: &Node, p: &Point, x: Param) -> f64 {
+    pub(crate) fn other_per_byte(&self, n: &Node, p: &Point, x: Param) -> f64 {
         let l = &p.levels[self.level_of(n)];
         match x {
             Param::OverheadPerByte(_) => l.gap_per_byte,
@@ -330,10 +236,29 @@ impl ExecGraph {
     }
 }
 
-/// Scratch space of [`ExecGraph::eval`], kept between calls.
-#[derive(Default)]
-pub struct Buffers {
-    pub times: Vec<f64>,
-    down: Vec<f64>,
-    up: Vec<f64>,
+/// Each kind and level's price at one point, and whether it is whole ps per byte:
+/// a node's cost there as a pass at that point computes it.
+pub(crate) struct BasePrices(pub(crate) [(Price, bool); KINDS * 2]);
+
+impl BasePrices {
+    pub fn of(p: &Point) -> BasePrices {
+        BasePrices(std::array::from_fn(|i| {
+            let (k, level) = (i as u8 / 2, i % 2);
+            let price = Price::of(k, &p.levels[level], p);
+            (price, price.whole(k))
+        }))
+    }
+
+    /// The cost (ps) of a node of price index `i` with `bytes`, its noise left out
+    /// (always inlined: the loop at the run's end took 59 ms on the exchange with a
+    /// call per node, 50 without).
+    #[inline(always)]
+    pub(crate) fn of_pair(&self, i: usize, bytes: u64) -> f64 {
+        let (k, (price, whole), b) = ((i >> 1) as u8, &self.0[i], bytes as f64);
+        if *whole && k != kind::COMPUTE {
+            price.fixed + max(b * price.per_byte, b * price.or_per_byte)
+        } else {
+            price.cost(k, b)
+        }
+    }
 }

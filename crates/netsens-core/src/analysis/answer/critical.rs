@@ -1,10 +1,10 @@
 //! The critical path of a recorded run: the chain of times that sets its end, from
 //! the end back to the start, and what its time was spent on.
 
-use super::batch::Choices;
-use super::eval::{bytes_time, compute_time};
-use super::graph::{kind, Edge, ExecGraph};
-use super::params::Point;
+use crate::analysis::passes::at_base::Choices;
+use crate::analysis::prices::price::{bytes_time, compute_time};
+use crate::analysis::record::graph::{kind, Edge, ExecGraph};
+use crate::analysis::record::params::Point;
 use crate::engine::{OpId, OpKind};
 use std::collections::BTreeMap;
 

@@ -1,9 +1,9 @@
 //! One request, one answer: the critical path, every parameter's slopes and
 //! tolerances, and the curves asked for, as JSON with a unit on every number.
 
-use super::eval::Buffers;
-use super::graph::ExecGraph;
-use super::params::{Param, Point};
+use crate::analysis::passes::eval::Buffers;
+use crate::analysis::record::graph::ExecGraph;
+use crate::analysis::record::params::{Param, Point};
 use crate::engine::OpId;
 use crate::error::{Error, Result};
 use crate::platform::Platform;

@@ -10,10 +10,11 @@
 //! a set of residues mod 1000 holds them all; a node of 1000 bytes or more rises at
 //! every fs/B.
 
-use super::eval::{Coef, KINDS};
-use super::params::{Param, Point};
+use super::price::Coef;
 pub use super::sizes::NodeSizes;
 use super::sizes::{ByteCounts, Residues, PERIOD};
+use crate::analysis::record::kind::KINDS;
+use crate::analysis::record::params::{Param, Point};
 
 /// The fs/B (mod 1000) at which some node priced per byte by one parameter costs
 /// more than 1 fs/B below: T can rise only there.
@@ -128,10 +129,10 @@ pub(crate) fn any_coarse(edges: &[f64], coarse: impl Fn(f64) -> bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::cpu_stairs::ComputeSizes;
-    use super::super::kind;
-    use super::super::params::LevelValues;
     use super::super::sizes::PER_BYTE;
     use super::*;
+    use crate::analysis::record::kind;
+    use crate::analysis::record::params::LevelValues;
 
     /// The engine's rounded price of `b` bytes at `fs` fs/B, in integers.
     fn price(b: u64, fs: u64) -> u64 {

@@ -9,7 +9,7 @@
 //! Kept only where the program has few sizes (a trace of measured computations has
 //! as many edges as floats, and its search stays on floats).
 
-use super::eval::compute_time;
+use super::price::compute_time;
 
 /// Computation sizes beyond which the edges are not kept.
 pub const MAX_SIZES: usize = 16;
