@@ -161,7 +161,12 @@ impl<O: Observer + ?Sized> Core<O> {
         if self.obs.is_some() {
             tell!(self.delayed(Key::Msg(id), send_op, Cost::RecvCpu { level, k, gap_bytes }));
             tell!(self.delayed(Key::Msg(id), send_op, Cost::LinkTransmit(slow)));
-            tell!(self.delayed(Key::Msg(id), send_op, Cost::LinkWait(wait - slow)));
+            // The wait behind shared links, a node per class of links that held the
+            // bytes back (they add up to `wait - slow`).
+            let split = self.fabric.as_mut().map(|f| f.take_wait_split(id)).unwrap_or_default();
+            for (class, ps) in split {
+                tell!(self.delayed(Key::Msg(id), send_op, Cost::LinkWait { class, ps }));
+            }
             tell!(self.after(Key::Msg(id), Key::Op(op)));
             tell!(self.begin(Key::Msg(id), op, Some(host), &[]));
         }
