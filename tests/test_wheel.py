@@ -96,7 +96,7 @@ def test_compare_on_every_preset_runs_from_the_wheel(venv, tmp_path):
     # The presets' files come from the installed package: the barrier on all of them.
     # Its 4 rounds of o + L + o on the seeds' NOW (o = 2.9 us, L = 5 us) are 43.2 us.
     proc = in_venv(
-        venv, tmp_path, "netsens", "compare", str(BARRIER), "--networks", "all",
+        venv, tmp_path, "netsens", "compare", str(BARRIER), "--network", "all",
         "--results", str(tmp_path / "r"), "--json", "--quiet",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
