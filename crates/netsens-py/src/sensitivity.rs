@@ -57,7 +57,9 @@ fn name_link_classes(out: &mut serde_json::Value, run: &serde_json::Value) {
     for row in rows {
         let name = match row["class_index"].as_u64() {
             None => "wide-area".to_string(),
-            Some(i) => run["links"]["classes"][i as usize]["class"].as_str().map_or(format!("class {i}"), str::to_string),
+            Some(i) => {
+                run["links"]["classes"][i as usize]["class"].as_str().map_or(format!("class {i}"), str::to_string)
+            }
         };
         row["class"] = json!(name);
     }

@@ -107,7 +107,10 @@ pub enum Cost {
     /// What it waited on links shared with other messages, ps: held fixed. `class`:
     /// the fabric's class of the links that held its bytes back (a wait split over
     /// several classes is told once per class).
-    LinkWait { class: u16, ps: Time },
+    LinkWait {
+        class: u16,
+        ps: Time,
+    },
 }
 
 /// Which pending event a time belongs to: an operation's (ready, disk done) or a

@@ -239,10 +239,13 @@ impl Fabric {
         let start = t1.saturating_add(round_ps(latency as f64 * s.latency_factor));
         let alone = nic.checked_cost(bytes).unwrap_or(Time::MAX);
         let slowest = links.iter().map(|&l| self.capacity[l as usize]).fold(bound, f64::min);
-        let slowest_class = links
-            .iter()
-            .min_by(|&&a, &&b| self.capacity[a as usize].total_cmp(&self.capacity[b as usize]))
-            .map_or(u16::MAX, |&l| self.net.links[l as usize].class);
+        let slowest_class = match self.by_class {
+            true => links
+                .iter()
+                .min_by(|&&a, &&b| self.capacity[a as usize].total_cmp(&self.capacity[b as usize]))
+                .map_or(u16::MAX, |&l| self.net.links[l as usize].class),
+            false => u16::MAX,
+        };
         let slow_link = if slowest > 0.0 { round_ps(bytes as f64 / slowest).saturating_sub(alone) } else { Time::MAX };
         let flow = Flow {
             msg,
