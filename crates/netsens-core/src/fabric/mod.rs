@@ -45,8 +45,34 @@ pub struct Retimed {
     pub end: Time,
 }
 
+/// A flow's link queueing per class of links (ps, by class; nothing where the fabric
+/// does not split waits): a few classes inline (a route crosses few), more beside.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WaitSplit {
+    inline: [(u16, Time); 4],
+    n: u8,
+    more: Vec<(u16, Time)>,
+}
+
+impl WaitSplit {
+    fn push(&mut self, part: (u16, Time)) {
+        match self.inline.get_mut(self.n as usize) {
+            Some(slot) => {
+                *slot = part;
+                self.n += 1;
+            }
+            None => self.more.push(part),
+        }
+    }
+
+    /// (class, ps) of each class that held the bytes back, by class.
+    pub fn parts(&self) -> impl Iterator<Item = (u16, Time)> + '_ {
+        self.inline[..self.n as usize].iter().chain(&self.more).copied()
+    }
+}
+
 /// A flow whose bytes are through, handed back to the engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Through {
     pub msg: u32,
     pub phase: u8,
@@ -55,6 +81,8 @@ pub struct Through {
     /// Of `link_wait`, what its bytes would take beyond `k·G` alone on its route (a
     /// link slower than its NIC); the rest is sharing.
     pub slow_link: Time,
+    /// The rest per class of links ([`Fabric::by_class`]).
+    pub split: WaitSplit,
 }
 
 struct Flow {
@@ -116,10 +144,8 @@ pub struct Fabric {
     /// Split each flow's wait by the class of the links that held it back (a
     /// recorded run: the critical path's link waits per class).
     pub by_class: bool,
-    /// Per message whose bytes are through, its wait behind shared links per class
-    /// of links, until the engine takes it ([`Fabric::take_wait_split`]).
-    split: rustc_hash::FxHashMap<u32, Vec<(u16, Time)>>,
     held: Vec<u32>,
+    scratch_split: Vec<(u16, Time)>,
     // Scratch of the sharing.
     solver: Solver,
     seen_flow: Vec<u32>,
@@ -171,8 +197,8 @@ impl Fabric {
             wait_of_rank: vec![0; ranks as usize],
             retimed: Vec::new(),
             by_class: false,
-            split: Default::default(),
             held: Vec::new(),
+            scratch_split: Vec::new(),
             solver: Solver::default(),
             seen_flow: Vec::new(),
             epoch: 0,
@@ -328,11 +354,13 @@ impl Fabric {
         f.end = Time::MAX;
         f.through = true;
         let wait = now.saturating_sub(f.start).saturating_sub(f.alone);
-        let through = Through { msg: f.msg, phase: f.phase, link_wait: wait, slow_link: f.slow_link.min(wait) };
+        let slow_link = f.slow_link.min(wait);
+        let mut split = WaitSplit::default();
         if self.by_class {
-            let split = split_by_class(&f.lost, wait - through.slow_link, f.slowest_class);
-            self.split.insert(f.msg, split);
+            split_by_class(&f.lost, wait - slow_link, f.slowest_class, &mut self.scratch_split);
+            self.scratch_split.iter().for_each(|&part| split.push(part));
         }
+        let through = Through { msg: f.msg, phase: f.phase, link_wait: wait, slow_link, split };
         self.wait_of_rank[f.rank as usize] = self.wait_of_rank[f.rank as usize].saturating_add(wait);
         // Off its links now: the flows it shared them with are reshared.
         self.reshare(now, id);
@@ -435,13 +463,6 @@ impl Fabric {
         }
     }
 
-    /// Message `msg`'s wait behind shared links per class of links (ps, by class;
-    /// they add up to its link wait beyond a slower link's), once its bytes are
-    /// through; empty where the fabric does not split waits ([`Fabric::by_class`]).
-    pub fn take_wait_split(&mut self, msg: u32) -> Vec<(u16, Time)> {
-        self.split.remove(&msg).unwrap_or_default()
-    }
-
     /// The names of the classes of links, by class.
     pub fn class_names(&self) -> &[String] {
         &self.net.classes
@@ -456,35 +477,48 @@ impl Fabric {
 /// `total` ps shared among the classes in proportion to the time each `lost`, in whole
 /// ps adding up to `total` (the class that lost most takes the rounding), by class;
 /// all to `fallback` where none lost any (a wait of rounding alone).
-fn split_by_class(lost: &[(u16, f64)], total: Time, fallback: u16) -> Vec<(u16, Time)> {
+fn split_by_class(lost: &[(u16, f64)], total: Time, fallback: u16, out: &mut Vec<(u16, Time)>) {
+    out.clear();
     if total == 0 {
-        return Vec::new();
+        return;
     }
     let sum: f64 = lost.iter().map(|c| c.1).sum();
     let first_most = |&a: &usize, &b: &usize| lost[a].1.total_cmp(&lost[b].1).then(b.cmp(&a));
     let Some(most) = (0..lost.len()).max_by(first_most).filter(|_| sum > 0.0) else {
-        return vec![(fallback, total)];
+        out.push((fallback, total));
+        return;
     };
-    let mut out: Vec<(u16, Time)> =
-        lost.iter().map(|&(c, x)| (c, ((total as f64) * (x / sum)).floor().min(total as f64) as Time)).collect();
+    out.extend(lost.iter().map(|&(c, x)| (c, ((total as f64) * (x / sum)).floor().min(total as f64) as Time)));
     let given: Time = out.iter().map(|c| c.1).sum();
     out[most].1 += total.saturating_sub(given);
     out.retain(|c| c.1 > 0);
     out.sort_unstable_by_key(|c| c.0);
-    out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::split_by_class;
+    use super::{split_by_class, WaitSplit};
+
+    fn split(lost: &[(u16, f64)], total: u64) -> Vec<(u16, u64)> {
+        let mut out = Vec::new();
+        split_by_class(lost, total, 9, &mut out);
+        out
+    }
 
     #[test]
     fn a_wait_splits_in_proportion_in_whole_ps() {
         // 1000 ps lost 1 : 3 between classes 2 and 0; 7 ps among three equal ones:
         // 2 each, the rounding's 1 ps to the first that lost most.
-        assert_eq!(split_by_class(&[(2, 10.0), (0, 30.0)], 1000, 9), vec![(0, 750), (2, 250)]);
-        assert_eq!(split_by_class(&[(1, 1.0), (0, 1.0), (2, 1.0)], 7, 9), vec![(0, 2), (1, 3), (2, 2)]);
-        assert_eq!(split_by_class(&[], 5, 9), vec![(9, 5)]);
-        assert_eq!(split_by_class(&[(1, 3.0)], 0, 9), vec![]);
+        assert_eq!(split(&[(2, 10.0), (0, 30.0)], 1000), vec![(0, 750), (2, 250)]);
+        assert_eq!(split(&[(1, 1.0), (0, 1.0), (2, 1.0)], 7), vec![(0, 2), (1, 3), (2, 2)]);
+        assert_eq!(split(&[], 5), vec![(9, 5)]);
+        assert_eq!(split(&[(1, 3.0)], 0), vec![]);
+    }
+
+    #[test]
+    fn a_split_keeps_every_class_past_its_inline_ones() {
+        let mut s = WaitSplit::default();
+        (0..6).for_each(|c| s.push((c, 10 * c as u64 + 1)));
+        assert_eq!(s.parts().collect::<Vec<_>>(), (0..6).map(|c| (c, 10 * c as u64 + 1)).collect::<Vec<_>>());
     }
 }
