@@ -9,7 +9,14 @@ Both measured in the same process, one after the other, on one process (--jobs 1
 work) and on every core (the command's default: the wait); one run is the best of 3.
 Prints a table; nothing is asserted.
 
+``--breakdown`` prints instead, per network, where a point's CPU time goes: one run, the
+recorded run with its critical path, the tolerances' passes over the record, the
+halvings' pass, and the rest of the point (a run without the taper where one is made,
+Python), each the least CPU seconds of three calls, and the point as runs of the first
+network.
+
     .venv/bin/python scripts/bench_compare.py [--trace PATH] [--apps ft,is,mg] [--ranks 64]
+    .venv/bin/python scripts/bench_compare.py --breakdown --apps is,em3d-write
 """
 
 from __future__ import annotations
@@ -32,13 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def one_run(w) -> tuple[float, float]:
     """(wall s, CPU s of this process, every thread) of one run on the first preset."""
-    sized = resolve(DEFAULT[0], w.ranks)
-    wall, cpu = time.perf_counter(), time.process_time()
-    if w.app:
-        run_app(w.app, w.ranks, w.size, sized.platform, sized.overrides, matrix=False)
-    else:
-        run_goal(w.path, sized.platform, sized.overrides, matrix=False)
-    return time.perf_counter() - wall, time.process_time() - cpu
+    return one_run_on(w, resolve(DEFAULT[0], w.ranks))
 
 
 def compared(w, jobs: int) -> tuple[float, float]:
@@ -50,13 +51,69 @@ def compared(w, jobs: int) -> tuple[float, float]:
         return time.perf_counter() - wall, time.process_time() - cpu
 
 
+def _cpu(f, repeats: int = 3) -> tuple[float, object]:
+    """The least CPU seconds of ``repeats`` calls of ``f`` (the machine's other load
+    only adds), and the last call's answer."""
+    best, out = float("inf"), None
+    for _ in range(repeats):
+        began = time.process_time()
+        out = f()
+        best = min(best, time.process_time() - began)
+    return best, out
+
+
+def breakdown(w) -> None:
+    """Per network: one run, the recorded run (critical path), the tolerances, the
+    halvings and the rest of the point, in CPU seconds."""
+    from netsens.compare import measure
+    from netsens.sensitivity.analyze import analyze
+
+    base = min(one_run(w)[1] for _ in range(3))
+    print(f"{w.label}: one run on {DEFAULT[0]} {base:.3f} s CPU")
+    print(f"  {'network':<14} {'run':>7} {'record':>7} {'tol.':>7} {'halv.':>7} {'rest':>7}"
+          f" {'point':>7} {'runs':>6}  passes of the tolerances")  # fmt: skip
+    total = 0.0
+    for n in DEFAULT:
+        sized = resolve(n, w.ranks)
+        args = {**w.engine_args(), "platform": sized.platform, "overrides": sized.overrides}
+        args |= {"chain": 0, "confirm": False}
+        run = min(one_run_on(w, sized)[1] for _ in range(2))
+        rec, _ = _cpu(lambda: analyze(**args, params=[], epsilons=[]))  # noqa: B023
+        tol, out = _cpu(
+            lambda: analyze(**args, params=list(measure.PARAMS), epsilons=measure.EPSILONS)  # noqa: B023
+        )
+        half, _ = _cpu(lambda: analyze(**args, params=[], epsilons=[], at=measure._halves(sized)))  # noqa: B023
+        point, _ = _cpu(lambda: measure.point(w, n))  # noqa: B023
+        total += point
+        full = tol + half - rec  # the point's one analysis: record, tolerances, halvings
+        cells = [run, rec, tol - rec, half - rec, point - full, point]
+        line = f"  {n:<14}" + "".join(f" {c:>7.3f}" for c in cells)
+        print(f"{line} {point / base:>5.2f}x  {out['newton_passes']}", flush=True)
+    print(f"  all networks: {total:.3f} s CPU, {total / base:.1f}x one run")
+
+
+def one_run_on(w, sized) -> tuple[float, float]:
+    """(wall s, CPU s) of one run on network ``sized``."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    if w.app:
+        run_app(w.app, w.ranks, w.size, sized.platform, sized.overrides, matrix=False)
+    else:
+        run_goal(w.path, sized.platform, sized.overrides, matrix=False)
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trace", default=str(ROOT / "examples/traces/ring/traces.otf2"))
     ap.add_argument("--apps", default="ft,is,mg,cg,radix,em3d-write")
     ap.add_argument("--ranks", type=int, default=64)
     ap.add_argument("--size", default="small")
+    ap.add_argument("--breakdown", action="store_true", help="where each point's time goes")
     args = ap.parse_args()
+    if args.breakdown:
+        for a in args.apps.split(","):
+            breakdown(workload_of(None, a, args.ranks, args.size))
+        return 0
     jobs = default_jobs()
     print(f"networks: {', '.join(DEFAULT)}; compare on 1 and on {jobs} processes")
     threads = os.environ.get("NETSENS_ANALYSIS_THREADS", "the cores'")

@@ -13,6 +13,8 @@ import pytest
 from cli_run import ROOT, one_error_line
 from cli_run import netsens as cli
 
+from netsens.compare.report import figure_data
+
 NS = 1000
 
 # L = o = 1 us, no gap, G = 1 ns/B; a fat-tree of 2 leaves of 2 hosts, 1 GB/s links
@@ -90,6 +92,12 @@ def test_removing_the_taper_is_weighed_where_a_link_is_shared(tmp_path):
     # 4000 ns beyond their 4000 G: through at 9400 ns, received L + o later: 11400 ns.
     assert row["makespan_ps"] == 11400 * NS
     assert row["critical_path"]["link queueing"] == 4000 * NS
+    # All of it behind the top's links (level 2: leaf 0's one up link, the way down to
+    # leaf 1), whose shares held both flows; none behind a host's link (level 1).
+    assert row["link_queueing_by_class"] == {"level 2": 4000 * NS}
+    stacked = figure_data(doc)["stacked_pct"]
+    assert stacked["link queueing: level 2"] == [pytest.approx(100 * 4000 / 11400, rel=1e-12)]
+    assert "link queueing" not in stacked
     # Halving o saves 1000 ns, G 2000 ns; removing the taper 4000 ns: it helps most.
     gain = 1 - 7400 * NS / row["makespan_ps"]
     assert row["advice"] == f"Removing the taper would help most: {100 * gain:.1f} % shorter"

@@ -48,6 +48,9 @@ def test_the_wheel_holds_the_native_module_and_the_package():
     assert any(n.startswith("netsens/_core") and n.endswith(".so") for n in names)
     assert "netsens/__init__.py" in names
     assert any(n.startswith("netsens/cli") for n in names)
+    # `netsens compare`'s presets are data files beside their module: every one is in it.
+    presets = sorted(p.name for p in (ROOT / "python/netsens/compare/networks").glob("*.toml"))
+    assert presets and all(f"netsens/compare/networks/{p}" in names for p in presets), presets
 
 
 def in_venv(venv: tuple[Path, dict[str, str]], cwd: Path, program: str, *args: str):
@@ -87,3 +90,17 @@ def test_the_python_api_runs_from_the_wheel(venv, tmp_path):
     env_dir, _ = venv
     assert Path(module).is_relative_to(env_dir), module
     assert os.fspath(ROOT / "python") not in module
+
+
+def test_compare_on_every_preset_runs_from_the_wheel(venv, tmp_path):
+    # The presets' files come from the installed package: the barrier on all of them.
+    # Its 4 rounds of o + L + o on the seeds' NOW (o = 2.9 us, L = 5 us) are 43.2 us.
+    proc = in_venv(
+        venv, tmp_path, "netsens", "compare", str(BARRIER), "--network", "all",
+        "--results", str(tmp_path / "r"), "--json", "--quiet",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["network"]: r for r in json.loads(proc.stdout)["networks"]}
+    wanted = {p.stem for p in (ROOT / "python/netsens/compare/networks").glob("*.toml")}
+    assert wanted <= set(rows) and {"now1997", "das1998"} <= set(rows)
+    assert rows["now1997"]["makespan_ps"] == 4 * (2_900_000 + 5_000_000 + 2_900_000)

@@ -136,6 +136,9 @@ fn wide_area_links_and_their_queues_agree_with_full_runs() {
     assert_eq!(cp.parts.get(&Part::LinkQueue), Some(&(1000.0 * 1000.0)));
     assert_eq!(cp.parts.get(&Part::WanBytes), Some(&(1000.0 * 1000.0)));
     assert_eq!(cp.parts.get(&Part::WanLatency), Some(&(3_000.0 * 1000.0)));
+    // The queue is the wide-area link's: its own class of the link queueing.
+    let wide_area = netsens_core::analysis::critical::WIDE_AREA;
+    assert_eq!(cp.link_queue_by_class.iter().collect::<Vec<_>>(), vec![(&wide_area, &(1000.0 * 1000.0))]);
 }
 
 #[test]
@@ -1229,4 +1232,67 @@ fn a_receive_that_waits_for_its_bytes_after_its_first_byte_is_recorded_as_the_ru
     let total: f64 = make_up.iter().map(|(_, ns)| ns).sum();
     assert_eq!(total, 3250.0, "{make_up:?}");
     assert!(make_up.contains(&("link queueing".to_string(), 1000.0)), "{make_up:?}");
+}
+
+/// Two leaves `l0` (hosts 0, 1) and `l1` (hosts 2, 3) under one spine, every link
+/// 1 GB/s: host links of class "host-leaf", the leaves' uplinks of class "leaf-spine".
+/// End points free but G = 1 ns/B (the NIC's rate is the links').
+fn leaf_spine() -> Platform {
+    let ends = "[cluster]\nL = \"0ns\"\no = \"0ns\"\ng = \"0ns\"\nG = \"1ns/B\"\nS = \"1GiB\"\n";
+    let mut t = String::from("[topology]\nkind = \"graph\"\nhosts = 4\nswitches = [\"l0\", \"l1\", \"s0\"]\n");
+    let links = [("h0", "l0"), ("h1", "l0"), ("h2", "l1"), ("h3", "l1"), ("l0", "s0"), ("l1", "s0")];
+    for (a, b) in links {
+        let class = if b == "s0" { "leaf-spine" } else { "host-leaf" };
+        t += &format!("[[topology.links]]\nends = [\"{a}\", \"{b}\"]\nbandwidth = \"1GB/s\"\nclass = \"{class}\"\n");
+    }
+    Platform::from_toml(&format!("{ends}{t}"), "t.toml").unwrap()
+}
+
+/// The critical path's link queueing per class of links (the fabric's class
+/// numbers: in leaf_spine's order, 0 = host-leaf, 1 = leaf-spine), in ns.
+fn queueing_by_class_ns(g: &ExecGraph, p: &Platform) -> Vec<(u16, f64)> {
+    let base = Point::of(p);
+    let mut times = Vec::new();
+    g.times(&base, &mut times);
+    let cp = g.critical_path(&base, &times);
+    cp.link_queue_by_class.iter().map(|(&c, &ps)| (c, ps / 1000.0)).collect()
+}
+
+#[test]
+fn two_flows_sharing_only_a_leaf_uplink_wait_in_its_class() {
+    // 0 → 2 and 1 → 3 at once, 1001 B: their k = 1000 B share only l0 → s0 and
+    // s0 → l1 (the uplink's class) at 0.5 B/ns: 2000 ns where alone 1000, δ = 1000 ns,
+    // all of it behind leaf-spine links. Rank 2 ends at k·G + δ = 2000 ns.
+    let s = messages(4, &[(0, 2, 1001), (1, 3, 1001)]);
+    let p = leaf_spine();
+    assert_eq!(makespan(&s, &p), 2_000_000);
+    let g = record(&s, &p);
+    assert_eq!(make_up_ns(&g, &p), parts(&[("G", 1000.0), ("link queueing", 1000.0)]));
+    assert_eq!(queueing_by_class_ns(&g, &p), vec![(1, 1000.0)]);
+}
+
+#[test]
+fn a_flow_held_back_by_two_classes_in_turn_splits_its_wait_between_them() {
+    // Rank 0 sends A (k = 2000 B) to 2 at 0; rank 1 sends B (k = 1000 B) to 3 at 0:
+    // they share the uplink at 0.5 B/ns until B is through at 2000 ns (A has lost
+    // 1000 ns behind leaf-spine links, 1000 B moved). Then rank 0 sends C (k = 500 B)
+    // to 1 (its NIC free at 2000 ns: 2000 B · G), which shares A's host link h0 → l0:
+    // 0.5 B/ns each until C is through at 3000 ns (A lost 500 ns behind a host-leaf
+    // link), and A's last 500 B alone: A through at 3500 ns, δ = 1500 ns. Rank 2 ends
+    // at k·G + δ = 3500 ns (rank 1's C at 2000 + 500 + 500 ns).
+    let mut b = ScheduleBuilder::new(4);
+    let a = b.send(0, 2, 2001, 0, 0, 0);
+    b.recv(2, 0, 2001, 0, 0, 0);
+    b.send(1, 3, 1001, 0, 0, 0);
+    b.recv(3, 1, 1001, 0, 0, 0);
+    let c = b.send(0, 1, 501, 1, 0, 0);
+    b.requires(c, a);
+    b.recv(1, 0, 501, 1, 0, 0);
+    let s = b.build().unwrap();
+    let p = leaf_spine();
+    assert_eq!(makespan(&s, &p), 3_500_000);
+    let g = record(&s, &p);
+    assert_eq!(g.makespan(&Point::of(&p), &mut Vec::new()), 3_500_000.0);
+    assert_eq!(make_up_ns(&g, &p), parts(&[("G", 2000.0), ("link queueing", 1500.0)]));
+    assert_eq!(queueing_by_class_ns(&g, &p), vec![(0, 500.0), (1, 1000.0)]);
 }

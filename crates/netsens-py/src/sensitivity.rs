@@ -45,8 +45,24 @@ fn answer(
     let mut out = report(graph, p, req, describe).map_err(to_py)?;
     let run: serde_json::Value =
         serde_json::from_str(&result_json(result, p, workload, extra, Some(64))).expect("a result is JSON");
+    name_link_classes(&mut out, &run);
     out["run"] = run;
     Ok(out.to_string())
+}
+
+/// Each class of the critical path's link queueing named as the run's link report
+/// names it (by index), the wide-area links as such.
+fn name_link_classes(out: &mut serde_json::Value, run: &serde_json::Value) {
+    let Some(rows) = out["critical_path"]["link_queueing_by_class"].as_array_mut() else { return };
+    for row in rows {
+        let name = match row["class_index"].as_u64() {
+            None => "wide-area".to_string(),
+            Some(i) => {
+                run["links"]["classes"][i as usize]["class"].as_str().map_or(format!("class {i}"), str::to_string)
+            }
+        };
+        row["class"] = json!(name);
+    }
 }
 
 /// (first rank, last rank, from ps, to ps, items kept at most) of a timeline.

@@ -169,10 +169,10 @@ def compare_command(
     Runs the program (a trace in any format netsens reads, a GOAL file, or --app with
     --ranks) once on each network, recording the run: per network the predicted run
     time and its ratio to the best, where the critical path's time goes (compute, o, L,
-    G, the links' latency and waits), the busiest links, each parameter's tolerance at
-    1 % and 5 %, and the one change that would help most (halving a parameter or
-    removing the taper). Each network is sized to the job. Points are kept in
-    --results as they finish: run the same command again to continue.
+    G, the links' latency, the waits per class of links), the busiest links, each
+    parameter's tolerance at 1 % and 5 %, and the one change that would help most
+    (halving a parameter or removing the taper). Each network is sized to the job.
+    Points are kept in --results as they finish: run the same command again to continue.
     """
     from netsens.compare import measure, study, summary
     from netsens.compare.networks import expand

@@ -115,6 +115,10 @@ def point(
         else cpu_speed,
         "makespan_ps": t0,
         "critical_path": {p["part"]: p["ps"] for p in out["critical_path"]["parts"]},
+        # The path's link queueing by the class of the links that held its bytes back.
+        "link_queueing_by_class": {
+            c["class"]: c["ps"] for c in out["critical_path"].get("link_queueing_by_class", [])
+        },
         "tolerance": _tolerances(out["params"]),
         "halved": _halved(out.get("at", []), t0),
         "links": _links(run.get("links")),

@@ -16,7 +16,15 @@ import os
 from pathlib import Path
 from typing import Any
 
-from netsens.compare.summary import PARTS, TOLERANCES, busiest, label, part_shares, tolerance_text
+from netsens.compare.summary import (
+    TOLERANCES,
+    busiest,
+    columns,
+    label,
+    part_shares,
+    path_parts,
+    tolerance_text,
+)
 from netsens.units_format import format_time
 
 FIGURES = ("run-time", "critical-path", "link-load")
@@ -55,16 +63,18 @@ def figure_data(doc: dict[str, Any]) -> dict[str, Any]:
     """The three figures' numbers: the same for the page and for the PNG/PDF."""
     rows = doc["networks"]
     names = [label(r) for r in rows]
-    parts = [p for p in PARTS if any(r["critical_path"].get(p, 0) for r in rows)]
-    other = [sum(v for k, v in r["critical_path"].items() if k not in PARTS) for r in rows]
     # Shares of each network's path (%): networks whose run times differ a hundredfold
-    # still show their make-up side by side.
-    totals = [sum(r["critical_path"].values()) or 1 for r in rows]
+    # still show their make-up side by side; the link queueing per class of links.
+    paths = [path_parts(r) for r in rows]
+    totals = [sum(cp.values()) or 1 for cp in paths]
+    shown = columns(rows)
     stacked = {
-        p: [100 * r["critical_path"].get(p, 0) / t for r, t in zip(rows, totals, strict=True)]
-        for p in parts
+        p: [100 * cp.get(p, 0) / t for cp, t in zip(paths, totals, strict=True)]
+        for p in shown
+        if p != "other"
     }
-    if any(other):
+    if "other" in shown:
+        other = [sum(v for k, v in cp.items() if k not in shown) for cp in paths]
         stacked["other"] = [100 * v / t for v, t in zip(other, totals, strict=True)]
     classes: list[str] = []
     for r in rows:
@@ -130,7 +140,7 @@ def _plotly(doc: dict[str, Any]) -> list[tuple[str, Any, str]]:
         "critical-path": "The critical path's make-up per network, as shares of its run "
         "time (compute, CPU overhead o, latency L, the NIC's gap g and per-byte gap G, "
         "the route's link latency, a link slower than the NIC, waits behind other flows "
-        "on shared links, the wide-area links).",
+        "on shared links per class of the links that held them back, the wide-area links).",
         "link-load": "Per class of links, the busiest link's busy time as a share of the run "
         "(networks without a topology have no shared links and no bars).",
     }
@@ -212,7 +222,7 @@ def _tables_html(doc: dict[str, Any]) -> str:
         )
     main.append("</table>")
     shares = [part_shares(r) for r in rows]
-    parts = [p for p in [*PARTS, "other"] if any(s.get(p, 0) for s in shares)]
+    parts = columns(rows)
     path = ["<table id='critical-path'><tr><th>network</th>"]
     path += [f"<th>{e(p)} (%)</th>" for p in parts] + ["</tr>"]
     for r, s in zip(rows, shares, strict=True):

@@ -65,13 +65,48 @@ def document(
     }
 
 
+def queue_part(link_class: str) -> str:
+    """The name of the critical path's link queueing behind one class of links."""
+    return f"link queueing: {link_class}"
+
+
+def path_parts(row: dict[str, Any]) -> dict[str, float]:
+    """The critical path's parts (ps) with its link queueing split by class of links
+    (``link queueing: level 2``); what no class accounts for stays "link queueing"."""
+    cp = dict(row["critical_path"])
+    by_class = row.get("link_queueing_by_class") or {}
+    queue = cp.pop("link queueing", 0)
+    for c, ps in by_class.items():
+        cp[queue_part(c)] = ps
+    rest = queue - sum(by_class.values())
+    if rest > 0.5:  # ps: the classes' whole ps add up to the total
+        cp["link queueing"] = rest
+    return cp
+
+
+def columns(rows: list[dict[str, Any]]) -> list[str]:
+    """The parts shown, in PARTS's order, each class's link queueing where the total's
+    place is; "other" last where a part outside PARTS is on some path."""
+    present = [path_parts(r) for r in rows]
+    out: list[str] = []
+    for p in PARTS:
+        if p == "link queueing":
+            out += sorted({k for cp in present for k in cp if k.startswith(queue_part(""))})
+        if any(cp.get(p, 0) > 0 for cp in present):
+            out.append(p)
+    if any(k not in PARTS and not k.startswith(queue_part("")) for cp in present for k in cp):
+        out.append("other")
+    return out
+
+
 def part_shares(row: dict[str, Any]) -> dict[str, float]:
-    """Each part of the critical path as a share of the run (the parts not in PARTS
-    joined as "other")."""
-    cp = row["critical_path"]
+    """Each part of the critical path as a share of the run, the link queueing per
+    class of links (the parts not in PARTS joined as "other")."""
+    cp = path_parts(row)
     total = sum(cp.values()) or 1
-    out = {p: cp.get(p, 0) / total for p in PARTS}
-    other = sum(v for k, v in cp.items() if k not in PARTS)
+    known = set(PARTS)
+    out = {p: v / total for p, v in cp.items() if p in known or p.startswith(queue_part(""))}
+    other = sum(v for k, v in cp.items() if k not in out)
     if other:
         out["other"] = other / total
     return out
@@ -130,19 +165,15 @@ def tables(doc: dict[str, Any]) -> list[Any]:
         )
     path = Table(title="critical path: where its time goes (% of the run)")
     path.add_column("network")
-    shown = [p for p in PARTS if any(part_shares(r).get(p, 0) > 0 for r in rows)]
-    has_other = any("other" in part_shares(r) for r in rows)
-    for p in [*shown, *(["other"] if has_other else [])]:
+    shown = columns(rows)
+    for p in shown:
         path.add_column(p, justify="right")
     for r in rows:
         s = part_shares(r)
         if not r["critical_path"]:
-            path.add_row(label(r), *["-" for _ in [*shown, *(["other"] if has_other else [])]])
+            path.add_row(label(r), *["-" for _ in shown])
             continue
-        path.add_row(
-            label(r),
-            *[f"{100 * s.get(p, 0):.1f}" for p in [*shown, *(["other"] if has_other else [])]],
-        )
+        path.add_row(label(r), *[f"{100 * s.get(p, 0):.1f}" for p in shown])
     tol = Table(title="tolerance: the largest increase keeping the run within 1 % and 5 %")
     tol.add_column("network")
     tol.add_column("run within")

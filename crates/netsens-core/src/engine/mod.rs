@@ -287,6 +287,10 @@ impl<O: Observer + ?Sized> Core<O> {
     /// [`Core::run_observed`].
     pub fn observe(&mut self, obs: Box<O>) {
         self.obs = Some(obs);
+        // A recorded run's critical path splits its link waits by class of links.
+        if let Some(f) = self.fabric.as_mut() {
+            f.by_class = true;
+        }
     }
 
     /// As [`Core::run_with_progress`], also giving back the observer (told the run's

@@ -104,8 +104,13 @@ pub enum Cost {
     /// What a message's bytes took on its route's links alone beyond its NIC's
     /// `w·G` (a slower link), ps: held fixed.
     LinkTransmit(Time),
-    /// What it waited on links shared with other messages, ps: held fixed.
-    LinkWait(Time),
+    /// What it waited on links shared with other messages, ps: held fixed. `class`:
+    /// the fabric's class of the links that held its bytes back (a wait split over
+    /// several classes is told once per class).
+    LinkWait {
+        class: u16,
+        ps: Time,
+    },
 }
 
 /// Which pending event a time belongs to: an operation's (ready, disk done) or a

@@ -371,7 +371,7 @@ mod tests {
             3 => o.advance(c, At::Clock(Clock::HostDisk(i)), Cost::Compute(k), (k / 10) % 2 * 5),
             4 => o.set(Clock::Disk(i), At::Begin, i.is_multiple_of(3)),
             5 => o.release(At::Clock(c)),
-            6 => o.delayed(Key::Msg(1), i as OpId, Cost::LinkWait(k)),
+            6 => o.delayed(Key::Msg(1), i as OpId, Cost::LinkWait { class: 0, ps: k }),
             7 => o.after(Key::Msg(i as u32), Key::Op(2)),
             8 => o.posted(i as OpId),
             _ => o.wildcard(),

@@ -18,7 +18,6 @@ use crate::platform::{Level, LevelParams};
 use crate::time::Time;
 
 /// A message whose `k` bytes are a flow of the fabric: what its completion needs.
-#[derive(Clone, Copy)]
 pub(super) struct Bytes {
     /// Its first byte's arrival.
     ta: Time,
@@ -27,6 +26,8 @@ pub(super) struct Bytes {
     busy: Option<(Time, Level, u64, u64)>,
     /// Once through: δ and, of it, what a link slower than the NIC takes alone.
     through: Option<(Time, Time)>,
+    /// Once through, the rest of δ per class of links (a recorded run).
+    split: crate::fabric::WaitSplit,
     /// The operation whose completion waits, when its CPU's part is done, and the
     /// host it completes on.
     waiting: Option<(OpId, Time, u32)>,
@@ -80,7 +81,8 @@ impl<O: Observer + ?Sized> Core<O> {
         }
         *last = (ta, id);
         if k > 0 {
-            self.flow_bytes.insert(id, Bytes { ta, busy: None, through: None, waiting: None, handler: None });
+            let split = Default::default();
+            self.flow_bytes.insert(id, Bytes { ta, busy: None, through: None, split, waiting: None, handler: None });
         }
         self.queue.push(ta, EventKind::Arrive, id, phase as u8, 0);
     }
@@ -161,7 +163,11 @@ impl<O: Observer + ?Sized> Core<O> {
         if self.obs.is_some() {
             tell!(self.delayed(Key::Msg(id), send_op, Cost::RecvCpu { level, k, gap_bytes }));
             tell!(self.delayed(Key::Msg(id), send_op, Cost::LinkTransmit(slow)));
-            tell!(self.delayed(Key::Msg(id), send_op, Cost::LinkWait(wait - slow)));
+            // The wait behind shared links, a node per class of links that held the
+            // bytes back (they add up to `wait - slow`).
+            for (class, ps) in b.split.parts() {
+                tell!(self.delayed(Key::Msg(id), send_op, Cost::LinkWait { class, ps }));
+            }
             tell!(self.after(Key::Msg(id), Key::Op(op)));
             tell!(self.begin(Key::Msg(id), op, Some(host), &[]));
         }
@@ -193,6 +199,7 @@ impl<O: Observer + ?Sized> Core<O> {
             self.msgs[t.msg as usize].link_wait = t.link_wait;
             let b = self.flow_bytes.get_mut(&t.msg).expect("a flow's message has its bytes");
             b.through = Some((t.link_wait, t.slow_link));
+            b.split = t.split;
             if b.waiting.is_some() {
                 self.bytes_in(front, t.msg);
             }

@@ -34,7 +34,7 @@ use crate::error::Result;
 use crate::platform::topology::{Sharing, Topology};
 use crate::time::{PerByte, Time};
 use network::Network;
-use sharing::{Solver, Want};
+use sharing::{Solver, Want, NO_LINK};
 pub use stats::{LinkClassStats, LinkReport, LinkStats};
 
 /// A new end of flow `flow` (its event carries `version`).
@@ -45,8 +45,34 @@ pub struct Retimed {
     pub end: Time,
 }
 
+/// A flow's link queueing per class of links (ps, by class; nothing where the fabric
+/// does not split waits): a few classes inline (a route crosses few), more beside.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WaitSplit {
+    inline: [(u16, Time); 4],
+    n: u8,
+    more: Vec<(u16, Time)>,
+}
+
+impl WaitSplit {
+    fn push(&mut self, part: (u16, Time)) {
+        match self.inline.get_mut(self.n as usize) {
+            Some(slot) => {
+                *slot = part;
+                self.n += 1;
+            }
+            None => self.more.push(part),
+        }
+    }
+
+    /// (class, ps) of each class that held the bytes back, by class.
+    pub fn parts(&self) -> impl Iterator<Item = (u16, Time)> + '_ {
+        self.inline[..self.n as usize].iter().chain(&self.more).copied()
+    }
+}
+
 /// A flow whose bytes are through, handed back to the engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Through {
     pub msg: u32,
     pub phase: u8,
@@ -55,6 +81,8 @@ pub struct Through {
     /// Of `link_wait`, what its bytes would take beyond `k·G` alone on its route (a
     /// link slower than its NIC); the rest is sharing.
     pub slow_link: Time,
+    /// The rest per class of links ([`Fabric::by_class`]).
+    pub split: WaitSplit,
 }
 
 struct Flow {
@@ -81,6 +109,16 @@ struct Flow {
     slow_link: Time,
     /// The message's bytes, for the links' statistics.
     wire: u64,
+    /// Its rate alone on its route (its bound or its slowest link), bytes/ps.
+    route_rate: f64,
+    /// The link whose share holds its rate now ([`NO_LINK`]: its own bound).
+    held: u32,
+    /// The class of its route's slowest link: where a wait no link is known to
+    /// have caused (a rounding) is counted.
+    slowest_class: u16,
+    /// Per class of links, the time it lost so far to a link of the class holding
+    /// it below its rate alone (ps, kept only where the run is recorded).
+    lost: Vec<(u16, f64)>,
     /// The earliest end event pending (`Time::MAX`: none). An end that moves later
     /// waits for it and is scheduled again then: most moves cost no event.
     scheduled: Time,
@@ -103,6 +141,11 @@ pub struct Fabric {
     wait_of_rank: Vec<Time>,
     /// Flows whose times moved, for the engine to schedule.
     pub retimed: Vec<Retimed>,
+    /// Split each flow's wait by the class of the links that held it back (a
+    /// recorded run: the critical path's link waits per class).
+    pub by_class: bool,
+    held: Vec<u32>,
+    scratch_split: Vec<(u16, Time)>,
     // Scratch of the sharing.
     solver: Solver,
     seen_flow: Vec<u32>,
@@ -153,6 +196,9 @@ impl Fabric {
             free: Vec::new(),
             wait_of_rank: vec![0; ranks as usize],
             retimed: Vec::new(),
+            by_class: false,
+            held: Vec::new(),
+            scratch_split: Vec::new(),
             solver: Solver::default(),
             seen_flow: Vec::new(),
             epoch: 0,
@@ -189,11 +235,15 @@ impl Fabric {
         (bytes, wire): (u64, u64),
         nic: PerByte,
     ) -> (u32, Time) {
-        let mut links = match self.free.last() {
-            Some(&f) => std::mem::take(&mut self.flows[f as usize].links),
-            None => Vec::new(),
+        let (mut links, mut lost) = match self.free.last() {
+            Some(&f) => {
+                let f = &mut self.flows[f as usize];
+                (std::mem::take(&mut f.links), std::mem::take(&mut f.lost))
+            }
+            None => (Vec::new(), Vec::new()),
         };
         links.clear();
+        lost.clear();
         self.net.route(self.host_of[src as usize], self.host_of[dst as usize], &mut links);
         let s = &self.sharing;
         let latency: Time = links.iter().map(|&l| self.net.links[l as usize].latency).sum();
@@ -215,6 +265,13 @@ impl Fabric {
         let start = t1.saturating_add(round_ps(latency as f64 * s.latency_factor));
         let alone = nic.checked_cost(bytes).unwrap_or(Time::MAX);
         let slowest = links.iter().map(|&l| self.capacity[l as usize]).fold(bound, f64::min);
+        let slowest_class = match self.by_class {
+            true => links
+                .iter()
+                .min_by(|&&a, &&b| self.capacity[a as usize].total_cmp(&self.capacity[b as usize]))
+                .map_or(u16::MAX, |&l| self.net.links[l as usize].class),
+            false => u16::MAX,
+        };
         let slow_link = if slowest > 0.0 { round_ps(bytes as f64 / slowest).saturating_sub(alone) } else { Time::MAX };
         let flow = Flow {
             msg,
@@ -232,6 +289,10 @@ impl Fabric {
             alone,
             slow_link,
             wire,
+            route_rate: slowest,
+            held: NO_LINK,
+            slowest_class,
+            lost,
             scheduled: Time::MAX,
             version: 0,
         };
@@ -280,6 +341,9 @@ impl Fabric {
             }
             return None;
         }
+        if self.by_class {
+            self.held_back(id as usize, now);
+        }
         for &l in &self.flows[id as usize].links {
             let on = &mut self.on_link[l as usize];
             let pos = on.iter().position(|&x| x == id).expect("a flow is on each of its links");
@@ -290,7 +354,13 @@ impl Fabric {
         f.end = Time::MAX;
         f.through = true;
         let wait = now.saturating_sub(f.start).saturating_sub(f.alone);
-        let through = Through { msg: f.msg, phase: f.phase, link_wait: wait, slow_link: f.slow_link.min(wait) };
+        let slow_link = f.slow_link.min(wait);
+        let mut split = WaitSplit::default();
+        if self.by_class {
+            split_by_class(&f.lost, wait - slow_link, f.slowest_class, &mut self.scratch_split);
+            self.scratch_split.iter().for_each(|&part| split.push(part));
+        }
+        let through = Through { msg: f.msg, phase: f.phase, link_wait: wait, slow_link, split };
         self.wait_of_rank[f.rank as usize] = self.wait_of_rank[f.rank as usize].saturating_add(wait);
         // Off its links now: the flows it shared them with are reshared.
         self.reshare(now, id);
@@ -334,7 +404,11 @@ impl Fabric {
         if self.group_flows.is_empty() {
             return;
         }
-        for &f in &self.group_flows {
+        for i in 0..self.group_flows.len() {
+            let f = self.group_flows[i];
+            if self.by_class {
+                self.held_back(f as usize, now);
+            }
             let f = &mut self.flows[f as usize];
             f.left = (f.left - f.rate * now.saturating_sub(f.updated) as f64).max(0.0);
             f.updated = now;
@@ -347,11 +421,15 @@ impl Fabric {
                 Want { links: &f.links, weight: f.weight, bound: f.bound }
             })
             .collect();
-        self.solver.solve(&wants, &self.group_links, &self.capacity, &mut self.slot, &mut self.rates);
+        let held = self.by_class.then_some(&mut self.held);
+        self.solver.solve(&wants, &self.group_links, &self.capacity, &mut self.slot, &mut self.rates, held);
         drop(wants);
         for (k, &id) in self.group_flows.iter().enumerate() {
             let f = &mut self.flows[id as usize];
             f.rate = self.rates[k];
+            if self.by_class {
+                f.held = self.held[k];
+            }
             let end = if f.left <= 0.0 {
                 now
             } else if f.rate > 0.0 {
@@ -369,8 +447,78 @@ impl Fabric {
         }
     }
 
+    /// Flow `f`'s time from its last update to `now` beyond what its bytes moved then
+    /// would take alone on its route, counted to the class of the link holding it back.
+    fn held_back(&mut self, f: usize, now: Time) {
+        let f = &mut self.flows[f];
+        let dt = now.saturating_sub(f.updated) as f64;
+        if dt <= 0.0 || !(f.rate < f.route_rate && f.route_rate.is_finite()) {
+            return;
+        }
+        let lost = dt * (1.0 - f.rate / f.route_rate);
+        let class = if f.held == NO_LINK { f.slowest_class } else { self.net.links[f.held as usize].class };
+        match f.lost.iter_mut().find(|c| c.0 == class) {
+            Some(c) => c.1 += lost,
+            None => f.lost.push((class, lost)),
+        }
+    }
+
+    /// The names of the classes of links, by class.
+    pub fn class_names(&self) -> &[String] {
+        &self.net.classes
+    }
+
     /// What the links carried, at the end of the run.
     pub fn report(&self, end: Time) -> LinkReport {
         self.stats.report(&self.net, end, self.wait_of_rank.clone())
+    }
+}
+
+/// `total` ps shared among the classes in proportion to the time each `lost`, in whole
+/// ps adding up to `total` (the class that lost most takes the rounding), by class;
+/// all to `fallback` where none lost any (a wait of rounding alone).
+fn split_by_class(lost: &[(u16, f64)], total: Time, fallback: u16, out: &mut Vec<(u16, Time)>) {
+    out.clear();
+    if total == 0 {
+        return;
+    }
+    let sum: f64 = lost.iter().map(|c| c.1).sum();
+    let first_most = |&a: &usize, &b: &usize| lost[a].1.total_cmp(&lost[b].1).then(b.cmp(&a));
+    let Some(most) = (0..lost.len()).max_by(first_most).filter(|_| sum > 0.0) else {
+        out.push((fallback, total));
+        return;
+    };
+    out.extend(lost.iter().map(|&(c, x)| (c, ((total as f64) * (x / sum)).floor().min(total as f64) as Time)));
+    let given: Time = out.iter().map(|c| c.1).sum();
+    out[most].1 += total.saturating_sub(given);
+    out.retain(|c| c.1 > 0);
+    out.sort_unstable_by_key(|c| c.0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{split_by_class, WaitSplit};
+
+    fn split(lost: &[(u16, f64)], total: u64) -> Vec<(u16, u64)> {
+        let mut out = Vec::new();
+        split_by_class(lost, total, 9, &mut out);
+        out
+    }
+
+    #[test]
+    fn a_wait_splits_in_proportion_in_whole_ps() {
+        // 1000 ps lost 1 : 3 between classes 2 and 0; 7 ps among three equal ones:
+        // 2 each, the rounding's 1 ps to the first that lost most.
+        assert_eq!(split(&[(2, 10.0), (0, 30.0)], 1000), vec![(0, 750), (2, 250)]);
+        assert_eq!(split(&[(1, 1.0), (0, 1.0), (2, 1.0)], 7), vec![(0, 2), (1, 3), (2, 2)]);
+        assert_eq!(split(&[], 5), vec![(9, 5)]);
+        assert_eq!(split(&[(1, 3.0)], 0), vec![]);
+    }
+
+    #[test]
+    fn a_split_keeps_every_class_past_its_inline_ones() {
+        let mut s = WaitSplit::default();
+        (0..6).for_each(|c| s.push((c, 10 * c as u64 + 1)));
+        assert_eq!(s.parts().collect::<Vec<_>>(), (0..6).map(|c| (c, 10 * c as u64 + 1)).collect::<Vec<_>>());
     }
 }

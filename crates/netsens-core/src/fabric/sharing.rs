@@ -27,13 +27,18 @@ const GROWING: u8 = 0;
 const FIXED_NOW: u8 = 1;
 const FIXED: u8 = 2;
 
+/// No link: a flow its own bound (its NIC, TCP's window) holds back.
+pub(super) const NO_LINK: u32 = u32::MAX;
+
 /// Relative tolerance when comparing shares (two links full at the same share).
 const EPS: f64 = 1e-12;
 
 impl Solver {
     /// The rate of each flow in `flows` (bytes/ps) into `rates`, given the capacity of
     /// each link (`capacity[link]`, bytes/ps). `links` are every link the flows cross;
-    /// `slot[link]` is scratch, indexed by link id.
+    /// `slot[link]` is scratch, indexed by link id. Where `held` is given, it gets
+    /// each flow's bottleneck: the full link that stopped its rate growing (the first
+    /// of its route's full ones), or [`NO_LINK`] where its own bound did.
     pub(super) fn solve(
         &mut self,
         flows: &[Want],
@@ -41,9 +46,14 @@ impl Solver {
         capacity: &[f64],
         slot: &mut [u32],
         rates: &mut Vec<f64>,
+        mut held: Option<&mut Vec<u32>>,
     ) {
         rates.clear();
         rates.resize(flows.len(), 0.0);
+        if let Some(h) = held.as_deref_mut() {
+            h.clear();
+            h.resize(flows.len(), NO_LINK);
+        }
         self.room.clear();
         self.weights.clear();
         self.growing.clear();
@@ -82,12 +92,15 @@ impl Solver {
                     continue;
                 }
                 let at_bound = f.bound / f.weight <= limit;
-                let on_full_link = f.links.iter().any(|&l| {
+                let full_link = f.links.iter().copied().find(|&l| {
                     let s = slot[l as usize] as usize;
                     self.growing[s] > 0 && self.room[s].max(0.0) / self.weights[s] <= limit
                 });
-                if at_bound || on_full_link {
+                if at_bound || full_link.is_some() {
                     rates[i] = if at_bound { f.bound.min(share * f.weight) } else { share * f.weight };
+                    if let (Some(h), false) = (held.as_deref_mut(), at_bound) {
+                        h[i] = full_link.unwrap_or(NO_LINK);
+                    }
                     self.state[i] = FIXED_NOW;
                     left -= 1;
                 }
@@ -124,7 +137,7 @@ mod tests {
         links.dedup();
         let mut slot = vec![0; capacity.len()];
         let mut out = Vec::new();
-        Solver::default().solve(flows, &links, capacity, &mut slot, &mut out);
+        Solver::default().solve(flows, &links, capacity, &mut slot, &mut out, None);
         out
     }
 
@@ -147,6 +160,24 @@ mod tests {
             Want { links: &[1], weight: 1.0, bound: f64::INFINITY },
         ];
         assert_eq!(rates(&f, &[1.0, 2.0]), vec![0.5, 0.5, 1.5]);
+    }
+
+    #[test]
+    fn each_flow_is_held_by_the_full_link_that_stopped_it_or_by_its_bound() {
+        // The three-flow line: A and B stop at link 0, C at link 1; then a flow
+        // bounded below its link's share is held by its bound.
+        let f = [
+            Want { links: &[0, 1], weight: 1.0, bound: f64::INFINITY },
+            Want { links: &[0], weight: 1.0, bound: f64::INFINITY },
+            Want { links: &[1], weight: 1.0, bound: f64::INFINITY },
+        ];
+        let (mut slot, mut rates, mut held) = (vec![0; 2], Vec::new(), Vec::new());
+        Solver::default().solve(&f, &[0, 1], &[1.0, 2.0], &mut slot, &mut rates, Some(&mut held));
+        assert_eq!(held, vec![0, 0, 1]);
+        let f =
+            [Want { links: &[0], weight: 1.0, bound: 0.25 }, Want { links: &[0], weight: 1.0, bound: f64::INFINITY }];
+        Solver::default().solve(&f, &[0], &[1.0], &mut slot, &mut rates, Some(&mut held));
+        assert_eq!(held, vec![NO_LINK, 0]);
     }
 
     #[test]

@@ -76,7 +76,14 @@ pub struct CriticalPath {
     pub ops: Vec<Step>,
     /// ps the path spent waiting for a busy NIC (inside its g and G parts).
     pub nic_wait: f64,
+    /// Its link queueing by class of links ([`WIDE_AREA`]: the wide-area links); they
+    /// add up to the [`Part::LinkQueue`] part.
+    pub link_queue_by_class: BTreeMap<u16, f64>,
 }
+
+/// The class of the wide-area links in [`CriticalPath::link_queue_by_class`] (a
+/// topology's classes are its own, numbered from 0).
+pub const WIDE_AREA: u16 = u16::MAX;
 
 /// Nodes a walk back from the end asks the cache for ahead of it.
 const AHEAD: usize = 256;
@@ -208,13 +215,24 @@ impl ExecGraph {
             }
             kind::TO_LINK => add(Part::Overhead(lv), l.overhead),
             kind::LINK_BYTES => {
-                add(if via == Edge::Link { Part::LinkQueue } else { Part::WanBytes }, bytes_time(b, p.wan_per_byte))
+                let t = bytes_time(b, p.wan_per_byte);
+                add(if via == Edge::Link { Part::LinkQueue } else { Part::WanBytes }, t);
+                if via == Edge::Link && t != 0.0 {
+                    *cp.link_queue_by_class.entry(WIDE_AREA).or_insert(0.0) += t;
+                }
             }
             kind::LINK_LATENCY => add(Part::WanLatency, p.wan_latency),
             kind::FIXED => add(Part::Disk, b),
             kind::ROUTE => add(Part::RouteLatency, b),
             kind::LINK_TRANSMIT => add(Part::LinkTransmit, b),
-            kind::LINK_WAIT => add(Part::LinkQueue, b),
+            kind::LINK_WAIT => {
+                add(Part::LinkQueue, b);
+                let i = self.link_wait_class.partition_point(|&(node, _)| (node as usize) < v);
+                if let Some(&(node, class)) = self.link_wait_class.get(i).filter(|_| b != 0.0) {
+                    debug_assert_eq!(node as usize, v, "every link wait has its class");
+                    *cp.link_queue_by_class.entry(class).or_insert(0.0) += b;
+                }
+            }
             _ => {}
         }
         if let Some(&e) = self.extra.get(&(v as u32)) {

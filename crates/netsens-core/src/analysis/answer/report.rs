@@ -134,6 +134,16 @@ pub fn report(
         .iter()
         .map(|(p, &ps)| json!({"part": p.name(), "ps": ps, "share": if t0 > 0.0 { ps / t0 } else { 0.0 }}))
         .collect();
+    // The class's name is the fabric's (the run's `links.classes`, by index);
+    // null: the wide-area links.
+    let by_class: Vec<Value> = cp
+        .link_queue_by_class
+        .iter()
+        .map(|(&c, &ps)| {
+            let class = (c != super::critical::WIDE_AREA).then_some(c);
+            json!({"class_index": class, "ps": ps, "share": if t0 > 0.0 { ps / t0 } else { 0.0 }})
+        })
+        .collect();
     let chain: Vec<Value> = cp
         .ops
         .iter()
@@ -204,7 +214,8 @@ pub fn report(
         // The lanes of each pass Newton's steps took: what the tolerances cost.
         "newton_passes": analysis.newton_passes,
         "critical_path": {
-            "parts": parts, "nic_wait_ps": cp.nic_wait, "steps": cp.ops.len(), "chain": chain,
+            "parts": parts, "nic_wait_ps": cp.nic_wait, "link_queueing_by_class": by_class,
+            "steps": cp.ops.len(), "chain": chain,
         },
         "params": sens,
         "curves": curves,

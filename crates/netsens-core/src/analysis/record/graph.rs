@@ -58,6 +58,9 @@ pub struct ExecGraph {
     pub edges: Vec<Edge>,
     /// Noise and jitter added to a node (a constant of the run).
     pub extra: HashMap<u32, Time>,
+    /// (node, class of links) of each wait behind shared links, in node order: the
+    /// fabric's class of the links that held its bytes back.
+    pub link_wait_class: Vec<(u32, u16)>,
     /// The node of the run's end (the latest end clock).
     pub sink: u32,
     /// A receive had a wildcard source or tag: matching may depend on timing.
@@ -145,6 +148,7 @@ impl ExecGraph {
             codes: OnceLock::new(),
             edges: Vec::new(),
             extra: HashMap::default(),
+            link_wait_class: Vec::new(),
             sink: SOURCE,
             slots: None,
             at_end: None,
@@ -324,6 +328,7 @@ impl ExecGraph {
             + self.far_ranks.len() * 8
             + self.preds.len() * 5
             + self.extra.len() * 24
+            + self.link_wait_class.len() * 8
             + self.codes.get().map_or(0, PriceCodes::held)
             + slots
     }

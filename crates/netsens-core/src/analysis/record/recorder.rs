@@ -166,15 +166,19 @@ impl ExecGraph {
             Cost::Fixed(ps) => (kind::FIXED, 1, ps),
             Cost::Route(ps) => (kind::ROUTE, 1, ps),
             Cost::LinkTransmit(ps) => (kind::LINK_TRANSMIT, 1, ps),
-            Cost::LinkWait(ps) => (kind::LINK_WAIT, 1, ps),
+            Cost::LinkWait { ps, .. } => (kind::LINK_WAIT, 1, ps),
         };
         let adds_nothing = matches!(k, kind::ROUTE | kind::LINK_TRANSMIT | kind::LINK_WAIT) && bytes == 0;
         if (k == kind::ZERO || adds_nothing) && extra == 0 {
             return self.node_of(from);
         }
-        match from.n {
+        let node = match from.n {
             1 => self.push_one(k, level, bytes, from.preds[0], extra),
             _ => self.push(k, level, bytes, from.preds(), extra),
+        };
+        if let Cost::LinkWait { class, .. } = cost {
+            self.link_wait_class.push((node, class));
         }
+        node
     }
 }
