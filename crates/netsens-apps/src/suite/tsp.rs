@@ -113,29 +113,34 @@ impl Map {
     /// (best tour length, nodes visited) over the completions of `prefix`.
     pub fn search(&self, prefix: &[u32]) -> (u32, u64) {
         let n = self.dist.len();
-        let mut seen = vec![false; n];
-        prefix.iter().for_each(|&c| seen[c as usize] = true);
+        assert!(n <= 64, "{n} cities: a tour's visited set is a 64-bit mask");
+        let seen = prefix.iter().fold(0u64, |m, &c| m | 1 << c);
         let len: u32 = prefix.windows(2).map(|w| self.dist[w[0] as usize][w[1] as usize]).sum();
         let (mut best, mut nodes) = (u32::MAX, 0);
-        self.dfs(*prefix.last().unwrap() as usize, len, n - prefix.len(), &mut seen, &mut best, &mut nodes);
+        let unvisited = !seen & (u64::MAX >> (64 - n)) & !1;
+        self.dfs(*prefix.last().unwrap() as usize, len, unvisited, &mut best, &mut nodes);
         (best, nodes)
     }
 
-    fn dfs(&self, at: usize, len: u32, left: usize, seen: &mut [bool], best: &mut u32, nodes: &mut u64) {
+    /// The search below `at` with `unvisited` (a mask of cities, never city 0) left
+    /// to visit. The cutoff is fixed, so the nodes visited do not depend on the order;
+    /// the cities are taken in increasing order all the same.
+    fn dfs(&self, at: usize, len: u32, unvisited: u64, best: &mut u32, nodes: &mut u64) {
         *nodes += 1;
-        if len + (left as u32 + 1) * self.min_edge >= self.cutoff {
+        let left = unvisited.count_ones();
+        if len + (left + 1) * self.min_edge >= self.cutoff {
             return;
         }
+        let row = &self.dist[at];
         if left == 0 {
-            *best = (*best).min(len + self.dist[at][0]);
+            *best = (*best).min(len + row[0]);
             return;
         }
-        for c in 1..seen.len() {
-            if !seen[c] {
-                seen[c] = true;
-                self.dfs(c, len + self.dist[at][c], left - 1, seen, best, nodes);
-                seen[c] = false;
-            }
+        let mut rest = unvisited;
+        while rest != 0 {
+            let c = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            self.dfs(c, len + row[c], unvisited & !(1 << c), best, nodes);
         }
     }
 }
