@@ -261,7 +261,10 @@ async fn work<R: Rank>(r: &R, cfg: &Config, map: &Map, queue: u32) -> (u32, u64)
 pub async fn tsp<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> {
     let (me, p, w) = (r.rank(), r.size(), r.world());
     let map = Map::new(&cfg);
-    let all = jobs(&cfg);
+    // Made only by the ranks that need them (the queues, rank 0's check): at `paper`,
+    // 360 360 partial tours made by every rank were most of a run's own time.
+    let all = std::cell::OnceCell::new();
+    let all = || all.get_or_init(|| jobs(&cfg));
     r.phase("search");
     // Queues (their rank, their workers), by variant.
     let queues: Vec<(u32, Vec<u32>)> = match cfg.variant {
@@ -273,7 +276,7 @@ pub async fn tsp<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> 
         }
     };
     let (best, nodes) = if p == 1 {
-        let results: Vec<(u32, u64)> = all.iter().map(|j| searched(&cfg, &map, j)).collect();
+        let results: Vec<(u32, u64)> = all().iter().map(|j| searched(&cfg, &map, j)).collect();
         let nodes = results.iter().map(|x| x.1).sum::<u64>();
         r.compute(NODE_PS * nodes as Time).await;
         (results.iter().map(|x| x.0).min().unwrap_or(u32::MAX), nodes)
@@ -283,7 +286,7 @@ pub async fn tsp<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> 
         let seeded = staffed
             .iter()
             .position(|&k| k == i)
-            .map(|s| all[block(all.len(), staffed.len() as u32, s as u32)].to_vec())
+            .map(|s| all()[block(all().len(), staffed.len() as u32, s as u32)].to_vec())
             .unwrap_or_default();
         let peers: Vec<u32> = queues.iter().filter(|q| q.0 != me).map(|q| q.0).collect();
         serve(&r, cfg.prefix, queues[i].1.len(), &peers, seeded.into()).await;
@@ -296,7 +299,7 @@ pub async fn tsp<R: Rank>(r: R, cfg: Config) -> std::result::Result<(), String> 
     let best = reduce(&r, &w, 0, &[best], Op::Min).await;
     let nodes = reduce(&r, &w, 0, &[nodes], Op::Sum).await;
     if let (Some(best), Some(nodes)) = (best, nodes) {
-        let serial: Vec<(u32, u64)> = all.iter().map(|j| searched(&cfg, &map, j)).collect();
+        let serial: Vec<(u32, u64)> = all().iter().map(|j| searched(&cfg, &map, j)).collect();
         let want = (serial.iter().map(|x| x.0).min().unwrap_or(u32::MAX), serial.iter().map(|x| x.1).sum::<u64>());
         if (best[0], nodes[0]) != want {
             return Err(format!("best tour {} in {} nodes; a serial search gives {want:?}", best[0], nodes[0]));
