@@ -312,3 +312,51 @@ pub(crate) fn run<B: Backend>(job: &Job<'_>, backend: B) -> Result<B::Output> {
     let cfg = Config::preset(job.size, job.seed, job.variant);
     backend.run(job.platform, move |r| tsp(r, cfg))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every completion of `prefix` back to city 0, tried one by one.
+    fn brute_force(map: &Map, prefix: &[u32]) -> u32 {
+        let n = map.dist.len() as u32;
+        fn go(map: &Map, tour: &mut Vec<u32>, n: u32) -> u32 {
+            let at = *tour.last().unwrap() as usize;
+            if tour.len() == n as usize {
+                return map.dist[at][0];
+            }
+            let mut best = u32::MAX;
+            for c in 1..n {
+                if !tour.contains(&c) {
+                    tour.push(c);
+                    best = best.min(map.dist[at][c as usize] + go(map, tour, n));
+                    tour.pop();
+                }
+            }
+            best
+        }
+        let len: u32 = prefix.windows(2).map(|w| map.dist[w[0] as usize][w[1] as usize]).sum();
+        len + go(map, &mut prefix.to_vec(), n)
+    }
+
+    #[test]
+    fn the_search_finds_every_completion_under_the_cutoff() {
+        let cfg = Config::preset(Size::Tiny, 3, Variant::Optimized);
+        let map = Map::new(&cfg);
+        let mut found = 0;
+        for job in jobs(&cfg) {
+            let (best, nodes) = map.search(&job);
+            let shortest = brute_force(&map, &job);
+            // The search prunes at the nearest-neighbour tour (its bound never cuts a
+            // shorter one): a tour below it is found exactly; past it, none shorter.
+            if shortest < map.cutoff {
+                assert_eq!(best, shortest, "job {job:?}");
+                found += 1;
+            } else {
+                assert!(best >= shortest, "job {job:?}: {best} < {shortest}");
+            }
+            assert!(nodes >= 1);
+        }
+        assert!(found > 0, "some job beats the nearest-neighbour tour");
+    }
+}
