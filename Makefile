@@ -208,7 +208,7 @@ bench: install
 	$(BIN)/python scripts/bench_study.py --study studies/das1998.toml --target 900 \
 		--with studies/das1998-reference.toml --with studies/das1998-structures.toml \
 		--with studies/das1998-star.toml --with studies/das1998-ring.toml
-	$(BIN)/python scripts/bench_study.py --study studies/das1998-paper.toml --target 3600 --fast-only \
+	$(BIN)/python scripts/bench_study.py --study studies/das1998-paper.toml --target 900 --fast-only \
 		--with studies/das1998-paper-reference.toml
 	$(BIN)/netsens sweep studies/isca97-paper.toml
 	$(BIN)/python scripts/isca97_statements.py --size paper

@@ -36,6 +36,7 @@ pub fn flat(params: LevelParams, rendezvous: Rendezvous) -> Platform {
         noise: Noise::none(),
         disks: None,
         topology: None,
+        am_window: None,
     }
 }
 

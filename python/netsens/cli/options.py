@@ -58,6 +58,13 @@ SHAPE_OPTIONS = [
         "in turn, e.g. 2  [default: a core per rank].",
     ),
     ("--cpu-speed", "cpu_speed", "X", "CPU speed scale, e.g. 2 (twice as fast)."),
+    (
+        "--am-window",
+        "am_window",
+        "N",
+        "Active Messages' flow control on one-sided ops: at most N requests outstanding "
+        "per destination, each freed by its reply, e.g. 4  [default: no window].",
+    ),
     ("--wan-latency", "wan_latency", "TIME", "Latency of each wide-area link, e.g. 3ms."),
     ("--wan-bandwidth", "wan_bandwidth", "BANDWIDTH", "Bandwidth of each wide-area link, 1MB/s."),
     (

@@ -71,6 +71,7 @@ pub fn platform() -> Platform {
         noise: Noise::none(),
         disks: None,
         topology: None,
+        am_window: None,
     }
 }
 

@@ -18,6 +18,7 @@ mod receive;
 pub mod relay;
 mod send;
 mod shared_links;
+mod unexpected;
 mod variability;
 mod waiting;
 
@@ -125,7 +126,9 @@ pub struct Core<O: Observer + ?Sized = dyn Observer> {
     nic_s: Vec<Time>,
     nic_r: Vec<Time>,
     posted: Vec<VecDeque<Posted>>,
-    unexpected: Vec<VecDeque<u32>>,
+    unexpected: Vec<unexpected::Unexpected>,
+    /// Messages that went into an unexpected queue so far (their arrival numbers).
+    arrivals: u64,
     msgs: Vec<Msg>,
     free_msgs: Vec<u32>,
     node_params: LevelParams,
@@ -209,7 +212,8 @@ impl<O: Observer + ?Sized> Core<O> {
             nic_s: vec![0; n * nnics],
             nic_r: vec![0; n * nnics],
             posted: (0..n).map(|_| VecDeque::new()).collect(),
-            unexpected: (0..n).map(|_| VecDeque::new()).collect(),
+            unexpected: (0..n).map(|_| unexpected::Unexpected::default()).collect(),
+            arrivals: 0,
             msgs: Vec::new(),
             free_msgs: Vec::new(),
             node_params: platform.node.clone().unwrap_or_else(|| platform.cluster.clone()),

@@ -18,14 +18,11 @@ impl<O: Observer + ?Sized> Core<O> {
             tell!(self.wildcard());
         }
         self.started(front, ev.id, ev.time, At::Begin);
-        let q = &self.unexpected[host as usize];
-        let pos = q.iter().position(|&m| {
-            let m = &self.msgs[m as usize];
-            (d.peer == ANY || m.src as i32 == d.peer) && tag_matches(d.tag, m.tag)
-        });
-        match pos {
-            Some(pos) => {
-                let m = self.unexpected[host as usize].remove(pos).expect("position is in range");
+        let msgs = &self.msgs;
+        let from = (d.peer != ANY).then_some(d.peer as u32);
+        let found = self.unexpected[host as usize].take(from, |m| tag_matches(d.tag, msgs[m as usize].tag));
+        match found {
+            Some(m) => {
                 // Done once the message's own arrival processing is over.
                 let c = self.ci(host, d.cpu);
                 let done_at = ev.time.max(self.cpu[c]);
@@ -91,7 +88,10 @@ impl<O: Observer + ?Sized> Core<O> {
                         let now = ev.time;
                         self.matched(ev.id, recv, now, (self.cpu[c], At::BeginOr(Clock::Cpu(c))), front);
                     }
-                    None => self.unexpected[host as usize].push_back(ev.id),
+                    None => {
+                        self.arrivals += 1;
+                        self.unexpected[host as usize].push(src as u32, ev.id, self.arrivals);
+                    }
                 }
             }
             Phase::Cts => {
@@ -217,7 +217,7 @@ impl<O: Observer + ?Sized> Core<O> {
         let mut total = 0usize;
         let mut shown = Vec::new();
         for (host, q) in self.unexpected.iter().enumerate() {
-            for &id in q {
+            for id in q.in_order() {
                 total += 1;
                 if shown.len() < 4 {
                     let m = &self.msgs[id as usize];

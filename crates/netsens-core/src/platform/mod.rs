@@ -191,4 +191,11 @@ pub struct Platform {
     /// share (`[topology]`); `None` = the LogGP pipe (and no key in JSON, as before).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub topology: Option<topology::Topology>,
+    /// Active Messages' flow control on the one-sided operations of rank programs
+    /// (stores, puts, gets, active messages): at most this many requests outstanding
+    /// per (origin, target) pair, each returning its credit with its reply (a store's
+    /// is an acknowledgement); `None` = no window (and no key in JSON, as before).
+    /// See docs/concepts/rank-programs.md.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub am_window: Option<u32>,
 }

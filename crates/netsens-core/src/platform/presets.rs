@@ -148,5 +148,6 @@ fn single(name: &str, cluster: LevelParams, rendezvous: Rendezvous) -> Platform 
         noise: Noise::none(),
         disks: None,
         topology: None,
+        am_window: None,
     }
 }

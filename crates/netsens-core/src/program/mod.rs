@@ -59,14 +59,38 @@ impl ProgramFrontend {
         self.flush(core);
     }
 
+    /// A reply from `target` gave `rank` back a credit: hand the core the rank's held
+    /// ops that may go now (before anything the rank issues next).
+    fn credit_returned(&mut self, core: &mut Core, rank: u32, target: u32) {
+        let mut s = self.shared.borrow_mut();
+        let s = &mut *s;
+        let credits = s.credits.as_deref_mut().expect("credits return only under a window");
+        credits.give_back(rank, target);
+        let slots = &s.slots;
+        for op in credits.release(rank, |id| slots[id as usize].desc) {
+            hand_over(&mut s.slots[op as usize], core, op);
+        }
+    }
+
     /// Hand the ops issued during a poll to the core; close and open phases.
     fn flush(&mut self, core: &mut Core) {
         let marks = {
             let mut s = self.shared.borrow_mut();
             let s = &mut *s;
             self.issued_ops += s.issued.len() as u64;
-            for op in s.issued.drain(..) {
-                core.enable(op, &s.slots[op as usize].desc);
+            match s.credits.as_deref_mut() {
+                None => {
+                    for op in s.issued.drain(..) {
+                        core.enable(op, &s.slots[op as usize].desc);
+                    }
+                }
+                Some(credits) => {
+                    for op in s.issued.drain(..) {
+                        if credits.admit(op, &s.slots[op as usize].desc) {
+                            hand_over(&mut s.slots[op as usize], core, op);
+                        }
+                    }
+                }
             }
             if s.marks.is_empty() {
                 return;
@@ -77,6 +101,16 @@ impl ProgramFrontend {
             self.phases.enter(core, rank, name);
         }
     }
+}
+
+/// Give the core an op that Active Messages' flow control let through; a store goes
+/// as a put, whose acknowledgement brings its credit back.
+fn hand_over(slot: &mut sim::Slot, core: &mut Core, op: OpId) {
+    if slot.desc.kind == OpKind::Store {
+        slot.desc.kind = OpKind::Put;
+        slot.acked = true;
+    }
+    core.enable(op, &slot.desc);
 }
 
 impl Frontend for ProgramFrontend {
@@ -104,10 +138,13 @@ impl Frontend for ProgramFrontend {
     fn started(&mut self, _core: &mut Core, _id: OpId) {}
 
     fn done(&mut self, core: &mut Core, id: OpId) {
-        let (rank, wake) = {
+        let (rank, wake, credit) = {
             let mut s = self.shared.borrow_mut();
+            let windowed = s.credits.is_some();
             let slot = &mut s.slots[id as usize];
             slot.done = true;
+            // Under a window every request's reply returns its credit (stores go as puts).
+            let credit = (windowed && sim::is_request(slot.desc.kind)).then_some(slot.desc.peer as u32);
             if slot.desc.kind == OpKind::Get {
                 slot.in_flight = false;
             }
@@ -122,9 +159,12 @@ impl Frontend for ProgramFrontend {
                     *left == 0
                 }
             };
-            (rank, wake)
+            (rank, wake, credit)
         };
         self.done_ops += 1;
+        if let Some(target) = credit {
+            self.credit_returned(core, rank, target);
+        }
         // Only a rank blocked on this op can make progress now.
         if wake {
             self.poll_rank(core, rank);
@@ -152,7 +192,9 @@ impl Frontend for ProgramFrontend {
             let s = self.shared.borrow();
             let sl = &s.slots[op as usize];
             let handler = sl.am.then_some(sl.source);
-            (sl.desc.kind, sl.desc.rank, sl.desc.peer as u32, s.offset(op), handler)
+            // A store the core ran as a put (for its credit) is still a store here.
+            let kind = if sl.acked { OpKind::Store } else { sl.desc.kind };
+            (kind, sl.desc.rank, sl.desc.peer as u32, s.offset(op), handler)
         };
         let mut cost = 0;
         match (kind, handler) {
@@ -365,6 +407,9 @@ where
     if let Some(sizes) = platform.shape.clusters.as_ref().filter(|s| !s.is_empty()) {
         // Core::new checked that the clusters hold exactly the run's ranks.
         shared.borrow_mut().cluster_sizes = sizes.clone();
+    }
+    if let Some(window) = platform.am_window {
+        shared.borrow_mut().credits = Some(Box::new(sim::Credits::new(ranks, window)));
     }
     if record {
         shared.borrow_mut().log = Some(Box::new(IssueLog::new(ranks)));

@@ -115,8 +115,8 @@ fn toml_errors() {
 
     assert_eq!(
         err("nmae = \"x\"\n"),
-        "platform.toml: unknown key \"nmae\"; accepted keys: name, base, rendezvous, cpu_speed, cluster, node, \
-         shape, wan, noise, disks, topology"
+        "platform.toml: unknown key \"nmae\"; accepted keys: name, base, rendezvous, cpu_speed, am_window, \
+         cluster, node, shape, wan, noise, disks, topology"
     );
     assert_eq!(
         with_cluster("l = \"1us\"\n"),

@@ -8,6 +8,8 @@
 //! base = "now1997"            # optional: start from a preset, then override fields
 //! rendezvous = "handshake"    # or "loggopsim"; default handshake (or the base's)
 //! cpu_speed = 1.0             # finite, > 0; default 1.0 (or the base's)
+//! am_window = 4               # optional, >= 1: Active Messages' requests outstanding per
+//!                             # destination (one-sided ops of rank programs); omitted: none
 //! [cluster]                   # L, o, g, G required unless base is given; O = 0ns/B, S = 64KiB
 //! L = "5us"
 //! o = "2.9us"

@@ -3,7 +3,8 @@
 //! before the platform changes.
 
 use super::values::{
-    parse_clusters, parse_count, parse_cpu_speed, parse_ranks_per_node, parse_rendezvous, parse_wan_shape,
+    parse_am_window, parse_clusters, parse_count, parse_cpu_speed, parse_ranks_per_node, parse_rendezvous,
+    parse_wan_shape,
 };
 use crate::error::Result;
 use crate::input_err;
@@ -21,6 +22,7 @@ pub const SET_KEYS: &[&str] = &[
     "G_above",
     "o_control",
     "rendezvous",
+    "am_window",
     "cpu_speed",
     "clusters",
     "ranks_per_node",
@@ -143,6 +145,7 @@ impl Platform {
                 levels(self, &|l| l.control_overhead = Some(v));
             }
             "rendezvous" => self.rendezvous = parse_rendezvous(key, value)?,
+            "am_window" => self.am_window = Some(parse_am_window(key, value)?),
             "cpu_speed" => self.cpu_speed = parse_cpu_speed(key, value)?,
             "clusters" => self.shape.clusters = parse_clusters(key, value)?,
             "ranks_per_node" => self.shape.ranks_per_node = parse_ranks_per_node(key, value)?,

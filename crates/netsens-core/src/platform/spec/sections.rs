@@ -4,7 +4,8 @@
 
 use super::preset_names;
 use super::values::{
-    clusters_value, count, parse_cpu_speed, parse_rendezvous, parse_wan_shape, ranks_per_node_value, string, text,
+    am_window_value, clusters_value, count, parse_cpu_speed, parse_rendezvous, parse_wan_shape, ranks_per_node_value,
+    string, text,
 };
 use crate::error::Result;
 use crate::input_err;
@@ -16,8 +17,20 @@ use crate::time::{PerByte, Time};
 use crate::units::{parse_per_byte, parse_size, parse_time};
 use toml::{Table, Value};
 
-const TOP_KEYS: &[&str] =
-    &["name", "base", "rendezvous", "cpu_speed", "cluster", "node", "shape", "wan", "noise", "disks", "topology"];
+const TOP_KEYS: &[&str] = &[
+    "name",
+    "base",
+    "rendezvous",
+    "cpu_speed",
+    "am_window",
+    "cluster",
+    "node",
+    "shape",
+    "wan",
+    "noise",
+    "disks",
+    "topology",
+];
 const DISK_KEYS: &[&str] = &["count", "bandwidth"];
 const LEVEL_KEYS: &[&str] = &["L", "o", "g", "G", "O", "S", "G_above", "o_control"];
 const SHAPE_KEYS: &[&str] = &["clusters", "ranks_per_node", "cores_per_node"];
@@ -205,6 +218,10 @@ pub(super) fn from_table(doc: &Table, origin: &str) -> Result<Platform> {
         Some(v) => parse_rendezvous("rendezvous", string("rendezvous", v, "handshake")?)?,
         None => base.as_ref().map_or(Rendezvous::Handshake, |b| b.rendezvous),
     };
+    let am_window = match doc.get("am_window") {
+        Some(v) => Some(am_window_value("am_window", v)?),
+        None => base.as_ref().and_then(|b| b.am_window),
+    };
     let cpu_speed = match doc.get("cpu_speed") {
         Some(v) => parse_cpu_speed("cpu_speed", &text("cpu_speed", v, "1.0")?)?,
         None => base.as_ref().map_or(1.0, |b| b.cpu_speed),
@@ -271,7 +288,7 @@ pub(super) fn from_table(doc: &Table, origin: &str) -> Result<Platform> {
         Some(t) => Some(Topology::from_table(t, origin)?),
         None => base.as_ref().and_then(|b| b.topology.clone()),
     };
-    let p = Platform { name, node, cluster, wan, shape, cpu_speed, rendezvous, noise, disks, topology };
+    let p = Platform { name, node, cluster, wan, shape, cpu_speed, rendezvous, noise, disks, topology, am_window };
     p.validate()?;
     Ok(p)
 }

@@ -38,6 +38,9 @@ impl Platform {
         };
         let _ = writeln!(out, "rendezvous = \"{rendezvous}\"");
         let _ = writeln!(out, "cpu_speed = {:?}", self.cpu_speed);
+        if let Some(w) = self.am_window {
+            let _ = writeln!(out, "am_window = {w}  # Active Messages' requests outstanding per destination");
+        }
         write_level(&mut out, "cluster", &self.cluster);
         if let Some(node) = &self.node {
             write_level(&mut out, "node", node);

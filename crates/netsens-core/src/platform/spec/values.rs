@@ -65,6 +65,24 @@ pub(super) fn parse_rendezvous(p: &str, s: &str) -> Result<Rendezvous> {
     }
 }
 
+/// Active Messages' window of outstanding requests per destination: a whole number ≥ 1.
+pub(super) fn parse_am_window(p: &str, s: &str) -> Result<u32> {
+    match s.trim().parse::<u32>() {
+        Ok(0) => Err(input_err!("{p}: a window of 0 requests lets none through; write a whole number ≥ 1 such as 4")),
+        Ok(w) => Ok(w),
+        Err(_) => Err(input_err!("{p}: \"{s}\" is not a whole number of requests; write a whole number ≥ 1 such as 4")),
+    }
+}
+
+/// The `am_window` value of a platform file: a TOML integer ≥ 1 (or a string of digits).
+pub(super) fn am_window_value(p: &str, v: &Value) -> Result<u32> {
+    match v {
+        Value::Integer(i) => parse_am_window(p, &i.to_string()),
+        Value::String(s) => parse_am_window(p, s),
+        other => Err(input_err!("{p}: expected a whole number of requests such as 4, found a {}", other.type_str())),
+    }
+}
+
 pub(super) fn parse_wan_shape(p: &str, s: &str) -> Result<WanShape> {
     match s.trim() {
         "full" => Ok(WanShape::Full),

@@ -3,6 +3,7 @@
 //! stay close in memory, and the per-rank counters and communicator contexts.
 
 use super::context_of;
+use super::credits::Credits;
 use crate::engine::{OpDesc, OpId, OpKind, ANY};
 use crate::program::api::{Handler, Message, Tag, MAX_TAG};
 use crate::program::recorded::IssueLog;
@@ -31,6 +32,9 @@ pub(crate) struct Slot {
     pub in_flight: bool,
     /// An active message (a store whose `source` names its handler).
     pub am: bool,
+    /// A store (or active message) that the core runs as a put, so that its
+    /// acknowledgement returns its Active Messages credit (see `credits.rs`).
+    pub acked: bool,
     /// Whether a blocked future waits for this op (see [`Wake`]).
     pub wake: Wake,
 }
@@ -158,6 +162,8 @@ pub(crate) struct Shared {
     pub(super) next_context: u32,
     /// The schedule being recorded, when a caller asked for it (see `recorded.rs`).
     pub log: Option<Box<IssueLog>>,
+    /// Active Messages' flow control, when the platform has an `am_window`.
+    pub credits: Option<Box<Credits>>,
 }
 
 impl Shared {
@@ -191,6 +197,7 @@ impl Shared {
             derive_seq: HashMap::new(),
             next_context: 2,
             log: None,
+            credits: None,
         }
     }
 
@@ -205,6 +212,7 @@ impl Shared {
             consumed: false,
             in_flight: matches!(desc.kind, OpKind::Send | OpKind::Store | OpKind::Put | OpKind::Get),
             am: false,
+            acked: false,
             wake: Wake::No,
         };
         let mut list = &mut self.free[desc.rank as usize];
