@@ -60,16 +60,19 @@ def _goal(ranks: int, progs: list[list[str]], title: str) -> str:
     return "\n".join(out)
 
 
-def measure_network(platform: str, overrides: dict[str, str] | None = None) -> dict[str, Any]:
-    """netsens's own ping-pong (1 B) and streaming bandwidth (64 x 1 MiB) between hosts 0
-    and 1 of the network: ``half_round_trip_ps`` and ``bandwidth_Bps``."""
+def measure_network(
+    platform: str, overrides: dict[str, str] | None = None, size: int = 1
+) -> dict[str, Any]:
+    """netsens's own ping-pong (``size`` bytes, 1 by default) and streaming bandwidth
+    (64 x 1 MiB) between hosts 0 and 1 of the network: ``half_round_trip_ps`` and
+    ``bandwidth_Bps``."""
     from netsens.engine import run_goal_text
 
     over = dict(overrides or {})
     if "clusters" in over:
         over["clusters"] = "2"  # both ranks in one cluster: the network inside it
     iterations = 10
-    pp = run_goal_text(ping_pong(1, iterations), "ping-pong", platform, over, matrix=False)
+    pp = run_goal_text(ping_pong(size, iterations), "ping-pong", platform, over, matrix=False)
     half = pp["makespan_ps"] / (2 * iterations)
     size, window = 1 << 20, 64
     st = run_goal_text(streaming(size, window), "streaming", platform, over, matrix=False)

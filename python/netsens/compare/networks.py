@@ -26,11 +26,13 @@ HERE = Path(__file__).resolve().parent / "networks"
 @dataclass(frozen=True)
 class Published:
     """What a network is measured to deliver between two hosts of one switch: MPI's
-    half round trip of a small message and its large-message bandwidth."""
+    half round trip of a small message (of ``size_B`` bytes: the size the source gives
+    it at) and its large-message bandwidth."""
 
     half_round_trip_ps: int
     bandwidth_Bps: float
     source: str
+    size_B: int = 1
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,9 @@ PRESETS: dict[str, Preset] = {
         Preset(
             "slingshot-11",
             "HPE Slingshot-11 200 Gb/s, dragonfly",
-            Published(2 * US, 24e9, "osu_latency / osu_bw on Slingshot-11 (estimate)"),
+            # CSCS's regression references for Alps: osu_latency 2.3 us at 256 B,
+            # osu_bw 24 000 MB/s at 4 MiB (docs/reference/networks.md).
+            Published(2300 * NS, 24e9, "osu_latency / osu_bw on Alps (CSCS)", size_B=256),
             scale="dragonfly",
         ),
         Preset(
