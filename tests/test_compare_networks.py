@@ -1,7 +1,8 @@
 """The network presets of `netsens compare` (docs/reference/networks.md): netsens's own
-ping-pong (ten round trips of the size the published figure is given at) and streaming bandwidth (64 x 1 MiB, osu_bw's way) on
-every preset, on its topology, give the published half round trip and bandwidth within
-10 %; each preset sizes its topology to the job."""
+ping-pong (ten round trips, of the size the published figure is given at) and streaming
+bandwidth (64 x 1 MiB, osu_bw's way) on every preset, on its topology, give the
+published half round trip and bandwidth within 10 %; each preset sizes its topology to
+the job."""
 
 import math
 
