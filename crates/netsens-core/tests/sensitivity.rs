@@ -137,7 +137,7 @@ fn wide_area_links_and_their_queues_agree_with_full_runs() {
     assert_eq!(cp.parts.get(&Part::WanBytes), Some(&(1000.0 * 1000.0)));
     assert_eq!(cp.parts.get(&Part::WanLatency), Some(&(3_000.0 * 1000.0)));
     // The queue is the wide-area link's: its own class of the link queueing.
-    let wide_area = netsens_core::analysis::critical::WIDE_AREA;
+    let wide_area = netsens_core::analysis::answer::critical::WIDE_AREA;
     assert_eq!(cp.link_queue_by_class.iter().collect::<Vec<_>>(), vec![(&wide_area, &(1000.0 * 1000.0))]);
 }
 
