@@ -7,10 +7,9 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 from test_compare import one_message, tree
-from test_report import ensure_chromium
+from test_report import drawn_in_chromium
 
 from netsens.compare.report import FIGURES, figure_data
 
@@ -18,9 +17,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_report_draws_in_a_real_browser(tmp_path):
-    chromium = ensure_chromium()
-    from playwright.sync_api import sync_playwright
-
     near = tree(tmp_path, "near", "100ns")
     tapered = tree(tmp_path, "tapered", "100ns", 'taper = "2:1"\n')
     out = tmp_path / "report"
@@ -41,34 +37,8 @@ def test_the_report_draws_in_a_real_browser(tmp_path):
     assert data["run_time_us"][:2] == [4.2, 4.2]
     assert abs(data["run_time_us"][2] - (2.9 + 5 + 2.9 + 1000 / 38)) < 1e-3
 
-    problems: list[str] = []
-    outside: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, headless=True)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-
-        def on_console(message: Any) -> None:
-            if message.type in ("error", "warning"):
-                problems.append(f"console {message.type}: {message.text}")
-
-        def on_request(request: Any) -> None:
-            if not request.url.startswith(("file:", "data:", "blob:")):
-                outside.append(request.url)
-
-        page.on("console", on_console)
-        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-        page.on("request", on_request)
-        page.goto(page_path.as_uri(), wait_until="load")
-        ids = page.evaluate("JSON.parse(document.getElementById('netsens-figures').textContent)")
+    with drawn_in_chromium(page_path) as (page, ids):
         assert ids == [f"fig-{n}" for n in FIGURES]
-        page.wait_for_function(
-            """ids => ids.every(id => {
-                const d = document.getElementById(id);
-                return d && d.querySelector('svg.main-svg') && d._fullLayout;
-            })""",
-            arg=ids,
-            timeout=60_000,
-        )
         state = page.evaluate(
             """ids => ids.map(id => {
                 const d = document.getElementById(id);
@@ -80,8 +50,6 @@ def test_the_report_draws_in_a_real_browser(tmp_path):
         rows = page.evaluate(
             "Array.from(document.querySelectorAll('#networks tr')).map(r => r.innerText)"
         )
-        browser.close()
-    assert problems == [] and outside == []
     run, path, load = state
     assert run["y"] == [data["run_time_us"]]
     assert run["bars"] == 3

@@ -12,6 +12,8 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -371,20 +373,14 @@ def ensure_chromium() -> str:
     return CHROMIUM
 
 
-def test_every_figure_renders_in_headless_chromium(
-    real_results: tuple[Path, list[dict]], tmp_path: Path
-) -> None:
+@contextmanager
+def drawn_in_chromium(page_path: Path) -> Iterator[tuple[Any, list[str]]]:
+    """The page opened offline in headless Chromium, every figure it lists drawn: yields
+    the page and the figures' ids. On leaving, the page must have logged no console
+    error or warning and no page error, failed no request, and asked for nothing
+    outside itself (it must work offline)."""
     chromium = ensure_chromium()
     from playwright.sync_api import sync_playwright
-
-    results, rows = real_results
-    proc = subprocess.run(
-        [sys.executable, "-m", "netsens", "report", results, "--out", tmp_path / "report"],
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    page_path = Path(proc.stdout.strip())
-    assert page_path == tmp_path / "report" / "report.html"
 
     problems: list[str] = []
     outside: list[str] = []
@@ -398,7 +394,7 @@ def test_every_figure_renders_in_headless_chromium(
 
         def on_request(request: Any) -> None:
             if not request.url.startswith(("file:", "data:", "blob:")):
-                outside.append(request.url)  # the page must work offline
+                outside.append(request.url)
 
         page.on("console", on_console)
         page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
@@ -414,6 +410,24 @@ def test_every_figure_renders_in_headless_chromium(
             arg=ids,
             timeout=60_000,
         )
+        yield page, ids
+        browser.close()
+    assert problems == [] and outside == []
+
+
+def test_every_figure_renders_in_headless_chromium(
+    real_results: tuple[Path, list[dict]], tmp_path: Path
+) -> None:
+    results, rows = real_results
+    proc = subprocess.run(
+        [sys.executable, "-m", "netsens", "report", results, "--out", tmp_path / "report"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    page_path = Path(proc.stdout.strip())
+    assert page_path == tmp_path / "report" / "report.html"
+
+    with drawn_in_chromium(page_path) as (page, ids):
         state = page.evaluate(
             """ids => ids.map(id => {
                 const d = document.getElementById(id);
@@ -427,9 +441,6 @@ def test_every_figure_renders_in_headless_chromium(
             ids,
         )
         divs = page.evaluate("document.querySelectorAll('.plotly-graph-div').length")
-        browser.close()
-
-    assert problems == [] and outside == []
     assert divs == len(ids)
     by_id = {s["id"]: s for s in state}
     # o and L swept; a matrix and a histogram per workload.
