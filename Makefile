@@ -203,6 +203,7 @@ bench: install
 	cargo bench -p netsens-trace --bench read
 	$(BIN)/python scripts/bench_trace.py
 	$(BIN)/python scripts/bench_sensitivity.py
+	$(BIN)/python scripts/bench_compare.py
 	$(BIN)/python scripts/bench_one_run.py
 	$(BIN)/python scripts/bench_study.py --study $(DEFAULT_STUDY)
 	$(BIN)/python scripts/bench_study.py --study studies/das1998.toml --target 900 \

@@ -7,6 +7,7 @@ one line and exit 2."""
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -140,6 +141,35 @@ def test_the_study_resumes_and_runs_the_same_on_several_processes(tmp_path):
     parallel = run_json(goal, "-n", nets, "--results", tmp_path / "two", "--jobs", "2")
     strip = lambda d: [{k: v for k, v in r.items() if k != "wall_s"} for r in d["networks"]]  # noqa: E731
     assert strip(first) == strip(parallel)
+
+
+def test_points_side_by_side_are_shared_between_this_process_and_the_workers(tmp_path, monkeypatch):
+    """On 2 processes this one computes points beside a worker, taking each next point
+    when free. Here it waits, before each point of its own, until the store holds one
+    more point than it computed (the worker's), so both take some: every row is the
+    one process's, and each point is computed once."""
+    from netsens.compare import study
+    from netsens.compare.workload import Workload
+
+    nets = [str(tree(tmp_path, f"t{i}", f"{100 * (i + 1)}ns")) for i in range(5)]
+    w = Workload(path=str(one_message(tmp_path)), ranks=2)
+    alone = study.run(study.Comparison(w, nets), tmp_path / "one", jobs=1, progress=False)
+    real, here = study._compute, []
+    points = tmp_path / "two" / study.POINTS
+
+    def behind_a_worker(workload, spec, progress=None, threads=None):
+        deadline = time.monotonic() + 120
+        while len(list(points.glob("*.json"))) <= len(here) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        here.append(spec["network"])
+        return real(workload, spec, progress, threads)
+
+    monkeypatch.setattr(study, "_compute", behind_a_worker)
+    both = study.run(study.Comparison(w, nets), tmp_path / "two", jobs=2, progress=False)
+    strip = lambda rows: [{k: v for k, v in r.items() if k != "wall_s"} for r in rows]  # noqa: E731
+    assert strip(both) == strip(alone)
+    assert 1 <= len(here) < len(nets), here
+    assert len(list(points.glob("*.json"))) == len(nets)
 
 
 def test_cpu_speed_scales_the_traces_computation(tmp_path):

@@ -141,6 +141,22 @@ def test_one_thread_and_several_give_the_same_answers() -> None:
     assert outs[0]["params"] and outs[0] == outs[1]
 
 
+def test_threads_asked_of_one_analysis_give_the_same_answers() -> None:
+    # `threads=` holds for that call alone (a comparison's points beside its workers):
+    # one thread, then three, then the process's own number again.
+    kw = {"app": "radix", "ranks": 8, "size": "tiny", "confirm": False}
+    outs = [analyze(**kw, threads=n) for n in (1, 3, None)]
+    for out in outs:
+        out.pop("run")  # the run's own wall times
+    assert outs[0]["params"] and outs[0] == outs[1] == outs[2]
+
+
+@pytest.mark.parametrize("threads", [0, -2, 1.5, "2"])
+def test_a_bad_number_of_threads_is_refused(threads: object) -> None:
+    with pytest.raises(InputError, match="number of threads"):
+        analyze(GOAL / "pingpong.goal", threads=threads)  # type: ignore[arg-type]
+
+
 def test_the_api_refuses_what_the_cli_refuses() -> None:
     with pytest.raises(InputError, match="between 0 and 1"):
         analyze(GOAL / "pingpong.goal", epsilons=[1.0])

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use netsens_core::analysis::record::threads::with_threads;
 use netsens_core::analysis::{record_schedule, report, ExecGraph, Request, Window, EPSILONS};
 use netsens_core::engine::OpId;
 use netsens_core::platform::Platform;
@@ -82,6 +83,14 @@ pub struct Ask {
     chain: usize,
     timeline: Option<TimelineArgs>,
     graph: Option<String>,
+    /// Threads the analysis may use (`None`: as `NETSENS_ANALYSIS_THREADS` or the cores).
+    #[pyo3(default)]
+    threads: Option<usize>,
+}
+
+/// The threads an analysis was asked to use (`None`: as it finds).
+fn threads_of(ask: &Option<Ask>) -> Option<usize> {
+    ask.as_ref().and_then(|a| a.threads)
 }
 
 fn ask_request(ask: Option<Ask>) -> Request {
@@ -129,12 +138,15 @@ pub fn sensitivity_goal(
     progress: Option<Py<PyAny>>,
     ranks: Option<i64>,
 ) -> PyResult<String> {
+    let threads = threads_of(&ask);
     py.detach(|| {
-        let p = platform_with(platform, overrides).map_err(to_py)?;
-        let s = load_goal(path)?;
-        check_ranks(path, s.num_ranks, ranks, "GOAL file")?;
-        let workload = json!({"kind": "goal", "file": path, "ops": s.num_ops(), "ranks": s.num_ranks});
-        analyze(&s, &p, seed, &ask_request(ask), progress, workload)
+        with_threads(threads, || {
+            let p = platform_with(platform, overrides).map_err(to_py)?;
+            let s = load_goal(path)?;
+            check_ranks(path, s.num_ranks, ranks, "GOAL file")?;
+            let workload = json!({"kind": "goal", "file": path, "ops": s.num_ops(), "ranks": s.num_ranks});
+            analyze(&s, &p, seed, &ask_request(ask), progress, workload)
+        })
     })
 }
 
@@ -157,15 +169,18 @@ pub fn sensitivity_trace(
     let algorithms = netsens_trace::Algorithms::parse(collectives.unwrap_or("")).map_err(InputError::new_err)?;
     let compute = compute.map_or(Ok(netsens_trace::Compute::default()), netsens_trace::Compute::parse);
     let compute = compute.map_err(InputError::new_err)?;
+    let threads = threads_of(&ask);
     py.detach(|| {
-        let p = platform_with(platform, overrides).map_err(to_py)?;
-        let t = netsens_trace::read_trace_compute(path, algorithms, compute).map_err(to_py)?;
-        check_ranks(path, t.ranks, ranks, "trace")?;
-        let workload = json!({
-            "kind": "trace", "file": path, "events": t.events, "ops": t.schedule.num_ops(), "ranks": t.ranks,
-            "compute_clock": t.compute_clock,
-        });
-        analyze(&t.schedule, &p, seed, &ask_request(ask), progress, workload)
+        with_threads(threads, || {
+            let p = platform_with(platform, overrides).map_err(to_py)?;
+            let t = netsens_trace::read_trace_compute(path, algorithms, compute).map_err(to_py)?;
+            check_ranks(path, t.ranks, ranks, "trace")?;
+            let workload = json!({
+                "kind": "trace", "file": path, "events": t.events, "ops": t.schedule.num_ops(), "ranks": t.ranks,
+                "compute_clock": t.compute_clock,
+            });
+            analyze(&t.schedule, &p, seed, &ask_request(ask), progress, workload)
+        })
     })
 }
 
@@ -186,15 +201,21 @@ pub fn sensitivity_app(
     variant: Option<&str>,
 ) -> PyResult<String> {
     let ranks = super::check_ranks(ranks)?;
+    let threads = threads_of(&ask);
     py.detach(|| {
-        let p = platform_with(platform, overrides).map_err(to_py)?;
-        let (result, recorded, info) = with_progress(progress, |hook| {
-            netsens_apps::registry::record_app(name, variant, ranks, size, seed, &p, &opts(seed, false), hook)
-        })?;
-        let workload = json!({"kind": "app", "app": info.app, "size": info.size, "ranks": ranks});
-        let extra =
-            [("app", info.app.clone().into()), ("size", info.size.clone().into()), ("verified", info.verified.into())];
-        answer(&recorded, result, &p, &ask_request(ask), None, workload, &extra)
+        with_threads(threads, || {
+            let p = platform_with(platform, overrides).map_err(to_py)?;
+            let (result, recorded, info) = with_progress(progress, |hook| {
+                netsens_apps::registry::record_app(name, variant, ranks, size, seed, &p, &opts(seed, false), hook)
+            })?;
+            let workload = json!({"kind": "app", "app": info.app, "size": info.size, "ranks": ranks});
+            let extra = [
+                ("app", info.app.clone().into()),
+                ("size", info.size.clone().into()),
+                ("verified", info.verified.into()),
+            ];
+            answer(&recorded, result, &p, &ask_request(ask), None, workload, &extra)
+        })
     })
 }
 

@@ -56,9 +56,11 @@ def point(
     cpu_speed: float | None = None,
     background: Background | None = None,
     progress: Any = None,
+    threads: int | None = None,
 ) -> dict[str, Any]:
     """The row of one (network, placement): every time in ps. ``progress`` is the
-    engine's callback for the recorded run."""
+    engine's callback for the recorded run; ``threads`` the analysis's (default: the
+    cores)."""
     began = time.perf_counter()
     need = workload.ranks + (background.ranks if background else 0)
     sized = resolve(
@@ -91,6 +93,7 @@ def point(
             chain=0,
             confirm=False,
             progress=progress,
+            threads=threads,
         )
     except InputError as e:
         if "dependency record" not in str(e):

@@ -15,8 +15,9 @@ import json
 import multiprocessing
 import os
 import sys
+import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -118,9 +119,13 @@ def _stat(path: str | None) -> Any:
 
 
 def _compute(
-    workload: dict[str, Any], spec: dict[str, Any], progress: Any = None
+    workload: dict[str, Any],
+    spec: dict[str, Any],
+    progress: Any = None,
+    threads: int | None = None,
 ) -> dict[str, Any]:
-    """Run in a worker: one point's row (``progress``: the engine's callback)."""
+    """One point's row, in a worker or here (``progress``: the engine's callback;
+    ``threads``: the analysis's)."""
     w = Workload(**workload)
     bg = spec.get("background")
     return measure.point(
@@ -132,6 +137,7 @@ def _compute(
         cpu_speed=spec.get("cpu_speed"),
         background=measure.Background(**bg) if bg else None,
         progress=progress,
+        threads=threads,
     )
 
 
@@ -188,21 +194,81 @@ def run(
                 row = _compute(w, spec, bar if progress else None)
             finished(spec, pid, row)
     else:
-        ctx = multiprocessing.get_context("spawn")
-        workers = min(jobs, len(todo))
-        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_one_thread) as pool:
-            pending = {pool.submit(_compute, w, s): (pid, s) for pid, s in todo}
-            try:
-                while pending:
-                    ready, _ = wait(pending, return_when=FIRST_COMPLETED)
-                    for f in ready:
-                        pid, spec = pending.pop(f)
-                        finished(spec, pid, f.result())
-            except BaseException:
-                for f in pending:
-                    f.cancel()
-                raise
+        _side_by_side(w, todo, jobs, finished)
     return [json.loads(_path(root, i).read_text()) for i in ids]
+
+
+def _side_by_side(
+    w: dict[str, Any],
+    todo: list[tuple[str, dict[str, Any]]],
+    jobs: int,
+    finished: Any,
+) -> None:
+    """The points on ``jobs`` processes: ``jobs`` - 1 workers and this one, each
+    taking the next point whenever it is free. A worker takes a few tenths of a second
+    to start (a new interpreter importing netsens) and takes a point only once it has:
+    this process begins at once, and a comparison whose points are quicker than a
+    worker's start ends here. Each worker is fed by a thread of this process."""
+    ctx = multiprocessing.get_context("spawn")
+    queue = list(todo)
+    # Guards the queue, the points being computed and the store's writes.
+    lock = threading.Condition()
+    failed: list[BaseException] = []
+    busy = [0]  # points a worker is computing
+    stop = threading.Event()
+
+    def take(worker: bool) -> tuple[str, dict[str, Any]] | None:
+        with lock:
+            if not queue or stop.is_set() or failed:
+                return None
+            busy[0] += worker
+            return queue.pop(0)
+
+    def done(pid: str, spec: dict[str, Any], row: dict[str, Any], worker: bool) -> None:
+        with lock:
+            busy[0] -= worker
+            finished(spec, pid, row)
+            lock.notify_all()
+
+    def feed(pool: ProcessPoolExecutor) -> None:
+        try:
+            pool.submit(_started).result()
+            while (item := take(True)) is not None:
+                pid, spec = item
+                done(pid, spec, pool.submit(_in_worker, w, spec).result(), True)
+        except BaseException as e:  # raised again in this process's main thread
+            with lock:
+                failed.append(e)
+                lock.notify_all()
+
+    workers = min(jobs - 1, len(queue) - 1)
+    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_one_thread)
+    feeders = [threading.Thread(target=feed, args=(pool,), daemon=True) for _ in range(workers)]
+    try:
+        for t in feeders:
+            t.start()
+        while (item := take(False)) is not None:
+            # Beside the workers, one thread, as theirs (`_one_thread`).
+            pid, spec = item
+            done(pid, spec, _compute(w, spec, threads=1), False)
+        # The points the workers hold (a worker still starting holds none).
+        with lock:
+            while busy[0] and not failed:
+                lock.wait(0.5)
+    finally:
+        stop.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+    if failed:
+        raise failed[0]
+
+
+def _in_worker(workload: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    """A point in a worker (the function a worker is sent, by name)."""
+    return _compute(workload, spec)
+
+
+def _started() -> None:
+    """A worker's first call: it has started."""
 
 
 def _one_thread() -> None:

@@ -115,6 +115,7 @@ def analyze(
     graph: str | None = None,
     progress: ProgressFn | None = None,
     confirm_progress: ConfirmProgressFn | None = None,
+    threads: int | None = None,
 ) -> dict[str, Any]:
     """The sensitivity of a GOAL file or OTF2 trace (``goal``) or of application
     ``app`` on ``ranks`` ranks, from one run.
@@ -157,10 +158,17 @@ def analyze(
     ``graph`` (a parameter name) adds ``graph``: every node's predecessors and its
     cost as lines ``[a, b]`` (a + b·x, ps) in that parameter, and the end node: the
     record as a linear program can take it (a run of at most 200 000 nodes).
+
+    ``threads``: how many threads the analysis may use (the recorder beside the run,
+    the passes' lanes); default ``NETSENS_ANALYSIS_THREADS`` or the cores, at most 4.
+    One where other processes share the cores. The answer is the same either way.
     """
     check_memory_limit()
     _check_threads()
+    if threads is not None and (not isinstance(threads, int) or threads < 1):
+        raise InputError(f"threads: {threads!r} is not a number of threads (1 or more)")
     ask: dict[str, Any] = {
+        "threads": threads,
         "params": list(params) if params is not None else None,
         "epsilons": list(epsilons),
         "curves": [parse_curve(c) if isinstance(c, str) else c for c in curves],
