@@ -157,6 +157,31 @@ def test_a_bad_number_of_threads_is_refused(threads: object) -> None:
         analyze(GOAL / "pingpong.goal", threads=threads)  # type: ignore[arg-type]
 
 
+def test_a_file_kept_as_read_is_read_again_once_it_changes(tmp_path: Path) -> None:
+    # LogGOPSim's preset: o = 1.5 us, L = 2.5 us, G = 6 ns/B: one message of n B ends at
+    # o + L + (n - 1) G + o = 5.5 us + (n - 1) x 6 ns.
+    from netsens import _core
+
+    goal = tmp_path / "one.goal"
+    text = "num_ranks 2\nrank 0 {\nl0: send %sb to 1\n}\nrank 1 {\nl0: recv %sb from 0\n}\n"
+    kw = {"params": ["L"], "confirm": False, "keep_read": True}
+    goal.write_text(text % (1001, 1001))
+    stat = goal.stat()
+    assert analyze(goal, **kw)["makespan_ps"] == 5_500_000 + 1000 * 6000
+    # The same size and modification time: the file as kept (a bound of the key, not a
+    # read of it), then, its time changed, the file as it is.
+    goal.write_text(text % (2001, 2001))
+    os.utime(goal, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert analyze(goal, **kw)["makespan_ps"] == 5_500_000 + 1000 * 6000
+    os.utime(goal, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    assert analyze(goal, **kw)["makespan_ps"] == 5_500_000 + 2000 * 6000
+    # Without keep_read, or once forgotten, a file is read anew.
+    goal.write_text(text % (3001, 3001))
+    os.utime(goal, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    assert analyze(goal, params=["L"], confirm=False)["makespan_ps"] == 5_500_000 + 3000 * 6000
+    _core.forget_kept_read()
+
+
 def test_the_api_refuses_what_the_cli_refuses() -> None:
     with pytest.raises(InputError, match="between 0 and 1"):
         analyze(GOAL / "pingpong.goal", epsilons=[1.0])

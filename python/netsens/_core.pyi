@@ -42,6 +42,9 @@ def run_goal(
     with more ranks than ``summary_over``, ``ranks`` is empty and ``rank_summary``
     holds their number and each time's min, median and max."""
 
+def forget_kept_read() -> None:
+    """Let go of the trace or GOAL file an analysis kept as read (``keep_read``)."""
+
 def memory_limit_bytes(text: str) -> int | None:
     """``NETSENS_MEMORY_LIMIT``'s value in bytes as the engine's allocator reads it,
     ``None`` when it cannot."""

@@ -4,6 +4,7 @@
 
 mod ace;
 mod jobs;
+mod kept;
 mod result_out;
 
 use netsens_apps::calibrate::Options;
@@ -386,6 +387,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(memory_limit_bytes, m)?)?;
     trace::register(m)?;
     sensitivity::register(m)?;
+    m.add_function(wrap_pyfunction!(kept::forget_kept_read, m)?)?;
     schedule::register(m)?;
     m.add_function(wrap_pyfunction!(run_goal_text, m)?)?;
     m.add_function(wrap_pyfunction!(run_app, m)?)?;

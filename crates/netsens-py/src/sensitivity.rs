@@ -12,7 +12,7 @@ use netsens_core::schedule::Schedule;
 use pyo3::prelude::*;
 use serde_json::json;
 
-use super::{load_goal, opts, platform_with, result_json, to_py, with_progress, InputError};
+use super::{kept, load_goal, opts, platform_with, result_json, to_py, with_progress, InputError};
 
 /// Curves asked for: (parameter, optional (low, high) in its unit).
 type Curves = Vec<(String, Option<(f64, f64)>)>;
@@ -86,11 +86,19 @@ pub struct Ask {
     /// Threads the analysis may use (`None`: as `NETSENS_ANALYSIS_THREADS` or the cores).
     #[pyo3(default)]
     threads: Option<usize>,
+    /// Keep the file as read for the next analysis of it ([`super::kept`]).
+    #[pyo3(default)]
+    keep_read: bool,
 }
 
 /// The threads an analysis was asked to use (`None`: as it finds).
 fn threads_of(ask: &Option<Ask>) -> Option<usize> {
     ask.as_ref().and_then(|a| a.threads)
+}
+
+/// Whether the file read is to be kept for the next analysis of it.
+fn keep_of(ask: &Option<Ask>) -> bool {
+    ask.as_ref().is_some_and(|a| a.keep_read)
 }
 
 fn ask_request(ask: Option<Ask>) -> Request {
@@ -138,11 +146,11 @@ pub fn sensitivity_goal(
     progress: Option<Py<PyAny>>,
     ranks: Option<i64>,
 ) -> PyResult<String> {
-    let threads = threads_of(&ask);
+    let (threads, keep) = (threads_of(&ask), keep_of(&ask));
     py.detach(|| {
         with_threads(threads, || {
             let p = platform_with(platform, overrides).map_err(to_py)?;
-            let s = load_goal(path)?;
+            let s = kept::read(path, String::new(), keep, || load_goal(path))?;
             check_ranks(path, s.num_ranks, ranks, "GOAL file")?;
             let workload = json!({"kind": "goal", "file": path, "ops": s.num_ops(), "ranks": s.num_ranks});
             analyze(&s, &p, seed, &ask_request(ask), progress, workload)
@@ -169,11 +177,14 @@ pub fn sensitivity_trace(
     let algorithms = netsens_trace::Algorithms::parse(collectives.unwrap_or("")).map_err(InputError::new_err)?;
     let compute = compute.map_or(Ok(netsens_trace::Compute::default()), netsens_trace::Compute::parse);
     let compute = compute.map_err(InputError::new_err)?;
-    let threads = threads_of(&ask);
+    let (threads, keep) = (threads_of(&ask), keep_of(&ask));
     py.detach(|| {
         with_threads(threads, || {
             let p = platform_with(platform, overrides).map_err(to_py)?;
-            let t = netsens_trace::read_trace_compute(path, algorithms, compute).map_err(to_py)?;
+            let how = format!("{algorithms:?} {compute:?}");
+            let t = kept::read(path, how, keep, || {
+                netsens_trace::read_trace_compute(path, algorithms, compute).map_err(to_py)
+            })?;
             check_ranks(path, t.ranks, ranks, "trace")?;
             let workload = json!({
                 "kind": "trace", "file": path, "events": t.events, "ops": t.schedule.num_ops(), "ranks": t.ranks,

@@ -94,6 +94,8 @@ def point(
             confirm=False,
             progress=progress,
             threads=threads,
+            # The next network's point reads the same file: read once a process.
+            keep_read=True,
         )
     except InputError as e:
         if "dependency record" not in str(e):

@@ -116,6 +116,7 @@ def analyze(
     progress: ProgressFn | None = None,
     confirm_progress: ConfirmProgressFn | None = None,
     threads: int | None = None,
+    keep_read: bool = False,
 ) -> dict[str, Any]:
     """The sensitivity of a GOAL file or OTF2 trace (``goal``) or of application
     ``app`` on ``ranks`` ranks, from one run.
@@ -162,6 +163,12 @@ def analyze(
     ``threads``: how many threads the analysis may use (the recorder beside the run,
     the passes' lanes); default ``NETSENS_ANALYSIS_THREADS`` or the cores, at most 4.
     One where other processes share the cores. The answer is the same either way.
+
+    ``keep_read``: keep the trace or GOAL file as read (this process keeps the last
+    one) for the next analysis of the same file read the same way, which then does
+    not read it again (a comparison's points); any analysis without it lets it go,
+    as does ``netsens._core.forget_kept_read()``. A file changed since (its size or
+    modification time) is read anew.
     """
     check_memory_limit()
     _check_threads()
@@ -169,6 +176,7 @@ def analyze(
         raise InputError(f"threads: {threads!r} is not a number of threads (1 or more)")
     ask: dict[str, Any] = {
         "threads": threads,
+        "keep_read": keep_read,
         "params": list(params) if params is not None else None,
         "epsilons": list(epsilons),
         "curves": [parse_curve(c) if isinstance(c, str) else c for c in curves],
