@@ -308,6 +308,12 @@ mod tests {
                 assert_eq!(bits(&a), bits(&b), "{threads} threads");
             }
         }
+        // A pass with slopes gives the makespans of one without, bit for bit: a round's
+        // points of both kinds may share one (`searches::tolerances`).
+        let times =
+            |slopes| g.passes(&slots, &lanes, slopes, 2).iter().map(|e| e.makespan.to_bits()).collect::<Vec<_>>();
+        assert_eq!(times(Slopes::None), times(Slopes::Down));
+        assert_eq!(times(Slopes::None), times(Slopes::Both));
         // And the first lanes are the one-point answers (the order kept).
         assert_eq!(
             bits(&g.passes(&slots, &lanes[..3], Slopes::Both, 3))[2],

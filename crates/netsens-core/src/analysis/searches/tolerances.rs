@@ -6,7 +6,7 @@
 use super::search::{self, Search};
 use crate::analysis::passes::at_base::AtBase;
 use crate::analysis::passes::eval::Eval;
-use crate::analysis::passes::lanes::{self, Lane};
+use crate::analysis::passes::lanes::{self, Lane, LANES};
 use crate::analysis::prices::stairs::Stairs;
 use crate::analysis::record::graph::ExecGraph;
 use crate::analysis::record::params::{Param, Point};
@@ -118,9 +118,29 @@ impl ExecGraph {
                     })
                     .collect()
             };
-            let (with_slopes, times_alone) = (lanes_of(true), lanes_of(false));
-            let mut evals_with = self.eval_lanes_down(slots, &with_slopes).into_iter();
-            let mut evals_alone = self.eval_lanes_times(slots, &times_alone).into_iter();
+            let (mut with_slopes, times_alone) = (lanes_of(true), lanes_of(false));
+            let lanes = with_slopes.len() + times_alone.len();
+            // Where both fit one pass of every thread, one pass: a pass costs mostly
+            // by the record it reads, and the makespans are the same numbers in a pass
+            // with slopes (those points' slopes are dropped, as a pass without gives none).
+            let one_pass = !with_slopes.is_empty() && !times_alone.is_empty() && lanes <= lanes::threads() * LANES;
+            let (mut evals_with, mut evals_alone) = if one_pass {
+                let n = with_slopes.len();
+                with_slopes.extend_from_slice(&times_alone);
+                let mut all = self.eval_lanes_down(slots, &with_slopes);
+                // As a pass of makespans alone gives them: no slope.
+                let alone: Vec<Eval> = all
+                    .split_off(n)
+                    .into_iter()
+                    .map(|e| Eval { slope_down: f64::NAN, slope_up: f64::NAN, ..e })
+                    .collect();
+                (all.into_iter(), alone.into_iter())
+            } else {
+                (
+                    self.eval_lanes_down(slots, &with_slopes).into_iter(),
+                    self.eval_lanes_times(slots, &times_alone).into_iter(),
+                )
+            };
             // Back in the order of the open searches' points.
             let evals: Vec<Eval> = points
                 .iter()
@@ -130,7 +150,6 @@ impl ExecGraph {
                     from.by_ref().take(list.len()).collect::<Vec<_>>()
                 })
                 .collect();
-            let lanes = with_slopes.len() + times_alone.len();
             newton_passes.push(lanes);
             // Each parameter's points on a grid, learnt by all its searches.
             let mut known: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); params.len()];
