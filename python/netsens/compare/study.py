@@ -182,40 +182,26 @@ def run(
 
     w = comparison.workload.to_dict()
     try:
-        _compute_all(root, w, todo, jobs, progress, slurm, finished, say)
+        if slurm is not None and todo:
+            from netsens.compare.slurm import submit_and_wait
+
+            submit_and_wait(root, w, todo, lambda pid: _path(root, pid).exists(), say, slurm)
+        elif jobs <= 1 or len(todo) <= 1:
+            from netsens.cli.progress import progress_bar
+
+            for pid, spec in todo:
+                # A long run shows the engine's bar on a terminal (nothing elsewhere).
+                with progress_bar() as bar:
+                    row = _compute(w, spec, bar if progress else None)
+                finished(spec, pid, row)
+        else:
+            _side_by_side(w, todo, jobs, finished)
     finally:
         # The points' trace or GOAL file as read, kept for the next point: let go.
         from netsens import _core
 
         _core.forget_kept_read()
     return [json.loads(_path(root, i).read_text()) for i in ids]
-
-
-def _compute_all(
-    root: Path,
-    w: dict[str, Any],
-    todo: list[tuple[str, dict[str, Any]]],
-    jobs: int,
-    progress: bool,
-    slurm: str | None,
-    finished: Any,
-    say: Any,
-) -> None:
-    """Every point of ``todo``: as a Slurm job array, here, or side by side."""
-    if slurm is not None and todo:
-        from netsens.compare.slurm import submit_and_wait
-
-        submit_and_wait(root, w, todo, lambda pid: _path(root, pid).exists(), say, slurm)
-    elif jobs <= 1 or len(todo) <= 1:
-        from netsens.cli.progress import progress_bar
-
-        for pid, spec in todo:
-            # A long run shows the engine's bar on a terminal (nothing elsewhere).
-            with progress_bar() as bar:
-                row = _compute(w, spec, bar if progress else None)
-            finished(spec, pid, row)
-    else:
-        _side_by_side(w, todo, jobs, finished)
 
 
 def _side_by_side(

@@ -14,10 +14,15 @@ std::thread_local! {
 /// [`threads`] finds): a process whose cores other processes share (a comparison's
 /// points side by side) keeps its own analyses to one.
 pub fn with_threads<T>(threads: Option<usize>, f: impl FnOnce() -> T) -> T {
-    let before = ASKED.replace(threads.map(|n| n.max(1)));
-    let out = f();
-    ASKED.set(before);
-    out
+    /// Puts back what was asked before, however `f` ends (a panic too).
+    struct Before(Option<usize>);
+    impl Drop for Before {
+        fn drop(&mut self) {
+            ASKED.set(self.0);
+        }
+    }
+    let _before = Before(ASKED.replace(threads.map(|n| n.max(1))));
+    f()
 }
 
 /// Threads the analysis spreads its lanes over: as asked by [`with_threads`], else
@@ -54,6 +59,9 @@ mod tests {
         assert_eq!(with_threads(Some(0), threads), 1, "at least one");
         assert_eq!(with_threads(Some(3), || (threads(), with_threads(None, threads), threads())), (3, found, 3));
         assert!(!with_threads(Some(1), core_beside_the_run));
+        assert_eq!(threads(), found);
+        // A call that panics puts the number back too.
+        assert!(std::panic::catch_unwind(|| with_threads(Some(5), || panic!("in the analysis"))).is_err());
         assert_eq!(threads(), found);
         // Another thread finds its own number, not this one's.
         assert_eq!(with_threads(Some(7), || std::thread::spawn(threads).join().expect("joins")), found);
